@@ -1,0 +1,14 @@
+import { LeafError } from '../errors';
+import { createLogger } from '../log';
+import { currentRuntime, getRuntime } from '../runtime';
+import { createIdHandler } from './idHandler';
+
+/** The process-wide ID handler, bound to the runtime singleton. Used by server.ts and by the Next routes. */
+export const idHandler = createIdHandler({
+  runtime: () =>
+    currentRuntime() ??
+    getRuntime().catch((cause: unknown) => {
+      throw new LeafError('not_ready', 'The service is starting or cannot reach its store; try again shortly.', { cause });
+    }),
+  logger: createLogger(),
+});

@@ -1,0 +1,76 @@
+import { createLogger } from './log';
+import { SegmentEngine } from './segment/engine';
+import { openStore } from './store';
+import type { SegmentStore } from './store/types';
+
+/**
+ * The one engine per process. Kept on globalThis so Next's module re-evaluation (dev reloads, and the separate
+ * bundle of route handlers beside server.ts) finds the same engine instead of opening a second store.
+ */
+export interface Runtime {
+  store: SegmentStore;
+  segments: SegmentEngine;
+}
+
+interface Holder {
+  runtime: Runtime | null;
+  opening: Promise<Runtime> | null;
+  lastFailureAt: number;
+}
+
+const KEY = Symbol.for('leaf-ts.runtime');
+const RETRY_OPEN_MS = 1_000;
+const logger = createLogger();
+
+function holder(): Holder {
+  const g = globalThis as unknown as Record<symbol, Holder | undefined>;
+  return (g[KEY] ??= { runtime: null, opening: null, lastFailureAt: 0 });
+}
+
+/** The runtime if it is up (synchronous, for the hot path), else null. */
+export function currentRuntime(): Runtime | null {
+  return holder().runtime;
+}
+
+/** Opens the store and engine once; a failed open (database down at start) is retried by a later call. */
+export function getRuntime(): Promise<Runtime> {
+  const h = holder();
+  if (h.runtime !== null) return Promise.resolve(h.runtime);
+  if (h.opening === null) {
+    h.opening = open().then(
+      (runtime) => {
+        h.runtime = runtime;
+        return runtime;
+      },
+      (error: unknown) => {
+        h.lastFailureAt = Date.now();
+        setTimeout(() => {
+          h.opening = null;
+        }, RETRY_OPEN_MS).unref();
+        logger.log('error', 'runtime_open_failed', { error });
+        throw error;
+      },
+    );
+  }
+  return h.opening;
+}
+
+async function open(): Promise<Runtime> {
+  const store = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: process.env.LEAF_SQLITE_FILE });
+  const segments = new SegmentEngine({ store, logger });
+  await segments.start();
+  logger.log('info', 'runtime_ready', { dialect: store.dialect, tags: segments.status().tagsKnown });
+  return { store, segments };
+}
+
+/** Stops timers and closes the store (tests, graceful shutdown). */
+export async function closeRuntime(): Promise<void> {
+  const h = holder();
+  const runtime = h.runtime;
+  h.runtime = null;
+  h.opening = null;
+  if (runtime !== null) {
+    runtime.segments.stop();
+    await runtime.store.close();
+  }
+}

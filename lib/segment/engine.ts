@@ -1,0 +1,346 @@
+import { type Clock, systemClock } from '../clock';
+import { LeafError, isLeafError, storeUnavailable } from '../errors';
+import { type Logger, silentLogger } from '../log';
+import type { SegmentStore } from '../store/types';
+import { type Segment, type SegmentLoadRecord, TagBuffer, createSegment } from './buffer';
+import { nextStep } from './step';
+
+export interface SegmentEngineOptions {
+  store: SegmentStore;
+  clock?: Clock;
+  logger?: Logger;
+  /** How often the tag list is re-read from the store (Leaf: 60 s). 0 disables the timer. */
+  refreshIntervalMs?: number;
+  /** How long a request that finds both segments empty waits for the in-flight load. */
+  loadWaitMs?: number;
+  /** An unknown tag triggers a tag-list re-read at most this often, so unknown tags cannot flood the store. */
+  missRefreshMinIntervalMs?: number;
+  /** Backoff after a failed background load: base and cap. Requests that find both segments empty retry at once. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+export interface TagSnapshot {
+  bizTag: string;
+  minStep: number;
+  step: number;
+  current: { start: number; max: number; next: number; step: number; remaining: number } | null;
+  pending: { start: number; max: number; step: number } | null;
+  loading: boolean;
+  lastLoadAt: number | null;
+  lastError: string | null;
+  loads: SegmentLoadRecord[];
+}
+
+const LOAD_LOG_LENGTH = 50;
+
+/**
+ * Leaf's segment mode: per tag, a double buffer of ID ranges claimed from the store.
+ * Requests are served from memory; the store sees one write per segment.
+ */
+export class SegmentEngine {
+  private readonly store: SegmentStore;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly refreshIntervalMs: number;
+  private readonly loadWaitMs: number;
+  private readonly missRefreshMinIntervalMs: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+
+  private readonly buffers = new Map<string, TagBuffer>();
+  /** Highest ID ever claimed per tag by this engine; outlives a deleted tag, so a reset row is caught. */
+  private readonly highWater = new Map<string, number>();
+  private readonly loadLogs = new Map<string, SegmentLoadRecord[]>();
+  private refreshing: Promise<void> | null = null;
+  private lastRefreshAt: number | null = null;
+  private lastRefreshError: Error | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(options: SegmentEngineOptions) {
+    this.store = options.store;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.refreshIntervalMs = options.refreshIntervalMs ?? 60_000;
+    this.loadWaitMs = options.loadWaitMs ?? 1_000;
+    this.missRefreshMinIntervalMs = options.missRefreshMinIntervalMs ?? 1_000;
+    this.retryBaseMs = options.retryBaseMs ?? 100;
+    this.retryMaxMs = options.retryMaxMs ?? 5_000;
+  }
+
+  /** Reads the tag list once and starts the periodic refresh. Resolves even when the store is down. */
+  async start(): Promise<void> {
+    if (this.timer === null && this.refreshIntervalMs > 0) {
+      this.timer = setInterval(() => void this.refreshTags(), this.refreshIntervalMs);
+      this.timer.unref?.();
+    }
+    await this.refreshTags();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Re-reads the tag list: new tags appear, deleted tags go, DB steps update. Single-flight. */
+  refreshTags(): Promise<void> {
+    if (this.refreshing === null) {
+      this.refreshing = this.doRefresh().finally(() => {
+        this.refreshing = null;
+      });
+    }
+    return this.refreshing;
+  }
+
+  private async doRefresh(): Promise<void> {
+    try {
+      const tags = await this.store.listTags();
+      const seen = new Set<string>();
+      for (const { bizTag, step } of tags) {
+        seen.add(bizTag);
+        const buffer = this.buffers.get(bizTag);
+        if (buffer === undefined) this.buffers.set(bizTag, new TagBuffer(bizTag, step));
+        else buffer.minStep = step;
+      }
+      for (const bizTag of this.buffers.keys()) {
+        if (!seen.has(bizTag)) {
+          this.buffers.delete(bizTag);
+          this.logger.log('info', 'tag_removed', { bizTag });
+        }
+      }
+      this.lastRefreshError = null;
+    } catch (error) {
+      this.lastRefreshError = error as Error;
+      this.logger.log('warn', 'tag_refresh_failed', { error });
+    } finally {
+      this.lastRefreshAt = this.clock.now();
+    }
+  }
+
+  /** One ID. */
+  async next(bizTag: string): Promise<number> {
+    return this.nextId(bizTag);
+  }
+
+  /** `count` IDs, possibly spanning segments, in increasing order. */
+  async take(bizTag: string, count: number): Promise<number[]> {
+    return this.takeIds(bizTag, count);
+  }
+
+  /**
+   * One ID: synchronously when a buffer can serve it (the common case, no promise allocated),
+   * else a promise that settles once the in-flight load has landed or failed.
+   * Throws (synchronously or through the promise) a LeafError.
+   */
+  nextId(bizTag: string): number | Promise<number> {
+    const buffer = this.buffers.get(bizTag);
+    if (buffer !== undefined && buffer.ensureCurrent()) {
+      const segment = buffer.current as Segment;
+      const id = segment.next++;
+      this.maybePreload(buffer, segment);
+      return id;
+    }
+    return this.takeSlow(bizTag, 1, []).then(firstId);
+  }
+
+  /** `count` IDs, synchronously when the buffers hold enough, else a promise. */
+  takeIds(bizTag: string, count: number): number[] | Promise<number[]> {
+    if (!Number.isSafeInteger(count) || count < 1) {
+      throw new LeafError('invalid_count', 'count must be a positive integer');
+    }
+    const out: number[] = [];
+    const buffer = this.buffers.get(bizTag);
+    if (buffer !== undefined && this.fill(buffer, count, out)) return out;
+    return this.takeSlow(bizTag, count, out);
+  }
+
+  /** Takes IDs from the buffer into `out` until it holds `count`. Returns whether it got there. */
+  private fill(buffer: TagBuffer, count: number, out: number[]): boolean {
+    while (out.length < count) {
+      if (!buffer.ensureCurrent()) return false;
+      const segment = buffer.current as Segment;
+      const n = Math.min(count - out.length, segment.max - segment.next + 1);
+      const first = segment.next;
+      for (let i = 0; i < n; i++) out.push(first + i);
+      segment.next = first + n;
+      this.maybePreload(buffer, segment);
+    }
+    return true;
+  }
+
+  private async takeSlow(bizTag: string, count: number, out: number[]): Promise<number[]> {
+    let buffer = this.buffers.get(bizTag);
+    if (buffer === undefined) buffer = await this.lookUpMissingTag(bizTag);
+    while (!this.fill(buffer, count, out)) {
+      // Both segments are used up: share the in-flight load, or start one (a failed load is retried here).
+      const load = buffer.loading ?? this.startLoad(buffer);
+      await this.awaitLoad(buffer, load);
+      if (this.buffers.get(bizTag) !== buffer) throw tagNotFound(bizTag);
+    }
+    return out;
+  }
+
+  private async lookUpMissingTag(bizTag: string): Promise<TagBuffer> {
+    const last = this.lastRefreshAt;
+    if (last === null || this.refreshing !== null || this.clock.now() - last >= this.missRefreshMinIntervalMs) {
+      await this.refreshTags();
+    }
+    const buffer = this.buffers.get(bizTag);
+    if (buffer !== undefined) return buffer;
+    if (this.lastRefreshError !== null) throw storeUnavailable(this.lastRefreshError);
+    throw tagNotFound(bizTag);
+  }
+
+  private async awaitLoad(buffer: TagBuffer, load: Promise<void>): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.loadWaitMs);
+    });
+    try {
+      const outcome = await Promise.race([load.then(() => 'loaded' as const), timeout]);
+      if (outcome === 'timeout') {
+        throw new LeafError(
+          'segment_unavailable',
+          `Both segments of tag "${buffer.bizTag}" are used up and the next one did not arrive within ${this.loadWaitMs} ms.`,
+        );
+      }
+    } catch (error) {
+      throw isLeafError(error) ? error : storeUnavailable(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private maybePreload(buffer: TagBuffer, segment: Segment): void {
+    if (
+      segment.next >= segment.preloadAt &&
+      buffer.pending === null &&
+      buffer.loading === null &&
+      this.clock.now() >= buffer.retryAfter
+    ) {
+      void this.startLoad(buffer);
+    }
+  }
+
+  /** Starts the one load of `buffer`'s next segment. The returned promise rejects on failure; nothing is unhandled. */
+  private startLoad(buffer: TagBuffer): Promise<void> {
+    const load = this.load(buffer);
+    buffer.loading = load;
+    load.then(
+      () => {
+        buffer.loading = null;
+        buffer.failures = 0;
+        buffer.retryAfter = 0;
+        buffer.lastError = null;
+      },
+      (error: Error) => {
+        buffer.loading = null;
+        buffer.failures++;
+        buffer.retryAfter = this.clock.now() + Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (buffer.failures - 1));
+        buffer.lastError = error;
+      },
+    );
+    return load;
+  }
+
+  private async load(buffer: TagBuffer): Promise<void> {
+    const startedAt = this.clock.now();
+    const step =
+      buffer.lastLoadAt === undefined
+        ? undefined // the first load takes the DB's step
+        : nextStep({ step: buffer.step, minStep: buffer.minStep, sinceLastLoadMs: startedAt - buffer.lastLoadAt });
+    try {
+      const allocation = await this.store.allocate(buffer.bizTag, step);
+      if (!Number.isSafeInteger(allocation.maxId) || !Number.isSafeInteger(allocation.step) || allocation.step < 1) {
+        throw new LeafError('id_space_exhausted', `Tag "${buffer.bizTag}" returned a segment outside the exact integer range.`);
+      }
+      const segment = createSegment(allocation.maxId, allocation.step);
+      const high = this.highWater.get(buffer.bizTag);
+      if (high !== undefined && segment.start <= high) {
+        // The row went backwards (restored backup, manual edit): serving it would repeat IDs.
+        throw new LeafError(
+          'segment_regressed',
+          `Tag "${buffer.bizTag}" returned segment ${segment.start}..${segment.max}, at or below ID ${high} already claimed; refusing to serve it.`,
+        );
+      }
+      this.highWater.set(buffer.bizTag, segment.max);
+      if (step === undefined) buffer.minStep = allocation.step;
+      buffer.step = allocation.step;
+      buffer.lastLoadAt = this.clock.now();
+      buffer.install(segment);
+      this.recordLoad(buffer.bizTag, { at: startedAt, durationMs: buffer.lastLoadAt - startedAt, step: allocation.step, ok: true });
+      this.logger.log('info', 'segment_loaded', {
+        bizTag: buffer.bizTag,
+        start: segment.start,
+        max: segment.max,
+        step: segment.step,
+        durationMs: buffer.lastLoadAt - startedAt,
+      });
+    } catch (error) {
+      const leafError = isLeafError(error) ? error : storeUnavailable(error);
+      this.recordLoad(buffer.bizTag, {
+        at: startedAt,
+        durationMs: this.clock.now() - startedAt,
+        step: step ?? buffer.minStep,
+        ok: false,
+        error: leafError.code,
+      });
+      this.logger.log(leafError.code === 'segment_regressed' ? 'error' : 'warn', 'segment_load_failed', {
+        bizTag: buffer.bizTag,
+        code: leafError.code,
+        error,
+      });
+      if (leafError.code === 'tag_not_found') this.buffers.delete(buffer.bizTag);
+      throw leafError;
+    }
+  }
+
+  private recordLoad(bizTag: string, record: SegmentLoadRecord): void {
+    let log = this.loadLogs.get(bizTag);
+    if (log === undefined) this.loadLogs.set(bizTag, (log = []));
+    log.push(record);
+    if (log.length > LOAD_LOG_LENGTH) log.shift();
+  }
+
+  /** Tags currently known, sorted. */
+  tags(): string[] {
+    return [...this.buffers.keys()].sort();
+  }
+
+  snapshot(bizTag: string): TagSnapshot | undefined {
+    const b = this.buffers.get(bizTag);
+    if (b === undefined) return undefined;
+    const c = b.current;
+    const p = b.pending;
+    return {
+      bizTag,
+      minStep: b.minStep,
+      step: b.step,
+      current: c && { start: c.start, max: c.max, next: c.next, step: c.step, remaining: b.remainingInCurrent() },
+      pending: p && { start: p.start, max: p.max, step: p.step },
+      loading: b.loading !== null,
+      lastLoadAt: b.lastLoadAt ?? null,
+      lastError: b.lastError?.message ?? null,
+      loads: [...(this.loadLogs.get(bizTag) ?? [])],
+    };
+  }
+
+  status(): { tagsKnown: number; tagsLoaded: number; lastRefreshAt: number | null; lastRefreshError: string | null } {
+    let loaded = 0;
+    for (const b of this.buffers.values()) if (b.current !== null) loaded++;
+    return {
+      tagsKnown: this.buffers.size,
+      tagsLoaded: loaded,
+      lastRefreshAt: this.lastRefreshAt,
+      lastRefreshError: this.lastRefreshError?.message ?? null,
+    };
+  }
+}
+
+function firstId(ids: number[]): number {
+  return ids[0] as number;
+}
+
+function tagNotFound(bizTag: string): LeafError {
+  return new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+}

@@ -1,0 +1,138 @@
+import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
+import mysql, { type Pool, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
+import { LeafError, storeUnavailable } from '../errors';
+import { migrateMysql } from './migrate';
+import { leafAlloc } from './schema/mysql';
+import { type Allocation, MAX_SAFE_ID, type NewTag, type SegmentStore, type TagInfo, type TagRow } from './types';
+
+export interface MysqlStoreOptions {
+  /** mysql://user:pass@host:port/database */
+  url: string;
+  connectionLimit?: number;
+  connectTimeoutMs?: number;
+  /** Every query is bounded: a hung database turns into a typed error, not a hung request. */
+  queryTimeoutMs?: number;
+}
+
+interface Compiled {
+  toSQL(): { sql: string; params: unknown[] };
+}
+
+/**
+ * MySQL / MariaDB through a mysql2 pool. A claim is one statement,
+ * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock, whose OK packet carries the
+ * new max_id: one round trip per segment.
+ */
+export class MysqlStore implements SegmentStore {
+  readonly dialect = 'mysql' as const;
+  private readonly pool: Pool;
+  private readonly db: MySql2Database;
+  private readonly queryTimeoutMs: number;
+
+  private constructor(pool: Pool, queryTimeoutMs: number) {
+    this.pool = pool;
+    this.db = drizzle(pool);
+    this.queryTimeoutMs = queryTimeoutMs;
+  }
+
+  /** Opens the pool and applies migrations (under a lock, so nodes may start together). */
+  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000 }: MysqlStoreOptions): Promise<MysqlStore> {
+    const options: PoolOptions = {
+      uri: url,
+      connectionLimit,
+      connectTimeout: connectTimeoutMs,
+      enableKeepAlive: true,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      timezone: 'Z',
+      charset: 'utf8mb4',
+      maxIdle: connectionLimit,
+      idleTimeout: 60_000,
+    };
+    const migrationConnection = await mysql.createConnection(options);
+    try {
+      await migrateMysql(migrationConnection);
+    } finally {
+      await migrationConnection.end();
+    }
+    return new MysqlStore(mysql.createPool(options), queryTimeoutMs);
+  }
+
+  async listTags(): Promise<TagInfo[]> {
+    const rows = await this.run<Array<{ biz_tag: string; step: number }>>(
+      this.db.select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step }).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)),
+    );
+    return rows.map((r) => ({ bizTag: r.biz_tag, step: Number(r.step) }));
+  }
+
+  async getTag(bizTag: string): Promise<TagRow | undefined> {
+    const rows = await this.run<Array<Record<string, unknown>>>(this.db.select().from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)));
+    const r = rows[0];
+    if (r === undefined) return undefined;
+    return {
+      bizTag: String(r.biz_tag),
+      maxId: exactNumber(r.max_id, bizTag),
+      step: Number(r.step),
+      description: r.description === null ? null : String(r.description),
+      updateTime: r.update_time instanceof Date ? r.update_time : new Date(String(r.update_time)),
+    };
+  }
+
+  async allocate(bizTag: string, step?: number): Promise<Allocation> {
+    // Without an explicit step, read the row's step first and add exactly that: the segment's size is what we
+    // added, even if an operator changes the step in between.
+    const added = step ?? (await this.getTag(bizTag))?.step;
+    if (added === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    const header = await this.run<ResultSetHeader>(
+      this.db
+        .update(leafAlloc)
+        .set({ maxId: sql`LAST_INSERT_ID(${leafAlloc.maxId} + ${added})` })
+        .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, BigInt(MAX_SAFE_ID - added)))),
+    );
+    // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then.
+    if (header.affectedRows === 1) return { bizTag, maxId: exactNumber(header.insertId, bizTag), step: added };
+    if ((await this.getTag(bizTag)) === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
+  }
+
+  async createTag({ bizTag, step, maxId = 1, description = null }: NewTag): Promise<void> {
+    try {
+      await this.run(this.db.insert(leafAlloc).values({ bizTag, step, maxId: BigInt(maxId), description }));
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause;
+      if (cause?.code === 'ER_DUP_ENTRY') throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
+      throw error;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1', []);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private run<T>(query: Compiled): Promise<T> {
+    const { sql: text, params } = query.toSQL();
+    return this.query<T>(text, params);
+  }
+
+  private async query<T>(text: string, values: unknown[]): Promise<T> {
+    try {
+      const [result] = await this.pool.query({ sql: text, values, timeout: this.queryTimeoutMs });
+      return result as T;
+    } catch (error) {
+      throw storeUnavailable(error);
+    }
+  }
+}
+
+function exactNumber(value: unknown, bizTag: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || String(n) !== String(value)) {
+    throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has max_id ${String(value)}, beyond exact integer range.`);
+  }
+  return n;
+}
