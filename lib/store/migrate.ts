@@ -10,7 +10,7 @@ import type { Connection } from 'mysql2/promise';
  */
 export function migrationsFolder(dialect: 'sqlite' | 'mysql'): string {
   const root = process.env.LEAF_MIGRATIONS_DIR ?? path.join(process.cwd(), 'drizzle');
-  return path.join(root, dialect);
+  return path.join(/*turbopackIgnore: true*/ root, dialect);
 }
 
 function pending(migrations: MigrationMeta[], lastAppliedMillis: number): MigrationMeta[] {
