@@ -12,6 +12,16 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'contract',
+          include: ['test/contract/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: ['e2e/**', 'node_modules/**'],

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `npm test`: everything, from a fresh clone. Type-check, build the app, then one vitest run over the unit,
+# contract (real server, both lanes) and integration (real MariaDB + SQLite, multi-process) projects.
+# MariaDB is installed from Debian packages when missing and started as a throwaway server on 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .tmp
+
+step() { printf '\n== %s\n' "$*"; }
+
+if [ ! -d node_modules ]; then step "installing npm packages (npm ci)"; npm ci; fi
+
+step "type-check"
+npx tsc --noEmit
+
+step "build (next build)"
+npx next build > .tmp/build.log 2>&1 || { cat .tmp/build.log; exit 1; }
+tail -n 12 .tmp/build.log
+
+step "tests: unit, contract, integration"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json "$@" || status=$?
+
+# One plain summary line, whatever the runner printed.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(".tmp/vitest.json", "utf8"));
+  console.log(`\nvitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' || true
+exit $status

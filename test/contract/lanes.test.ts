@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startServer } from './serverProcess';
+
+/**
+ * The same HTTP contract through both lanes of the real server: the fast lane (node:http into lib/http) and
+ * the plain Next route handlers (LEAF_FAST_LANE=off), which call the same handler.
+ */
+const lanes: Array<{ name: string; env: Record<string, string> }> = [
+  { name: 'fast lane', env: {} },
+  { name: 'Next route handlers', env: { LEAF_FAST_LANE: 'off' } },
+];
+
+const cases: Array<{ method?: string; path: string; status: number; code?: string }> = [
+  { path: '/api/id/segment/nope', status: 404, code: 'tag_not_found' },
+  { path: '/api/id/segment/bad%20tag', status: 400, code: 'invalid_tag' },
+  { path: '/api/id/segment/%E0%A4%A', status: 400, code: 'invalid_tag' },
+  { path: `/api/id/segment/${'x'.repeat(129)}`, status: 400, code: 'invalid_tag' },
+  { path: '/api/id/segment/demo?count=0', status: 400, code: 'invalid_count' },
+  { path: '/api/id/segment/demo?count=10001', status: 400, code: 'invalid_count' },
+  { path: '/api/id/segment/demo?count=-5', status: 400, code: 'invalid_count' },
+  { path: '/api/id/segment/demo?count=2.5', status: 400, code: 'invalid_count' },
+  { path: '/api/id/segment/demo?count=abc', status: 400, code: 'invalid_count' },
+  { method: 'POST', path: '/api/id/segment/demo', status: 405, code: 'method_not_allowed' },
+  { method: 'DELETE', path: '/api/segment/get/demo', status: 405, code: 'method_not_allowed' },
+  { method: 'PUT', path: '/api/health', status: 405, code: 'method_not_allowed' },
+];
+
+for (const lane of lanes) {
+  describe(`HTTP contract: ${lane.name}`, () => {
+    let server: ServerProcess;
+    beforeAll(async () => {
+      server = await startServer(lane.env);
+    }, 60_000);
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('serves single IDs, batches and the Leaf plain-text route from one engine', async () => {
+      const one = await fetch(`${server.url}/api/id/segment/demo`);
+      expect(one.status).toBe(200);
+      expect(one.headers.get('cache-control')).toBe('no-store');
+      expect(one.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await one.json()).toEqual({ tag: 'demo', id: '2' });
+
+      const batch = await (await fetch(`${server.url}/api/id/segment/demo?count=1000`)).json();
+      expect(batch.tag).toBe('demo');
+      expect(batch.ids).toHaveLength(1000);
+      expect(batch.ids[0]).toBe('3');
+      expect(batch.ids[999]).toBe('1002'); // spans the first segment (2..1001) into the second
+
+      const plain = await fetch(`${server.url}/api/segment/get/demo`);
+      expect(plain.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await plain.text()).toBe('1003');
+    });
+
+    it.each(cases)('$method $path → $status $code', async ({ method = 'GET', path, status, code }) => {
+      const r = await fetch(`${server.url}${path}`, { method });
+      expect(r.status).toBe(status);
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = await r.json();
+      expect(body.error.code).toBe(code);
+      expect(typeof body.error.message).toBe('string');
+      expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|node_modules/); // no stack traces
+      if (status === 405) expect(r.headers.get('allow')).toBe('GET');
+    });
+
+    it('health answers JSON', async () => {
+      const r = await fetch(`${server.url}/api/health`);
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ status: 'ok', store: { dialect: 'sqlite', reachable: true } });
+    });
+
+    it('concurrent requests never share an ID', async () => {
+      const bodies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          fetch(`${server.url}/api/id/segment/demo${i % 2 ? '?count=7' : ''}`).then((r) => r.json()),
+        ),
+      );
+      const ids = bodies.flatMap((b) => b.ids ?? [b.id]);
+      expect(ids).toHaveLength(100 + 700);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it('opens exactly one runtime per process', () => {
+      expect(server.logs().match(/"event":"runtime_ready"/g)).toHaveLength(1);
+    });
+  });
+}

@@ -1,0 +1,62 @@
+/** Test-side helpers: the MariaDB handed over by globalSetup, fresh per-file databases, temp dirs, time bounds. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { type TestDatabase, createDatabase } from './mariadb';
+
+export function mysqlUrl(): string {
+  return inject('mysqlUrl');
+}
+
+export function mariadbAvailable(): boolean {
+  return inject('mariadbAvailable');
+}
+
+/** A database of its own for the calling test file (or test), on the shared server. */
+export function freshMysqlDatabase(): Promise<TestDatabase> {
+  return createDatabase(mysqlUrl());
+}
+
+export interface TempDir {
+  path: string;
+  file(name: string): string;
+  remove(): void;
+}
+
+export function tempDir(prefix = 'leaf-it-'): TempDir {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return {
+    path: dir,
+    file: (name) => path.join(dir, name),
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Rejects with a clear message when `promise` has not settled within `ms`: no test ever hangs silently. */
+export async function within<T>(ms: number, promise: Promise<T> | T, what = 'operation'): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve(promise), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `check` until it returns a value other than undefined, at most `ms`. */
+export async function waitFor<T>(ms: number, check: () => T | undefined | Promise<T | undefined>, what = 'condition', everyMs = 20): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${ms} ms`);
+    await sleep(everyMs);
+  }
+}

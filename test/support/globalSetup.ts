@@ -1,0 +1,52 @@
+/**
+ * globalSetup of the "integration" vitest project: one throwaway MariaDB for the whole run.
+ *
+ * - Default: installs mariadb-server from Debian if `mariadbd` is missing, starts a private server (temp datadir,
+ *   free port, never 3306, never the system service), creates database `leaf_test` and a password user on
+ *   127.0.0.1, and provides `mysqlUrl` = mysql://leaf:<pass>@127.0.0.1:<port>/leaf_test. Teardown stops exactly
+ *   that PID and removes the temp dir.
+ * - LEAF_TEST_MYSQL_URL=mysql://user:pass@host:port/db: use that server instead, start nothing. Its user must be
+ *   allowed to CREATE / DROP databases (each test file works in its own `leaf_it_<random>` database).
+ *   The outage test still starts its own dedicated mariadbd when the binaries are installed, and is skipped if not.
+ *
+ * Tests read the values with `inject('mysqlUrl')` / `inject('mariadbAvailable')` (see test/support/context.ts).
+ */
+import type { TestProject } from 'vitest/node';
+import { MariadbServer, findMariadb } from './mariadb';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    mysqlUrl: string;
+    /** Whether mariadbd binaries exist, so a test may start a dedicated server of its own. */
+    mariadbAvailable: boolean;
+  }
+}
+
+const log = (line: string) => process.stderr.write(`[globalSetup] ${line}\n`);
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const external = process.env.LEAF_TEST_MYSQL_URL;
+  if (external) {
+    log('LEAF_TEST_MYSQL_URL is set: using that server, not starting one');
+    project.provide('mysqlUrl', external);
+    project.provide('mariadbAvailable', findMariadb() !== undefined);
+    return async () => {};
+  }
+
+  const started = Date.now();
+  const server = await MariadbServer.create({ log });
+  try {
+    const url = await server.createAppUser('leaf_test', 'leaf');
+    log(`MariaDB pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    project.provide('mysqlUrl', url);
+    project.provide('mariadbAvailable', true);
+  } catch (error) {
+    await server.destroy();
+    throw error;
+  }
+  return async () => {
+    const pid = server.pid;
+    await server.destroy();
+    log(`MariaDB pid ${pid} stopped, ${server.dir} removed`);
+  };
+}

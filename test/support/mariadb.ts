@@ -1,0 +1,458 @@
+/**
+ * A real, throwaway MariaDB for the integration tests.
+ *
+ * `MariadbServer.create()` makes a fresh datadir under a temp dir, starts `mariadbd` as a child process on a free
+ * port (never 3306) bound to 127.0.0.1 and its own unix socket, and waits until it accepts connections. `stop()` ends
+ * exactly that PID (SIGTERM, then SIGKILL after a timeout); `destroy()` also removes the temp dir. A system-wide
+ * MariaDB, running or not, is never touched: we use `--no-defaults`, our own datadir, socket and port.
+ *
+ * Stray servers are prevented three ways: teardown, a process 'exit' hook (SIGKILL, synchronous), and a tiny
+ * detached watchdog process that kills the server if the process that started it dies without cleaning up
+ * (e.g. vitest killed with SIGKILL).
+ *
+ * This module has no vitest imports: globalSetup (a plain Node context) and test files both use it.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+
+export type Log = (line: string) => void;
+const defaultLog: Log = (line) => process.stderr.write(`[mariadb] ${line}\n`);
+
+const SEARCH_DIRS = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/usr/libexec'];
+
+function findExecutable(names: string[]): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), ...SEARCH_DIRS];
+  for (const name of names) {
+    for (const dir of dirs) {
+      const candidate = path.join(dir, name);
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        return candidate;
+      } catch {
+        // keep looking
+      }
+    }
+  }
+  return undefined;
+}
+
+export interface MariadbBinaries {
+  mariadbd: string;
+  installDb: string;
+}
+
+export function findMariadb(): MariadbBinaries | undefined {
+  const mariadbd = findExecutable(['mariadbd', 'mysqld']);
+  const installDb = findExecutable(['mariadb-install-db', 'mysql_install_db']);
+  return mariadbd && installDb ? { mariadbd, installDb } : undefined;
+}
+
+/** Finds mariadbd, installing Debian's mariadb-server when it is missing (needs root and apt). */
+export function ensureMariadb(log: Log = defaultLog): MariadbBinaries {
+  const found = findMariadb();
+  if (found) return found;
+  log('mariadbd not found: installing mariadb-server from Debian packages (apt-get update, apt-get install)…');
+  const started = Date.now();
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  try {
+    log('apt-get update…');
+    execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env, timeout: 300_000 });
+    log('apt-get install -y mariadb-server…');
+    // policy-rc.d-less containers may try to start the system service; that is harmless, and we never use it.
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'mariadb-server'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env,
+      timeout: 600_000,
+    });
+  } catch (error) {
+    throw new Error(`Could not install mariadb-server with apt-get (are you root, is the Debian mirror reachable?): ${String(error)}`);
+  }
+  const installed = findMariadb();
+  if (!installed) throw new Error('mariadb-server was installed but mariadbd / mariadb-install-db are still not found');
+  log(`installed mariadb-server in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return installed;
+}
+
+/** A TCP port that was free a moment ago; never 3306. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = net.createServer();
+      server.unref();
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        const p = typeof address === 'object' && address !== null ? address.port : 0;
+        server.close(() => resolve(p));
+      });
+    });
+    if (port !== 3306 && port > 0) return port;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function tcpReachable(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(new Error(`timeout connecting to 127.0.0.1:${port}`));
+    });
+    socket.once('error', reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Every server this process started and has not stopped yet, for the synchronous 'exit' hook. */
+const running = new Set<MariadbServer>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const server of running) server.killSync();
+  });
+}
+
+/**
+ * Watchdog: a detached Node process that polls the owner's PID and, should the owner die while the server runs,
+ * kills the server (only if its command line still names our datadir) and removes the temp dir.
+ */
+const WATCHDOG = `
+const [ownerPid, serverPid, marker, dir] = process.argv.slice(1);
+const fs = require('fs');
+const alive = (p) => { try { process.kill(+p, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+const ours = () => { try { return fs.readFileSync('/proc/' + serverPid + '/cmdline', 'utf8').includes(marker); } catch { return false; } };
+const timer = setInterval(() => {
+  if (!alive(serverPid) || !ours()) { clearInterval(timer); return; }
+  if (alive(ownerPid)) return;
+  clearInterval(timer);
+  try { process.kill(+serverPid, 'SIGCONT'); process.kill(+serverPid, 'SIGTERM'); } catch {}
+  setTimeout(() => {
+    try { if (ours()) process.kill(+serverPid, 'SIGKILL'); } catch {}
+    setTimeout(() => { try { fs.rmSync(dir, { recursive: true, force: true }); } catch {} }, 500);
+  }, 10000);
+}, 1000);
+`;
+
+export interface MariadbServerOptions {
+  /** Parent for the temp dir (default: os.tmpdir()). */
+  baseDir?: string;
+  /** Fixed port; default: a free one. */
+  port?: number;
+  readyTimeoutMs?: number;
+  stopTimeoutMs?: number;
+  log?: Log;
+}
+
+export class MariadbServer {
+  readonly dir: string;
+  readonly datadir: string;
+  readonly socket: string;
+  port: number;
+  private readonly bin: MariadbBinaries;
+  private readonly log: Log;
+  private readonly readyTimeoutMs: number;
+  private readonly stopTimeoutMs: number;
+  private child: ChildProcess | null = null;
+  private exited: Promise<void> | null = null;
+  private paused = false;
+
+  private constructor(bin: MariadbBinaries, dir: string, port: number, options: MariadbServerOptions) {
+    this.bin = bin;
+    this.dir = dir;
+    this.datadir = path.join(dir, 'data');
+    this.socket = path.join(dir, 'mariadb.sock');
+    this.port = port;
+    this.log = options.log ?? defaultLog;
+    this.readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 20_000;
+  }
+
+  /** Fresh datadir, started and accepting connections. */
+  static async create(options: MariadbServerOptions = {}): Promise<MariadbServer> {
+    const bin = ensureMariadb(options.log ?? defaultLog);
+    const dir = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), 'leaf-mariadb-'));
+    const server = new MariadbServer(bin, dir, options.port ?? (await freePort()), options);
+    try {
+      server.installDb();
+      // A port that was free may be taken by the time mariadbd binds it: retry a few times with new ports.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await server.start();
+          break;
+        } catch (error) {
+          if (options.port !== undefined || attempt >= 3 || !/bind|address already in use/i.test(String(error))) throw error;
+          server.port = await freePort();
+        }
+      }
+      return server;
+    } catch (error) {
+      await server.destroy();
+      throw error;
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get isRunning(): boolean {
+    return this.child !== null;
+  }
+
+  /** root over the unix socket; root has no password in our throwaway datadir. */
+  get rootOptions(): mysql.ConnectionOptions {
+    return { socketPath: this.socket, user: 'root', password: '', multipleStatements: false, connectTimeout: 2_000 };
+  }
+
+  private installDb(): void {
+    const started = Date.now();
+    try {
+      execFileSync(
+        this.bin.installDb,
+        [
+          '--no-defaults',
+          `--datadir=${this.datadir}`,
+          '--auth-root-authentication-method=normal',
+          '--skip-test-db',
+          '--user=root',
+          '--skip-name-resolve',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
+      );
+    } catch (error) {
+      const e = error as { stderr?: Buffer; stdout?: Buffer };
+      throw new Error(`mariadb-install-db failed: ${String(error)}\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
+    }
+    this.log(`datadir ${this.datadir} initialised in ${Date.now() - started} ms`);
+  }
+
+  private get errorLog(): string {
+    return path.join(this.dir, 'mariadbd.err');
+  }
+
+  private tail(): string {
+    try {
+      return fs.readFileSync(this.errorLog, 'utf8').split('\n').slice(-25).join('\n');
+    } catch {
+      return '(no server log)';
+    }
+  }
+
+  /** Starts mariadbd on the existing datadir (also after stop(): same port, same data). */
+  async start(): Promise<void> {
+    if (this.child !== null) return;
+    const started = Date.now();
+    const err = fs.openSync(this.errorLog, 'a');
+    const child = spawn(
+      this.bin.mariadbd,
+      [
+        '--no-defaults',
+        '--user=root',
+        `--datadir=${this.datadir}`,
+        `--socket=${this.socket}`,
+        `--pid-file=${path.join(this.dir, 'mariadbd.pid')}`,
+        `--port=${this.port}`,
+        '--bind-address=127.0.0.1',
+        '--character-set-server=utf8mb4',
+        '--collation-server=utf8mb4_unicode_ci',
+        '--skip-log-bin',
+        '--skip-name-resolve',
+        '--innodb-buffer-pool-size=64M',
+        '--innodb-log-file-size=16M',
+        '--innodb-flush-log-at-trx-commit=2',
+        '--max-connections=500',
+      ],
+      { stdio: ['ignore', err, err] },
+    );
+    fs.closeSync(err);
+    this.child = child;
+    running.add(this);
+    installExitHook();
+    let exitInfo: string | null = null;
+    this.exited = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        exitInfo = `exited with code ${code} signal ${signal}`;
+        if (this.child === child) this.child = null;
+        running.delete(this);
+        resolve();
+      });
+      child.once('error', (error) => {
+        exitInfo = `failed to spawn: ${error.message}`;
+        if (this.child === child) this.child = null;
+        running.delete(this);
+        resolve();
+      });
+    });
+    if (child.pid !== undefined) {
+      fs.writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ownerPid: process.pid, serverPid: child.pid }));
+      spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid), this.datadir, this.dir], {
+        detached: true,
+        stdio: 'ignore',
+      }).unref();
+    }
+
+    const deadline = Date.now() + this.readyTimeoutMs;
+    let lastError: unknown = null;
+    while (Date.now() < deadline) {
+      if (exitInfo !== null) {
+        throw new Error(`mariadbd ${exitInfo} before accepting connections (port ${this.port}). Log tail:\n${this.tail()}`);
+      }
+      try {
+        const conn = await mysql.createConnection({ ...this.rootOptions, connectTimeout: 1_000 });
+        await conn.end();
+        await tcpReachable(this.port);
+        this.log(`mariadbd pid ${child.pid} ready on 127.0.0.1:${this.port} in ${Date.now() - started} ms`);
+        return;
+      } catch (error) {
+        lastError = error;
+        await sleep(100);
+      }
+    }
+    await this.stop();
+    throw new Error(
+      `mariadbd did not accept connections on 127.0.0.1:${this.port} within ${this.readyTimeoutMs} ms (last error: ${String(lastError)}). Log tail:\n${this.tail()}`,
+    );
+  }
+
+  /** SIGSTOP: the server hangs (TCP connects are still accepted by the kernel, nothing answers). */
+  pause(): void {
+    if (this.child?.pid === undefined) throw new Error('mariadbd is not running');
+    process.kill(this.child.pid, 'SIGSTOP');
+    this.paused = true;
+  }
+
+  resume(): void {
+    if (this.child?.pid !== undefined) process.kill(this.child.pid, 'SIGCONT');
+    this.paused = false;
+  }
+
+  /** Stops exactly our PID: SIGTERM, then SIGKILL after stopTimeoutMs. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    const exited = this.exited;
+    if (child === null || exited === null || child.pid === undefined) return;
+    const pid = child.pid;
+    if (this.paused) this.resume();
+    child.kill('SIGTERM');
+    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.stopTimeoutMs).unref());
+    if ((await Promise.race([exited.then(() => 'exited' as const), timer])) === 'timeout') {
+      this.log(`mariadbd pid ${pid} ignored SIGTERM for ${this.stopTimeoutMs} ms: SIGKILL`);
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+
+  /** Synchronous last resort for process 'exit'. */
+  killSync(): void {
+    const pid = this.child?.pid;
+    if (pid !== undefined && isAlive(pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    try {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+    } catch {
+      // best effort
+    }
+  }
+
+  /** Stops the server and removes its temp dir. */
+  async destroy(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Runs statements as root over the socket. */
+  async rootQuery(statements: Array<string | [string, unknown[]]>): Promise<unknown[]> {
+    const conn = await mysql.createConnection(this.rootOptions);
+    try {
+      const out: unknown[] = [];
+      for (const s of statements) {
+        const [rows] = typeof s === 'string' ? await conn.query(s) : await conn.query(s[0], s[1]);
+        out.push(rows);
+      }
+      return out;
+    } finally {
+      await conn.end();
+    }
+  }
+
+  /**
+   * Creates `database` and a password user on 127.0.0.1 allowed to create further databases (per-file databases);
+   * returns mysql://user:pass@127.0.0.1:PORT/database.
+   */
+  async createAppUser(database = 'leaf_test', user = 'leaf'): Promise<string> {
+    const password = randomBytes(12).toString('hex');
+    await this.rootQuery([
+      `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+      [`CREATE USER IF NOT EXISTS ?@'127.0.0.1' IDENTIFIED BY ?`, [user, password]],
+      [`ALTER USER ?@'127.0.0.1' IDENTIFIED BY ?`, [user, password]],
+      [`GRANT ALL PRIVILEGES ON *.* TO ?@'127.0.0.1'`, [user]],
+    ]);
+    return `mysql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${this.port}/${database}`;
+  }
+}
+
+/** The same URL pointing at another database. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * `CREATE DATABASE leaf_it_<random>` on the server behind `baseUrl` (whose user needs CREATE / DROP), so test files
+ * never see each other's tables.
+ */
+export async function createDatabase(baseUrl: string, prefix = 'leaf_it'): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const conn = await mysql.createConnection({ uri: baseUrl, connectTimeout: 5_000 });
+  try {
+    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  } finally {
+    await conn.end();
+  }
+  return {
+    name,
+    url: withDatabase(baseUrl, name),
+    async drop() {
+      const c = await mysql.createConnection({ uri: baseUrl, connectTimeout: 5_000 });
+      try {
+        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,319 @@
+import { describe, expect, it } from 'vitest';
+import { LeafError } from '@/lib/errors';
+import { SegmentEngine } from '@/lib/segment/engine';
+import { FakeClock, FakeStore, flush } from './fakes';
+
+const MIN = 60_000;
+
+async function setup(tags: Array<{ bizTag: string; step: number; maxId?: number }> = [{ bizTag: 'order', step: 100 }], opts: { loadWaitMs?: number } = {}) {
+  const store = new FakeStore(tags);
+  const clock = new FakeClock();
+  const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, loadWaitMs: opts.loadWaitMs ?? 200 });
+  await engine.start();
+  return { store, clock, engine };
+}
+
+/** Takes `n` single IDs, awaiting only when the engine says it must. */
+async function drain(engine: SegmentEngine, bizTag: string, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = engine.nextId(bizTag);
+    out.push(typeof r === 'number' ? r : await r);
+  }
+  return out;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+async function rejection(p: Promise<unknown> | unknown): Promise<LeafError> {
+  try {
+    await p;
+  } catch (e) {
+    return e as LeafError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('SegmentEngine: first load and serving', () => {
+  it('claims the first segment with the DB step and serves max_id+1 .. max_id+step', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
+    expect(await engine.next('order')).toBe(2);
+    expect(store.allocateCalls).toEqual([{ bizTag: 'order', step: undefined }]);
+    expect(engine.snapshot('order')?.current).toMatchObject({ start: 2, max: 101, step: 100 });
+  });
+
+  it('starts above a migrated max_id', async () => {
+    const { engine } = await setup([{ bizTag: 'legacy', step: 10, maxId: 5_000_000 }]);
+    expect(await engine.take('legacy', 3)).toEqual([5_000_001, 5_000_002, 5_000_003]);
+  });
+
+  it('answers synchronously while a buffer can serve', async () => {
+    const { engine } = await setup();
+    await engine.next('order');
+    expect(typeof engine.nextId('order')).toBe('number');
+    expect(Array.isArray(engine.takeIds('order', 5))).toBe(true);
+  });
+});
+
+describe('SegmentEngine: double buffer', () => {
+  it('fires exactly one background load once 10% of the segment is used, then switches', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
+    await drain(engine, 'order', 10); // IDs 2..11: next is 12, 10 consumed → preload point reached
+    await flush();
+    expect(store.allocateCalls).toHaveLength(2);
+
+    // Nine IDs: still below 10% — let's check precisely with a fresh engine.
+    const fresh = await setup([{ bizTag: 'order', step: 100 }]);
+    await drain(fresh.engine, 'order', 9);
+    await flush();
+    expect(fresh.store.allocateCalls).toHaveLength(1);
+    await drain(fresh.engine, 'order', 1);
+    expect(fresh.store.allocateCalls).toHaveLength(2);
+
+    // No further load while the next one is ready, however much is consumed.
+    await flush();
+    await drain(fresh.engine, 'order', 80);
+    await flush();
+    expect(fresh.store.allocateCalls).toHaveLength(2);
+    expect(fresh.engine.snapshot('order')?.pending).toMatchObject({ start: 102, max: 301, step: 200 });
+
+    // Switch on exhaustion: 2..101 used up, the next ID is the pending segment's first.
+    expect(await drain(fresh.engine, 'order', 9)).toEqual(range(92, 100));
+    const [last, firstOfNext] = await drain(fresh.engine, 'order', 2);
+    expect(last).toBe(101);
+    expect(firstOfNext).toBe(102);
+    expect(fresh.engine.snapshot('order')?.current).toMatchObject({ start: 102, max: 301 });
+  });
+
+  it('does not start a second load while one is in flight', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
+    await engine.next('order');
+    store.hold = true;
+    await drain(engine, 'order', 50);
+    expect(store.allocateCalls).toHaveLength(2);
+    expect(engine.snapshot('order')?.loading).toBe(true);
+    store.release();
+    await flush();
+    expect(engine.snapshot('order')?.loading).toBe(false);
+    expect(engine.snapshot('order')?.pending).not.toBeNull();
+  });
+
+  it('concurrent requests at a segment boundary share one load and get distinct IDs', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
+    store.hold = true;
+    const first = engine.next('order'); // first load held
+    const waiters = Array.from({ length: 30 }, () => engine.next('order'));
+    expect(store.allocateCalls).toHaveLength(1);
+    store.release();
+    const ids = await Promise.all([first, ...waiters]);
+    expect(new Set(ids).size).toBe(31);
+    expect([...ids].sort((a, b) => a - b)).toEqual(range(2, 32));
+    // 10 from the first segment, 20 from the doubled second, then the third: every load accounted for.
+    expect(store.allocateCalls.map((c) => c.step)).toEqual([undefined, 20, 40]);
+  });
+
+  it('a batch spans segments and stays increasing', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
+    const ids = await engine.take('order', 45);
+    expect(ids).toEqual(range(2, 46));
+    // Three segments served the batch (10 + 20 + 15 of 40); the third passed 10%, so the fourth is preloaded.
+    await flush();
+    expect(store.allocateCalls.map((c) => c.step)).toEqual([undefined, 20, 40, 80]);
+    expect(store.rows.get('order')?.maxId).toBe(151);
+    expect(engine.snapshot('order')?.pending).toMatchObject({ start: 72, max: 151 });
+  });
+
+  it('rejects counts that are not positive integers', async () => {
+    const { engine } = await setup();
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => engine.takeIds('order', bad)).toThrow(LeafError);
+    }
+  });
+});
+
+describe('SegmentEngine: dynamic step', () => {
+  async function loadAfter(minutes: number, start = 100) {
+    const { store, clock, engine } = await setup([{ bizTag: 'order', step: start }]);
+    await engine.next('order'); // load 1 at t0, DB step
+    clock.advance(minutes * MIN);
+    await drain(engine, 'order', start); // crosses 10% → load 2
+    await flush();
+    return store.allocateCalls.map((c) => c.step);
+  }
+
+  it('doubles when the previous load was under 15 minutes ago', async () => {
+    expect(await loadAfter(5)).toEqual([undefined, 200]);
+  });
+
+  it('keeps the step between 15 and 30 minutes', async () => {
+    expect(await loadAfter(20)).toEqual([undefined, 100]);
+  });
+
+  it('halves after 30 minutes but never below the DB step', async () => {
+    const { store, clock, engine } = await setup([{ bizTag: 'order', step: 100 }]);
+    await engine.next('order');
+    await drain(engine, 'order', 100); // load 2: 200 (fast)
+    await flush();
+    await drain(engine, 'order', 100); // switch to 200-segment, preload → 400
+    await flush();
+    clock.advance(45 * MIN);
+    await drain(engine, 'order', 400); // load 4 after 45 minutes: 400 → 200
+    await flush();
+    clock.advance(45 * MIN);
+    await drain(engine, 'order', 400);
+    await flush();
+    clock.advance(45 * MIN);
+    await drain(engine, 'order', 400);
+    await flush();
+    const steps = store.allocateCalls.map((c) => c.step);
+    // fast, fast, then 45 minutes → halve, 45 minutes → halve to the DB step; never below it.
+    expect(steps.slice(0, 5)).toEqual([undefined, 200, 400, 200, 100]);
+    expect(Math.min(...(steps.slice(1) as number[]))).toBeGreaterThanOrEqual(100);
+  });
+
+  it('caps doubling at 1,000,000', async () => {
+    const { store, engine } = await setup([{ bizTag: 'big', step: 400_000 }]);
+    await engine.next('big');
+    await drain(engine, 'big', 40_000);
+    await flush();
+    const ids = await engine.take('big', 400_000 + 800_000 - 40_001);
+    expect(ids.length).toBe(1_159_999);
+    await flush();
+    expect(store.allocateCalls.map((c) => c.step)).toEqual([undefined, 800_000, 1_000_000]);
+  });
+
+  it('picks up a raised DB step on the next tag refresh', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
+    await engine.next('order');
+    store.rows.get('order')!.step = 1000;
+    await engine.refreshTags();
+    await drain(engine, 'order', 10);
+    await flush();
+    expect(store.allocateCalls.map((c) => c.step)).toEqual([undefined, 1000]);
+  });
+});
+
+describe('SegmentEngine: failures', () => {
+  it('a failed first load rejects with store_unavailable, and the next request retries', async () => {
+    const { store, engine } = await setup();
+    store.failWith = new Error('ECONNREFUSED');
+    const err = await rejection(engine.next('order'));
+    expect(err).toBeInstanceOf(LeafError);
+    expect(err.code).toBe('store_unavailable');
+    expect(err.status).toBe(503);
+    store.failWith = null;
+    expect(await engine.next('order')).toBe(2);
+    expect(store.allocateCalls).toHaveLength(2);
+  });
+
+  it('keeps serving the current segment while background loads fail, then retries after backoff', async () => {
+    const { store, clock, engine } = await setup([{ bizTag: 'order', step: 100 }]);
+    await engine.next('order');
+    store.failWith = new Error('db down');
+    await drain(engine, 'order', 20);
+    await flush();
+    expect(store.allocateCalls).toHaveLength(2); // one failed preload, no retry storm
+    expect(engine.snapshot('order')?.lastError).toMatch(/unreachable/);
+    await drain(engine, 'order', 20);
+    await flush();
+    expect(store.allocateCalls).toHaveLength(2); // still in backoff
+    clock.advance(1_000);
+    store.failWith = null;
+    await drain(engine, 'order', 1);
+    await flush();
+    expect(store.allocateCalls).toHaveLength(3);
+    expect(engine.snapshot('order')?.pending).not.toBeNull();
+  });
+
+  it('when both segments are empty and the store is down, requests fail fast with a typed error', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
+    await engine.take('order', 10);
+    await flush();
+    store.hold = true;
+    await engine.take('order', 20); // second segment used up; its successor's load is held…
+    store.failWith = new Error('db down');
+    store.release(); // …and fails
+    await flush();
+    expect(engine.snapshot('order')?.current?.remaining).toBe(0);
+    expect(engine.snapshot('order')?.pending).toBeNull();
+    const errors = await Promise.all(Array.from({ length: 5 }, () => rejection(engine.next('order'))));
+    expect(errors.map((e) => e.code)).toEqual(Array(5).fill('store_unavailable'));
+  });
+
+  it('a load that hangs is awaited only for the bounded wait, then segment_unavailable', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 10 }], { loadWaitMs: 30 });
+    store.hold = true;
+    const started = Date.now();
+    const err = await rejection(engine.next('order'));
+    expect(err.code).toBe('segment_unavailable');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    store.release();
+    expect(await engine.next('order')).toBe(2);
+  });
+
+  it('refuses a segment at or below an ID it already claimed (row moved backwards)', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
+    const before = await engine.take('order', 10);
+    expect(before.at(-1)).toBe(11);
+    await flush(); // the preloaded segment 12..31 is pending
+    store.rows.get('order')!.maxId = 1; // restored from an old backup
+    await engine.take('order', 20); // serves the pending 12..31
+    const err = await rejection(engine.next('order'));
+    expect(err.code).toBe('segment_regressed');
+    expect(engine.snapshot('order')?.current?.max).toBe(31);
+  });
+
+  it('refuses a segment beyond 2^53', async () => {
+    const store = new FakeStore([{ bizTag: 'huge', step: 10 }]);
+    store.allocate = async (bizTag) => ({ bizTag, maxId: 2 ** 53 + 10, step: 10 });
+    const engine = new SegmentEngine({ store, refreshIntervalMs: 0 });
+    await engine.start();
+    expect((await rejection(engine.next('huge'))).code).toBe('id_space_exhausted');
+  });
+});
+
+describe('SegmentEngine: tag cache', () => {
+  it('unknown tag is tag_not_found (404)', async () => {
+    const { engine } = await setup();
+    const err = await rejection(engine.next('nope'));
+    expect(err.code).toBe('tag_not_found');
+    expect(err.status).toBe(404);
+  });
+
+  it('a tag created after start is found by a miss-triggered refresh, rate-limited', async () => {
+    const { store, clock, engine } = await setup();
+    const before = store.listCalls;
+    clock.advance(2_000);
+    await store.createTag({ bizTag: 'fresh', step: 5 });
+    expect(await engine.next('fresh')).toBe(2);
+    expect(store.listCalls).toBe(before + 1);
+    // Misses right after a refresh do not hit the store again.
+    await rejection(engine.next('ghost'));
+    await rejection(engine.next('ghost'));
+    expect(store.listCalls).toBe(before + 1);
+  });
+
+  it('a deleted tag goes on refresh', async () => {
+    const { store, clock, engine } = await setup();
+    await engine.next('order');
+    store.rows.delete('order');
+    clock.advance(60_000);
+    await engine.refreshTags();
+    expect(engine.tags()).toEqual([]);
+    expect((await rejection(engine.next('order'))).code).toBe('tag_not_found');
+  });
+
+  it('store down at start: requests say store_unavailable, and it recovers on its own', async () => {
+    const store = new FakeStore([{ bizTag: 'order', step: 10 }]);
+    store.failWith = new Error('down');
+    const clock = new FakeClock();
+    const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0 });
+    await engine.start();
+    expect((await rejection(engine.next('order'))).code).toBe('store_unavailable');
+    store.failWith = null;
+    clock.advance(1_000);
+    expect(await engine.next('order')).toBe(2);
+  });
+});

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { createIdHandler, type IdResponse } from '@/lib/http/idHandler';
+import { SegmentEngine } from '@/lib/segment/engine';
+import { FakeStore } from './fakes';
+
+async function setup() {
+  const store = new FakeStore([
+    { bizTag: 'order', step: 100 },
+    { bizTag: 'a.b:c-d_9', step: 10 },
+  ]);
+  const segments = new SegmentEngine({ store, refreshIntervalMs: 0, loadWaitMs: 50 });
+  await segments.start();
+  const handle = createIdHandler({ runtime: () => ({ segments, store }) });
+  const call = async (url: string, method = 'GET'): Promise<IdResponse> => {
+    const r = handle(method, url);
+    if (r === null) throw new Error(`not routed: ${url}`);
+    return r;
+  };
+  return { store, segments, handle, call };
+}
+
+function errorCode(r: IdResponse): string {
+  return JSON.parse(r.body).error.code;
+}
+
+describe('ID handler', () => {
+  it('single ID as a decimal string', async () => {
+    const { call } = await setup();
+    const r = await call('/api/id/segment/order');
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toEqual({ tag: 'order', id: '2' });
+    expect(r.headers['cache-control']).toBe('no-store');
+    expect(r.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('batch with count', async () => {
+    const { call } = await setup();
+    const r = await call('/api/id/segment/order?count=5');
+    expect(JSON.parse(r.body)).toEqual({ tag: 'order', ids: ['2', '3', '4', '5', '6'] });
+    const one = await call('/api/id/segment/order?foo=1&count=1&bar');
+    expect(JSON.parse(one.body)).toEqual({ tag: 'order', ids: ['7'] });
+  });
+
+  it('count=10000 is allowed and spans segments', async () => {
+    const { call } = await setup();
+    const body = JSON.parse((await call('/api/id/segment/order?count=10000')).body);
+    expect(body.ids).toHaveLength(10000);
+    expect(new Set(body.ids).size).toBe(10000);
+    expect(body.ids[0]).toBe('2');
+    expect(body.ids[9999]).toBe('10001');
+  });
+
+  it('Leaf-compatible route answers the ID as plain text', async () => {
+    const { call } = await setup();
+    const r = await call('/api/segment/get/order');
+    expect(r.status).toBe(200);
+    expect(r.body).toBe('2');
+    expect(r.headers['content-type']).toMatch(/^text\/plain/);
+  });
+
+  it('accepts every tag character and percent-encoded tags', async () => {
+    const { call } = await setup();
+    expect(JSON.parse((await call('/api/id/segment/a.b:c-d_9')).body).id).toBe('2');
+    expect(JSON.parse((await call('/api/id/segment/a.b%3Ac-d_9')).body).id).toBe('3');
+  });
+
+  it.each([
+    ['/api/id/segment/order?count=0', 'invalid_count'],
+    ['/api/id/segment/order?count=10001', 'invalid_count'],
+    ['/api/id/segment/order?count=-1', 'invalid_count'],
+    ['/api/id/segment/order?count=1.5', 'invalid_count'],
+    ['/api/id/segment/order?count=1e3', 'invalid_count'],
+    ['/api/id/segment/order?count=', 'invalid_count'],
+    ['/api/id/segment/order?count', 'invalid_count'],
+    ['/api/id/segment/order?count=01', 'invalid_count'],
+    ['/api/id/segment/order?count=99999999999999999999', 'invalid_count'],
+    ['/api/id/segment/order?count=1&count=2', 'invalid_count'],
+    ['/api/id/segment/order?count=%31', 'invalid_count'],
+    ['/api/id/segment/or%20der', 'invalid_tag'],
+    ['/api/id/segment/%E0%A4%A', 'invalid_tag'],
+    ['/api/id/segment/%F0%9F%8D%81', 'invalid_tag'],
+    ['/api/id/segment/order;drop%20table', 'invalid_tag'],
+    ["/api/id/segment/o'rder", 'invalid_tag'],
+    [`/api/id/segment/${'x'.repeat(129)}`, 'invalid_tag'],
+    ['/api/segment/get/order?count=2', 'invalid_request'],
+  ])('%s → 400 %s', async (url, code) => {
+    const { call, store } = await setup();
+    const before = JSON.stringify([...store.rows]);
+    const r = await call(url);
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe(code);
+    expect(JSON.stringify([...store.rows])).toBe(before);
+  });
+
+  it('128-character tag is valid syntax (unknown → 404)', async () => {
+    const { call } = await setup();
+    const r = await call(`/api/id/segment/${'x'.repeat(128)}`);
+    expect(r.status).toBe(404);
+    expect(errorCode(r)).toBe('tag_not_found');
+  });
+
+  it.each(['/api/id/segment/', '/api/id/segment/order/extra', '/api/id', '/api/id/nope', '/api/segment/get/', '/api/segment'])(
+    '%s → 404 route_not_found JSON',
+    async (url) => {
+      const { call } = await setup();
+      const r = await call(url);
+      expect(r.status).toBe(404);
+      expect(errorCode(r)).toBe('route_not_found');
+    },
+  );
+
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'])('%s → 405 with Allow: GET', async (method) => {
+    const { call } = await setup();
+    const r = await call('/api/id/segment/order', method);
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe('GET');
+    expect(errorCode(r)).toBe('method_not_allowed');
+  });
+
+  it('leaves other paths to Next', async () => {
+    const { handle } = await setup();
+    for (const url of ['/', '/tags/order', '/api/identity', '/api/ids', '/_next/static/x.js']) expect(handle('GET', url)).toBeNull();
+  });
+
+  it('store down with empty buffers → 503 JSON, never 500', async () => {
+    const { call, store } = await setup();
+    store.failWith = new Error('connect ECONNREFUSED 127.0.0.1:3306');
+    const r = await call('/api/id/segment/order');
+    expect(r.status).toBe(503);
+    expect(errorCode(r)).toBe('store_unavailable');
+    expect(r.body).not.toMatch(/ECONNREFUSED|3306/); // driver details are logged, not sent
+  });
+
+  it('health reports store reachability and tags', async () => {
+    const { call, store } = await setup();
+    await call('/api/id/segment/order');
+    const ok = JSON.parse((await call('/api/health')).body);
+    expect(ok).toMatchObject({ status: 'ok', store: { dialect: 'sqlite', reachable: true }, tags: { known: 2, loaded: 1 } });
+    store.failWith = new Error('down');
+    const r = await call('/api/health');
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toMatchObject({ status: 'degraded', store: { reachable: false } });
+  });
+
+  it('a runtime that failed to open answers 503 not_ready', async () => {
+    const { LeafError } = await import('@/lib/errors');
+    const handle = createIdHandler({
+      runtime: () => Promise.reject(new LeafError('not_ready', 'starting')),
+    });
+    const r = (await handle('GET', '/api/id/segment/order')) as IdResponse;
+    expect(r.status).toBe(503);
+    expect(errorCode(r)).toBe('not_ready');
+  });
+});
