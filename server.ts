@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import next from 'next';
+import { isLeafError } from './lib/errors';
 import { idHandler } from './lib/http/defaultHandler';
 import type { IdResponse } from './lib/http/idHandler';
 import { createLogger } from './lib/log';
@@ -19,8 +20,11 @@ const fastLane = process.env.LEAF_FAST_LANE !== 'off';
 async function main(): Promise<void> {
   const app = next({ dev, hostname, port });
   const nextHandle = app.getRequestHandler();
-  // Open the store while Next prepares; a database that is down at start is retried by later requests.
-  const warm = getRuntime().catch(() => undefined);
+  // Open the store while Next prepares; a database that is down at start is retried by later requests,
+  // but a misconfiguration (bad epoch, bad DATABASE_URL) stops the start with its message.
+  const warm = getRuntime().catch((error: unknown) => {
+    if (isLeafError(error) && error.code === 'invalid_config') throw error;
+  });
   await Promise.all([app.prepare(), warm]);
 
   const server = http.createServer((req, res) => {

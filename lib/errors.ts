@@ -14,7 +14,11 @@ export type LeafErrorCode =
   | 'segment_unavailable'
   | 'id_space_exhausted'
   | 'segment_regressed'
-  | 'not_ready';
+  | 'not_ready'
+  | 'invalid_id'
+  | 'clock_moved_backwards'
+  | 'snowflake_unavailable'
+  | 'invalid_config';
 
 const STATUS: Record<LeafErrorCode, number> = {
   invalid_tag: 400,
@@ -29,6 +33,11 @@ const STATUS: Record<LeafErrorCode, number> = {
   id_space_exhausted: 503,
   segment_regressed: 503,
   not_ready: 503,
+  invalid_id: 400,
+  clock_moved_backwards: 503,
+  snowflake_unavailable: 503,
+  // A server misconfiguration found at start, never a client's input.
+  invalid_config: 500,
 };
 
 export class LeafError extends Error {

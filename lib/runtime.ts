@@ -1,15 +1,19 @@
+import { snowflakeConfig } from './config';
 import { createLogger } from './log';
 import { SegmentEngine } from './segment/engine';
+import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
-import type { SegmentStore } from './store/types';
+import type { LeafStore } from './store/types';
 
 /**
  * The one engine per process. Kept on globalThis so Next's module re-evaluation (dev reloads, and the separate
  * bundle of route handlers beside server.ts) finds the same engine instead of opening a second store.
  */
 export interface Runtime {
-  store: SegmentStore;
+  store: LeafStore;
   segments: SegmentEngine;
+  /** null when snowflake mode is off (LEAF_SNOWFLAKE=off). */
+  snowflake: SnowflakeNode | null;
 }
 
 interface Holder {
@@ -58,9 +62,17 @@ export function getRuntime(): Promise<Runtime> {
 async function open(): Promise<Runtime> {
   const store = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: process.env.LEAF_SQLITE_FILE });
   const segments = new SegmentEngine({ store, logger });
-  await segments.start();
-  logger.log('info', 'runtime_ready', { dialect: store.dialect, tags: segments.status().tagsKnown });
-  return { store, segments };
+  const config = snowflakeConfig();
+  const snowflake = config.enabled
+    ? new SnowflakeNode({ store, nodeId: config.nodeId, epochMs: config.epochMs, leaseMs: config.leaseMs, logger })
+    : null;
+  await Promise.all([segments.start(), snowflake?.start()]);
+  logger.log('info', 'runtime_ready', {
+    dialect: store.dialect,
+    tags: segments.status().tagsKnown,
+    snowflakeWorkerId: snowflake?.workerId ?? null,
+  });
+  return { store, segments, snowflake };
 }
 
 /** Stops timers and closes the store (tests, graceful shutdown). */
@@ -71,6 +83,7 @@ export async function closeRuntime(): Promise<void> {
   h.opening = null;
   if (runtime !== null) {
     runtime.segments.stop();
+    await runtime.snowflake?.stop();
     await runtime.store.close();
   }
 }

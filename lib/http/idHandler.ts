@@ -1,8 +1,10 @@
 import { MAX_COUNT, isValidBizTag } from '../bizTag';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
+import type { Runtime } from '../runtime';
 import type { SegmentEngine } from '../segment/engine';
-import type { SegmentStore } from '../store/types';
+import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
+import type { SnowflakeNode } from '../snowflake/node';
 
 /**
  * The ID routes, framework-free. The custom server's fast lane and the Next route handlers both call this, so
@@ -15,8 +17,8 @@ export interface IdResponse {
 }
 
 export interface IdRouteDeps {
-  /** The engine and store, synchronously when up, else a promise (first request during start-up). */
-  runtime(): { segments: SegmentEngine; store: SegmentStore } | Promise<{ segments: SegmentEngine; store: SegmentStore }>;
+  /** The engines and store, synchronously when up, else a promise (first request during start-up). */
+  runtime(): Runtime | Promise<Runtime>;
   logger?: Logger;
   /** Bound on the store ping of /api/health. */
   healthTimeoutMs?: number;
@@ -30,11 +32,21 @@ const ALLOW_GET_HEADERS = Object.freeze({ ...JSON_HEADERS, allow: 'GET' });
 
 const SEGMENT_PREFIX = '/api/id/segment/';
 const LEAF_SEGMENT_PREFIX = '/api/segment/get/';
+const SNOWFLAKE_PATH = '/api/id/snowflake';
+const SNOWFLAKE_DECODE_PREFIX = '/api/id/snowflake/';
+const LEAF_SNOWFLAKE_PREFIX = '/api/snowflake/get/';
 const HEALTH_PATH = '/api/health';
 /** Paths this handler owns; anything else below them is a JSON 404, anything outside is not ours (null). */
-const OWNED_PREFIXES = ['/api/id/', '/api/id', '/api/segment/', '/api/segment'];
+const OWNED_PREFIXES = ['/api/id/', '/api/id', '/api/segment/', '/api/segment', '/api/snowflake/', '/api/snowflake'];
 
-type Route = { kind: 'segment'; rawTag: string } | { kind: 'leaf-segment'; rawTag: string } | { kind: 'health' } | { kind: 'unknown' };
+type Route =
+  | { kind: 'segment'; rawTag: string }
+  | { kind: 'leaf-segment'; rawTag: string }
+  | { kind: 'snowflake' }
+  | { kind: 'snowflake-decode'; raw: string }
+  | { kind: 'leaf-snowflake'; rawKey: string }
+  | { kind: 'health' }
+  | { kind: 'unknown' };
 
 export function createIdHandler(deps: IdRouteDeps): IdHandler {
   const logger = deps.logger ?? silentLogger;
@@ -61,6 +73,16 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
       if (method !== 'GET') throw new LeafError('method_not_allowed', `${method} is not allowed here; use GET.`);
       if (route.kind === 'unknown') throw new LeafError('route_not_found', 'No such route.');
       if (route.kind === 'health') return health(deps, healthTimeoutMs).catch((e) => fail(e, method, path));
+      if (route.kind === 'snowflake-decode') return decodeSnowflake(deps, route.raw).catch((e) => fail(e, method, path));
+      if (route.kind === 'snowflake' || route.kind === 'leaf-snowflake') {
+        if (route.kind === 'leaf-snowflake') decodeTag(route.rawKey);
+        const count = q === -1 ? 0 : parseCount(url, q + 1);
+        const plain = route.kind === 'leaf-snowflake';
+        if (plain && count !== 0) throw new LeafError('invalid_request', 'The Leaf-compatible route returns one ID; use /api/id/snowflake?count=N for batches.');
+        const rt = deps.runtime();
+        const result = rt instanceof Promise ? rt.then((r) => issueSnowflake(r.snowflake, count, plain)) : issueSnowflake(rt.snowflake, count, plain);
+        return result instanceof Promise ? result.catch((e) => fail(e, method, path)) : result;
+      }
 
       const bizTag = decodeTag(route.rawTag);
       const count = q === -1 ? 0 : parseCount(url, q + 1);
@@ -79,6 +101,15 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
 }
 
 function matchRoute(path: string): Route | null {
+  if (path === SNOWFLAKE_PATH) return { kind: 'snowflake' };
+  if (path.startsWith(SNOWFLAKE_DECODE_PREFIX)) {
+    const raw = path.slice(SNOWFLAKE_DECODE_PREFIX.length);
+    return raw.length === 0 || raw.includes('/') ? { kind: 'unknown' } : { kind: 'snowflake-decode', raw };
+  }
+  if (path.startsWith(LEAF_SNOWFLAKE_PREFIX)) {
+    const rawKey = path.slice(LEAF_SNOWFLAKE_PREFIX.length);
+    return rawKey.length === 0 || rawKey.includes('/') ? { kind: 'unknown' } : { kind: 'leaf-snowflake', rawKey };
+  }
   if (path.startsWith(SEGMENT_PREFIX)) return tagRoute('segment', path.slice(SEGMENT_PREFIX.length));
   if (path.startsWith(LEAF_SEGMENT_PREFIX)) return tagRoute('leaf-segment', path.slice(LEAF_SEGMENT_PREFIX.length));
   if (path === HEALTH_PATH) return { kind: 'health' };
@@ -162,12 +193,47 @@ function batch(bizTag: string, ids: number[]): IdResponse {
   return { status: 200, headers: JSON_HEADERS, body: body + '"]}' };
 }
 
+function issueSnowflake(node: SnowflakeNode | null, count: number, plain: boolean): IdResponse | Promise<IdResponse> {
+  if (node === null) throw new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
+  if (count === 0) {
+    const id = node.nextId();
+    if (typeof id === 'bigint') return snowflakeSingle(id, plain);
+    return id.then((v) => snowflakeSingle(v, plain));
+  }
+  return node.take(count).then(snowflakeBatch);
+}
+
+function snowflakeSingle(id: bigint, plain: boolean): IdResponse {
+  if (plain) return { status: 200, headers: TEXT_HEADERS, body: id.toString() };
+  return { status: 200, headers: JSON_HEADERS, body: '{"id":"' + id + '"}' };
+}
+
+function snowflakeBatch(ids: bigint[]): IdResponse {
+  let body = '{"ids":["' + ids[0];
+  for (let i = 1; i < ids.length; i++) body += '","' + ids[i];
+  return { status: 200, headers: JSON_HEADERS, body: body + '"]}' };
+}
+
+const DECIMAL_ID = /^[0-9]{1,19}$/;
+
+async function decodeSnowflake(deps: IdRouteDeps, raw: string): Promise<IdResponse> {
+  if (!DECIMAL_ID.test(raw) || BigInt(raw) > MAX_SNOWFLAKE) {
+    throw new LeafError('invalid_id', 'A snowflake ID is a decimal integer from 0 to 9223372036854775807.');
+  }
+  const { snowflake } = await deps.runtime();
+  if (snowflake === null) throw new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
+  const id = BigInt(raw);
+  const d = decompose(id, snowflake.epochMs);
+  const body = { id: id.toString(), timestamp: new Date(d.timestampMs).toISOString(), timestampMs: d.timestampMs, workerId: d.workerId, sequence: d.sequence };
+  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
 }
 
 async function health(deps: IdRouteDeps, timeoutMs: number): Promise<IdResponse> {
-  const { segments, store } = await deps.runtime();
+  const { segments, store, snowflake } = await deps.runtime();
   const started = performance.now();
   let reachable = true;
   let error: string | undefined;
@@ -193,6 +259,7 @@ async function health(deps: IdRouteDeps, timeoutMs: number): Promise<IdResponse>
     tags: { known: engine.tagsKnown, loaded: engine.tagsLoaded },
     lastRefreshAt: engine.lastRefreshAt === null ? null : new Date(engine.lastRefreshAt).toISOString(),
     lastRefreshError: engine.lastRefreshError,
+    snowflake: snowflake === null ? { state: 'off' } : snowflake.status(),
   };
   return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(body) };
 }

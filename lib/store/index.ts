@@ -1,6 +1,7 @@
+import { LeafError } from '../errors';
 import { MysqlStore } from './mysql';
 import { SqliteStore } from './sqlite';
-import type { SegmentStore } from './types';
+import type { LeafStore } from './types';
 
 export const DEFAULT_SQLITE_FILE = './data/leaf.db';
 export const DEMO_TAG = { bizTag: 'demo', step: 1000, description: 'Demo tag, created on first start' } as const;
@@ -12,10 +13,10 @@ export interface StoreConfig {
 }
 
 /** Opens the store the environment asks for. A new embedded database gets one demo tag, so the app is useful at once. */
-export async function openStore({ databaseUrl, sqliteFile }: StoreConfig): Promise<SegmentStore> {
+export async function openStore({ databaseUrl, sqliteFile }: StoreConfig): Promise<LeafStore> {
   if (databaseUrl && /^mysql:\/\//i.test(databaseUrl)) return MysqlStore.open({ url: databaseUrl });
   if (databaseUrl && !/^(file|sqlite):/i.test(databaseUrl)) {
-    throw new Error(`DATABASE_URL must start with mysql:// or file: (got "${databaseUrl.split(':')[0]}:")`);
+    throw new LeafError('invalid_config', `DATABASE_URL must start with mysql:// or file: (got "${databaseUrl.split(':')[0]}:")`);
   }
   const file = databaseUrl ? databaseUrl.replace(/^(file|sqlite):(\/\/)?/i, '') : (sqliteFile ?? DEFAULT_SQLITE_FILE);
   const store = new SqliteStore({ file });

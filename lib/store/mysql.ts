@@ -1,10 +1,22 @@
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import mysql, { type Pool, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable } from '../errors';
 import { migrateMysql } from './migrate';
-import { leafAlloc } from './schema/mysql';
-import { type Allocation, MAX_SAFE_ID, type NewTag, type SegmentStore, type TagInfo, type TagRow } from './types';
+import { leafAlloc, leafWorker } from './schema/mysql';
+import {
+  type Allocation,
+  MAX_SAFE_ID,
+  type NewTag,
+  type SegmentStore,
+  type TagInfo,
+  type TagRow,
+  type WorkerRow,
+  type WorkerStore,
+} from './types';
+
+/** The database clock in ms since the Unix epoch. */
+const DB_NOW_MS = sql`CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)`;
 
 export interface MysqlStoreOptions {
   /** mysql://user:pass@host:port/database */
@@ -24,7 +36,7 @@ interface Compiled {
  * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock, whose OK packet carries the
  * new max_id: one round trip per segment.
  */
-export class MysqlStore implements SegmentStore {
+export class MysqlStore implements SegmentStore, WorkerStore {
   readonly dialect = 'mysql' as const;
   private readonly pool: Pool;
   private readonly db: MySql2Database;
@@ -88,7 +100,7 @@ export class MysqlStore implements SegmentStore {
       this.db
         .update(leafAlloc)
         .set({ maxId: sql`LAST_INSERT_ID(${leafAlloc.maxId} + ${added})` })
-        .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, BigInt(MAX_SAFE_ID - added)))),
+        .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - added))),
     );
     // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then.
     if (header.affectedRows === 1) return { bizTag, maxId: exactNumber(header.insertId, bizTag), step: added };
@@ -98,12 +110,88 @@ export class MysqlStore implements SegmentStore {
 
   async createTag({ bizTag, step, maxId = 1, description = null }: NewTag): Promise<void> {
     try {
-      await this.run(this.db.insert(leafAlloc).values({ bizTag, step, maxId: BigInt(maxId), description }));
+      await this.run(this.db.insert(leafAlloc).values({ bizTag, step, maxId, description }));
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause;
       if (cause?.code === 'ER_DUP_ENTRY') throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
       throw error;
     }
+  }
+
+  async listWorkers(): Promise<WorkerRow[]> {
+    const rows = await this.run<Array<Record<string, unknown>>>(this.db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
+    return rows.map((r) => ({
+      workerId: Number(r.worker_id),
+      nodeId: String(r.node_id),
+      instanceId: String(r.instance_id),
+      leaseExpiresAt: Number(r.lease_expires_at),
+      lastTimestamp: Number(r.last_timestamp),
+      heartbeatAt: Number(r.heartbeat_at),
+    }));
+  }
+
+  async claimOwnWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    return this.changed(
+      this.db
+        .update(leafWorker)
+        .set({ instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, heartbeatAt: DB_NOW_MS })
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.nodeId, nodeId))),
+    );
+  }
+
+  async claimFreeWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    // INSERT IGNORE: a duplicate key (another node won the id) is 0 rows, not an error.
+    const insert = this.db
+      .insert(leafWorker)
+      .ignore()
+      .values({ workerId, nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, lastTimestamp: 0, heartbeatAt: DB_NOW_MS });
+    return this.changed(insert);
+  }
+
+  async claimExpiredWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    return this.changed(
+      this.db
+        .update(leafWorker)
+        .set({ nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, heartbeatAt: DB_NOW_MS })
+        .where(and(eq(leafWorker.workerId, workerId), lt(leafWorker.leaseExpiresAt, DB_NOW_MS))),
+    );
+  }
+
+  async readWorkerFence(workerId: number, instanceId: string): Promise<number | undefined> {
+    const rows = await this.run<Array<{ last_timestamp: unknown }>>(
+      this.db
+        .select({ lastTimestamp: leafWorker.lastTimestamp })
+        .from(leafWorker)
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId))),
+    );
+    return rows[0] === undefined ? undefined : Number(rows[0].last_timestamp);
+  }
+
+  async renewWorker(workerId: number, instanceId: string, leaseMs: number, reserveUntilMs: number): Promise<boolean> {
+    return this.changed(
+      this.db
+        .update(leafWorker)
+        .set({
+          leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`,
+          heartbeatAt: DB_NOW_MS,
+          lastTimestamp: sql`GREATEST(${leafWorker.lastTimestamp}, ${reserveUntilMs})`,
+        })
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId))),
+    );
+  }
+
+  async releaseWorker(workerId: number, instanceId: string, lastTimestampMs: number): Promise<void> {
+    await this.run(
+      this.db
+        .update(leafWorker)
+        .set({ leaseExpiresAt: 0, lastTimestamp: lastTimestampMs }) // the generator is stopped: what it used is the fence
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId))),
+    );
+  }
+
+  private async changed(query: Compiled): Promise<boolean> {
+    const header = await this.run<ResultSetHeader>(query);
+    return header.affectedRows === 1;
   }
 
   async ping(): Promise<void> {

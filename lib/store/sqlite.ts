@@ -1,12 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { LeafError, storeUnavailable } from '../errors';
 import { migrateSqlite } from './migrate';
-import { leafAlloc } from './schema/sqlite';
-import { type Allocation, MAX_SAFE_ID, type NewTag, type SegmentStore, type TagInfo, type TagRow } from './types';
+import { leafAlloc, leafWorker } from './schema/sqlite';
+import {
+  type Allocation,
+  MAX_SAFE_ID,
+  type NewTag,
+  type SegmentStore,
+  type TagInfo,
+  type TagRow,
+  type WorkerRow,
+  type WorkerStore,
+} from './types';
+
+/** The database clock in ms since the Unix epoch. */
+const DB_NOW_MS = sql`CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -19,7 +31,7 @@ export interface SqliteStoreOptions {
  * The embedded default: one SQLite file in WAL mode. Several processes may share the file; each claim is one
  * UPDATE … RETURNING, atomic under SQLite's write lock.
  */
-export class SqliteStore implements SegmentStore {
+export class SqliteStore implements SegmentStore, WorkerStore {
   readonly dialect = 'sqlite' as const;
   /** True when this open created the database file, e.g. to seed a demo tag on first start. */
   readonly created: boolean;
@@ -74,6 +86,79 @@ export class SqliteStore implements SegmentStore {
       }
       throw storeUnavailable(error);
     }
+  }
+
+  async listWorkers(): Promise<WorkerRow[]> {
+    return this.guard(() => this.db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)).all());
+  }
+
+  async claimOwnWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    return this.changed(() =>
+      this.db
+        .update(leafWorker)
+        .set({ instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, heartbeatAt: DB_NOW_MS })
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.nodeId, nodeId)))
+        .run(),
+    );
+  }
+
+  async claimFreeWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    return this.changed(() =>
+      this.db
+        .insert(leafWorker)
+        .values({ workerId, nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, lastTimestamp: 0, heartbeatAt: DB_NOW_MS })
+        .onConflictDoNothing()
+        .run(),
+    );
+  }
+
+  async claimExpiredWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    return this.changed(() =>
+      this.db
+        .update(leafWorker)
+        .set({ nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, heartbeatAt: DB_NOW_MS })
+        .where(and(eq(leafWorker.workerId, workerId), lt(leafWorker.leaseExpiresAt, DB_NOW_MS)))
+        .run(),
+    );
+  }
+
+  async readWorkerFence(workerId: number, instanceId: string): Promise<number | undefined> {
+    const row = this.guard(() =>
+      this.db
+        .select({ lastTimestamp: leafWorker.lastTimestamp })
+        .from(leafWorker)
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId)))
+        .get(),
+    );
+    return row?.lastTimestamp;
+  }
+
+  async renewWorker(workerId: number, instanceId: string, leaseMs: number, reserveUntilMs: number): Promise<boolean> {
+    return this.changed(() =>
+      this.db
+        .update(leafWorker)
+        .set({
+          leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`,
+          heartbeatAt: DB_NOW_MS,
+          lastTimestamp: sql`max(${leafWorker.lastTimestamp}, ${reserveUntilMs})`,
+        })
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId)))
+        .run(),
+    );
+  }
+
+  async releaseWorker(workerId: number, instanceId: string, lastTimestampMs: number): Promise<void> {
+    this.guard(() =>
+      this.db
+        .update(leafWorker)
+        .set({ leaseExpiresAt: 0, lastTimestamp: lastTimestampMs }) // the generator is stopped: what it used is the fence
+        .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId)))
+        .run(),
+    );
+  }
+
+  private changed(fn: () => { changes: number }): boolean {
+    return this.guard(fn).changes === 1;
   }
 
   async ping(): Promise<void> {

@@ -23,6 +23,13 @@ const cases: Array<{ method?: string; path: string; status: number; code?: strin
   { method: 'POST', path: '/api/id/segment/demo', status: 405, code: 'method_not_allowed' },
   { method: 'DELETE', path: '/api/segment/get/demo', status: 405, code: 'method_not_allowed' },
   { method: 'PUT', path: '/api/health', status: 405, code: 'method_not_allowed' },
+  { path: '/api/id/snowflake?count=0', status: 400, code: 'invalid_count' },
+  { path: '/api/id/snowflake/abc', status: 400, code: 'invalid_id' },
+  { path: '/api/id/snowflake/-1', status: 400, code: 'invalid_id' },
+  { path: '/api/id/snowflake/9223372036854775808', status: 400, code: 'invalid_id' },
+  { path: '/api/id/snowflake/1.5', status: 400, code: 'invalid_id' },
+  { path: '/api/snowflake/get/bad%20key', status: 400, code: 'invalid_tag' },
+  { method: 'POST', path: '/api/id/snowflake', status: 405, code: 'method_not_allowed' },
 ];
 
 for (const lane of lanes) {
@@ -62,6 +69,25 @@ for (const lane of lanes) {
       expect(typeof body.error.message).toBe('string');
       expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|node_modules/); // no stack traces
       if (status === 405) expect(r.headers.get('allow')).toBe('GET');
+    });
+
+    it('serves snowflake IDs as strings, decodes them, and the Leaf plain-text route', async () => {
+      const { id } = await (await fetch(`${server.url}/api/id/snowflake`)).json();
+      expect(id).toMatch(/^[0-9]+$/);
+      const { ids } = await (await fetch(`${server.url}/api/id/snowflake?count=500`)).json();
+      expect(ids).toHaveLength(500);
+      expect(new Set(ids).size).toBe(500);
+      expect(BigInt(ids[0])).toBeGreaterThan(BigInt(id));
+      const plain = await (await fetch(`${server.url}/api/snowflake/get/anykey`)).text();
+      expect(BigInt(plain)).toBeGreaterThan(BigInt(ids[499]));
+
+      const decoded = await (await fetch(`${server.url}/api/id/snowflake/${id}`)).json();
+      expect(decoded.id).toBe(id);
+      expect(decoded.workerId).toBe(0);
+      expect(Math.abs(Date.parse(decoded.timestamp) - Date.now())).toBeLessThan(60_000);
+      expect(decoded.sequence).toBeGreaterThanOrEqual(0);
+      const max = await (await fetch(`${server.url}/api/id/snowflake/9223372036854775807`)).json();
+      expect(max).toMatchObject({ workerId: 1023, sequence: 4095 });
     });
 
     it('health answers JSON', async () => {

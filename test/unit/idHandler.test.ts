@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIdHandler, type IdResponse } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
+import type { LeafStore } from '@/lib/store/types';
 import { FakeStore } from './fakes';
 
 async function setup() {
@@ -10,7 +11,7 @@ async function setup() {
   ]);
   const segments = new SegmentEngine({ store, refreshIntervalMs: 0, loadWaitMs: 50 });
   await segments.start();
-  const handle = createIdHandler({ runtime: () => ({ segments, store }) });
+  const handle = createIdHandler({ runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }) });
   const call = async (url: string, method = 'GET'): Promise<IdResponse> => {
     const r = handle(method, url);
     if (r === null) throw new Error(`not routed: ${url}`);

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock } from '../clock';
+import { LeafError, isLeafError } from '../errors';
+import { type Logger, silentLogger } from '../log';
+import type { WorkerLease, WorkerStore } from '../store/types';
+import { SnowflakeGenerator, validate } from './generator';
+import { MAX_WORKER_ID } from './layout';
+
+/** How many expired leases to try before giving up on this round (others may be racing for them). */
+const EXPIRED_ATTEMPTS = 16;
+
+/**
+ * Leases a worker id: its own previous one (a restart), else a never-used one, else an expired one.
+ * Each claim is one conditional statement in the store, so two nodes never hold the same id.
+ */
+export async function acquireWorker(store: WorkerStore, nodeId: string, instanceId: string, leaseMs: number): Promise<WorkerLease> {
+  const rows = await store.listWorkers();
+  const fenced = async (workerId: number): Promise<WorkerLease> => {
+    const fence = await store.readWorkerFence(workerId, instanceId);
+    if (fence === undefined) throw new LeafError('snowflake_unavailable', `Worker id ${workerId} was lost right after it was claimed.`);
+    return { workerId, lastTimestampMs: fence };
+  };
+  for (const row of rows.filter((r) => r.nodeId === nodeId)) {
+    if (await store.claimOwnWorker(row.workerId, nodeId, instanceId, leaseMs)) return fenced(row.workerId);
+  }
+  const used = new Set(rows.map((r) => r.workerId));
+  for (let id = 0; id <= MAX_WORKER_ID; id++) {
+    if (!used.has(id) && (await store.claimFreeWorker(id, nodeId, instanceId, leaseMs))) return fenced(id);
+  }
+  const byExpiry = rows.filter((r) => r.nodeId !== nodeId).sort((a, b) => a.leaseExpiresAt - b.leaseExpiresAt);
+  for (const row of byExpiry.slice(0, EXPIRED_ATTEMPTS)) {
+    if (await store.claimExpiredWorker(row.workerId, nodeId, instanceId, leaseMs)) return fenced(row.workerId);
+  }
+  throw new LeafError('snowflake_unavailable', `All ${MAX_WORKER_ID + 1} worker ids are leased by live nodes.`);
+}
+
+export interface SnowflakeNodeOptions {
+  store: WorkerStore;
+  /** Who this node is: host:port, or a configured name. A restart with the same identity gets its id back. */
+  nodeId: string;
+  epochMs: number;
+  /** Lease length; renewed every third of it. A node that cannot renew stops issuing within this time. */
+  leaseMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+  random?: () => number;
+}
+
+export type SnowflakeState = 'starting' | 'ready' | 'lost' | 'stopped';
+
+export interface SnowflakeStatus {
+  state: SnowflakeState;
+  nodeId: string;
+  workerId: number | null;
+  epoch: string;
+  lastTimestamp: string | null;
+  leaseRenewedAt: string | null;
+  lastError: string | null;
+}
+
+/**
+ * A snowflake worker: its lease lifecycle and its generator. The lease row's fence is raised ahead of the clock
+ * on every renewal (the reservation), and the generator may only issue below the reservation, so a successor —
+ * this node restarted, or another node after expiry — always starts above every ID this one issued.
+ */
+export class SnowflakeNode {
+  readonly nodeId: string;
+  readonly epochMs: number;
+  readonly instanceId = randomUUID();
+  private readonly store: WorkerStore;
+  private readonly leaseMs: number;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly random: (() => number) | undefined;
+  private generator: SnowflakeGenerator | null = null;
+  private state: SnowflakeState = 'starting';
+  private reservedUntil = 0;
+  private renewedAt: number | null = null;
+  private lastError: Error | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(options: SnowflakeNodeOptions) {
+    this.store = options.store;
+    this.nodeId = options.nodeId;
+    this.epochMs = options.epochMs;
+    this.leaseMs = options.leaseMs ?? 10_000;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.random = options.random;
+    validate(0, this.epochMs, this.clock.now()); // a bad epoch fails at construction, not on a request
+  }
+
+  /** Acquires a worker id (resolves either way) and keeps the lease renewed until `stop()`. */
+  async start(): Promise<void> {
+    await this.tick();
+  }
+
+  nextId(): bigint | Promise<bigint> {
+    const g = this.generator;
+    if (g === null) throw this.unavailable();
+    return g.nextId();
+  }
+
+  async take(count: number): Promise<bigint[]> {
+    const g = this.generator;
+    if (g === null) throw this.unavailable();
+    return g.take(count);
+  }
+
+  get workerId(): number | null {
+    return this.generator?.workerId ?? null;
+  }
+
+  status(): SnowflakeStatus {
+    const g = this.generator;
+    return {
+      state: this.state,
+      nodeId: this.nodeId,
+      workerId: g?.workerId ?? null,
+      epoch: new Date(this.epochMs).toISOString(),
+      lastTimestamp: g && g.lastTimestampMs >= this.epochMs ? new Date(g.lastTimestampMs).toISOString() : null,
+      leaseRenewedAt: this.renewedAt === null ? null : new Date(this.renewedAt).toISOString(),
+      lastError: this.lastError?.message ?? null,
+    };
+  }
+
+  /** Stops issuing, then releases the lease with the fence at the last timestamp used, so a restart is immediate. */
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const g = this.generator;
+    this.generator = null;
+    this.state = 'stopped';
+    if (g !== null) {
+      try {
+        await this.store.releaseWorker(g.workerId, this.instanceId, Math.max(g.lastTimestampMs, 0));
+      } catch (error) {
+        // The lease then simply expires, with its fence at the reservation: still safe.
+        this.logger.log('warn', 'worker_release_failed', { workerId: g.workerId, error });
+      }
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.state === 'stopped') return;
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      if (this.generator === null) await this.acquire();
+      else await this.renew(this.generator);
+      this.schedule(Math.max(1, Math.floor(this.leaseMs / 3)));
+    } catch (error) {
+      this.lastError = error as Error;
+      this.logger.log('warn', 'worker_lease_failed', { nodeId: this.nodeId, workerId: this.workerId, error });
+      this.schedule(Math.max(1, Math.min(1_000, Math.floor(this.leaseMs / 3))));
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    const lease = await acquireWorker(this.store, this.nodeId, this.instanceId, this.leaseMs);
+    const reserveUntil = this.clock.now() + this.leaseMs;
+    if (!(await this.store.renewWorker(lease.workerId, this.instanceId, this.leaseMs, reserveUntil))) {
+      throw new LeafError('snowflake_unavailable', `Worker id ${lease.workerId} was taken over during start.`);
+    }
+    if (this.state === 'stopped') return;
+    this.generator = new SnowflakeGenerator({
+      workerId: lease.workerId,
+      epochMs: this.epochMs,
+      clock: this.clock,
+      random: this.random,
+      lastTimestampMs: lease.lastTimestampMs,
+      issueUntilMs: reserveUntil,
+    });
+    this.reservedUntil = reserveUntil;
+    this.renewedAt = this.clock.now();
+    this.state = 'ready';
+    this.lastError = null;
+    const behind = lease.lastTimestampMs - this.clock.now();
+    this.logger.log(behind > 0 ? 'warn' : 'info', 'worker_acquired', {
+      nodeId: this.nodeId,
+      workerId: lease.workerId,
+      fence: lease.lastTimestampMs,
+      ...(behind > 0 ? { waitingMs: behind } : {}),
+    });
+  }
+
+  private async renew(g: SnowflakeGenerator): Promise<void> {
+    const reserveUntil = Math.max(this.reservedUntil, this.clock.now() + this.leaseMs);
+    if (await this.store.renewWorker(g.workerId, this.instanceId, this.leaseMs, reserveUntil)) {
+      g.extendUntil(reserveUntil);
+      this.reservedUntil = reserveUntil;
+      this.renewedAt = this.clock.now();
+      return;
+    }
+    // Someone else holds our id now (we were partitioned past expiry): never issue with it again.
+    this.generator = null;
+    this.state = 'lost';
+    this.logger.log('error', 'worker_lease_lost', { nodeId: this.nodeId, workerId: g.workerId });
+    throw new LeafError('snowflake_unavailable', `Worker id ${g.workerId} lease was lost; re-acquiring.`);
+  }
+
+  private unavailable(): LeafError {
+    if (this.lastError !== null && isLeafError(this.lastError)) return this.lastError;
+    const reason = this.state === 'stopped' ? 'stopped' : this.state === 'lost' ? 'lost its worker id' : 'has no worker id yet';
+    return new LeafError('snowflake_unavailable', `Snowflake mode ${reason}; try again shortly.`, { cause: this.lastError ?? undefined });
+  }
+}

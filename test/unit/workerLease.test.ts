@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decompose } from '@/lib/snowflake/layout';
+import { SnowflakeNode } from '@/lib/snowflake/node';
+import { SqliteStore } from '@/lib/store/sqlite';
+import type { WorkerStore } from '@/lib/store/types';
+
+/** Worker leasing on a real SQLite file (the DB clock is real, so leases here are short and waits real). */
+const EPOCH = Date.UTC(2026, 0, 1);
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function tempStore(file?: string): { store: SqliteStore; file: string } {
+  const dir = file ? path.dirname(file) : fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-lease-'));
+  const f = file ?? path.join(dir, 'leaf.db');
+  const store = new SqliteStore({ file: f });
+  cleanups.push(() => store.close());
+  if (!file) cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return { store, file: f };
+}
+
+/** A store that can be cut off, as a crashed process or a partition would be. */
+function killable(store: WorkerStore): { store: WorkerStore; kill(): void } {
+  let dead = false;
+  const proxy = new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        if (dead) return Promise.reject(new Error('process is gone'));
+        return v.apply(target, args);
+      };
+    },
+  });
+  return { store: proxy, kill: () => (dead = true) };
+}
+
+async function startNode(store: WorkerStore, nodeId: string, leaseMs = 300): Promise<SnowflakeNode> {
+  const node = new SnowflakeNode({ store, nodeId, epochMs: EPOCH, leaseMs });
+  cleanups.push(() => node.stop());
+  await node.start();
+  return node;
+}
+
+async function idNow(node: SnowflakeNode): Promise<bigint> {
+  return await node.nextId();
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('worker id leases (SQLite)', () => {
+  it('nodes sharing a database get different worker ids', async () => {
+    const { store, file } = tempStore();
+    const second = tempStore(file).store; // another connection, as another process would have
+    const a = await startNode(store, 'host-a:3000');
+    const b = await startNode(second, 'host-b:3000');
+    const c = await startNode(store, 'host-c:3000');
+    expect(new Set([a.workerId, b.workerId, c.workerId]).size).toBe(3);
+    expect(decompose(await idNow(b), EPOCH).workerId).toBe(b.workerId);
+  });
+
+  it('a node restarted after a graceful stop keeps its id and serves at once', async () => {
+    const { store } = tempStore();
+    const first = await startNode(store, 'host-a:3000');
+    const id = first.workerId;
+    const last = await idNow(first);
+    await first.stop();
+    const again = await startNode(store, 'host-a:3000');
+    expect(again.workerId).toBe(id);
+    const next = await idNow(again);
+    expect(next > last).toBe(true);
+  });
+
+  it('a node restarted after a crash keeps its id and issues above everything the crashed one could have', async () => {
+    const { store } = tempStore();
+    const cut = killable(store);
+    const crashed = await startNode(cut.store, 'host-a:3000', 400);
+    const ids = [await idNow(crashed)];
+    cut.kill(); // kill -9: no release, the lease row keeps its reservation
+    const fence = (await store.listWorkers()).find((w) => w.workerId === crashed.workerId)!.lastTimestamp;
+    expect(fence).toBeGreaterThan(Date.now()); // the reservation runs ahead of the clock
+
+    const restarted = await startNode(store, 'host-a:3000', 400);
+    expect(restarted.workerId).toBe(crashed.workerId);
+    // Until the clock passes the fence, it refuses rather than risk an ID the crashed process may have issued.
+    expect(() => restarted.nextId()).toThrow(expect.objectContaining({ status: 503 }));
+    await sleep(fence - Date.now() + 10);
+    const next = await idNow(restarted);
+    expect(decompose(next, EPOCH).timestampMs).toBeGreaterThan(fence);
+    expect(next > ids[0]!).toBe(true);
+  });
+
+  it('an expired lease of another node is taken over, above its fence', async () => {
+    const { store } = tempStore();
+    // Every id held by dead nodes: all leases expired, fences slightly in the future.
+    const fence = Date.now() + 200;
+    for (let id = 0; id < 1024; id++) {
+      await store.claimFreeWorker(id, `dead-${id}:1`, `i-${id}`, -1_000);
+      await store.renewWorker(id, `i-${id}`, id === 5 ? -5_000 : -1_000, fence);
+    }
+    const node = await startNode(store, 'host-new:3000');
+    expect(node.workerId).toBe(5); // the longest-expired first
+    const row = (await store.listWorkers()).find((w) => w.workerId === 5)!;
+    expect(row.nodeId).toBe('host-new:3000');
+    await sleep(fence - Date.now() + 10);
+    expect(decompose(await idNow(node), EPOCH).timestampMs).toBeGreaterThan(fence);
+  });
+
+  it('never takes a live lease: with every id held by live nodes, snowflake is unavailable', async () => {
+    const { store } = tempStore();
+    for (let id = 0; id < 1024; id++) await store.claimFreeWorker(id, `live-${id}:1`, `i-${id}`, 60_000);
+    const node = await startNode(store, 'host-x:3000');
+    expect(node.workerId).toBeNull();
+    expect(() => node.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable', status: 503 }));
+  });
+
+  it('a node that cannot renew stops issuing before its lease runs out', async () => {
+    const { store } = tempStore();
+    const cut = killable(store);
+    const node = await startNode(cut.store, 'host-a:3000', 300);
+    await idNow(node);
+    cut.kill();
+    await sleep(350);
+    expect(() => node.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable' }));
+  });
+
+  it('a node whose id was taken over stops using it and leases another', async () => {
+    const { store, file } = tempStore();
+    const node = await startNode(store, 'host-a:3000', 150);
+    const stolen = node.workerId!;
+    // Another node took the id (as after a partition past expiry).
+    const raw = new Database(file);
+    raw.prepare("UPDATE leaf_worker SET node_id = 'host-b:3000', instance_id = 'someone-else' WHERE worker_id = ?").run(stolen);
+    raw.close();
+    await sleep(200); // a renewal runs and finds the lease gone
+    expect(node.workerId).not.toBe(stolen);
+    await sleep(100);
+    expect(node.workerId).not.toBeNull();
+    expect(decompose(await idNow(node), EPOCH).workerId).not.toBe(stolen);
+  });
+});
