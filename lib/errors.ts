@@ -18,7 +18,13 @@ export type LeafErrorCode =
   | 'invalid_id'
   | 'clock_moved_backwards'
   | 'snowflake_unavailable'
-  | 'invalid_config';
+  | 'invalid_config'
+  | 'validation_failed'
+  | 'max_id_lowered'
+  | 'max_id_below_tombstone'
+  | 'confirmation_mismatch'
+  | 'unauthorized'
+  | 'payload_too_large';
 
 const STATUS: Record<LeafErrorCode, number> = {
   invalid_tag: 400,
@@ -38,17 +44,31 @@ const STATUS: Record<LeafErrorCode, number> = {
   snowflake_unavailable: 503,
   // A server misconfiguration found at start, never a client's input.
   invalid_config: 500,
+  validation_failed: 400,
+  max_id_lowered: 409,
+  max_id_below_tombstone: 409,
+  confirmation_mismatch: 400,
+  unauthorized: 401,
+  payload_too_large: 413,
 };
 
 export class LeafError extends Error {
   readonly code: LeafErrorCode;
   readonly status: number;
+  /** Per-field messages of a validation failure, shown beside the form fields. */
+  readonly fields: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: LeafErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: LeafErrorCode, message: string, options?: { cause?: unknown; fields?: Record<string, string> }) {
     super(message, options);
     this.name = 'LeafError';
     this.code = code;
     this.status = STATUS[code];
+    this.fields = options?.fields;
+  }
+
+  /** The JSON body clients get: code, message, fields — never a stack or a driver's words. */
+  toBody(): { error: { code: LeafErrorCode; message: string; fields?: Record<string, string> } } {
+    return { error: { code: this.code, message: this.message, ...(this.fields ? { fields: { ...this.fields } } : {}) } };
   }
 }
 

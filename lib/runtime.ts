@@ -1,5 +1,10 @@
+import path from 'node:path';
+import { type AdminToken, resolveAdminToken } from './auth/adminToken';
 import { snowflakeConfig } from './config';
+import { systemClock } from './clock';
 import { createLogger } from './log';
+import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
+import { RateTracker } from './metrics/rateTracker';
 import { SegmentEngine } from './segment/engine';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
@@ -14,6 +19,13 @@ export interface Runtime {
   segments: SegmentEngine;
   /** null when snowflake mode is off (LEAF_SNOWFLAKE=off). */
   snowflake: SnowflakeNode | null;
+  /** Per-tag consumption history for the console (sampled once a second). */
+  rates: RateTracker;
+  prometheus: PrometheusMetrics;
+  /** The console's credential. */
+  admin: AdminToken;
+  /** Stops background work: the rate sampler. */
+  stopSampler(): void;
 }
 
 interface Holder {
@@ -61,18 +73,33 @@ export function getRuntime(): Promise<Runtime> {
 
 async function open(): Promise<Runtime> {
   const store = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: process.env.LEAF_SQLITE_FILE });
-  const segments = new SegmentEngine({ store, logger });
+  const prometheus = createPrometheusMetrics();
+  const segments = new SegmentEngine({ store, logger, onLoad: prometheus.observeLoad });
   const config = snowflakeConfig();
   const snowflake = config.enabled
     ? new SnowflakeNode({ store, nodeId: config.nodeId, epochMs: config.epochMs, leaseMs: config.leaseMs, logger })
     : null;
   await Promise.all([segments.start(), snowflake?.start()]);
+  prometheus.bind(segments, snowflake);
+  const rates = new RateTracker({ clock: systemClock });
+  const sampler = setInterval(() => rates.record(segments.issuedTotals()), 1_000);
+  sampler.unref();
   logger.log('info', 'runtime_ready', {
     dialect: store.dialect,
     tags: segments.status().tagsKnown,
     snowflakeWorkerId: snowflake?.workerId ?? null,
   });
-  return { store, segments, snowflake };
+  const sqliteFile = process.env.LEAF_SQLITE_FILE;
+  const admin = resolveAdminToken({
+    ...process.env,
+    LEAF_DATA_DIR: process.env.LEAF_DATA_DIR ?? (sqliteFile ? path.dirname(path.resolve(sqliteFile)) : undefined),
+  });
+  if (admin.generated) {
+    // Printed once, when the token is created: the operator's way into the console.
+    const url = `http://localhost:${process.env.PORT ?? 3000}/login#token=${admin.token}`;
+    process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
+  }
+  return { store, segments, snowflake, rates, prometheus, admin, stopSampler: () => clearInterval(sampler) };
 }
 
 /** Stops timers and closes the store (tests, graceful shutdown). */
@@ -83,6 +110,7 @@ export async function closeRuntime(): Promise<void> {
   h.opening = null;
   if (runtime !== null) {
     runtime.segments.stop();
+    runtime.stopSampler();
     await runtime.snowflake?.stop();
     await runtime.store.close();
   }

@@ -18,11 +18,14 @@ export interface IdResponse {
 
 export interface IdRouteDeps {
   /** The engines and store, synchronously when up, else a promise (first request during start-up). */
-  runtime(): Runtime | Promise<Runtime>;
+  runtime(): IdRuntime | Promise<IdRuntime>;
   logger?: Logger;
   /** Bound on the store ping of /api/health. */
   healthTimeoutMs?: number;
 }
+
+/** The part of the runtime the ID routes use. */
+export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'>;
 
 export type IdHandler = (method: string, url: string) => IdResponse | Promise<IdResponse> | null;
 

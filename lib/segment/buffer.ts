@@ -49,6 +49,12 @@ export class TagBuffer {
   /** No background preload before this clock time (after a failure). */
   retryAfter = 0;
   lastError: Error | null = null;
+  /** IDs handed out from segments already switched away from; with the current one's, the total issued. */
+  issuedBefore = 0;
+  /** Requests that found both segments empty and had to await a load. */
+  waits = 0;
+  /** Requests that failed (store down, load too slow, …). */
+  failedRequests = 0;
 
   constructor(bizTag: string, dbStep: number) {
     this.bizTag = bizTag;
@@ -62,10 +68,22 @@ export class TagBuffer {
     return c === null ? 0 : Math.max(0, c.max - c.next + 1);
   }
 
+  /** IDs issued by this buffer so far. Derived, so the hot path counts nothing. */
+  issuedTotal(): number {
+    const c = this.current;
+    return this.issuedBefore + (c === null ? 0 : c.next - c.start);
+  }
+
   /** Installs a freshly loaded segment: as current when there is nothing left to serve, else as pending. */
   install(segment: Segment): void {
-    if (this.remainingInCurrent() === 0) this.current = segment;
+    if (this.remainingInCurrent() === 0) this.replaceCurrent(segment);
     else this.pending = segment;
+  }
+
+  private replaceCurrent(segment: Segment): void {
+    const c = this.current;
+    if (c !== null) this.issuedBefore += c.next - c.start;
+    this.current = segment;
   }
 
   /**
@@ -75,7 +93,7 @@ export class TagBuffer {
   ensureCurrent(): boolean {
     if (this.remainingInCurrent() > 0) return true;
     if (this.pending === null) return false;
-    this.current = this.pending;
+    this.replaceCurrent(this.pending);
     this.pending = null;
     return true;
   }

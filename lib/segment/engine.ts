@@ -1,12 +1,12 @@
 import { type Clock, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable } from '../errors';
 import { type Logger, silentLogger } from '../log';
-import type { SegmentStore } from '../store/types';
+import type { SegmentSource } from '../store/types';
 import { type Segment, type SegmentLoadRecord, TagBuffer, createSegment } from './buffer';
 import { nextStep } from './step';
 
 export interface SegmentEngineOptions {
-  store: SegmentStore;
+  store: SegmentSource;
   clock?: Clock;
   logger?: Logger;
   /** How often the tag list is re-read from the store (Leaf: 60 s). 0 disables the timer. */
@@ -18,6 +18,8 @@ export interface SegmentEngineOptions {
   /** Backoff after a failed background load: base and cap. Requests that find both segments empty retry at once. */
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** Told of every segment load, ok or failed (metrics). Not on the per-ID path. */
+  onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
 }
 
 export interface TagSnapshot {
@@ -30,16 +32,19 @@ export interface TagSnapshot {
   lastLoadAt: number | null;
   lastError: string | null;
   loads: SegmentLoadRecord[];
+  issuedTotal: number;
+  waits: number;
+  failedRequests: number;
 }
 
-const LOAD_LOG_LENGTH = 50;
+const LOAD_LOG_LENGTH = 200;
 
 /**
  * Leaf's segment mode: per tag, a double buffer of ID ranges claimed from the store.
  * Requests are served from memory; the store sees one write per segment.
  */
 export class SegmentEngine {
-  private readonly store: SegmentStore;
+  private readonly store: SegmentSource;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly refreshIntervalMs: number;
@@ -47,6 +52,7 @@ export class SegmentEngine {
   private readonly missRefreshMinIntervalMs: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
+  private readonly onLoad: ((bizTag: string, record: SegmentLoadRecord) => void) | undefined;
 
   private readonly buffers = new Map<string, TagBuffer>();
   /** Highest ID ever claimed per tag by this engine; outlives a deleted tag, so a reset row is caught. */
@@ -66,6 +72,7 @@ export class SegmentEngine {
     this.missRefreshMinIntervalMs = options.missRefreshMinIntervalMs ?? 1_000;
     this.retryBaseMs = options.retryBaseMs ?? 100;
     this.retryMaxMs = options.retryMaxMs ?? 5_000;
+    this.onLoad = options.onLoad;
   }
 
   /** Reads the tag list once and starts the periodic refresh. Resolves even when the store is down. */
@@ -171,11 +178,17 @@ export class SegmentEngine {
   private async takeSlow(bizTag: string, count: number, out: number[]): Promise<number[]> {
     let buffer = this.buffers.get(bizTag);
     if (buffer === undefined) buffer = await this.lookUpMissingTag(bizTag);
-    while (!this.fill(buffer, count, out)) {
-      // Both segments are used up: share the in-flight load, or start one (a failed load is retried here).
-      const load = buffer.loading ?? this.startLoad(buffer);
-      await this.awaitLoad(buffer, load);
-      if (this.buffers.get(bizTag) !== buffer) throw tagNotFound(bizTag);
+    try {
+      while (!this.fill(buffer, count, out)) {
+        // Both segments are used up: share the in-flight load, or start one (a failed load is retried here).
+        buffer.waits++;
+        const load = buffer.loading ?? this.startLoad(buffer);
+        await this.awaitLoad(buffer, load);
+        if (this.buffers.get(bizTag) !== buffer) throw tagNotFound(bizTag);
+      }
+    } catch (error) {
+      buffer.failedRequests++;
+      throw error;
     }
     return out;
   }
@@ -296,6 +309,7 @@ export class SegmentEngine {
   }
 
   private recordLoad(bizTag: string, record: SegmentLoadRecord): void {
+    this.onLoad?.(bizTag, record);
     let log = this.loadLogs.get(bizTag);
     if (log === undefined) this.loadLogs.set(bizTag, (log = []));
     log.push(record);
@@ -322,7 +336,17 @@ export class SegmentEngine {
       lastLoadAt: b.lastLoadAt ?? null,
       lastError: b.lastError?.message ?? null,
       loads: [...(this.loadLogs.get(bizTag) ?? [])],
+      issuedTotal: b.issuedTotal(),
+      waits: b.waits,
+      failedRequests: b.failedRequests,
     };
+  }
+
+  /** IDs issued per tag so far (cheap: derived from segment positions). */
+  issuedTotals(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [bizTag, b] of this.buffers) out.set(bizTag, b.issuedTotal());
+    return out;
   }
 
   status(): { tagsKnown: number; tagsLoaded: number; lastRefreshAt: number | null; lastRefreshError: string | null } {

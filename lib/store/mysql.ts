@@ -1,16 +1,19 @@
 import { and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
-import mysql, { type Pool, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
+import mysql, { type Pool, type PoolConnection, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable } from '../errors';
 import { migrateMysql } from './migrate';
-import { leafAlloc, leafWorker } from './schema/mysql';
+import { belowTombstone, lowered, notFound } from './adminErrors';
+import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
   type Allocation,
   MAX_SAFE_ID,
   type NewTag,
   type SegmentStore,
+  type TagChanges,
   type TagInfo,
   type TagRow,
+  exactId,
   type WorkerRow,
   type WorkerStore,
 } from './types';
@@ -78,17 +81,14 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     return rows.map((r) => ({ bizTag: r.biz_tag, step: Number(r.step) }));
   }
 
+  async listTagRows(): Promise<TagRow[]> {
+    const rows = await this.run<Array<Record<string, unknown>>>(this.db.select().from(leafAlloc).orderBy(asc(leafAlloc.bizTag)));
+    return rows.map(toTagRow);
+  }
+
   async getTag(bizTag: string): Promise<TagRow | undefined> {
     const rows = await this.run<Array<Record<string, unknown>>>(this.db.select().from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)));
-    const r = rows[0];
-    if (r === undefined) return undefined;
-    return {
-      bizTag: String(r.biz_tag),
-      maxId: exactNumber(r.max_id, bizTag),
-      step: Number(r.step),
-      description: r.description === null ? null : String(r.description),
-      updateTime: r.update_time instanceof Date ? r.update_time : new Date(String(r.update_time)),
-    };
+    return rows[0] === undefined ? undefined : toTagRow(rows[0]);
   }
 
   async allocate(bizTag: string, step?: number): Promise<Allocation> {
@@ -103,18 +103,98 @@ export class MysqlStore implements SegmentStore, WorkerStore {
         .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - added))),
     );
     // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then.
-    if (header.affectedRows === 1) return { bizTag, maxId: exactNumber(header.insertId, bizTag), step: added };
+    if (header.affectedRows === 1) return { bizTag, maxId: exactId(header.insertId, bizTag), step: added };
     if ((await this.getTag(bizTag)) === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
 
-  async createTag({ bizTag, step, maxId = 1, description = null }: NewTag): Promise<void> {
+  async createTag({ bizTag, step, maxId, description = null }: NewTag): Promise<TagRow> {
+    await this.transaction(async (q) => {
+      // FOR UPDATE locks the tombstone (or its gap), so a concurrent delete cannot slip a lower row in.
+      const [tomb] = await q<Array<{ max_id: unknown }>>(
+        'SELECT max_id FROM `leaf_alloc_tombstone` WHERE biz_tag = ? FOR UPDATE',
+        [bizTag],
+      );
+      const tombstoneMax = tomb === undefined ? undefined : exactId(tomb.max_id, bizTag);
+      if (tombstoneMax !== undefined && maxId !== undefined && maxId < tombstoneMax) throw belowTombstone(bizTag, tombstoneMax);
+      const insert = this.db.insert(leafAlloc).ignore().values({ bizTag, step, maxId: maxId ?? tombstoneMax ?? 1, description }).toSQL();
+      const header = await q<ResultSetHeader>(insert.sql, insert.params);
+      if (header.affectedRows === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
+      if (tombstoneMax !== undefined) await q('DELETE FROM `leaf_alloc_tombstone` WHERE biz_tag = ?', [bizTag]);
+    });
+    return (await this.getTag(bizTag)) as TagRow;
+  }
+
+  async updateTag(bizTag: string, { step, description }: TagChanges): Promise<TagRow> {
+    const set: Partial<typeof leafAlloc.$inferInsert> = {};
+    if (step !== undefined) set.step = step;
+    if (description !== undefined) set.description = description;
+    // Touch update_time too, so a no-op edit still matches the row (affectedRows counts matched rows).
+    const header = await this.run<ResultSetHeader>(
+      this.db.update(leafAlloc).set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)),
+    );
+    if (header.affectedRows === 0) throw notFound(bizTag);
+    return (await this.getTag(bizTag)) as TagRow;
+  }
+
+  async raiseMaxId(bizTag: string, maxId: number): Promise<TagRow> {
+    const header = await this.run<ResultSetHeader>(
+      this.db.update(leafAlloc).set({ maxId }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, maxId))),
+    );
+    const row = await this.getTag(bizTag);
+    if (row === undefined) throw notFound(bizTag);
+    if (header.affectedRows === 0) throw lowered(bizTag, row.maxId, maxId);
+    return row;
+  }
+
+  async deleteTag(bizTag: string): Promise<{ maxId: number }> {
+    return this.transaction(async (q) => {
+      const [row] = await q<Array<{ max_id: unknown }>>('SELECT max_id FROM `leaf_alloc` WHERE biz_tag = ? FOR UPDATE', [bizTag]);
+      if (row === undefined) throw notFound(bizTag);
+      const maxId = exactId(row.max_id, bizTag);
+      await q(
+        'INSERT INTO `leaf_alloc_tombstone` (biz_tag, max_id) VALUES (?, ?) ' +
+          'ON DUPLICATE KEY UPDATE max_id = GREATEST(max_id, VALUES(max_id)), deleted_at = CURRENT_TIMESTAMP',
+        [bizTag, maxId],
+      );
+      await q('DELETE FROM `leaf_alloc` WHERE biz_tag = ?', [bizTag]);
+      return { maxId };
+    });
+  }
+
+  async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {
+    const rows = await this.run<Array<{ max_id: unknown }>>(
+      this.db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)),
+    );
+    return rows[0] === undefined ? undefined : { maxId: exactId(rows[0].max_id, bizTag) };
+  }
+
+  /** One connection, BEGIN … COMMIT; any throw rolls back. Every statement keeps the query timeout. */
+  private async transaction<T>(fn: (q: <R = unknown>(text: string, values: unknown[]) => Promise<R>) => Promise<T>): Promise<T> {
+    let conn: PoolConnection;
     try {
-      await this.run(this.db.insert(leafAlloc).values({ bizTag, step, maxId, description }));
+      conn = await this.pool.getConnection();
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause;
-      if (cause?.code === 'ER_DUP_ENTRY') throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
+      throw storeUnavailable(error);
+    }
+    const q = async <R,>(text: string, values: unknown[]): Promise<R> => {
+      try {
+        const [result] = await conn.query({ sql: text, values, timeout: this.queryTimeoutMs });
+        return result as R;
+      } catch (error) {
+        throw storeUnavailable(error);
+      }
+    };
+    try {
+      await q('BEGIN', []);
+      const result = await fn(q);
+      await q('COMMIT', []);
+      return result;
+    } catch (error) {
+      await conn.query('ROLLBACK').catch(() => undefined);
       throw error;
+    } finally {
+      conn.release();
     }
   }
 
@@ -217,10 +297,13 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 }
 
-function exactNumber(value: unknown, bizTag: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || String(n) !== String(value)) {
-    throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has max_id ${String(value)}, beyond exact integer range.`);
-  }
-  return n;
+function toTagRow(r: Record<string, unknown>): TagRow {
+  const bizTag = String(r.biz_tag);
+  return {
+    bizTag,
+    maxId: exactId(r.max_id, bizTag),
+    step: Number(r.step),
+    description: r.description === null ? null : String(r.description),
+    updateTime: r.update_time instanceof Date ? r.update_time : new Date(String(r.update_time)),
+  };
 }

@@ -4,15 +4,18 @@ import Database from 'better-sqlite3';
 import { and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { LeafError, storeUnavailable } from '../errors';
+import { belowTombstone, lowered, notFound } from './adminErrors';
 import { migrateSqlite } from './migrate';
-import { leafAlloc, leafWorker } from './schema/sqlite';
+import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import {
   type Allocation,
   MAX_SAFE_ID,
   type NewTag,
   type SegmentStore,
+  type TagChanges,
   type TagInfo,
   type TagRow,
+  exactId,
   type WorkerRow,
   type WorkerStore,
 } from './types';
@@ -55,10 +58,25 @@ export class SqliteStore implements SegmentStore, WorkerStore {
     );
   }
 
+  async listTagRows(): Promise<TagRow[]> {
+    const rows = this.guard(() => this.db.select(this.rowColumns()).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)).all());
+    return rows.map(toTagRow);
+  }
+
   async getTag(bizTag: string): Promise<TagRow | undefined> {
-    const row = this.guard(() => this.db.select().from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).get());
-    if (row === undefined) return undefined;
-    return { ...row, updateTime: new Date(row.updateTime.replace(' ', 'T') + 'Z') };
+    const row = this.guard(() => this.db.select(this.rowColumns()).from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).get());
+    return row === undefined ? undefined : toTagRow(row);
+  }
+
+  /** max_id read as text, so a value beyond 2^53 written by hand is refused rather than rounded. */
+  private rowColumns() {
+    return {
+      bizTag: leafAlloc.bizTag,
+      maxId: sql<string>`CAST(${leafAlloc.maxId} AS TEXT)`,
+      step: leafAlloc.step,
+      description: leafAlloc.description,
+      updateTime: leafAlloc.updateTime,
+    };
   }
 
   async allocate(bizTag: string, step?: number): Promise<Allocation> {
@@ -77,15 +95,73 @@ export class SqliteStore implements SegmentStore, WorkerStore {
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
 
-  async createTag({ bizTag, step, maxId = 1, description = null }: NewTag): Promise<void> {
-    try {
-      this.db.insert(leafAlloc).values({ bizTag, step, maxId, description }).run();
-    } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
-      }
-      throw storeUnavailable(error);
-    }
+  async createTag({ bizTag, step, maxId, description = null }: NewTag): Promise<TagRow> {
+    const insert = this.sqlite.transaction(() => {
+      const tombstone = this.db.select().from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).get();
+      if (tombstone !== undefined && maxId !== undefined && maxId < tombstone.maxId) throw belowTombstone(bizTag, tombstone.maxId);
+      const inserted = this.db
+        .insert(leafAlloc)
+        .values({ bizTag, step, maxId: maxId ?? tombstone?.maxId ?? 1, description })
+        .onConflictDoNothing()
+        .run();
+      if (inserted.changes === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
+      if (tombstone !== undefined) this.db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
+    });
+    this.guard(() => insert.immediate());
+    return (await this.getTag(bizTag)) as TagRow;
+  }
+
+  async updateTag(bizTag: string, { step, description }: TagChanges): Promise<TagRow> {
+    const set: Partial<typeof leafAlloc.$inferInsert> = {};
+    if (step !== undefined) set.step = step;
+    if (description !== undefined) set.description = description;
+    const result = this.guard(() =>
+      this.db
+        .update(leafAlloc)
+        .set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` })
+        .where(eq(leafAlloc.bizTag, bizTag))
+        .run(),
+    );
+    if (result.changes === 0) throw notFound(bizTag);
+    return (await this.getTag(bizTag)) as TagRow;
+  }
+
+  async raiseMaxId(bizTag: string, maxId: number): Promise<TagRow> {
+    const result = this.guard(() =>
+      this.db
+        .update(leafAlloc)
+        .set({ maxId, updateTime: sql`CURRENT_TIMESTAMP` })
+        .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, maxId)))
+        .run(),
+    );
+    const row = await this.getTag(bizTag);
+    if (row === undefined) throw notFound(bizTag);
+    if (result.changes === 0) throw lowered(bizTag, row.maxId, maxId);
+    return row;
+  }
+
+  async deleteTag(bizTag: string): Promise<{ maxId: number }> {
+    const remove = this.sqlite.transaction(() => {
+      const row = this.db.select({ maxId: leafAlloc.maxId }).from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).get();
+      if (row === undefined) throw notFound(bizTag);
+      this.db
+        .insert(leafAllocTombstone)
+        .values({ bizTag, maxId: row.maxId })
+        .onConflictDoUpdate({
+          target: leafAllocTombstone.bizTag,
+          set: { maxId: sql`max(${leafAllocTombstone.maxId}, excluded.max_id)`, deletedAt: sql`CURRENT_TIMESTAMP` },
+        })
+        .run();
+      this.db.delete(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).run();
+      return { maxId: row.maxId };
+    });
+    return this.guard(() => remove.immediate());
+  }
+
+  async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {
+    return this.guard(() =>
+      this.db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).get(),
+    );
   }
 
   async listWorkers(): Promise<WorkerRow[]> {
@@ -169,6 +245,7 @@ export class SqliteStore implements SegmentStore, WorkerStore {
     if (this.sqlite.open) this.sqlite.close();
   }
 
+  /** Runs a synchronous driver call; typed errors pass through, driver errors become store_unavailable. */
   private guard<T>(fn: () => T): T {
     try {
       return fn();
@@ -176,4 +253,14 @@ export class SqliteStore implements SegmentStore, WorkerStore {
       throw storeUnavailable(error);
     }
   }
+}
+
+function toTagRow(r: { bizTag: string; maxId: string; step: number; description: string | null; updateTime: string }): TagRow {
+  return {
+    bizTag: r.bizTag,
+    maxId: exactId(r.maxId, r.bizTag),
+    step: r.step,
+    description: r.description,
+    updateTime: new Date(r.updateTime.replace(' ', 'T') + 'Z'),
+  };
 }

@@ -1,3 +1,5 @@
+import { LeafError } from '../errors';
+
 /** What the segment engine needs from a database. Both dialects implement it; tests fake it. */
 export interface TagInfo {
   bizTag: string;
@@ -27,17 +29,39 @@ export interface NewTag {
   description?: string | null;
 }
 
-export interface SegmentStore {
-  readonly dialect: 'sqlite' | 'mysql';
+export interface TagChanges {
+  step?: number;
+  description?: string | null;
+}
+
+/** What the segment engine needs from a database: the tag list and the atomic claim. */
+export interface SegmentSource {
   listTags(): Promise<TagInfo[]>;
-  getTag(bizTag: string): Promise<TagRow | undefined>;
   /**
    * Atomically claims the next segment of `bizTag`: max_id grows by `step` (the row's own step when omitted).
    * Two callers, in any processes, never receive overlapping segments.
    * Throws LeafError `tag_not_found`, `id_space_exhausted` (max_id would pass 2^53-1) or `store_unavailable`.
    */
   allocate(bizTag: string, step?: number): Promise<Allocation>;
-  createTag(tag: NewTag): Promise<void>;
+}
+
+export interface SegmentStore extends SegmentSource {
+  readonly dialect: 'sqlite' | 'mysql';
+  /** Full rows, for the console. */
+  listTagRows(): Promise<TagRow[]>;
+  getTag(bizTag: string): Promise<TagRow | undefined>;
+  /**
+   * Inserts a tag. A deleted tag's tombstone is honoured: without `maxId` the new row continues at the old
+   * max_id; a lower `maxId` is refused (`max_id_below_tombstone`). `tag_exists` when the row is there.
+   */
+  createTag(tag: NewTag): Promise<TagRow>;
+  /** `tag_not_found` when missing. */
+  updateTag(bizTag: string, changes: TagChanges): Promise<TagRow>;
+  /** Raises max_id (never lowers it: `max_id_lowered`, which would hand out IDs again). */
+  raiseMaxId(bizTag: string, maxId: number): Promise<TagRow>;
+  /** Deletes the row and leaves a tombstone with its max_id, in one transaction. */
+  deleteTag(bizTag: string): Promise<{ maxId: number }>;
+  getTombstone(bizTag: string): Promise<{ maxId: number } | undefined>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -84,3 +108,12 @@ export interface WorkerStore {
 
 /** What a leaf-ts node needs from its database. */
 export type LeafStore = SegmentStore & WorkerStore;
+
+/** A BIGINT read as text (or number) converted to a JS number only when exact. */
+export function exactId(value: unknown, bizTag: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || String(n) !== String(value)) {
+    throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has max_id ${String(value)}, beyond the exact integer range.`);
+  }
+  return n;
+}

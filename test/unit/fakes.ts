@@ -1,5 +1,5 @@
 import { LeafError } from '@/lib/errors';
-import type { Allocation, NewTag, SegmentStore, TagInfo, TagRow } from '@/lib/store/types';
+import type { Allocation, NewTag, SegmentSource, TagInfo, TagRow } from '@/lib/store/types';
 
 export class FakeClock {
   constructor(public t = 1_800_000_000_000) {}
@@ -18,7 +18,7 @@ interface Deferred {
  * In-memory leaf_alloc with knobs: `hold` makes allocations wait until released, `failWith` makes them fail,
  * `allocateCalls` records the step each call asked for.
  */
-export class FakeStore implements SegmentStore {
+export class FakeStore implements SegmentSource {
   readonly dialect = 'sqlite' as const;
   readonly rows = new Map<string, { maxId: number; step: number }>();
   readonly allocateCalls: Array<{ bizTag: string; step: number | undefined }> = [];

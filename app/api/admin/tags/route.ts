@@ -1,0 +1,16 @@
+import { json, methodNotAllowed, readBody, route } from '@/app/_server/adminRoute';
+import { createTagSchema } from '@/lib/admin/schema';
+import { createTag, listTagViews } from '@/lib/admin/service';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route(async ({ runtime }) => json({ tags: await listTagViews(runtime) }));
+
+export const POST = route(async ({ request, runtime }) => {
+  const input = await readBody(request, createTagSchema);
+  return json({ tag: await createTag(runtime, input) }, 201);
+});
+
+export const PUT = methodNotAllowed('GET, POST');
+export const PATCH = methodNotAllowed('GET, POST');
+export const DELETE = methodNotAllowed('GET, POST');

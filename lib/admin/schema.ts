@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { BIZ_TAG_PATTERN } from '../bizTag';
+import { MAX_STEP } from '../segment/step';
+
+/**
+ * One schema per form, shared by the console's forms (instant feedback) and the admin routes (the authority).
+ * Pure: no server imports, so client components can use it.
+ */
+export { BIZ_TAG_PATTERN };
+
+const bizTag = z
+  .string({ error: 'Required.' })
+  .min(1, 'Required.')
+  .max(128, 'At most 128 characters.')
+  .regex(BIZ_TAG_PATTERN, 'Only letters, digits and _ - . : are allowed.');
+
+const step = z
+  .number({ error: 'A whole number from 1 to 1,000,000.' })
+  .int('A whole number from 1 to 1,000,000.')
+  .min(1, 'At least 1.')
+  .max(MAX_STEP, 'At most 1,000,000.');
+
+/** max_id travels as a decimal string (or a number); it must stay an exact integer below 2^53. */
+const maxId = z
+  .union([z.string(), z.number()], { error: 'A whole number of at least 1.' })
+  .transform((v, ctx) => {
+    const text = typeof v === 'number' ? String(v) : v.trim();
+    if (!/^[0-9]{1,16}$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) {
+      ctx.addIssue({ code: 'custom', message: 'A whole number from 1 to 9007199254740991.' });
+      return z.NEVER;
+    }
+    return Number(text);
+  });
+
+const description = z
+  .string({ error: 'Text, at most 256 characters.' })
+  .max(256, 'At most 256 characters.')
+  .transform((v) => (v.trim() === '' ? null : v))
+  .nullable();
+
+export const createTagSchema = z.strictObject({ bizTag, step, maxId: maxId.optional(), description: description.optional() });
+
+export const updateTagSchema = z
+  .strictObject({ step: step.optional(), description: description.optional(), maxId: maxId.optional() })
+  .refine((v) => v.step !== undefined || v.description !== undefined || v.maxId !== undefined, {
+    message: 'Nothing to change: give step, description or maxId.',
+  });
+
+export const deleteTagSchema = z.strictObject({ confirm: z.string({ error: 'Type the tag name to confirm.' }) });
+
+export const loginSchema = z.strictObject({ token: z.string({ error: 'Required.' }).min(1, 'Required.').max(512) });
+
+export type CreateTagInput = z.infer<typeof createTagSchema>;
+export type UpdateTagInput = z.infer<typeof updateTagSchema>;
+
+/** Field → first message, for showing beside each form field. */
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? String(issue.path[0]) : '_form';
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) fields[k] ??= 'Unknown field.';
+      continue;
+    }
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}

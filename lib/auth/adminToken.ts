@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface AdminToken {
+  token: string;
+  /** True when this start generated it: the server prints the login URL once. */
+  generated: boolean;
+  /** Where a generated token is kept. */
+  file: string | null;
+}
+
+/**
+ * The console's credential: LEAF_ADMIN_TOKEN, else a token generated at first start and kept in
+ * `<data dir>/admin-token` (mode 600). Several processes starting together agree on one file ('wx' create).
+ */
+export function resolveAdminToken(env: NodeJS.ProcessEnv = process.env): AdminToken {
+  if (env.LEAF_ADMIN_TOKEN) return { token: env.LEAF_ADMIN_TOKEN, generated: false, file: null };
+  const file = path.join(env.LEAF_DATA_DIR ?? path.join(process.cwd(), 'data'), 'admin-token');
+  const existing = readToken(file);
+  if (existing !== null) return { token: existing, generated: false, file };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const token = randomBytes(24).toString('base64url');
+  try {
+    fs.writeFileSync(file, token + '\n', { flag: 'wx', mode: 0o600 });
+    return { token, generated: true, file };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return { token: readToken(file) ?? token, generated: false, file }; // another process won the race
+  }
+}
+
+function readToken(file: string): string | null {
+  try {
+    const text = fs.readFileSync(file, 'utf8').trim();
+    return text.length > 0 ? text : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,22 @@
+import { LeafError } from '../errors';
+
+/** The refusals both stores give for admin edits that could hand out an ID twice. */
+export function notFound(bizTag: string): LeafError {
+  return new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+}
+
+export function lowered(bizTag: string, current: number, requested: number): LeafError {
+  return new LeafError(
+    'max_id_lowered',
+    `max_id of "${bizTag}" is ${current}; lowering it to ${requested} would hand out IDs again. It can only be raised.`,
+    { fields: { maxId: `Must be at least ${current}.` } },
+  );
+}
+
+export function belowTombstone(bizTag: string, tombstoneMaxId: number): LeafError {
+  return new LeafError(
+    'max_id_below_tombstone',
+    `"${bizTag}" was deleted at max_id ${tombstoneMaxId}; re-creating it lower would hand out its old IDs again.`,
+    { fields: { maxId: `Must be at least ${tombstoneMaxId} (the deleted tag's max_id).` } },
+  );
+}
