@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   await Promise.all([app.prepare(), warm]);
 
   const server = http.createServer((req, res) => {
-    const result = fastLane ? idHandler(req.method ?? 'GET', req.url ?? '/') : null;
+    const result = fastLane ? idHandler(req.method ?? 'GET', req.url ?? '/', req.headers.authorization) : null;
     if (result === null) {
       void nextHandle(req, res);
     } else if (result instanceof Promise) {

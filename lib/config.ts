@@ -10,7 +10,7 @@ export interface SnowflakeConfig {
   leaseMs: number;
 }
 
-export function snowflakeConfig(env: NodeJS.ProcessEnv = process.env): SnowflakeConfig {
+export function snowflakeConfig(env: Record<string, string | undefined> = process.env): SnowflakeConfig {
   const enabled = (env.LEAF_SNOWFLAKE ?? 'on').toLowerCase() !== 'off';
   return {
     enabled,

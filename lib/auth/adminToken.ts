@@ -14,7 +14,7 @@ export interface AdminToken {
  * The console's credential: LEAF_ADMIN_TOKEN, else a token generated at first start and kept in
  * `<data dir>/admin-token` (mode 600). Several processes starting together agree on one file ('wx' create).
  */
-export function resolveAdminToken(env: NodeJS.ProcessEnv = process.env): AdminToken {
+export function resolveAdminToken(env: Record<string, string | undefined> = process.env): AdminToken {
   if (env.LEAF_ADMIN_TOKEN) return { token: env.LEAF_ADMIN_TOKEN, generated: false, file: null };
   const file = path.join(env.LEAF_DATA_DIR ?? path.join(process.cwd(), 'data'), 'admin-token');
   const existing = readToken(file);

@@ -11,4 +11,5 @@ export const idHandler = createIdHandler({
       throw new LeafError('not_ready', 'The service is starting or cannot reach its store; try again shortly.', { cause });
     }),
   logger: createLogger(),
+  idToken: process.env.LEAF_ID_TOKEN || null,
 });

@@ -1,3 +1,4 @@
+import { bearer, secretEquals } from '../auth/credentials';
 import { MAX_COUNT, isValidBizTag } from '../bizTag';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
@@ -22,12 +23,14 @@ export interface IdRouteDeps {
   logger?: Logger;
   /** Bound on the store ping of /api/health. */
   healthTimeoutMs?: number;
+  /** When set (LEAF_ID_TOKEN), ID routes need `Authorization: Bearer <it>`; health stays open. */
+  idToken?: string | null;
 }
 
 /** The part of the runtime the ID routes use. */
 export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'>;
 
-export type IdHandler = (method: string, url: string) => IdResponse | Promise<IdResponse> | null;
+export type IdHandler = (method: string, url: string, authorization?: string | null) => IdResponse | Promise<IdResponse> | null;
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
 const TEXT_HEADERS = Object.freeze({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
@@ -67,7 +70,9 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
     return { status: 500, headers: JSON_HEADERS, body: errorBody('internal_error', 'Internal error.') };
   }
 
-  return function handle(method, url) {
+  const idToken = deps.idToken ?? null;
+
+  return function handle(method, url, authorization) {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const route = matchRoute(path);
@@ -76,6 +81,9 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
       if (method !== 'GET') throw new LeafError('method_not_allowed', `${method} is not allowed here; use GET.`);
       if (route.kind === 'unknown') throw new LeafError('route_not_found', 'No such route.');
       if (route.kind === 'health') return health(deps, healthTimeoutMs).catch((e) => fail(e, method, path));
+      if (idToken !== null && !secretEquals(bearer(authorization) ?? '', idToken)) {
+        throw new LeafError('unauthorized', 'This node requires an ID token (Authorization: Bearer …).');
+      }
       if (route.kind === 'snowflake-decode') return decodeSnowflake(deps, route.raw).catch((e) => fail(e, method, path));
       if (route.kind === 'snowflake' || route.kind === 'leaf-snowflake') {
         if (route.kind === 'leaf-snowflake') decodeTag(route.rawKey);

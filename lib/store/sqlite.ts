@@ -46,9 +46,16 @@ export class SqliteStore implements SegmentStore, WorkerStore {
     if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     this.created = inMemory || !fs.existsSync(file);
     this.sqlite = new Database(file, { timeout: busyTimeoutMs });
-    this.sqlite.pragma('journal_mode = WAL');
-    this.sqlite.pragma('synchronous = NORMAL');
-    migrateSqlite(this.sqlite);
+    try {
+      // Switching a brand-new file to WAL takes a lock the busy handler does not wait for: retry it ourselves
+      // while several processes open the same new file at once.
+      retryWhileBusy(() => this.sqlite.pragma('journal_mode = WAL'), busyTimeoutMs);
+      this.sqlite.pragma('synchronous = NORMAL');
+      migrateSqlite(this.sqlite);
+    } catch (error) {
+      this.sqlite.close();
+      throw storeUnavailable(error);
+    }
     this.db = drizzle(this.sqlite);
   }
 
@@ -263,4 +270,18 @@ function toTagRow(r: { bizTag: string; maxId: string; step: number; description:
     description: r.description,
     updateTime: new Date(r.updateTime.replace(' ', 'T') + 'Z'),
   };
+}
+
+function retryWhileBusy<T>(fn: () => T, timeoutMs: number): T {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    try {
+      return fn();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() >= deadline) throw error;
+      // A synchronous constructor has no event loop to yield to; Atomics.wait sleeps without spinning.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay);
+    }
+  }
 }

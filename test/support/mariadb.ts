@@ -59,18 +59,20 @@ export function ensureMariadb(log: Log = defaultLog): MariadbBinaries {
   log('mariadbd not found: installing mariadb-server from Debian packages (apt-get update, apt-get install)…');
   const started = Date.now();
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // The package's postinst would start the system-wide service on 3306; we never want it. A policy-rc.d that
+  // forbids service starts is Debian's standard switch; add one only for the install, and only if none exists.
+  const policy = '/usr/sbin/policy-rc.d';
+  const addedPolicy = !fs.existsSync(policy);
   try {
+    if (addedPolicy) fs.writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
     log('apt-get update…');
-    execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env, timeout: 300_000 });
-    log('apt-get install -y mariadb-server…');
-    // policy-rc.d-less containers may try to start the system service; that is harmless, and we never use it.
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'mariadb-server'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env,
-      timeout: 600_000,
-    });
+    execFileSync('apt-get', ['-q', 'update'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 300_000 });
+    log('apt-get install -y mariadb-server (a few minutes at most)…');
+    execFileSync('apt-get', ['-q', 'install', '-y', 'mariadb-server'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 600_000 });
   } catch (error) {
     throw new Error(`Could not install mariadb-server with apt-get (are you root, is the Debian mirror reachable?): ${String(error)}`);
+  } finally {
+    if (addedPolicy) fs.rmSync(policy, { force: true });
   }
   const installed = findMariadb();
   if (!installed) throw new Error('mariadb-server was installed but mariadbd / mariadb-install-db are still not found');

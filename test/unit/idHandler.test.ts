@@ -143,6 +143,17 @@ describe('ID handler', () => {
     expect(JSON.parse(r.body)).toMatchObject({ status: 'degraded', store: { reachable: false } });
   });
 
+  it('LEAF_ID_TOKEN: ID routes need the Bearer token, health stays open', async () => {
+    const { segments, store } = await setup();
+    const handle = createIdHandler({ runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }), idToken: 'id-secret' });
+    const call = async (url: string, auth?: string) => (await handle('GET', url, auth)) as IdResponse;
+    expect((await call('/api/id/segment/order')).status).toBe(401);
+    expect(errorCode(await call('/api/id/segment/order', 'Bearer wrong'))).toBe('unauthorized');
+    expect((await call('/api/segment/get/order', 'Bearer id-secret')).status).toBe(200);
+    expect((await call('/api/id/snowflake')).status).toBe(401);
+    expect((await call('/api/health')).status).toBe(200);
+  });
+
   it('a runtime that failed to open answers 503 not_ready', async () => {
     const { LeafError } = await import('@/lib/errors');
     const handle = createIdHandler({
