@@ -3,6 +3,7 @@
  * framework-free handler); everything else goes to Next's request handler (Next's documented custom server).
  * LEAF_FAST_LANE=off sends every request through Next, for comparison in the benchmark.
  */
+import cluster from 'node:cluster';
 import http from 'node:http';
 import next from 'next';
 import { isLeafError } from './lib/errors';
@@ -16,6 +17,8 @@ const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOST ?? '127.0.0.1';
 const dev = process.env.NODE_ENV !== 'production';
 const fastLane = process.env.LEAF_FAST_LANE !== 'off';
+/** LEAF_WORKERS=N runs N processes on one port (node:cluster); each is its own Leaf node with its own engine. */
+const workers = Number(process.env.LEAF_WORKERS ?? 1);
 
 async function main(): Promise<void> {
   const app = next({ dev, hostname, port });
@@ -57,7 +60,39 @@ function send(res: http.ServerResponse, r: IdResponse): void {
   res.end(r.body);
 }
 
-main().catch((error) => {
-  logger.log('error', 'start_failed', { error });
+function primary(): void {
+  logger.log('info', 'cluster_starting', { workers, port });
+  const fork = (index: number) => {
+    const worker = cluster.fork({ LEAF_WORKER_INDEX: String(index) });
+    worker.on('exit', (code, signal) => {
+      if (stopping) return;
+      logger.log('warn', 'cluster_worker_exited', { index, code, signal });
+      setTimeout(() => fork(index), 1_000); // a crashed node restarts with the same identity
+    });
+  };
+  let stopping = false;
+  for (let i = 0; i < workers; i++) fork(i);
+  const stop = (signal: NodeJS.Signals) => {
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  let exited = 0;
+  cluster.on('exit', () => {
+    if (stopping && ++exited >= workers) process.exit(0);
+  });
+}
+
+if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
+  logger.log('error', 'start_failed', { error: `LEAF_WORKERS must be an integer from 1 to 64 (got ${process.env.LEAF_WORKERS})` });
   process.exit(1);
-});
+} else if (cluster.isPrimary && workers > 1) {
+  primary();
+} else {
+  main().catch((error) => {
+    logger.log('error', 'start_failed', { error });
+    process.exit(1);
+  });
+}

@@ -15,7 +15,8 @@ export function snowflakeConfig(env: Record<string, string | undefined> = proces
   return {
     enabled,
     epochMs: parseEpoch(env.LEAF_SNOWFLAKE_EPOCH),
-    nodeId: env.LEAF_NODE_ID || `${os.hostname()}:${env.PORT ?? 3000}`,
+    // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
+    nodeId: (env.LEAF_NODE_ID || `${os.hostname()}:${env.PORT ?? 3000}`) + (env.LEAF_WORKER_INDEX ? `#${env.LEAF_WORKER_INDEX}` : ''),
     leaseMs: parsePositiveInt('LEAF_WORKER_LEASE_MS', env.LEAF_WORKER_LEASE_MS, 10_000),
   };
 }

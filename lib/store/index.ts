@@ -20,6 +20,11 @@ export async function openStore({ databaseUrl, sqliteFile }: StoreConfig): Promi
   }
   const file = databaseUrl ? databaseUrl.replace(/^(file|sqlite):(\/\/)?/i, '') : (sqliteFile ?? DEFAULT_SQLITE_FILE);
   const store = new SqliteStore({ file });
-  if (store.created) await store.createTag(DEMO_TAG);
+  if (store.created) {
+    // Several processes may create the file together (cluster start): one of them seeds the demo tag.
+    await store.createTag(DEMO_TAG).catch((error: unknown) => {
+      if (!(error instanceof LeafError && error.code === 'tag_exists')) throw error;
+    });
+  }
   return store;
 }
