@@ -24,7 +24,8 @@ export type LeafErrorCode =
   | 'max_id_below_tombstone'
   | 'confirmation_mismatch'
   | 'unauthorized'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'tag_misconfigured';
 
 const STATUS: Record<LeafErrorCode, number> = {
   invalid_tag: 400,
@@ -50,6 +51,7 @@ const STATUS: Record<LeafErrorCode, number> = {
   confirmation_mismatch: 400,
   unauthorized: 401,
   payload_too_large: 413,
+  tag_misconfigured: 503,
 };
 
 export class LeafError extends Error {

@@ -265,7 +265,10 @@ export class SegmentEngine {
     try {
       const allocation = await this.store.allocate(buffer.bizTag, step);
       if (!Number.isSafeInteger(allocation.maxId) || !Number.isSafeInteger(allocation.step) || allocation.step < 1) {
-        throw new LeafError('id_space_exhausted', `Tag "${buffer.bizTag}" returned a segment outside the exact integer range.`);
+        throw new LeafError(
+          'id_space_exhausted',
+          `Tag "${buffer.bizTag}" returned an unusable segment (max_id ${allocation.maxId}, step ${allocation.step}).`,
+        );
       }
       const segment = createSegment(allocation.maxId, allocation.step);
       const high = this.highWater.get(buffer.bizTag);

@@ -20,3 +20,8 @@ export function belowTombstone(bizTag: string, tombstoneMaxId: number): LeafErro
     { fields: { maxId: `Must be at least ${tombstoneMaxId} (the deleted tag's max_id).` } },
   );
 }
+
+/** A step below 1 (set by hand in SQL) would claim nothing, or move max_id backwards: never run it. */
+export function badStep(bizTag: string, step: number): LeafError {
+  return new LeafError('tag_misconfigured', `Tag "${bizTag}" has step ${step}; a step must be at least 1.`);
+}

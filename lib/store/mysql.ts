@@ -3,7 +3,7 @@ import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import mysql, { type Pool, type PoolConnection, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable } from '../errors';
 import { migrateMysql } from './migrate';
-import { belowTombstone, lowered, notFound } from './adminErrors';
+import { badStep, belowTombstone, lowered, notFound } from './adminErrors';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
   type Allocation,
@@ -96,6 +96,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     // added, even if an operator changes the step in between.
     const added = step ?? (await this.getTag(bizTag))?.step;
     if (added === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
     const header = await this.run<ResultSetHeader>(
       this.db
         .update(leafAlloc)

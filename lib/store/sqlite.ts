@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { and, asc, eq, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { LeafError, storeUnavailable } from '../errors';
-import { belowTombstone, lowered, notFound } from './adminErrors';
+import { badStep, belowTombstone, lowered, notFound } from './adminErrors';
 import { migrateSqlite } from './migrate';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import {
@@ -87,18 +87,21 @@ export class SqliteStore implements SegmentStore, WorkerStore {
   }
 
   async allocate(bizTag: string, step?: number): Promise<Allocation> {
+    if (step !== undefined && (!Number.isSafeInteger(step) || step < 1)) throw badStep(bizTag, step);
     const added = step === undefined ? leafAlloc.step : step;
     const row = this.guard(() =>
       this.db
         .update(leafAlloc)
         .set({ maxId: sql`${leafAlloc.maxId} + ${added}`, updateTime: sql`CURRENT_TIMESTAMP` })
         // The guard keeps max_id exact as a JS number: the claim is refused, not rounded.
-        .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, sql`${MAX_SAFE_ID} - ${added}`)))
+        .where(and(eq(leafAlloc.bizTag, bizTag), gte(leafAlloc.step, 1), lte(leafAlloc.maxId, sql`${MAX_SAFE_ID} - ${added}`)))
         .returning({ maxId: leafAlloc.maxId, step: leafAlloc.step })
         .get(),
     );
     if (row !== undefined) return { bizTag, maxId: row.maxId, step: step ?? row.step };
-    if ((await this.getTag(bizTag)) === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    const current = await this.getTag(bizTag);
+    if (current === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    if (current.step < 1) throw badStep(bizTag, current.step);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
 

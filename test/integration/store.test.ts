@@ -188,6 +188,16 @@ describe.each([
     expect((await h.raw.row('edge'))?.maxId).toBe(MAX);
   });
 
+  it.each([0, -5])('a step of %i set by hand in SQL: allocate refuses with tag_misconfigured, max_id never moves', async (bad) => {
+    const tag = `bad-step${bad}`;
+    await h.store.createTag({ bizTag: tag, step: 10, maxId: 1_000 });
+    await h.raw.setStep(tag, bad);
+    const before = await h.raw.row(tag);
+    expect((await leafErrorOf(h.store.allocate(tag))).code).toBe('tag_misconfigured');
+    expect((await leafErrorOf(h.store.allocate(tag, bad))).code).toBe('tag_misconfigured');
+    expect(await h.raw.row(tag)).toEqual(before);
+  });
+
   it('an engine over an almost exhausted tag serves what fits and then fails with id_space_exhausted', async () => {
     await h.store.createTag({ bizTag: 'edge-engine', step: 100 });
     await h.raw.setMaxId('edge-engine', MAX - 150n);
