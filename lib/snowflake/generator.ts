@@ -38,6 +38,7 @@ export class SnowflakeGenerator {
   private sequence = MAX_SEQUENCE;
   private base = 0n;
   private issueUntilMs: number;
+  private retired = false;
 
   constructor(options: SnowflakeGeneratorOptions) {
     const clock = options.clock ?? systemClock;
@@ -59,10 +60,20 @@ export class SnowflakeGenerator {
 
   /** Moves the lease reservation: IDs may be issued with timestamps below `untilMs`. */
   extendUntil(untilMs: number): void {
-    this.issueUntilMs = untilMs;
+    if (!this.retired) this.issueUntilMs = untilMs;
+  }
+
+  /**
+   * Stops this generator for good: a take() still awaiting (a full millisecond, a clock step back) fails
+   * instead of issuing past the fence its node is about to release.
+   */
+  retire(): void {
+    this.retired = true;
+    this.issueUntilMs = Number.NEGATIVE_INFINITY;
   }
 
   nextId(): bigint | Promise<bigint> {
+    if (this.retired) throw new LeafError('snowflake_unavailable', 'This snowflake worker has stopped.');
     const now = this.clock.now();
     if (now > this.lastMs) {
       if (now >= this.issueUntilMs) throw leaseExpired();

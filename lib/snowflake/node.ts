@@ -132,6 +132,7 @@ export class SnowflakeNode {
     this.generator = null;
     this.state = 'stopped';
     if (g !== null) {
+      g.retire(); // before reading its last timestamp: nothing may be issued after the fence we release
       try {
         await this.store.releaseWorker(g.workerId, this.instanceId, Math.max(g.lastTimestampMs, 0));
       } catch (error) {
@@ -196,6 +197,7 @@ export class SnowflakeNode {
       return;
     }
     // Someone else holds our id now (we were partitioned past expiry): never issue with it again.
+    g.retire();
     this.generator = null;
     this.state = 'lost';
     this.logger.log('error', 'worker_lease_lost', { nodeId: this.nodeId, workerId: g.workerId });

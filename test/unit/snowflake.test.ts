@@ -165,3 +165,33 @@ describe('snowflake config validation', () => {
     expect(() => validate(workerId, epoch, now)).not.toThrow();
   });
 });
+
+describe('SnowflakeGenerator.retire', () => {
+  it('a take() awaiting the next millisecond fails after retire instead of issuing past the fence', async () => {
+    const clock = new FakeClock(EPOCH + 10);
+    let release!: () => void;
+    const g = new SnowflakeGenerator({
+      workerId: 1,
+      epochMs: EPOCH,
+      clock,
+      random: () => 0,
+      sleep: () =>
+        new Promise<void>((r) => {
+          release = () => {
+            clock.advance(1);
+            r();
+          };
+        }),
+    });
+    const taking = g.take(MAX_SEQUENCE + 10); // fills this ms, then waits for the next
+    await Promise.resolve();
+    const fence = g.lastTimestampMs;
+    g.retire();
+    release();
+    await expect(taking).rejects.toMatchObject({ code: 'snowflake_unavailable' });
+    expect(g.lastTimestampMs).toBe(fence);
+    expect(() => g.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable' }));
+    g.extendUntil(EPOCH + 1_000_000); // a late renewal cannot revive it
+    expect(() => g.nextId()).toThrow(LeafError);
+  });
+});
