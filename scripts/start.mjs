@@ -3,6 +3,9 @@
 import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const serverNodeFlags = createRequire(import.meta.url)('./serverNodeFlags.cjs');
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const buildId = path.join(root, '.next', 'BUILD_ID');
@@ -24,6 +27,6 @@ if (stale) {
   const r = spawnSync('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
-const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+const child = spawn(process.execPath, [...serverNodeFlags, '--import', 'tsx', 'server.ts'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -3,7 +3,7 @@ import { MAX_COUNT, isValidBizTag } from '../bizTag';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { Runtime } from '../runtime';
-import type { SegmentEngine } from '../segment/engine';
+import type { IdRanges, SegmentEngine } from '../segment/engine';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
 import type { SnowflakeNode } from '../snowflake/node';
 
@@ -187,9 +187,9 @@ function issue(engine: SegmentEngine, bizTag: string, count: number, plain: bool
     if (typeof id === 'number') return single(bizTag, id, plain);
     return id.then((v) => single(bizTag, v, plain));
   }
-  const ids = engine.takeIds(bizTag, count);
-  if (Array.isArray(ids)) return batch(bizTag, ids);
-  return ids.then((v) => batch(bizTag, v));
+  const ranges = engine.takeRanges(bizTag, count);
+  if (ranges instanceof Promise) return ranges.then((r) => batch(bizTag, r));
+  return batch(bizTag, ranges);
 }
 
 // Tags are validated to a JSON-safe alphabet, so they are concatenated without escaping.
@@ -198,9 +198,13 @@ function single(bizTag: string, id: number, plain: boolean): IdResponse {
   return { status: 200, headers: JSON_HEADERS, body: '{"tag":"' + bizTag + '","id":"' + id + '"}' };
 }
 
-function batch(bizTag: string, ids: number[]): IdResponse {
-  let body = '{"tag":"' + bizTag + '","ids":["' + ids[0];
-  for (let i = 1; i < ids.length; i++) body += '","' + ids[i];
+function batch(bizTag: string, { bounds }: IdRanges): IdResponse {
+  // Straight from the ranges: no array of IDs is built for a batch.
+  let body = '{"tag":"' + bizTag + '","ids":["' + bounds[0];
+  for (let r = 0; r < bounds.length; r += 2) {
+    const last = bounds[r + 1] as number;
+    for (let id = r === 0 ? (bounds[0] as number) + 1 : (bounds[r] as number); id <= last; id++) body += '","' + id;
+  }
   return { status: 200, headers: JSON_HEADERS, body: body + '"]}' };
 }
 

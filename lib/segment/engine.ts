@@ -147,35 +147,45 @@ export class SegmentEngine {
       this.maybePreload(buffer, segment);
       return id;
     }
-    return this.takeSlow(bizTag, 1, []).then(firstId);
+    return this.takeSlow(bizTag, 1, newRanges()).then(firstId);
   }
 
   /** `count` IDs, synchronously when the buffers hold enough, else a promise. */
   takeIds(bizTag: string, count: number): number[] | Promise<number[]> {
+    const ranges = this.takeRanges(bizTag, count);
+    return ranges instanceof Promise ? ranges.then(expandRanges) : expandRanges(ranges);
+  }
+
+  /**
+   * `count` IDs as inclusive ranges, one per segment touched: the cheapest form for a caller that formats them
+   * (the HTTP batch route), since IDs within a segment are consecutive.
+   */
+  takeRanges(bizTag: string, count: number): IdRanges | Promise<IdRanges> {
     if (!Number.isSafeInteger(count) || count < 1) {
       throw new LeafError('invalid_count', 'count must be a positive integer');
     }
-    const out: number[] = [];
+    const out = newRanges();
     const buffer = this.buffers.get(bizTag);
     if (buffer !== undefined && this.fill(buffer, count, out)) return out;
     return this.takeSlow(bizTag, count, out);
   }
 
   /** Takes IDs from the buffer into `out` until it holds `count`. Returns whether it got there. */
-  private fill(buffer: TagBuffer, count: number, out: number[]): boolean {
-    while (out.length < count) {
+  private fill(buffer: TagBuffer, count: number, out: IdRanges): boolean {
+    while (out.count < count) {
       if (!buffer.ensureCurrent()) return false;
       const segment = buffer.current as Segment;
-      const n = Math.min(count - out.length, segment.max - segment.next + 1);
+      const n = Math.min(count - out.count, segment.max - segment.next + 1);
       const first = segment.next;
-      for (let i = 0; i < n; i++) out.push(first + i);
+      out.bounds.push(first, first + n - 1);
+      out.count += n;
       segment.next = first + n;
       this.maybePreload(buffer, segment);
     }
     return true;
   }
 
-  private async takeSlow(bizTag: string, count: number, out: number[]): Promise<number[]> {
+  private async takeSlow(bizTag: string, count: number, out: IdRanges): Promise<IdRanges> {
     let buffer = this.buffers.get(bizTag);
     if (buffer === undefined) buffer = await this.lookUpMissingTag(bizTag);
     try {
@@ -364,8 +374,27 @@ export class SegmentEngine {
   }
 }
 
-function firstId(ids: number[]): number {
-  return ids[0] as number;
+/** IDs as inclusive ranges `[first0, last0, first1, last1, …]`; `count` is how many IDs they hold. */
+export interface IdRanges {
+  bounds: number[];
+  count: number;
+}
+
+function newRanges(): IdRanges {
+  return { bounds: [], count: 0 };
+}
+
+function firstId(ranges: IdRanges): number {
+  return ranges.bounds[0] as number;
+}
+
+export function expandRanges({ bounds, count }: IdRanges): number[] {
+  const ids = new Array<number>(count);
+  let k = 0;
+  for (let r = 0; r < bounds.length; r += 2) {
+    for (let id = bounds[r] as number, last = bounds[r + 1] as number; id <= last; id++) ids[k++] = id;
+  }
+  return ids;
 }
 
 function tagNotFound(bizTag: string): LeafError {

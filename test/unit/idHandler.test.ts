@@ -51,6 +51,20 @@ describe('ID handler', () => {
     expect(body.ids[9999]).toBe('10001');
   });
 
+  it('a batch across segments with a gap (another node claimed in between) lists exactly the claimed IDs', async () => {
+    const { call, store } = await setup();
+    await call('/api/id/segment/order?count=95'); // 2..96 of segment 2..101; the next segment loads in the background
+    await new Promise((r) => setImmediate(r));
+    await store.allocate('order', 1000); // another node takes 302..1301
+    const body = JSON.parse((await call('/api/id/segment/order?count=215')).body);
+    const expected = [
+      ...Array.from({ length: 5 }, (_, i) => String(97 + i)), // rest of 2..101
+      ...Array.from({ length: 200 }, (_, i) => String(102 + i)), // the preloaded 102..301
+      ...Array.from({ length: 10 }, (_, i) => String(1302 + i)), // above the other node's segment
+    ];
+    expect(body.ids).toEqual(expected);
+  });
+
   it('Leaf-compatible route answers the ID as plain text', async () => {
     const { call } = await setup();
     const r = await call('/api/segment/get/order');

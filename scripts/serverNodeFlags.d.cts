@@ -1,0 +1,2 @@
+declare const serverNodeFlags: string[];
+export = serverNodeFlags;
