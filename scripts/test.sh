@@ -21,6 +21,10 @@ step "tests: unit, contract, integration"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json "$@" || status=$?
 
+step "e2e: operator console (Playwright, Debian chromium)"
+[ -x /usr/bin/chromium ] || { echo "installing Debian chromium…"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+npx playwright test || status=$?
+
 # One plain summary line, whatever the runner printed.
 node -e '
   const r = JSON.parse(require("fs").readFileSync(".tmp/vitest.json", "utf8"));

@@ -26,6 +26,7 @@ export class RateTracker {
   private readonly clock: Clock;
   private readonly keepMs: number;
   private readonly samples = new Map<string, Sample[]>();
+  private lastRecordAt: number | null = null;
 
   constructor({ clock, keepMs = 15 * 60_000 }: RateTrackerOptions) {
     this.clock = clock;
@@ -37,7 +38,10 @@ export class RateTracker {
     const t = this.clock.now();
     for (const [tag, total] of totals) {
       let list = this.samples.get(tag);
-      if (list === undefined) this.samples.set(tag, (list = []));
+      if (list === undefined) {
+        // A tag first seen now issued its total since the previous sample (it had no buffer then): count it there.
+        this.samples.set(tag, (list = this.lastRecordAt === null ? [] : [{ t: this.lastRecordAt, total: 0 }]));
+      }
       const last = list[list.length - 1];
       // A total that went down means the tag was re-created: start its history afresh.
       if (last !== undefined && total < last.total) list.length = 0;
@@ -47,6 +51,7 @@ export class RateTracker {
       if (drop > 0) list.splice(0, drop);
     }
     for (const tag of this.samples.keys()) if (!totals.has(tag)) this.samples.delete(tag);
+    this.lastRecordAt = t;
   }
 
   /** IDs per second over the last `windowMs`, from the samples (0 without two samples). */

@@ -68,4 +68,15 @@ describe('RateTracker', () => {
     rates.record(new Map([['order', 15]]));
     expect(rates.ratePerSec('order')).toBe(10);
   });
+
+  it('a tag that appears between samples has its first IDs counted, not lost', () => {
+    const { clock, rates } = tracker();
+    const t0 = clock.now();
+    rates.record(new Map([['old', 0]]));
+    clock.advance(1_000);
+    rates.record(new Map([['old', 0], ['new', 40]])); // created and used within the last second
+    expect(rates.ratePerSec('new')).toBe(40);
+    expect(rates.history('new').reduce((a, p) => a + p.ids, 0)).toBe(40);
+    expect(rates.history('new')[0]?.t).toBe(t0);
+  });
 });

@@ -1,0 +1,62 @@
+'use client';
+
+import Link from 'next/link';
+import { type FormEvent, useState } from 'react';
+import { Field } from '../ui/Field';
+import { Notice } from '../ui/Notice';
+import type { CreateTagInput, TagView } from './api';
+import { useCreateTag } from './queries';
+import { createTagSchema } from './tagSchema';
+import { type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
+
+const EMPTY = { bizTag: '', step: '1000', maxId: '', description: '' };
+
+export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }) {
+  const [values, setValues] = useState(EMPTY);
+  const [clientErrors, setClientErrors] = useState<FieldErrors>({});
+  const [created, setCreated] = useState<TagView | null>(null);
+  const create = useCreateTag();
+  const server = serverErrors(create.error);
+  const errors: FieldErrors = { ...server.fields, ...clientErrors };
+
+  const set = (name: keyof typeof EMPTY) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [name]: e.target.value }));
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const input: Record<string, unknown> = { bizTag: values.bizTag.trim(), step: toInteger(values.step) };
+    if (values.maxId.trim() !== '') input.maxId = values.maxId.trim();
+    if (values.description.trim() !== '') input.description = values.description.trim();
+    const found = checkFields(createTagSchema, input);
+    setClientErrors(found);
+    create.reset();
+    if (Object.keys(found).length > 0) return;
+    create.mutate(input as unknown as CreateTagInput, {
+      onSuccess: (tag) => {
+        setCreated(tag);
+        setValues(EMPTY);
+        onCreated?.(tag);
+      },
+    });
+  };
+
+  return (
+    <form className="card form-grid" onSubmit={onSubmit} noValidate aria-labelledby="new-tag-title">
+      <h2 id="new-tag-title">New tag</h2>
+      <Field label="Tag" name="bizTag" value={values.bizTag} onChange={set('bizTag')} error={errors.bizTag} hint="Letters, digits, _ - . : (up to 128)" autoComplete="off" spellCheck={false} />
+      <Field label="Step" name="step" inputMode="numeric" value={values.step} onChange={set('step')} error={errors.step} hint="IDs per segment, 1 to 1,000,000" />
+      <Field label="Initial max_id" name="maxId" inputMode="numeric" value={values.maxId} onChange={set('maxId')} error={errors.maxId} hint="First ID is max_id + 1; empty: 1, or above a deleted tag's" />
+      <Field label="Description" name="description" value={values.description} onChange={set('description')} error={errors.description} hint="Optional, up to 256 characters" className="span-2" />
+      {server.form && <Notice kind="error" title="The tag was not created.">{server.form}</Notice>}
+      <div className="form-actions span-2">
+        <button type="submit" className="button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create tag'}
+        </button>
+        {created && !create.isPending && (
+          <span role="status">
+            Created <Link href={`/tags/${encodeURIComponent(created.bizTag)}`}>{created.bizTag}</Link>.
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}

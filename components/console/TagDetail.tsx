@@ -1,0 +1,97 @@
+'use client';
+
+import Link from 'next/link';
+import { Notice } from '../ui/Notice';
+import { isApiError } from './api';
+import { BufferGauges } from './BufferGauges';
+import { RateChart, StepChart } from './Charts';
+import { DeleteTagForm, EditTagForm, RaiseMaxIdForm } from './EditTagForms';
+import { chartWindow, currentStep, formatAgo, formatDecimal, formatInt, formatRate } from './format';
+import { LiveStamp } from './LiveStamp';
+import { LoadLog } from './LoadLog';
+import { useTag } from './queries';
+import { TryIt } from './TryIt';
+
+export function TagDetail({ bizTag }: { bizTag: string }) {
+  const query = useTag(bizTag);
+
+  if (query.isPending) return <p className="muted">Loading {bizTag}…</p>;
+  if (query.data === undefined) {
+    const notFound = isApiError(query.error) && query.error.status === 404;
+    return (
+      <>
+        <BackLink />
+        <Notice kind="error" title={notFound ? `There is no tag named “${bizTag}”.` : `The tag ${bizTag} cannot be loaded.`} testId="tag-error">
+          {notFound ? 'It may have been deleted.' : query.error?.message}
+        </Notice>
+      </>
+    );
+  }
+
+  const { tag, history } = query.data;
+  const e = tag.engine;
+  const now = query.dataUpdatedAt;
+  const step = currentStep(tag);
+  const span = chartWindow(history.rate, history.steps, now);
+  return (
+    <article aria-labelledby="tag-title" className="tag-page">
+      <BackLink />
+      <div className="section-head">
+        <h1 id="tag-title" className="mono">{tag.bizTag}</h1>
+        <LiveStamp updatedAt={query.dataUpdatedAt} failing={query.isError} />
+      </div>
+      {tag.description && <p className="lead">{tag.description}</p>}
+      {query.isError && (
+        <Notice kind="warn" title="The server stopped answering; these figures are from the last good answer.">{query.error.message}</Notice>
+      )}
+      {e?.lastError && <Notice kind="error" title="The last segment load failed.">{e.lastError}</Notice>}
+
+      <dl className="stats">
+        <Stat label="Rate" value={e === null ? '—' : `${formatRate(e.ratePerSec)} IDs/s`} testId="stat-rate" />
+        <Stat label="Step" value={formatInt(step)} note={step !== tag.step ? `db ${formatInt(tag.step)}` : undefined} testId="stat-step" />
+        <Stat label="max_id" value={formatDecimal(tag.maxId)} testId="stat-max-id" />
+        <Stat label="Issued here" value={e === null ? '—' : formatInt(e.issuedTotal)} />
+        <Stat label="Last load" value={formatAgo(e?.lastLoadAt ?? null, now)} />
+      </dl>
+
+      <section aria-labelledby="buffer-title" className="card">
+        <h2 id="buffer-title">Double buffer</h2>
+        <BufferGauges engine={e} />
+      </section>
+
+      <div className="chart-grid">
+        <div className="card"><RateChart points={history.rate} span={span} /></div>
+        <div className="card"><StepChart points={history.steps} span={span} /></div>
+      </div>
+
+      <div className="two-col">
+        <TryIt bizTag={tag.bizTag} />
+        <EditTagForm key={`edit-${tag.bizTag}`} tag={tag} />
+        <RaiseMaxIdForm tag={tag} />
+        <DeleteTagForm bizTag={tag.bizTag} />
+      </div>
+
+      <LoadLog loads={history.loads} />
+    </article>
+  );
+}
+
+function Stat({ label, value, note, testId }: { label: string; value: string; note?: string; testId?: string }) {
+  return (
+    <div className="stat">
+      <dt>{label}</dt>
+      <dd data-testid={testId}>
+        {value}
+        {note && <span className="muted small"> ({note})</span>}
+      </dd>
+    </div>
+  );
+}
+
+function BackLink() {
+  return (
+    <p className="back">
+      <Link href="/">← All tags</Link>
+    </p>
+  );
+}

@@ -1,0 +1,49 @@
+'use client';
+
+import { type FormEvent, useState } from 'react';
+import { Field } from '../ui/Field';
+import { Notice } from '../ui/Notice';
+import { useTakeIds } from './queries';
+
+const SHOWN = 200;
+
+/** Takes IDs from the real ID route, `/api/id/segment/{tag}?count=N`, as a client would. */
+export function TryIt({ bizTag }: { bizTag: string }) {
+  const [count, setCount] = useState('10');
+  const take = useTakeIds(bizTag);
+  const ids = take.data ?? [];
+  const n = Number(count);
+  const valid = /^\d+$/.test(count) && n >= 1 && n <= 10_000;
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (valid) take.mutate(n);
+  };
+
+  return (
+    <section aria-labelledby="try-title" className="card">
+      <h2 id="try-title">Take IDs</h2>
+      <form className="inline-form" onSubmit={onSubmit} noValidate>
+        <Field label="How many IDs" name="count" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} error={count !== '' && !valid ? 'From 1 to 10,000.' : undefined} />
+        <button type="submit" className="button-primary" disabled={!valid || take.isPending}>
+          {take.isPending ? 'Fetching…' : 'Try it'}
+        </button>
+      </form>
+      <p className="muted small">
+        <code>GET /api/id/segment/{bizTag}?count={valid ? n : 'N'}</code>
+      </p>
+      {take.error && <Notice kind="error" title="No IDs.">{take.error.message}</Notice>}
+      {ids.length > 0 && (
+        <output className="id-output" aria-label="Fetched IDs" data-testid="fetched-ids" data-first={ids[0]} data-last={ids[ids.length - 1]}>
+          <span className="small muted">
+            {ids.length} ID{ids.length === 1 ? '' : 's'}: {ids[0]}{ids.length > 1 ? ` … ${ids[ids.length - 1]}` : ''}
+          </span>
+          <span className="id-list mono">
+            {ids.slice(0, SHOWN).join(' ')}
+            {ids.length > SHOWN ? ` … (${ids.length - SHOWN} more)` : ''}
+          </span>
+        </output>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+/**
+ * The console's view of the HTTP API: wire types and one fetch wrapper. No React here; the hooks in
+ * queries.ts call these. The server is the authority on every rule; this module only moves JSON.
+ */
+
+export interface SegmentView {
+  start: number;
+  max: number;
+  next: number;
+  step: number;
+  remaining: number;
+}
+
+export interface PendingSegmentView {
+  start: number;
+  max: number;
+  step: number;
+}
+
+export interface EngineView {
+  step: number;
+  minStep: number;
+  current: SegmentView | null;
+  pending: PendingSegmentView | null;
+  loading: boolean;
+  lastLoadAt: number | null;
+  lastError: string | null;
+  /** IDs per second over the last 10 s. */
+  ratePerSec: number;
+  issuedTotal: number;
+}
+
+export interface TagView {
+  bizTag: string;
+  /** Decimal string: max_id may exceed what a form field should round. */
+  maxId: string;
+  step: number;
+  description: string | null;
+  updateTime: string;
+  /** null when this node holds no buffer for the tag. */
+  engine: EngineView | null;
+}
+
+export interface RatePoint {
+  t: number;
+  /** IDs issued in the 5-second bucket starting at t. */
+  ids: number;
+}
+
+export interface StepPoint {
+  t: number;
+  step: number;
+}
+
+export interface LoadRecord {
+  at: number;
+  durationMs: number;
+  step: number;
+  ok: boolean;
+  error?: string;
+}
+
+export interface TagDetail {
+  tag: TagView;
+  history: { rate: RatePoint[]; steps: StepPoint[]; loads: LoadRecord[] };
+}
+
+export interface CreateTagInput {
+  bizTag: string;
+  step: number;
+  maxId?: string;
+  description?: string;
+}
+
+export interface UpdateTagInput {
+  step?: number;
+  description?: string;
+  maxId?: string;
+}
+
+/** An error answer of the API, or a request that got no answer (status 0, code `network_error`). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly fields: Readonly<Record<string, string>>;
+
+  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.fields = fields;
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+async function request<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: init.method ?? 'GET',
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: init.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  } catch {
+    throw new ApiError(0, 'network_error', 'The server cannot be reached.');
+  }
+  let payload: unknown = null;
+  const text = await response.text();
+  if (text.length > 0) {
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      payload = null;
+    }
+  }
+  if (!response.ok) {
+    const e = (payload as { error?: { code?: unknown; message?: unknown; fields?: unknown } } | null)?.error;
+    const code = typeof e?.code === 'string' ? e.code : `http_${response.status}`;
+    const message = typeof e?.message === 'string' ? e.message : `The server answered ${response.status}.`;
+    const fields = e?.fields !== null && typeof e?.fields === 'object' ? (e.fields as Record<string, string>) : {};
+    throw new ApiError(response.status, code, message, fields);
+  }
+  if (payload === null) throw new ApiError(response.status, 'invalid_response', 'The server sent an answer that is not JSON.');
+  return payload as T;
+}
+
+const tagPath = (bizTag: string) => `/api/admin/tags/${encodeURIComponent(bizTag)}`;
+
+export const api = {
+  session: () => request<{ authenticated: boolean }>('/api/auth/session'),
+  login: (token: string) => request<{ ok: true }>('/api/auth/login', { method: 'POST', body: { token } }),
+  logout: () => request<{ ok: true }>('/api/auth/logout', { method: 'POST' }),
+
+  listTags: () => request<{ tags: TagView[] }>('/api/admin/tags').then((r) => r.tags),
+  getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),
+  createTag: (input: CreateTagInput) => request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
+  updateTag: (bizTag: string, input: UpdateTagInput) =>
+    request<{ tag: TagView }>(tagPath(bizTag), { method: 'PATCH', body: input }).then((r) => r.tag),
+  deleteTag: (bizTag: string, confirm: string) =>
+    request<{ deleted: true; maxId: string }>(tagPath(bizTag), { method: 'DELETE', body: { confirm } }),
+
+  /** The real ID route, as a client would call it. */
+  takeIds: (bizTag: string, count: number) =>
+    request<{ tag: string; ids: string[] }>(`/api/id/segment/${encodeURIComponent(bizTag)}?count=${count}`).then((r) => r.ids),
+};

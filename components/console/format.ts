@@ -1,0 +1,104 @@
+import type { EngineView, RatePoint, StepPoint, TagView } from './api';
+
+/** Presentation only: how the engine's numbers read on screen. */
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+
+export function formatInt(n: number): string {
+  return integer.format(n);
+}
+
+/** A decimal string (max_id), grouped in thousands without going through a float. */
+export function formatDecimal(s: string): string {
+  return /^\d+$/.test(s) ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : s;
+}
+
+export function formatRate(perSec: number): string {
+  return perSec >= 100 ? integer.format(perSec) : oneDecimal.format(perSec);
+}
+
+export function formatTime(ms: number): string {
+  return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
+}
+
+export function formatAgo(ms: number | null, now: number): string {
+  if (ms === null) return 'never';
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  return `${Math.floor(s / 3600)} h ago`;
+}
+
+export type SegmentState = 'ready' | 'loading' | 'not-yet' | 'no-load';
+
+/** What the dashboard says about the next segment. */
+export function nextSegmentState(engine: EngineView | null): SegmentState {
+  if (engine === null || (engine.current === null && !engine.loading)) return 'no-load';
+  if (engine.pending !== null) return 'ready';
+  if (engine.loading) return 'loading';
+  return 'not-yet';
+}
+
+export const SEGMENT_STATE_LABEL: Record<SegmentState, string> = {
+  ready: 'ready',
+  loading: 'loading…',
+  'not-yet': 'not yet',
+  'no-load': '—',
+};
+
+/** Remaining share of the current segment, 0..100; null before the first load. */
+export function remainingPercent(engine: EngineView | null): number | null {
+  const c = engine?.current;
+  if (c === undefined || c === null) return null;
+  const size = c.max - c.start + 1;
+  return size > 0 ? Math.max(0, Math.min(100, (c.remaining / size) * 100)) : 0;
+}
+
+export const RATE_BUCKET_MS = 5_000;
+export const RATE_WINDOW_MS = 15 * 60_000;
+
+/** The charts' shared time axis: what the server has (at most 15 min), and never less than 2 min. */
+export const MIN_CHART_WINDOW_MS = 2 * 60_000;
+
+export function chartWindow(rate: RatePoint[], steps: StepPoint[], now: number): [number, number] {
+  let end = now;
+  let earliest = now;
+  for (const p of rate) {
+    end = Math.max(end, p.t + RATE_BUCKET_MS);
+    earliest = Math.min(earliest, p.t);
+  }
+  for (const p of steps) earliest = Math.min(earliest, p.t);
+  const start = Math.max(end - RATE_WINDOW_MS, Math.min(earliest, end - MIN_CHART_WINDOW_MS));
+  return [start, end];
+}
+
+/**
+ * The rate history as a gap-free series of 5-second buckets over the window, in IDs per second: buckets the
+ * server has no sample for (before this node started) are zeros, so the line does not bridge idle time.
+ */
+export function rateSeries(points: RatePoint[], [start, end]: [number, number]): { t: number; perSec: number }[] {
+  const byBucket = new Map<number, number>();
+  for (const p of points) {
+    const b = Math.floor(p.t / RATE_BUCKET_MS) * RATE_BUCKET_MS;
+    byBucket.set(b, (byBucket.get(b) ?? 0) + p.ids);
+  }
+  const out: { t: number; perSec: number }[] = [];
+  const first = Math.ceil(start / RATE_BUCKET_MS) * RATE_BUCKET_MS;
+  for (let t = first; t < end; t += RATE_BUCKET_MS) out.push({ t, perSec: (byBucket.get(t) ?? 0) / (RATE_BUCKET_MS / 1000) });
+  return out;
+}
+
+/** The step history drawn to the window's end, so the last step reads as still in force. */
+export function stepSeries(points: StepPoint[], [, end]: [number, number]): StepPoint[] {
+  if (points.length === 0) return [];
+  const sorted = [...points].sort((a, b) => a.t - b.t);
+  const last = sorted[sorted.length - 1];
+  return last.t < end ? [...sorted, { t: end, step: last.step }] : sorted;
+}
+
+/** The step in force on this node: the last loaded segment's, or the DB step before any load. */
+export function currentStep(tag: TagView): number {
+  const e = tag.engine;
+  return e !== null && e.lastLoadAt !== null ? e.step : tag.step;
+}

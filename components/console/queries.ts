@@ -1,0 +1,128 @@
+'use client';
+
+import { MutationCache, QueryCache, QueryClient, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type CreateTagInput, type UpdateTagInput, api, isApiError } from './api';
+
+/** Live views poll at this interval. */
+export const POLL_MS = 2_000;
+
+/** Keys go generic to specific, so an invalidation names exactly what changed. */
+export const tagKeys = {
+  all: ['tags'] as const,
+  list: () => [...tagKeys.all, 'list'] as const,
+  detail: (bizTag: string) => [...tagKeys.all, 'detail', bizTag] as const,
+};
+
+export const sessionKeys = {
+  all: ['session'] as const,
+};
+
+export const sessionQuery = () => queryOptions({ queryKey: sessionKeys.all, queryFn: api.session, staleTime: 30_000 });
+export const tagListQuery = () => queryOptions({ queryKey: tagKeys.list(), queryFn: api.listTags, refetchInterval: POLL_MS });
+export const tagDetailQuery = (bizTag: string) =>
+  queryOptions({ queryKey: tagKeys.detail(bizTag), queryFn: () => api.getTag(bizTag), refetchInterval: POLL_MS });
+
+/**
+ * One client per browser tab. Any 401 marks the session as gone, so the session guard sends the operator to
+ * the login page; 4xx answers are not retried (they will not change), others once.
+ */
+export function createQueryClient(): QueryClient {
+  const client: QueryClient = new QueryClient({
+    queryCache: new QueryCache({ onError: (error) => onUnauthorized(error) }),
+    mutationCache: new MutationCache({ onError: (error) => onUnauthorized(error) }),
+    defaultOptions: {
+      queries: {
+        retry: (failures, error) => !(isApiError(error) && error.status >= 400 && error.status < 500) && failures < 1,
+        refetchOnWindowFocus: true,
+      },
+      mutations: { retry: false },
+    },
+  });
+  function onUnauthorized(error: unknown) {
+    if (isApiError(error) && error.status === 401 && error.code === 'unauthorized') {
+      client.setQueryData(sessionKeys.all, { authenticated: false });
+    }
+  }
+  return client;
+}
+
+export function useSession() {
+  return useQuery(sessionQuery());
+}
+
+export function useTags() {
+  return useQuery(tagListQuery());
+}
+
+export function useTag(bizTag: string) {
+  return useQuery(tagDetailQuery(bizTag));
+}
+
+export function useLogin() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (token: string) => api.login(token),
+    onSuccess: async () => {
+      // A session check sent before the cookie existed must not land afterwards and undo the login.
+      await client.cancelQueries({ queryKey: sessionKeys.all });
+      client.setQueryData(sessionKeys.all, { authenticated: true });
+      void client.invalidateQueries({ queryKey: tagKeys.all });
+    },
+  });
+}
+
+export function useLogout() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: api.logout,
+    onSettled: async () => {
+      await client.cancelQueries({ queryKey: sessionKeys.all });
+      client.removeQueries({ queryKey: tagKeys.all });
+      client.setQueryData(sessionKeys.all, { authenticated: false });
+    },
+  });
+}
+
+export function useCreateTag() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CreateTagInput) => api.createTag(input),
+    onSuccess: () => client.invalidateQueries({ queryKey: tagKeys.list() }),
+  });
+}
+
+export function useUpdateTag(bizTag: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: UpdateTagInput) => api.updateTag(bizTag, input),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),
+        client.invalidateQueries({ queryKey: tagKeys.list() }),
+      ]),
+  });
+}
+
+export function useDeleteTag(bizTag: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (confirm: string) => api.deleteTag(bizTag, confirm),
+    onSuccess: () => {
+      client.removeQueries({ queryKey: tagKeys.detail(bizTag) });
+      return client.invalidateQueries({ queryKey: tagKeys.list() });
+    },
+  });
+}
+
+/** Takes IDs through the real ID route; the tag's numbers (rate, buffer) change, so its views refresh. */
+export function useTakeIds(bizTag: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (count: number) => api.takeIds(bizTag, count),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),
+        client.invalidateQueries({ queryKey: tagKeys.list() }),
+      ]),
+  });
+}

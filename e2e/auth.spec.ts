@@ -1,0 +1,64 @@
+import { ADMIN_TOKEN, expect, test } from './support/console';
+
+test.describe('login', () => {
+  test('an unauthenticated visit goes to the login page and comes back after it', async ({ page }) => {
+    await page.goto('/tags/demo');
+    await expect(page).toHaveURL(/\/login\?next=%2Ftags%2Fdemo$/);
+    await expect(page.getByRole('heading', { name: 'Log in' })).toBeVisible();
+
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect(page).toHaveURL(/\/tags\/demo$/);
+    await expect(page.getByRole('heading', { name: 'demo', level: 1 })).toBeVisible();
+  });
+
+  test('a wrong token is refused and no session is set', async ({ page }) => {
+    await page.goto('/');
+    await expect(page).toHaveURL(/\/login/);
+    await page.getByLabel('Admin token').fill('not-the-token');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect(page.getByText('That token is not accepted.')).toBeVisible();
+    await expect(page.getByLabel('Admin token')).toHaveAttribute('aria-invalid', 'true');
+    await expect(page).toHaveURL(/\/login/);
+    const session = await page.request.get('/api/auth/session');
+    expect(await session.json()).toEqual({ authenticated: false });
+    const tags = await page.request.get('/api/admin/tags');
+    expect(tags.status()).toBe(401);
+  });
+
+  test('the login link from the URL fragment signs in by itself and leaves no token in the address bar', async ({ page }) => {
+    // The page's first session check (sent before the cookie exists) answers late, after the login: it must
+    // not undo the login.
+    let first = true;
+    await page.route('**/api/auth/session', async (route) => {
+      if (!first) return route.continue();
+      first = false;
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.fulfill({ json: { authenticated: false } }); // what the server said before the cookie was set
+    });
+    await page.goto(`/login#token=${ADMIN_TOKEN}`);
+    await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
+    expect(new URL(page.url()).hash).toBe('');
+    expect(page.url()).not.toContain(ADMIN_TOKEN);
+    await page.waitForTimeout(1_000);
+    await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
+  });
+
+  test('log out ends the session', async ({ page }) => {
+    await page.goto(`/login#token=${ADMIN_TOKEN}`);
+    await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await expect(page).toHaveURL(/\/login/);
+    await page.goto('/');
+    await expect(page).toHaveURL(/\/login\?next=%2F$/);
+  });
+
+  test('a session that ends while a page is open sends the operator to the login page', async ({ page, context }) => {
+    await page.goto(`/login#token=${ADMIN_TOKEN}`);
+    await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
+    await context.clearCookies();
+    // The next 2-second poll answers 401.
+    await expect(page).toHaveURL(/\/login\?next=%2F$/, { timeout: 8_000 });
+    await expect(page.getByRole('heading', { name: 'Log in' })).toBeVisible();
+  });
+});

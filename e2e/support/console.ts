@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { type APIRequestContext, type Locator, type Page, expect, test as base } from '@playwright/test';
+
+export const ADMIN_TOKEN = process.env.LEAF_E2E_TOKEN as string;
+/**
+ * Screenshots are test artifacts (test-results/); LEAF_E2E_SCREENSHOTS=update refreshes the committed copies in
+ * e2e/screenshots/ that the README shows, so an ordinary run leaves the tree clean.
+ */
+export const SCREENSHOTS =
+  process.env.LEAF_E2E_SCREENSHOTS === 'update'
+    ? path.join(__dirname, '..', 'screenshots')
+    : path.join(__dirname, '..', '..', 'test-results', 'e2e', 'screenshots');
+
+let counter = 0;
+/** A tag name no other test uses (the server's database lives for the whole run). */
+export function uniqueTag(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}${counter}`;
+}
+
+/** The admin API with the Bearer token, for setting the scene without clicking. */
+export async function adminApi(request: APIRequestContext) {
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  return {
+    async createTag(body: { bizTag: string; step: number; maxId?: string; description?: string }) {
+      const r = await request.post('/api/admin/tags', { headers, data: body });
+      expect(r.status(), await r.text()).toBe(201);
+    },
+    /**
+     * Waits until the node samples the tag's consumption (once a second). IDs taken before a tag's first sample
+     * count as its starting total, not as consumption, so rate assertions start after it.
+     */
+    async waitForSampling(bizTag: string) {
+      await expect
+        .poll(async () => {
+          const r = await request.get(`/api/admin/tags/${bizTag}`, { headers });
+          return ((await r.json()) as { history: { rate: unknown[] } }).history.rate.length;
+        }, { timeout: 5_000, intervals: [200] })
+        .toBeGreaterThan(0);
+    },
+    async takeIds(bizTag: string, count: number): Promise<string[]> {
+      const r = await request.get(`/api/id/segment/${bizTag}?count=${count}`);
+      expect(r.ok()).toBe(true);
+      return ((await r.json()) as { ids: string[] }).ids;
+    },
+  };
+}
+
+export class DashboardPage {
+  constructor(readonly page: Page) {}
+  async goto() {
+    await this.page.goto('/');
+    await expect(this.page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
+  }
+  row(bizTag: string): Locator {
+    return this.page.getByTestId(`tag-row-${bizTag}`);
+  }
+  async createTag(values: { bizTag: string; step?: string; maxId?: string; description?: string }) {
+    const form = this.page.getByRole('form', { name: 'New tag' });
+    if (!(await form.isVisible())) await this.page.getByRole('button', { name: 'New tag' }).click();
+    await form.getByLabel('Tag', { exact: true }).fill(values.bizTag);
+    if (values.step !== undefined) await form.getByLabel('Step').fill(values.step);
+    await form.getByLabel('Initial max_id').fill(values.maxId ?? '');
+    await form.getByLabel('Description').fill(values.description ?? '');
+    await form.getByRole('button', { name: 'Create tag' }).click();
+    return form;
+  }
+}
+
+export class TagPage {
+  constructor(readonly page: Page, readonly bizTag: string) {}
+  async goto() {
+    await this.page.goto(`/tags/${this.bizTag}`);
+    await expect(this.page.getByRole('heading', { name: this.bizTag, level: 1 })).toBeVisible();
+  }
+  /** Takes `count` IDs with "Try it" and returns them as numbers. */
+  async tryIt(count: number): Promise<bigint[]> {
+    await this.page.getByLabel('How many IDs').fill(String(count));
+    const shown = this.page.getByTestId('fetched-ids');
+    const before = (await shown.count()) > 0 ? await shown.getAttribute('data-last') : null;
+    await this.page.getByRole('button', { name: 'Try it' }).click();
+    const out = this.page.getByTestId('fetched-ids');
+    await expect(out).toBeVisible();
+    if (before !== null) await expect(out).not.toHaveAttribute('data-last', before);
+    const text = (await out.locator('.id-list').textContent()) ?? '';
+    const ids = text.trim().split(/\s+/).map((s) => BigInt(s));
+    expect(ids).toHaveLength(count);
+    return ids;
+  }
+  /** IDs issued in the rate chart's 15-minute window. */
+  rateTotal(): Promise<number> {
+    return this.page.getByTestId('rate-chart').getAttribute('data-total').then(Number);
+  }
+}
+
+/** `page` comes signed in (session cookie from the login route), so tests start where they mean to. */
+export const test = base.extend<{ signedIn: Page }>({
+  signedIn: async ({ page }, use) => {
+    const r = await page.request.post('/api/auth/login', { data: { token: ADMIN_TOKEN } });
+    expect(r.status()).toBe(200);
+    await use(page);
+  },
+});
+
+export { expect };

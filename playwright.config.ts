@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+/**
+ * E2E of the operator console against the real server: `node --import tsx server.ts` (production build, made by
+ * `next build` beforehand — scripts/test.sh does it), on a free port, with its own SQLite file and admin token.
+ * Debian's Chromium, never a downloaded browser. The port, directory and token are chosen once in the runner and
+ * reach the workers (which load this file again) through the environment.
+ */
+if (!process.env.LEAF_E2E_PORT) {
+  const script = "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  process.env.LEAF_E2E_PORT = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim();
+  process.env.LEAF_E2E_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-e2e-'));
+  process.env.LEAF_E2E_TOKEN = randomBytes(18).toString('base64url');
+}
+const port = process.env.LEAF_E2E_PORT;
+const baseURL = `http://127.0.0.1:${port}`;
+const dir = process.env.LEAF_E2E_DIR as string;
+
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results/e2e',
+  globalTeardown: './e2e/support/globalTeardown.ts',
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 8_000 },
+  // The whole suite is bounded well under 3 minutes on a 2-core machine.
+  globalTimeout: 170_000,
+  reporter: [['list']],
+  use: {
+    baseURL,
+    browserName: 'chromium',
+    viewport: { width: 1280, height: 860 },
+    colorScheme: 'light',
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    },
+  },
+  webServer: {
+    command:
+      "test -f .next/BUILD_ID || { echo 'e2e needs a production build: run npx next build first' >&2; exit 1; }; exec node --import tsx server.ts",
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+    env: {
+      NODE_ENV: 'production',
+      PORT: port as string,
+      HOST: '127.0.0.1',
+      DATABASE_URL: '',
+      LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'),
+      LEAF_DATA_DIR: dir,
+      LEAF_ADMIN_TOKEN: process.env.LEAF_E2E_TOKEN as string,
+      LEAF_LOG_LEVEL: 'warn',
+    },
+  },
+});
