@@ -3,67 +3,17 @@
  * queries.ts call these. The server is the authority on every rule; this module only moves JSON.
  */
 
-export interface SegmentView {
-  start: number;
-  max: number;
-  next: number;
-  step: number;
-  remaining: number;
-}
-
-export interface PendingSegmentView {
-  start: number;
-  max: number;
-  step: number;
-}
-
-export interface EngineView {
-  step: number;
-  minStep: number;
-  current: SegmentView | null;
-  pending: PendingSegmentView | null;
-  loading: boolean;
-  lastLoadAt: number | null;
-  lastError: string | null;
-  /** IDs per second over the last 10 s. */
-  ratePerSec: number;
-  issuedTotal: number;
-}
-
-export interface TagView {
-  bizTag: string;
-  /** Decimal string: max_id may exceed what a form field should round. */
-  maxId: string;
-  step: number;
-  description: string | null;
-  updateTime: string;
-  /** null when this node holds no buffer for the tag. */
-  engine: EngineView | null;
-}
-
-export interface RatePoint {
-  t: number;
-  /** IDs issued in the 5-second bucket starting at t. */
-  ids: number;
-}
-
-export interface StepPoint {
-  t: number;
-  step: number;
-}
-
-export interface LoadRecord {
-  at: number;
-  durationMs: number;
-  step: number;
-  ok: boolean;
-  error?: string;
-}
-
-export interface TagDetail {
-  tag: TagView;
-  history: { rate: RatePoint[]; steps: StepPoint[]; loads: LoadRecord[] };
-}
+export type {
+  EngineView,
+  LoadRecord,
+  PendingSegmentView,
+  RatePoint,
+  SegmentView,
+  StepPoint,
+  TagDetail,
+  TagView,
+} from '@/lib/admin/views';
+import type { TagDetail, TagView } from '@/lib/admin/views';
 
 export interface CreateTagInput {
   bizTag: string;

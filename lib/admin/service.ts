@@ -1,42 +1,12 @@
 import { isValidBizTag } from '../bizTag';
 import { LeafError } from '../errors';
 import type { Runtime } from '../runtime';
+import type { TagSnapshot } from '../segment/engine';
 import type { TagRow } from '../store/types';
 import { type CreateTagInput, type UpdateTagInput } from './schema';
+import type { TagDetail, TagView } from './views';
 
-/** What the console shows of a tag: its row, and this node's engine state for it. */
-export interface TagView {
-  bizTag: string;
-  /** Decimal string, like every ID on the wire. */
-  maxId: string;
-  step: number;
-  description: string | null;
-  updateTime: string;
-  engine: EngineView | null;
-}
-
-export interface EngineView {
-  step: number;
-  minStep: number;
-  current: { start: number; max: number; next: number; step: number; remaining: number } | null;
-  pending: { start: number; max: number; step: number } | null;
-  loading: boolean;
-  lastLoadAt: number | null;
-  lastError: string | null;
-  ratePerSec: number;
-  issuedTotal: number;
-  waits: number;
-  failedRequests: number;
-}
-
-export interface TagDetail {
-  tag: TagView;
-  history: {
-    rate: Array<{ t: number; ids: number }>;
-    steps: Array<{ t: number; step: number }>;
-    loads: Array<{ at: number; durationMs: number; step: number; ok: boolean; error?: string }>;
-  };
-}
+export type { EngineView, TagDetail, TagView } from './views';
 
 type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates'>;
 
@@ -59,23 +29,12 @@ function view(rt: AdminRuntime, row: TagRow): TagView {
     step: row.step,
     description: row.description,
     updateTime: row.updateTime.toISOString(),
-    engine:
-      snap === undefined
-        ? null
-        : {
-            step: snap.step,
-            minStep: snap.minStep,
-            current: snap.current,
-            pending: snap.pending,
-            loading: snap.loading,
-            lastLoadAt: snap.lastLoadAt,
-            lastError: snap.lastError,
-            ratePerSec: Math.round(rt.rates.ratePerSec(row.bizTag) * 10) / 10,
-            issuedTotal: snap.issuedTotal,
-            waits: snap.waits,
-            failedRequests: snap.failedRequests,
-          },
+    engine: snap === undefined ? null : { ...withoutIdentity(snap), ratePerSec: Math.round(rt.rates.ratePerSec(row.bizTag) * 10) / 10 },
   };
+}
+
+function withoutIdentity({ bizTag: _tag, loads: _loads, ...rest }: TagSnapshot): Omit<TagSnapshot, 'bizTag' | 'loads'> {
+  return rest;
 }
 
 export async function listTagViews(rt: AdminRuntime): Promise<TagView[]> {

@@ -1,0 +1,38 @@
+import type { SegmentLoadRecord } from '../segment/buffer';
+import type { TagSnapshot } from '../segment/engine';
+import type { RatePoint } from '../metrics/rateTracker';
+
+/** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */
+
+/** This node's engine state for a tag, plus its consumption rate. */
+export type EngineView = Omit<TagSnapshot, 'bizTag' | 'loads'> & {
+  /** IDs per second over the last 10 s. */
+  ratePerSec: number;
+};
+
+export type SegmentView = NonNullable<EngineView['current']>;
+export type PendingSegmentView = NonNullable<EngineView['pending']>;
+export type LoadRecord = SegmentLoadRecord;
+export type { RatePoint };
+
+export interface StepPoint {
+  t: number;
+  step: number;
+}
+
+/** What the console shows of a tag: its row, and this node's engine state for it. */
+export interface TagView {
+  bizTag: string;
+  /** Decimal string, like every ID on the wire. */
+  maxId: string;
+  step: number;
+  description: string | null;
+  updateTime: string;
+  /** null when this node holds no buffer for the tag. */
+  engine: EngineView | null;
+}
+
+export interface TagDetail {
+  tag: TagView;
+  history: { rate: RatePoint[]; steps: StepPoint[]; loads: LoadRecord[] };
+}
