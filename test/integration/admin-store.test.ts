@@ -11,6 +11,7 @@ import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { Allocation, SegmentStore } from '../../lib/store/types';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { rng } from '../support/rng';
 
 interface Harness {
   store: SegmentStore;
@@ -256,17 +257,6 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
   });
 });
 
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('mysql store: raiseMaxId racing allocate', () => {
   const STORES = 3;

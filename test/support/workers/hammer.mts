@@ -13,6 +13,7 @@ import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
 import type { Allocation, SegmentStore } from '../../../lib/store/types';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
+import { rng } from '../rng';
 
 interface Config extends Message {
   dialect: 'mysql' | 'sqlite';
@@ -66,17 +67,6 @@ function recording(inner: SegmentStore): Recording {
   return rec;
 }
 
-/** mulberry32: reproducible randomness from the seed the parent prints. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class IdWriter {
   private readonly fd: number;

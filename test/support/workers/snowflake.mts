@@ -27,6 +27,7 @@ import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
 import type { WorkerStore } from '../../../lib/store/types';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
+import { rng } from '../rng';
 
 type Job = Message & Record<string, unknown> & { kind: string };
 
@@ -37,17 +38,6 @@ function codeOf(error: unknown): string {
   return isLeafError(error) ? error.code : `non_leaf:${(error as Error)?.message ?? String(error)}`;
 }
 
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function requireNode(): SnowflakeNode {
   if (node === null) throw new Error('no node: send a start job first');
@@ -189,10 +179,6 @@ async function handle(job: Job): Promise<Message | null> {
       // loop of nextId calls over the same generator path that records every ID it was actually handed.
       const n = requireNode();
       const count = job.count as number;
-      const taking = n.take(count).then(
-        (all) => ({ takeError: null as string | null, takeIssued: all.length }),
-        (e: unknown) => ({ takeError: codeOf(e), takeIssued: 0 }),
-      );
       const ids: bigint[] = [];
       let error: string | null = null;
       const looping = (async () => {
@@ -206,6 +192,11 @@ async function handle(job: Job): Promise<Message | null> {
           error = codeOf(e);
         }
       })();
+      // Started after the loop's first (synchronous) ID, so the loop has always been handed some before the stop.
+      const taking = n.take(count).then(
+        (all) => ({ takeError: null as string | null, takeIssued: all.length }),
+        (e: unknown) => ({ takeError: codeOf(e), takeIssued: 0 }),
+      );
       await new Promise((resolve) => setTimeout(resolve, job.stopAfterMs as number));
       const stopStart = Date.now();
       await n.stop();
