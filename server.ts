@@ -9,6 +9,7 @@ import next from 'next';
 import { isLeafError } from './lib/errors';
 import { idHandler } from './lib/http/defaultHandler';
 import type { IdResponse } from './lib/http/idHandler';
+import { jsonError, precheck } from './lib/http/precheck';
 import { createLogger } from './lib/log';
 import { closeRuntime, getRuntime } from './lib/runtime';
 
@@ -31,7 +32,9 @@ async function main(): Promise<void> {
   await Promise.all([app.prepare(), warm]);
 
   const server = http.createServer((req, res) => {
-    const result = fastLane ? idHandler(req.method ?? 'GET', req.url ?? '/', req.headers.authorization) : null;
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const result = precheck(method, url, req.headers['content-length']) ?? (fastLane ? idHandler(method, url, req.headers.authorization) : null);
     if (result === null) {
       void nextHandle(req, res);
     } else if (result instanceof Promise) {
@@ -41,6 +44,15 @@ async function main(): Promise<void> {
     }
   });
   server.keepAliveTimeout = 65_000;
+  // Requests Node's parser rejects (bad framing, oversized headers) still get a JSON answer, not a bare status.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (error.code === 'ECONNRESET')) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    socket.end(rawResponse(jsonError(tooLarge ? 431 : 400, tooLarge ? 'headers_too_large' : 'invalid_request', tooLarge ? 'The request line or headers are too large.' : 'The request could not be parsed.')));
+  });
+  server.on('connect', (_req, socket) => {
+    socket.end(rawResponse(jsonError(405, 'method_not_allowed', 'CONNECT is not supported.', { allow: 'GET, POST, PATCH, DELETE' })));
+  });
   server.listen(port, hostname, () => {
     logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
   });
@@ -53,6 +65,13 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function rawResponse(r: IdResponse): string {
+  const headers = Object.entries({ ...r.headers, connection: 'close', 'content-length': String(Buffer.byteLength(r.body)) })
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
+  return `HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ''}\r\n${headers}\r\n\r\n${r.body}`;
 }
 
 function send(res: http.ServerResponse, r: IdResponse): void {

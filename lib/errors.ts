@@ -25,7 +25,8 @@ export type LeafErrorCode =
   | 'confirmation_mismatch'
   | 'unauthorized'
   | 'payload_too_large'
-  | 'tag_misconfigured';
+  | 'tag_misconfigured'
+  | 'unsupported_media_type';
 
 const STATUS: Record<LeafErrorCode, number> = {
   invalid_tag: 400,
@@ -52,6 +53,7 @@ const STATUS: Record<LeafErrorCode, number> = {
   unauthorized: 401,
   payload_too_large: 413,
   tag_misconfigured: 503,
+  unsupported_media_type: 415,
 };
 
 export class LeafError extends Error {

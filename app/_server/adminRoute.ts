@@ -4,9 +4,9 @@ import { createLogger } from '@/lib/log';
 import { type Runtime, getRuntime } from '@/lib/runtime';
 import { ZodError, type ZodType } from 'zod';
 import { fieldErrors } from '@/lib/admin/schema';
+import { MAX_BODY_BYTES } from '@/lib/http/precheck';
 
 const logger = createLogger();
-const MAX_BODY_BYTES = 16 * 1024;
 const NO_STORE = { 'cache-control': 'no-store' };
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -35,7 +35,11 @@ async function runtimeOr503(): Promise<Runtime> {
 export async function readBody<T>(request: Request, schema: ZodType<T>): Promise<T> {
   const length = Number(request.headers.get('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) throw new LeafError('payload_too_large', `Bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+  const type = request.headers.get('content-type') ?? '';
   const text = await request.text();
+  if (text.length > 0 && !/^application\/json\b/i.test(type)) {
+    throw new LeafError('unsupported_media_type', 'Send the body as application/json.');
+  }
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new LeafError('payload_too_large', `Bodies are limited to ${MAX_BODY_BYTES} bytes.`);
   let value: unknown;
   try {
@@ -68,7 +72,8 @@ export function route<P = Record<string, string>>(handler: Handler<P>, options: 
   };
 }
 
-/** The methods a route does not offer answer 405 JSON. */
-export function methodNotAllowed(allow: string) {
-  return async () => json({ error: { code: 'method_not_allowed', message: `Use ${allow}.` } }, 405, { allow });
+/** Handlers for the methods a route does not offer: 405 JSON with `Allow`. */
+export function methodsNotAllowed(allow: string) {
+  const handler = async () => json({ error: { code: 'method_not_allowed', message: `Use ${allow}.` } }, 405, { allow });
+  return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler };
 }

@@ -166,6 +166,14 @@ function parseCount(url: string, from: number): number {
     start = end + 1;
   }
   if (found === null) return 0;
+  if (found.includes('%')) {
+    // Percent-encoded digits mean the same number on both lanes (Next decodes the query before its handlers).
+    try {
+      found = decodeURIComponent(found);
+    } catch {
+      throw invalidCount();
+    }
+  }
   if (found.length === 0 || found.length > 5) throw invalidCount();
   let n = 0;
   for (let i = 0; i < found.length; i++) {

@@ -46,7 +46,8 @@ export interface SnowflakeNodeOptions {
   random?: () => number;
 }
 
-export type SnowflakeState = 'starting' | 'ready' | 'lost' | 'stopped';
+/** `fencing`: holds a worker id whose previous holder may have used timestamps up to now + a lease; waits them out. */
+export type SnowflakeState = 'starting' | 'fencing' | 'ready' | 'lost' | 'stopped';
 
 export interface SnowflakeStatus {
   state: SnowflakeState;
@@ -55,6 +56,8 @@ export interface SnowflakeStatus {
   epoch: string;
   lastTimestamp: string | null;
   leaseRenewedAt: string | null;
+  /** While fencing: when snowflake IDs resume. */
+  fenceUntil: string | null;
   lastError: string | null;
 }
 
@@ -75,6 +78,8 @@ export class SnowflakeNode {
   private generator: SnowflakeGenerator | null = null;
   private state: SnowflakeState = 'starting';
   private reservedUntil = 0;
+  /** While non-zero: the fence of the acquired id is still ahead of the clock (after a crash restart). */
+  private fenceUntil = 0;
   private renewedAt: number | null = null;
   private lastError: Error | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -98,13 +103,28 @@ export class SnowflakeNode {
   nextId(): bigint | Promise<bigint> {
     const g = this.generator;
     if (g === null) throw this.unavailable();
+    if (this.fenceUntil !== 0) this.checkFence(g);
     return g.nextId();
   }
 
   async take(count: number): Promise<bigint[]> {
     const g = this.generator;
     if (g === null) throw this.unavailable();
+    if (this.fenceUntil !== 0) this.checkFence(g);
     return g.take(count);
+  }
+
+  /** Says plainly why it refuses while the fence is ahead; a wait the generator absorbs (≤ 5 ms) is left to it. */
+  private checkFence(g: SnowflakeGenerator): void {
+    const wait = this.fenceUntil - this.clock.now();
+    if (wait > 5) {
+      throw new LeafError(
+        'snowflake_unavailable',
+        `Worker id ${g.workerId} may have been used up to ${new Date(this.fenceUntil).toISOString()} by its previous holder; snowflake IDs resume in ${wait} ms.`,
+      );
+    }
+    this.fenceUntil = 0;
+    if (this.state === 'fencing') this.state = 'ready';
   }
 
   get workerId(): number | null {
@@ -120,6 +140,7 @@ export class SnowflakeNode {
       epoch: new Date(this.epochMs).toISOString(),
       lastTimestamp: g && g.lastTimestampMs >= this.epochMs ? new Date(g.lastTimestampMs).toISOString() : null,
       leaseRenewedAt: this.renewedAt === null ? null : new Date(this.renewedAt).toISOString(),
+      fenceUntil: this.fenceUntil === 0 ? null : new Date(this.fenceUntil).toISOString(),
       lastError: this.lastError?.message ?? null,
     };
   }
@@ -177,7 +198,8 @@ export class SnowflakeNode {
     });
     this.reservedUntil = reserveUntil;
     this.renewedAt = this.clock.now();
-    this.state = 'ready';
+    this.fenceUntil = lease.lastTimestampMs > this.clock.now() ? lease.lastTimestampMs : 0;
+    this.state = this.fenceUntil === 0 ? 'ready' : 'fencing';
     this.lastError = null;
     const behind = lease.lastTimestampMs - this.clock.now();
     this.logger.log(behind > 0 ? 'warn' : 'info', 'worker_acquired', {

@@ -40,6 +40,8 @@ describe('ID handler', () => {
     expect(JSON.parse(r.body)).toEqual({ tag: 'order', ids: ['2', '3', '4', '5', '6'] });
     const one = await call('/api/id/segment/order?foo=1&count=1&bar');
     expect(JSON.parse(one.body)).toEqual({ tag: 'order', ids: ['7'] });
+    const encoded = await call('/api/id/segment/order?count=%32');
+    expect(JSON.parse(encoded.body)).toEqual({ tag: 'order', ids: ['8', '9'] });
   });
 
   it('count=10000 is allowed and spans segments', async () => {
@@ -90,7 +92,8 @@ describe('ID handler', () => {
     ['/api/id/segment/order?count=01', 'invalid_count'],
     ['/api/id/segment/order?count=99999999999999999999', 'invalid_count'],
     ['/api/id/segment/order?count=1&count=2', 'invalid_count'],
-    ['/api/id/segment/order?count=%31', 'invalid_count'],
+    ['/api/id/segment/order?count=%3', 'invalid_count'],
+    ['/api/id/segment/order?count=%2D1', 'invalid_count'],
     ['/api/id/segment/or%20der', 'invalid_tag'],
     ['/api/id/segment/%E0%A4%A', 'invalid_tag'],
     ['/api/id/segment/%F0%9F%8D%81', 'invalid_tag'],

@@ -89,9 +89,11 @@ describe('worker id leases (SQLite)', () => {
     const restarted = await startNode(store, 'host-a:3000', 400);
     expect(restarted.workerId).toBe(crashed.workerId);
     // Until the clock passes the fence, it refuses rather than risk an ID the crashed process may have issued.
-    expect(() => restarted.nextId()).toThrow(expect.objectContaining({ status: 503 }));
+    expect(restarted.status()).toMatchObject({ state: 'fencing', fenceUntil: new Date(fence).toISOString() });
+    expect(() => restarted.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable', status: 503, message: expect.stringMatching(/resume in \d+ ms/) }));
     await sleep(fence - Date.now() + 10);
     const next = await idNow(restarted);
+    expect(restarted.status().state).toBe('ready');
     expect(decompose(next, EPOCH).timestampMs).toBeGreaterThan(fence);
     expect(next > ids[0]!).toBe(true);
   });

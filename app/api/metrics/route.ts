@@ -1,4 +1,4 @@
-import { route } from '@/app/_server/adminRoute';
+import { methodsNotAllowed, route } from '@/app/_server/adminRoute';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,3 +9,6 @@ export const GET = route(async ({ runtime }) => {
     headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
   });
 });
+
+// Every other method: 405 JSON with Allow (Next would answer an empty 405).
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

@@ -1,4 +1,4 @@
-import { json, methodNotAllowed, readBody, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, readBody, route } from '@/app/_server/adminRoute';
 import { loginSchema } from '@/lib/admin/schema';
 import { SESSION_COOKIE, createSessionValue, secretEquals } from '@/lib/auth/credentials';
 import { LeafError } from '@/lib/errors';
@@ -17,4 +17,5 @@ export const POST = route(
   { public: true },
 );
 
-export const GET = methodNotAllowed('POST');
+// Every other method: 405 JSON with Allow (Next would answer an empty 405).
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed('POST');

@@ -1,4 +1,4 @@
-import { json, methodNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { SESSION_COOKIE } from '@/lib/auth/credentials';
 
 export const dynamic = 'force-dynamic';
@@ -8,4 +8,5 @@ export const POST = route(
   { public: true },
 );
 
-export const GET = methodNotAllowed('POST');
+// Every other method: 405 JSON with Allow (Next would answer an empty 405).
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed('POST');

@@ -1,4 +1,4 @@
-import { json, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { isAuthorized } from '@/lib/auth/credentials';
 
 export const dynamic = 'force-dynamic';
@@ -14,3 +14,6 @@ export const GET = route(
     }),
   { public: true },
 );
+
+// Every other method: 405 JSON with Allow (Next would answer an empty 405).
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

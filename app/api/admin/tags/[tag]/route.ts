@@ -1,4 +1,4 @@
-import { json, methodNotAllowed, readBody, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, readBody, route } from '@/app/_server/adminRoute';
 import { deleteTagSchema, updateTagSchema } from '@/lib/admin/schema';
 import { deleteTag, requireTag, tagDetail, updateTag } from '@/lib/admin/service';
 
@@ -20,5 +20,5 @@ export const DELETE = route<Params>(async ({ request, runtime, params }) => {
   return json(await deleteTag(runtime, bizTag, confirm));
 });
 
-export const POST = methodNotAllowed('GET, PATCH, DELETE');
-export const PUT = methodNotAllowed('GET, PATCH, DELETE');
+// Every other method: 405 JSON with Allow (Next would answer an empty 405).
+export const { POST, PUT } = methodsNotAllowed('GET, PATCH, DELETE');
