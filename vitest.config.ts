@@ -31,6 +31,18 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        // Last, so it does not compete with the other projects for the 2 cores; starts its own MariaDB.
+        test: {
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          testTimeout: 200_000,
+          hookTimeout: 30_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

@@ -3,17 +3,24 @@
  * SegmentEngine over an in-memory SqliteStore, one tag of DB step 1000 (the dynamic step grows it, as in production).
  * Uses the synchronous fast path: takeIds/nextId return a value when a buffer can serve, else a promise (awaited).
  * Between chunks of calls the loop yields one microtask turn so background preloads can land, as they would
- * between requests. Verifies that every ID is greater than the one before.
+ * between requests. Verifies that every ID is greater than the one before, and counts segment loads (DB writes).
+ * Then snowflake: SnowflakeGenerator.nextId() (lib/snowflake/generator.ts, no lease: the pure generator) next to
+ * @sapphire/snowflake's generate(), the same loop for both; each counts IDs not above the one before, then a
+ * separate pass of SNOWFLAKE_CHECK_IDS IDs (sorted) counts exact duplicates.
  * Env: BENCH_INPROC_MS (measured time per mode, default 3000), BENCH_INPROC_WARMUP_MS (default 1000).
  * Prints one JSON line to stdout.
  */
 import { SegmentEngine } from '../lib/segment/engine';
 import { SqliteStore } from '../lib/store/sqlite';
+import { SnowflakeGenerator } from '../lib/snowflake/generator';
+import { DEFAULT_EPOCH_MS } from '../lib/snowflake/layout';
+import { Snowflake } from '@sapphire/snowflake';
 
 const MEASURE_MS = Number(process.env.BENCH_INPROC_MS ?? 3000);
 const WARMUP_MS = Number(process.env.BENCH_INPROC_WARMUP_MS ?? 1000);
 const TAG = 'bench';
 const BATCH = 1000;
+const SNOWFLAKE_CHECK_IDS = 2_000_000;
 
 interface Result {
   mode: string;
@@ -25,12 +32,27 @@ interface Result {
   promiseReturns: number;
   step: number;
   ordered: boolean;
+  /** Segment loads (store writes) during the measured time. */
+  loads: number;
+}
+
+interface SnowflakeResult {
+  mode: string;
+  ids: number;
+  seconds: number;
+  idsPerSec: number;
+  promiseReturns: number;
+  /** IDs not greater than the one before, in the timed loop. */
+  notIncreasing: number;
+  checked: number;
+  duplicates: number;
 }
 
 async function main(): Promise<void> {
   const store = new SqliteStore({ file: ':memory:' });
   await store.createTag({ bizTag: TAG, step: 1000 });
-  const engine = new SegmentEngine({ store, refreshIntervalMs: 0 });
+  let loads = 0;
+  const engine = new SegmentEngine({ store, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
   await engine.start();
 
   let last = 0;
@@ -44,6 +66,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const end = t0 + ms;
     let now = t0;
+    const loads0 = loads;
     while (now < end) {
       for (let i = 0; i < chunk; i++) {
         let r = engine.takeIds(TAG, BATCH);
@@ -58,7 +81,7 @@ async function main(): Promise<void> {
       await null;
       now = performance.now();
     }
-    return result('take(tag, 1000)', calls, calls * BATCH, now - t0, promises);
+    return result('take(tag, 1000)', calls, calls * BATCH, now - t0, promises, loads - loads0);
   }
 
   // nextId(tag)
@@ -69,6 +92,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const end = t0 + ms;
     let now = t0;
+    const loads0 = loads;
     while (now < end) {
       for (let i = 0; i < chunk; i++) {
         let id = engine.nextId(TAG);
@@ -83,10 +107,10 @@ async function main(): Promise<void> {
       await null;
       now = performance.now();
     }
-    return result('nextId(tag)', calls, calls, now - t0, promises);
+    return result('nextId(tag)', calls, calls, now - t0, promises, loads - loads0);
   }
 
-  function result(mode: string, calls: number, ids: number, ms: number, promiseReturns: number): Result {
+  function result(mode: string, calls: number, ids: number, ms: number, promiseReturns: number, loadCount: number): Result {
     const seconds = ms / 1000;
     return {
       mode,
@@ -98,6 +122,7 @@ async function main(): Promise<void> {
       promiseReturns,
       step: engine.snapshot(TAG)?.step ?? 0,
       ordered,
+      loads: loadCount,
     };
   }
 
@@ -107,7 +132,62 @@ async function main(): Promise<void> {
   const next = await nextFor(MEASURE_MS);
   engine.stop();
   await store.close();
-  process.stdout.write(JSON.stringify({ take, next }) + '\n');
+
+  // Snowflake: the same loop shape for both generators (chunks of calls, one microtask turn between chunks).
+  const ours = new SnowflakeGenerator({ workerId: 1, epochMs: DEFAULT_EPOCH_MS });
+  const sapphire = new Snowflake(BigInt(DEFAULT_EPOCH_MS));
+  const gens: Record<string, () => bigint | Promise<bigint>> = {
+    ours: () => ours.nextId(),
+    sapphire: () => sapphire.generate(),
+  };
+  async function snowflakeFor(mode: string, ms: number): Promise<SnowflakeResult> {
+    const gen = gens[mode];
+    const chunk = 10_000;
+    let ids = 0;
+    let promises = 0;
+    let notIncreasing = 0;
+    let last = -1n;
+    const t0 = performance.now();
+    const end = t0 + ms;
+    let now = t0;
+    while (now < end) {
+      for (let i = 0; i < chunk; i++) {
+        let id = gen();
+        if (typeof id !== 'bigint') {
+          promises++;
+          id = await id;
+        }
+        if (id <= last) notIncreasing++;
+        last = id;
+      }
+      ids += chunk;
+      await null;
+      now = performance.now();
+    }
+    const seconds = (now - t0) / 1000;
+    return { mode, ids, seconds, idsPerSec: ids / seconds, promiseReturns: promises, notIncreasing, checked: 0, duplicates: 0 };
+  }
+  async function duplicates(mode: string): Promise<number> {
+    const gen = gens[mode];
+    const all = new BigInt64Array(SNOWFLAKE_CHECK_IDS);
+    for (let i = 0; i < all.length; i++) {
+      const id = gen();
+      all[i] = typeof id === 'bigint' ? id : await id;
+    }
+    all.sort();
+    let dups = 0;
+    for (let i = 1; i < all.length; i++) if (all[i] === all[i - 1]) dups++;
+    return dups;
+  }
+  const snowflake: SnowflakeResult[] = [];
+  for (const mode of ['ours', 'sapphire']) {
+    await snowflakeFor(mode, WARMUP_MS);
+    const r = await snowflakeFor(mode, MEASURE_MS);
+    r.checked = SNOWFLAKE_CHECK_IDS;
+    r.duplicates = await duplicates(mode);
+    snowflake.push(r);
+  }
+  process.stdout.write(JSON.stringify({ take, next, snowflake }) + '\n');
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: everything, from a fresh clone. Type-check, build the app, then one vitest run over the unit,
-# contract (real server, both lanes) and integration (real MariaDB + SQLite, multi-process) projects.
+# contract (real server, both lanes), integration (real MariaDB + SQLite, multi-process) and chaos projects,
+# then the Playwright e2e suite.
 # MariaDB is installed from Debian packages when missing and started as a throwaway server on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ step "build (next build)"
 npx next build > .tmp/build.log 2>&1 || { cat .tmp/build.log; exit 1; }
 tail -n 12 .tmp/build.log
 
-step "tests: unit, contract, integration"
+step "tests: unit, contract, integration, chaos (small)"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json "$@" || status=$?
 

@@ -1,0 +1,118 @@
+/**
+ * Everything the clients saw: every ID returned (with node, process lifetime and time), every non-200 with its
+ * status and JSON body, every connection error and timeout. IDs are kept losslessly but compactly: segment IDs as
+ * ranges of consecutive IDs (a batch of 10,000 is one or two ranges), snowflake IDs as a BigInt64Array.
+ */
+
+export type Kind = 'seg' | 'segN' | 'plain' | 'snow' | 'snowN' | 'churn' | 'drain';
+export const SEGMENT_KINDS: ReadonlySet<Kind> = new Set(['seg', 'segN', 'plain', 'churn', 'drain']);
+/** The requests whose latency is measured (the background churn and the outage drain are load, not clients). */
+export const MEASURED_KINDS: ReadonlySet<Kind> = new Set(['seg', 'segN', 'plain', 'snow', 'snowN']);
+
+export interface OkRecord {
+  kind: Kind;
+  node: number;
+  life: number;
+  sendT: number;
+  recvT: number;
+  /** Number of IDs in the answer. */
+  n: number;
+  /** Lowest and highest ID of the answer (number for segment, bigint for snowflake). */
+  min: number | bigint;
+  max: number | bigint;
+}
+
+export interface FailRecord {
+  kind: Kind;
+  node: number;
+  life: number;
+  sendT: number;
+  recvT: number;
+  /** HTTP status, or 0 for a connection error / timeout. */
+  status: number;
+  /** error.code of the JSON body, or the connection error code, or 'timeout'. */
+  code: string;
+  /** Whether the body was `{"error":{"code","message"}}` JSON (only meaningful when status > 0). */
+  jsonOk: boolean;
+  body: string;
+  /** For status 0: the node was being killed or restarted during the request. */
+  nodeWasDown: boolean;
+}
+
+class GrowF64 {
+  data = new Float64Array(1 << 16);
+  length = 0;
+  push2(a: number, b: number): void {
+    if (this.length + 2 > this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = a;
+    this.data[this.length++] = b;
+  }
+}
+
+class GrowI64 {
+  data = new BigInt64Array(1 << 14);
+  length = 0;
+  push(v: bigint): void {
+    if (this.length === this.data.length) {
+      const next = new BigInt64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+export class Recorder {
+  readonly ok: OkRecord[] = [];
+  readonly fails: FailRecord[] = [];
+  /** Segment IDs as [start, end] pairs. */
+  readonly segRanges = new GrowF64();
+  readonly snowIds = new GrowI64();
+  segIds = 0;
+  snowCount = 0;
+  /** Malformed 200s, out-of-order batches, wrong tags: violations found while parsing. */
+  readonly badAnswers: string[] = [];
+  badCount = 0;
+
+  addSegment(kind: Kind, node: number, life: number, sendT: number, recvT: number, ids: number[]): void {
+    let start = ids[0];
+    let prev = start;
+    for (let i = 1; i < ids.length; i++) {
+      const id = ids[i];
+      if (!(id > prev)) {
+        this.bad(`segment batch from node ${node} not strictly increasing at index ${i}: ${prev} then ${id}`);
+      }
+      if (id !== prev + 1) {
+        this.segRanges.push2(start, prev);
+        start = id;
+      }
+      prev = id;
+    }
+    this.segRanges.push2(start, prev);
+    this.segIds += ids.length;
+    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: ids[0], max: ids[ids.length - 1] });
+  }
+
+  addSnowflake(kind: Kind, node: number, life: number, sendT: number, recvT: number, ids: bigint[]): void {
+    for (let i = 0; i < ids.length; i++) {
+      if (i > 0 && !(ids[i] > ids[i - 1])) this.bad(`snowflake batch from node ${node} not strictly increasing at index ${i}`);
+      this.snowIds.push(ids[i]);
+    }
+    this.snowCount += ids.length;
+    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: ids[0], max: ids[ids.length - 1] });
+  }
+
+  addFail(f: FailRecord): void {
+    this.fails.push(f);
+  }
+
+  bad(message: string): void {
+    this.badCount++;
+    if (this.badAnswers.length < 50) this.badAnswers.push(message);
+    else if (this.badAnswers.length === 50) this.badAnswers.push('… (more)');
+  }
+}
