@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
+rm -f .tmp/vitest.json .tmp/playwright.json
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -24,11 +25,19 @@ npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json 
 
 step "e2e: operator console (Playwright, Debian chromium)"
 [ -x /usr/bin/chromium ] || { echo "installing Debian chromium…"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-npx playwright test || status=$?
+PLAYWRIGHT_JSON_OUTPUT_NAME=.tmp/playwright.json npx playwright test --reporter=list,json || status=$?
 
-# One plain summary line, whatever the runner printed.
+# One plain summary line over both runners (vitest and Playwright).
 node -e '
-  const r = JSON.parse(require("fs").readFileSync(".tmp/vitest.json", "utf8"));
-  console.log(`\nvitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+  const fs = require("fs");
+  const read = (f) => { try { return JSON.parse(fs.readFileSync(f, "utf8")); } catch { return null; } };
+  const v = read(".tmp/vitest.json");
+  const p = read(".tmp/playwright.json");
+  let passed = 0, failed = 0, skipped = 0;
+  if (v) { passed += v.numPassedTests; failed += v.numFailedTests; skipped += v.numPendingTests + v.numTodoTests; }
+  else failed += 1;
+  if (p) { passed += p.stats.expected; failed += p.stats.unexpected + p.stats.flaky; skipped += p.stats.skipped; }
+  else failed += 1;
+  console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 ' || true
 exit $status
