@@ -7,7 +7,7 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import next from 'next';
 import { isLeafError } from './lib/errors';
-import { idHandler } from './lib/http/defaultHandler';
+import { idHandler, idTokenRequired } from './lib/http/defaultHandler';
 import type { IdResponse } from './lib/http/idHandler';
 import { jsonError, precheck } from './lib/http/precheck';
 import { createLogger } from './lib/log';
@@ -34,7 +34,11 @@ async function main(): Promise<void> {
   const server = http.createServer((req, res) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
-    const result = precheck(method, url, req.headers['content-length']) ?? (fastLane ? idHandler(method, url, req.headers.authorization) : null);
+    // Headers are read only when they matter: touching req.headers makes Node build the object for every request.
+    const withBody = method !== 'GET' && method !== 'HEAD';
+    const result =
+      precheck(method, url, withBody ? req.headers['content-length'] : undefined) ??
+      (fastLane ? idHandler(method, url, idTokenRequired ? req.headers.authorization : undefined) : null);
     if (result === null) {
       void nextHandle(req, res);
     } else if (result instanceof Promise) {

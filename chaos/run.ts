@@ -38,6 +38,7 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { MysqlStore } from '../lib/store/mysql';
 import { MariadbServer, ensureMariadb, freePort } from '../test/support/mariadb';
+import { rng } from '../test/support/rng';
 import { percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates } from './checks';
 import { Load, now } from './load';
 import { type LogEvent, LeafNode } from './node';
@@ -143,18 +144,6 @@ function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keep
   return { size, seed, keepLogs };
 }
 
-/** mulberry32: a seeded PRNG, so a run's choices (victims, moments, delays, request mix) can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 class BudgetExceeded extends Error {}
 
 const fmt = (ms: number) => (ms / 1000).toFixed(1);
@@ -163,7 +152,7 @@ async function main(): Promise<number> {
   const { size: sizeName, seed, keepLogs } = parseArgs(process.argv.slice(2));
   const size = SIZES[sizeName];
   ensureMariadb((line) => process.stdout.write(`[chaos] ${line}\n`)); // may apt-get install once; not part of the budget
-  const random = prng(seed);
+  const random = rng(seed); // seeded, so a run's choices (victims, moments, delays, request mix) replay
   const rand = (lo: number, hi: number) => lo + random() * (hi - lo);
   const t0 = now();
   const deadline = t0 + size.budgetS * 1000;

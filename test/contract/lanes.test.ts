@@ -112,3 +112,23 @@ for (const lane of lanes) {
     });
   });
 }
+
+describe('LEAF_ID_TOKEN through the real server', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startServer({ LEAF_ID_TOKEN: 'id-token-for-contract' });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('ID routes need the Bearer token on both lanes of the process; health stays open', async () => {
+    const denied = await fetch(`${server.url}/api/id/segment/demo`);
+    expect(denied.status).toBe(401);
+    expect((await denied.json()).error.code).toBe('unauthorized');
+    const allowed = await fetch(`${server.url}/api/id/segment/demo`, { headers: { authorization: 'Bearer id-token-for-contract' } });
+    expect(allowed.status).toBe(200);
+    expect((await fetch(`${server.url}/api/id/snowflake`)).status).toBe(401);
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  });
+});

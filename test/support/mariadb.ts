@@ -19,6 +19,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
+import { freePort } from './ports';
+
+export { freePort };
 
 export type Log = (line: string) => void;
 const defaultLog: Log = (line) => process.stderr.write(`[mariadb] ${line}\n`);
@@ -78,23 +81,6 @@ export function ensureMariadb(log: Log = defaultLog): MariadbBinaries {
   if (!installed) throw new Error('mariadb-server was installed but mariadbd / mariadb-install-db are still not found');
   log(`installed mariadb-server in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return installed;
-}
-
-/** A TCP port that was free a moment ago; never 3306. */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = net.createServer();
-      server.unref();
-      server.on('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        const p = typeof address === 'object' && address !== null ? address.port : 0;
-        server.close(() => resolve(p));
-      });
-    });
-    if (port !== 3306 && port > 0) return port;
-  }
 }
 
 function isAlive(pid: number): boolean {
