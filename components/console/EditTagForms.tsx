@@ -11,21 +11,31 @@ import { updateTagSchema } from './tagSchema';
 import { type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
 
 /** Step and description. Mounted with the tag's values; polling does not overwrite what is being typed. */
-export function EditTagForm({ tag }: { tag: TagView }) {
-  const [step, setStep] = useState(String(tag.step));
-  const [description, setDescription] = useState(tag.description ?? '');
+/**
+ * One PATCH form's plumbing: client-side check against the shared schema, then the mutation; field errors from
+ * either side, the client's first.
+ */
+function usePatchForm(bizTag: string) {
   const [clientErrors, setClientErrors] = useState<FieldErrors>({});
-  const update = useUpdateTag(tag.bizTag);
+  const update = useUpdateTag(bizTag);
   const server = serverErrors(update.error);
-  const errors = { ...server.fields, ...clientErrors };
-
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    const input = { step: toInteger(step), description: description.trim() };
+  const submit = (input: UpdateTagInput, onSuccess?: () => void) => {
     const found = checkFields(updateTagSchema, input);
     setClientErrors(found);
     update.reset();
-    if (Object.keys(found).length === 0) update.mutate(input as UpdateTagInput);
+    if (Object.keys(found).length === 0) update.mutate(input, { onSuccess });
+  };
+  return { update, server, errors: { ...server.fields, ...clientErrors }, submit };
+}
+
+export function EditTagForm({ tag }: { tag: TagView }) {
+  const [step, setStep] = useState(String(tag.step));
+  const [description, setDescription] = useState(tag.description ?? '');
+  const { update, server, errors, submit } = usePatchForm(tag.bizTag);
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    submit({ step: toInteger(step), description: description.trim() } as UpdateTagInput);
   };
 
   return (
@@ -47,18 +57,11 @@ export function EditTagForm({ tag }: { tag: TagView }) {
 /** max_id only goes up; the server refuses a lower value and says the current one. */
 export function RaiseMaxIdForm({ tag }: { tag: TagView }) {
   const [maxId, setMaxId] = useState('');
-  const [clientErrors, setClientErrors] = useState<FieldErrors>({});
-  const update = useUpdateTag(tag.bizTag);
-  const server = serverErrors(update.error);
-  const errors = { ...server.fields, ...clientErrors };
+  const { update, server, errors, submit } = usePatchForm(tag.bizTag);
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const input = { maxId: maxId.trim() };
-    const found = checkFields(updateTagSchema, input);
-    setClientErrors(found);
-    update.reset();
-    if (Object.keys(found).length === 0) update.mutate(input, { onSuccess: () => setMaxId('') });
+    submit({ maxId: maxId.trim() }, () => setMaxId(''));
   };
 
   return (
