@@ -85,3 +85,7 @@ export function storeUnavailable(cause: unknown): LeafError {
   if (isLeafError(cause)) return cause;
   return new LeafError('store_unavailable', 'The ID store is unreachable; try again shortly.', { cause });
 }
+
+export function tagNotFound(bizTag: string): LeafError {
+  return new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+}

@@ -1,5 +1,5 @@
-import { isValidBizTag } from '../bizTag';
-import { LeafError } from '../errors';
+import { parseBizTag } from '../bizTag';
+import { LeafError, tagNotFound } from '../errors';
 import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
 import type { TagRow } from '../store/types';
@@ -10,15 +10,9 @@ export type { EngineView, TagDetail, TagView } from './views';
 
 type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates'>;
 
-export function requireTag(raw: string): string {
-  let tag = raw;
-  try {
-    tag = decodeURIComponent(raw);
-  } catch {
-    /* fall through to the check */
-  }
-  if (!isValidBizTag(tag)) throw new LeafError('invalid_tag', 'A tag is 1–128 characters of letters, digits, "_", "-", "." or ":".');
-  return tag;
+/** A tag from a Next route param, which Next has already decoded once: validate, never decode again. */
+export function requireTag(param: string): string {
+  return parseBizTag(param);
 }
 
 function view(rt: AdminRuntime, row: TagRow): TagView {
@@ -43,7 +37,7 @@ export async function listTagViews(rt: AdminRuntime): Promise<TagView[]> {
 
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {
   const row = await rt.store.getTag(bizTag);
-  if (row === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+  if (row === undefined) throw tagNotFound(bizTag);
   const loads = rt.segments.snapshot(bizTag)?.loads ?? [];
   return {
     tag: view(rt, row),
@@ -62,7 +56,7 @@ export async function createTag(rt: AdminRuntime, input: CreateTagInput): Promis
 }
 
 export async function updateTag(rt: AdminRuntime, bizTag: string, input: UpdateTagInput): Promise<TagView> {
-  if ((await rt.store.getTag(bizTag)) === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+  if ((await rt.store.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
   // The raise comes first: if it is refused, nothing else of the request is applied.
   let row = input.maxId !== undefined ? await rt.store.raiseMaxId(bizTag, input.maxId) : undefined;
   if (input.step !== undefined || input.description !== undefined) {

@@ -1,5 +1,5 @@
 import { bearer, secretEquals } from '../auth/credentials';
-import { MAX_COUNT, isValidBizTag } from '../bizTag';
+import { MAX_COUNT, invalidTag, parseBizTag } from '../bizTag';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { Runtime } from '../runtime';
@@ -46,11 +46,11 @@ const HEALTH_PATH = '/api/health';
 const OWNED_PREFIXES = ['/api/id/', '/api/id', '/api/segment/', '/api/segment', '/api/snowflake/', '/api/snowflake'];
 
 type Route =
-  | { kind: 'segment'; rawTag: string }
-  | { kind: 'leaf-segment'; rawTag: string }
+  | { kind: 'segment' | 'leaf-segment'; rawTag: string }
+  // Leaf's snowflake route takes a key it ignores; it is validated like a tag.
+  | { kind: 'leaf-snowflake'; rawTag: string }
   | { kind: 'snowflake' }
   | { kind: 'snowflake-decode'; raw: string }
-  | { kind: 'leaf-snowflake'; rawKey: string }
   | { kind: 'health' }
   | { kind: 'unknown' };
 
@@ -85,25 +85,18 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
         throw new LeafError('unauthorized', 'This node requires an ID token (Authorization: Bearer …).');
       }
       if (route.kind === 'snowflake-decode') return decodeSnowflake(deps, route.raw).catch((e) => fail(e, method, path));
-      if (route.kind === 'snowflake' || route.kind === 'leaf-snowflake') {
-        if (route.kind === 'leaf-snowflake') decodeTag(route.rawKey);
-        const count = q === -1 ? 0 : parseCount(url, q + 1);
-        const plain = route.kind === 'leaf-snowflake';
-        if (plain && count !== 0) throw new LeafError('invalid_request', 'The Leaf-compatible route returns one ID; use /api/id/snowflake?count=N for batches.');
-        const rt = deps.runtime();
-        const result = rt instanceof Promise ? rt.then((r) => issueSnowflake(r.snowflake, count, plain)) : issueSnowflake(rt.snowflake, count, plain);
-        return result instanceof Promise ? result.catch((e) => fail(e, method, path)) : result;
-      }
-
-      const bizTag = decodeTag(route.rawTag);
+      const snowflake = route.kind === 'snowflake' || route.kind === 'leaf-snowflake';
+      const bizTag = route.kind === 'snowflake' ? '' : decodeTag(route.rawTag);
       const count = q === -1 ? 0 : parseCount(url, q + 1);
-      const plain = route.kind === 'leaf-segment';
-      if (plain && count !== 0) throw new LeafError('invalid_request', 'The Leaf-compatible route returns one ID; use /api/id/segment/{tag}?count=N for batches.');
+      const plain = route.kind === 'leaf-segment' || route.kind === 'leaf-snowflake';
+      if (plain && count !== 0) {
+        throw new LeafError('invalid_request', 'The Leaf-compatible routes return one ID; use ?count=N on /api/id/segment/{tag} or /api/id/snowflake.');
+      }
       const rt = deps.runtime();
       if (rt instanceof Promise) {
-        return rt.then((r) => issue(r.segments, bizTag, count, plain)).catch((e) => fail(e, method, path));
+        return rt.then((r) => answer(r, snowflake, bizTag, count, plain)).catch((e) => fail(e, method, path));
       }
-      const result = issue(rt.segments, bizTag, count, plain);
+      const result = answer(rt, snowflake, bizTag, count, plain);
       return result instanceof Promise ? result.catch((e) => fail(e, method, path)) : result;
     } catch (error) {
       return fail(error, method, path);
@@ -111,30 +104,29 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
   };
 }
 
+const UNKNOWN: Route = Object.freeze({ kind: 'unknown' });
+
 function matchRoute(path: string): Route | null {
+  let rest: string | null;
+  if (path.startsWith(SEGMENT_PREFIX)) return (rest = segmentAfter(path, SEGMENT_PREFIX)) === null ? UNKNOWN : { kind: 'segment', rawTag: rest };
+  if (path.startsWith(LEAF_SEGMENT_PREFIX)) return (rest = segmentAfter(path, LEAF_SEGMENT_PREFIX)) === null ? UNKNOWN : { kind: 'leaf-segment', rawTag: rest };
   if (path === SNOWFLAKE_PATH) return { kind: 'snowflake' };
-  if (path.startsWith(SNOWFLAKE_DECODE_PREFIX)) {
-    const raw = path.slice(SNOWFLAKE_DECODE_PREFIX.length);
-    return raw.length === 0 || raw.includes('/') ? { kind: 'unknown' } : { kind: 'snowflake-decode', raw };
-  }
-  if (path.startsWith(LEAF_SNOWFLAKE_PREFIX)) {
-    const rawKey = path.slice(LEAF_SNOWFLAKE_PREFIX.length);
-    return rawKey.length === 0 || rawKey.includes('/') ? { kind: 'unknown' } : { kind: 'leaf-snowflake', rawKey };
-  }
-  if (path.startsWith(SEGMENT_PREFIX)) return tagRoute('segment', path.slice(SEGMENT_PREFIX.length));
-  if (path.startsWith(LEAF_SEGMENT_PREFIX)) return tagRoute('leaf-segment', path.slice(LEAF_SEGMENT_PREFIX.length));
+  if (path.startsWith(SNOWFLAKE_DECODE_PREFIX)) return (rest = segmentAfter(path, SNOWFLAKE_DECODE_PREFIX)) === null ? UNKNOWN : { kind: 'snowflake-decode', raw: rest };
+  if (path.startsWith(LEAF_SNOWFLAKE_PREFIX)) return (rest = segmentAfter(path, LEAF_SNOWFLAKE_PREFIX)) === null ? UNKNOWN : { kind: 'leaf-snowflake', rawTag: rest };
   if (path === HEALTH_PATH) return { kind: 'health' };
   for (const prefix of OWNED_PREFIXES) {
-    if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return { kind: 'unknown' };
+    if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return UNKNOWN;
   }
   return null;
 }
 
-function tagRoute(kind: 'segment' | 'leaf-segment', rest: string): Route {
-  if (rest.length === 0 || rest.includes('/')) return { kind: 'unknown' };
-  return { kind, rawTag: rest };
+/** The one path segment after `prefix`, or null when there is none or more than one. */
+function segmentAfter(path: string, prefix: string): string | null {
+  const rest = path.slice(prefix.length);
+  return rest.length === 0 || rest.includes('/') ? null : rest;
 }
 
+/** A raw (still percent-encoded) path segment to a tag, decoded exactly once. */
 function decodeTag(raw: string): string {
   let tag = raw;
   if (raw.includes('%')) {
@@ -144,12 +136,7 @@ function decodeTag(raw: string): string {
       throw invalidTag();
     }
   }
-  if (!isValidBizTag(tag)) throw invalidTag();
-  return tag;
-}
-
-function invalidTag(): LeafError {
-  return new LeafError('invalid_tag', 'A tag is 1–128 characters of letters, digits, "_", "-", "." or ":".');
+  return parseBizTag(tag);
 }
 
 /** Reads `count` from the query string; 0 when absent. Rejects repeats, signs, decimals, and out-of-range values. */
@@ -187,6 +174,10 @@ function parseCount(url: string, from: number): number {
 
 function invalidCount(): LeafError {
   return new LeafError('invalid_count', `count must be a whole number from 1 to ${MAX_COUNT}.`);
+}
+
+function answer(rt: IdRuntime, snowflake: boolean, bizTag: string, count: number, plain: boolean): IdResponse | Promise<IdResponse> {
+  return snowflake ? issueSnowflake(rt.snowflake, count, plain) : issue(rt.segments, bizTag, count, plain);
 }
 
 function issue(engine: SegmentEngine, bizTag: string, count: number, plain: boolean): IdResponse | Promise<IdResponse> {

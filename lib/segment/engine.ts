@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../clock';
-import { LeafError, isLeafError, storeUnavailable } from '../errors';
+import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from '../store/types';
 import { type Segment, type SegmentLoadRecord, TagBuffer, createSegment } from './buffer';
@@ -395,8 +395,4 @@ export function expandRanges({ bounds, count }: IdRanges): number[] {
     for (let id = bounds[r] as number, last = bounds[r + 1] as number; id <= last; id++) ids[k++] = id;
   }
   return ids;
-}
-
-function tagNotFound(bizTag: string): LeafError {
-  return new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
 }

@@ -1,10 +1,6 @@
 import { LeafError } from '../errors';
 
 /** The refusals both stores give for admin edits that could hand out an ID twice. */
-export function notFound(bizTag: string): LeafError {
-  return new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
-}
-
 export function lowered(bizTag: string, current: number, requested: number): LeafError {
   return new LeafError(
     'max_id_lowered',

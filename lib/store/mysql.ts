@@ -1,9 +1,9 @@
 import { and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import mysql, { type Pool, type PoolConnection, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
-import { LeafError, storeUnavailable } from '../errors';
+import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { migrateMysql } from './migrate';
-import { badStep, belowTombstone, lowered, notFound } from './adminErrors';
+import { badStep, belowTombstone, lowered } from './adminErrors';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
   type Allocation,
@@ -95,7 +95,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     // Without an explicit step, read the row's step first and add exactly that: the segment's size is what we
     // added, even if an operator changes the step in between.
     const added = step ?? (await this.getTag(bizTag))?.step;
-    if (added === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    if (added === undefined) throw tagNotFound(bizTag);
     if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
     const header = await this.run<ResultSetHeader>(
       this.db
@@ -105,7 +105,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     );
     // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then.
     if (header.affectedRows === 1) return { bizTag, maxId: exactId(header.insertId, bizTag), step: added };
-    if ((await this.getTag(bizTag)) === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    if ((await this.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
 
@@ -134,7 +134,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     const header = await this.run<ResultSetHeader>(
       this.db.update(leafAlloc).set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)),
     );
-    if (header.affectedRows === 0) throw notFound(bizTag);
+    if (header.affectedRows === 0) throw tagNotFound(bizTag);
     return (await this.getTag(bizTag)) as TagRow;
   }
 
@@ -143,7 +143,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
       this.db.update(leafAlloc).set({ maxId }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, maxId))),
     );
     const row = await this.getTag(bizTag);
-    if (row === undefined) throw notFound(bizTag);
+    if (row === undefined) throw tagNotFound(bizTag);
     if (header.affectedRows === 0) throw lowered(bizTag, row.maxId, maxId);
     return row;
   }
@@ -151,7 +151,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   async deleteTag(bizTag: string): Promise<{ maxId: number }> {
     return this.transaction(async (q) => {
       const [row] = await q<Array<{ max_id: unknown }>>('SELECT max_id FROM `leaf_alloc` WHERE biz_tag = ? FOR UPDATE', [bizTag]);
-      if (row === undefined) throw notFound(bizTag);
+      if (row === undefined) throw tagNotFound(bizTag);
       const maxId = exactId(row.max_id, bizTag);
       await q(
         'INSERT INTO `leaf_alloc_tombstone` (biz_tag, max_id) VALUES (?, ?) ' +

@@ -3,8 +3,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { and, asc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
-import { LeafError, storeUnavailable } from '../errors';
-import { badStep, belowTombstone, lowered, notFound } from './adminErrors';
+import { LeafError, storeUnavailable, tagNotFound } from '../errors';
+import { badStep, belowTombstone, lowered } from './adminErrors';
 import { migrateSqlite } from './migrate';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import {
@@ -100,7 +100,7 @@ export class SqliteStore implements SegmentStore, WorkerStore {
     );
     if (row !== undefined) return { bizTag, maxId: row.maxId, step: step ?? row.step };
     const current = await this.getTag(bizTag);
-    if (current === undefined) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
+    if (current === undefined) throw tagNotFound(bizTag);
     if (current.step < 1) throw badStep(bizTag, current.step);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
@@ -132,7 +132,7 @@ export class SqliteStore implements SegmentStore, WorkerStore {
         .where(eq(leafAlloc.bizTag, bizTag))
         .run(),
     );
-    if (result.changes === 0) throw notFound(bizTag);
+    if (result.changes === 0) throw tagNotFound(bizTag);
     return (await this.getTag(bizTag)) as TagRow;
   }
 
@@ -145,7 +145,7 @@ export class SqliteStore implements SegmentStore, WorkerStore {
         .run(),
     );
     const row = await this.getTag(bizTag);
-    if (row === undefined) throw notFound(bizTag);
+    if (row === undefined) throw tagNotFound(bizTag);
     if (result.changes === 0) throw lowered(bizTag, row.maxId, maxId);
     return row;
   }
@@ -153,7 +153,7 @@ export class SqliteStore implements SegmentStore, WorkerStore {
   async deleteTag(bizTag: string): Promise<{ maxId: number }> {
     const remove = this.sqlite.transaction(() => {
       const row = this.db.select({ maxId: leafAlloc.maxId }).from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).get();
-      if (row === undefined) throw notFound(bizTag);
+      if (row === undefined) throw tagNotFound(bizTag);
       this.db
         .insert(leafAllocTombstone)
         .values({ bizTag, maxId: row.maxId })

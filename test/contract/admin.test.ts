@@ -162,6 +162,11 @@ describe('tag management', () => {
   it('bad tag names in the path are 400, unknown ones 404', async () => {
     expect((await api('/api/admin/tags/bad%20tag')).status).toBe(400);
     expect((await api('/api/admin/tags/%E0%A4%A')).status).toBe(400);
+    // Decoded once, as every path: `demo%2541` is the tag "demo%41" (invalid), never "demoA".
+    const twice = await api('/api/admin/tags/demo%2541');
+    expect(twice.status).toBe(400);
+    expect((await twice.json()).error.code).toBe('invalid_tag');
+    expect((await api('/api/admin/tags/de%6Do')).status).toBe(200);
     expect((await api('/api/admin/tags/nope')).status).toBe(404);
     const patch = await api('/api/admin/tags/nope', { method: 'PATCH', body: JSON.stringify({ step: 5 }) });
     expect(patch.status).toBe(404);
