@@ -6,22 +6,17 @@
 import cluster from 'node:cluster';
 import http from 'node:http';
 import next from 'next';
-import { isLeafError } from './lib/errors';
-import { idHandler, idTokenRequired } from './lib/http/defaultHandler';
-import type { IdResponse } from './lib/http/idHandler';
-import { jsonError, precheck } from './lib/http/precheck';
-import { createLogger } from './lib/log';
-import { closeRuntime, getRuntime } from './lib/runtime';
+import { type LeafConfig, processConfig } from './lib/config';
+import { LeafError, isLeafError } from './lib/errors';
+import { type Answer, errorAnswer, rawHttp } from './lib/http/answer';
+import { processIdHandler } from './lib/http/defaultHandler';
+import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
+import { refuseWithBody } from './lib/http/refuse';
+import type { Logger } from './lib/log';
+import { closeRuntime, getRuntime, processLogger } from './lib/runtime';
 
-const logger = createLogger();
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOST ?? '127.0.0.1';
-const dev = process.env.NODE_ENV !== 'production';
-const fastLane = process.env.LEAF_FAST_LANE !== 'off';
-/** LEAF_WORKERS=N runs N processes on one port (node:cluster); each is its own Leaf node with its own engine. */
-const workers = Number(process.env.LEAF_WORKERS ?? 1);
-
-async function main(): Promise<void> {
+async function main(config: LeafConfig, logger: Logger): Promise<void> {
+  const { port, host: hostname, dev, fastLane } = config;
   const app = next({ dev, hostname, port });
   const nextHandle = app.getRequestHandler();
   // Open the store while Next prepares; a database that is down at start is retried by later requests,
@@ -31,14 +26,15 @@ async function main(): Promise<void> {
   });
   await Promise.all([app.prepare(), warm]);
 
+  const idHandler = processIdHandler();
+  const idTokenRequired = config.idToken !== null;
   const server = http.createServer((req, res) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Headers are read only when they matter: touching req.headers makes Node build the object for every request.
-    const withBody = method !== 'GET' && method !== 'HEAD';
-    const result =
-      precheck(method, url, withBody ? req.headers['content-length'] : undefined) ??
-      (fastLane ? idHandler(method, url, idTokenRequired ? req.headers.authorization : undefined) : null);
+    const refused = precheck(method, url, method !== 'GET' && method !== 'HEAD' ? req.headers['content-length'] : undefined);
+    if (refused !== null) return refuseWithBody(req, res, refused);
+    const result = fastLane ? idHandler(method, url, idTokenRequired ? req.headers.authorization : undefined) : null;
     if (result === null) {
       void nextHandle(req, res);
     } else if (result instanceof Promise) {
@@ -50,12 +46,17 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   // Requests Node's parser rejects (bad framing, oversized headers) still get a JSON answer, not a bare status.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || (error.code === 'ECONNRESET')) return socket.destroy();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    socket.end(rawResponse(jsonError(tooLarge ? 431 : 400, tooLarge ? 'headers_too_large' : 'invalid_request', tooLarge ? 'The request line or headers are too large.' : 'The request could not be parsed.')));
+    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
+    const answer = errorAnswer(
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new LeafError('headers_too_large', 'The request line or headers are too large.')
+        : new LeafError('invalid_request', 'The request could not be parsed.'),
+    );
+    socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
   server.on('connect', (_req, socket) => {
-    socket.end(rawResponse(jsonError(405, 'method_not_allowed', 'CONNECT is not supported.', { allow: 'GET, POST, PATCH, DELETE' })));
+    const answer = errorAnswer(new LeafError('method_not_allowed', 'CONNECT is not supported.', { allow: ALLOWED_METHODS }));
+    socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
   server.listen(port, hostname, () => {
     logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
@@ -71,19 +72,14 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-function rawResponse(r: IdResponse): string {
-  const headers = Object.entries({ ...r.headers, connection: 'close', 'content-length': String(Buffer.byteLength(r.body)) })
-    .map(([k, v]) => `${k}: ${v}`)
-    .join('\r\n');
-  return `HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ''}\r\n${headers}\r\n\r\n${r.body}`;
+function send(res: http.ServerResponse, answer: Answer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
 }
 
-function send(res: http.ServerResponse, r: IdResponse): void {
-  res.writeHead(r.status, r.headers);
-  res.end(r.body);
-}
-
-function primary(): void {
+/** LEAF_WORKERS=N runs N processes on one port (node:cluster); each is its own Leaf node with its own engine. */
+function primary(config: LeafConfig, logger: Logger): void {
+  const { workers, port } = config;
   logger.log('info', 'cluster_starting', { workers, port });
   const fork = (index: number) => {
     const worker = cluster.fork({ LEAF_WORKER_INDEX: String(index) });
@@ -108,14 +104,22 @@ function primary(): void {
   });
 }
 
-if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
-  logger.log('error', 'start_failed', { error: `LEAF_WORKERS must be an integer from 1 to 64 (got ${process.env.LEAF_WORKERS})` });
-  process.exit(1);
-} else if (cluster.isPrimary && workers > 1) {
-  primary();
-} else {
-  main().catch((error) => {
+function start(): void {
+  let config: LeafConfig;
+  try {
+    config = processConfig();
+  } catch (error) {
+    // One plain line per bad variable, for the person who typed it; nothing else has started yet.
+    const lines = isLeafError(error) ? error.message.split('\n') : [String(error)];
+    for (const line of lines) process.stderr.write(`leaf-ts: cannot start: ${line}\n`);
+    process.exit(1);
+  }
+  const logger = processLogger();
+  if (cluster.isPrimary && config.workers > 1) return primary(config, logger);
+  main(config, logger).catch((error: unknown) => {
     logger.log('error', 'start_failed', { error });
     process.exit(1);
   });
 }
+
+start();

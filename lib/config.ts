@@ -1,8 +1,48 @@
 import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
 import { LeafError } from './errors';
+import { LOG_LEVELS, type LogLevel } from './log';
 import { DEFAULT_EPOCH_MS } from './snowflake/layout';
 
-/** Settings read from the environment once, at start; a bad value fails loudly with what was wrong. */
+/**
+ * Every setting leaf-ts reads, parsed once at start from the environment and passed down. This is the only
+ * module of `lib/` that looks at `process.env`; a bad value stops the start with one line naming the variable,
+ * what it got and what it accepts.
+ */
+
+export const DEFAULT_SQLITE_FILE = './data/leaf.db';
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
+export const MAX_WORKERS = 64;
+
+export interface LeafConfig {
+  port: number;
+  host: string;
+  /** Next in development mode (NODE_ENV is not `production`). */
+  dev: boolean;
+  fastLane: boolean;
+  logLevel: LogLevel;
+  /** Processes on one port (node:cluster). */
+  workers: number;
+  /** This process's index among the cluster's workers; null outside a cluster. */
+  workerIndex: number | null;
+  store: {
+    /** mysql://… selects MySQL/MariaDB; null selects SQLite at `sqliteFile`. */
+    mysqlUrl: string | null;
+    sqliteFile: string;
+    migrationsDir: string;
+  };
+  /** Where a generated admin token is kept. */
+  dataDir: string;
+  /** LEAF_ADMIN_TOKEN; null: generated at first start into `dataDir`. */
+  adminToken: string | null;
+  /** LEAF_ID_TOKEN; when set, the ID routes need `Authorization: Bearer <it>`. */
+  idToken: string | null;
+  snowflake: SnowflakeConfig;
+  /** `/api/bench/constant`, the benchmark's Next ceiling. */
+  benchRoutes: boolean;
+}
+
 export interface SnowflakeConfig {
   enabled: boolean;
   epochMs: number;
@@ -10,27 +50,133 @@ export interface SnowflakeConfig {
   leaseMs: number;
 }
 
-export function snowflakeConfig(env: Record<string, string | undefined> = process.env): SnowflakeConfig {
-  const enabled = (env.LEAF_SNOWFLAKE ?? 'on').toLowerCase() !== 'off';
+export type Env = Readonly<Record<string, string | undefined>>;
+
+// Empty values count as unset: `FOO=` in an env file means "no value", not "the empty string".
+const unset = (v: unknown) => (v === '' ? undefined : v);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unset, schema.optional());
+
+const SWITCH_VALUES = ['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'];
+const onOff = (fallback: boolean) =>
+  optional(
+    z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .refine((v) => SWITCH_VALUES.includes(v), { message: 'on or off' }),
+  ).transform((v) => (v === undefined ? fallback : ['on', 'true', '1', 'yes'].includes(v)));
+
+const integer = (min: number, max: number, fallback: number, what = `an integer from ${min} to ${max}`) =>
+  optional(
+    z
+      .string()
+      .refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, { message: what }),
+  ).transform((v) => (v === undefined ? fallback : Number(v)));
+
+const epoch = optional(
+  z.string().refine((v) => Number.isSafeInteger(/^\d+$/.test(v) ? Number(v) : Date.parse(v)), {
+    message: 'an ISO date (2026-01-01T00:00:00Z) or ms since 1970',
+  }),
+)
+  .transform((v) => (v === undefined ? DEFAULT_EPOCH_MS : /^\d+$/.test(v) ? Number(v) : Date.parse(v)));
+
+const databaseUrl = optional(
+  z.string().refine((v) => /^(mysql|file|sqlite):/i.test(v), { message: 'mysql://user:pass@host:port/db or file:path' }),
+);
+
+const ENV_SCHEMA = z.object({
+  PORT: integer(0, 65_535, 3000, 'a port number from 0 to 65535'),
+  HOST: optional(z.string()).transform((v) => v ?? '127.0.0.1'),
+  NODE_ENV: optional(z.string()),
+  LEAF_FAST_LANE: onOff(true),
+  LEAF_LOG_LEVEL: optional(
+    z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(LOG_LEVELS, { message: LOG_LEVELS.join(', ') })),
+  ).transform((v): LogLevel => v ?? 'info'),
+  LEAF_WORKERS: integer(1, MAX_WORKERS, 1),
+  LEAF_WORKER_INDEX: optional(z.string().regex(/^\d+$/, { message: 'a worker index (set by the cluster primary)' })),
+  DATABASE_URL: databaseUrl,
+  LEAF_SQLITE_FILE: optional(z.string()),
+  LEAF_MIGRATIONS_DIR: optional(z.string()),
+  LEAF_DATA_DIR: optional(z.string()),
+  LEAF_ADMIN_TOKEN: optional(
+    z.string().min(MIN_ADMIN_TOKEN_LENGTH, { message: `at least ${MIN_ADMIN_TOKEN_LENGTH} characters (it guards deletes)` }),
+  ),
+  LEAF_ID_TOKEN: optional(z.string()),
+  LEAF_SNOWFLAKE: onOff(true),
+  LEAF_SNOWFLAKE_EPOCH: epoch,
+  LEAF_NODE_ID: optional(z.string()),
+  LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
+  LEAF_BENCH_ROUTES: onOff(false),
+});
+
+/**
+ * Parses and checks the environment. Throws a LeafError('invalid_config') whose message is one line per bad
+ * variable: `PORT must be a port number from 0 to 65535 (got "abc")`.
+ */
+export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
+  const parsed = ENV_SCHEMA.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      return `${name} must be ${issue.message} (got ${shown(name, env[name])})`;
+    });
+    throw new LeafError('invalid_config', lines.join('\n'));
+  }
+  const e = parsed.data;
+  if (e.LEAF_SNOWFLAKE_EPOCH > now) {
+    throw new LeafError('invalid_config', `LEAF_SNOWFLAKE_EPOCH must not be in the future (got ${JSON.stringify(env.LEAF_SNOWFLAKE_EPOCH)})`);
+  }
+  const mysqlUrl = e.DATABASE_URL !== undefined && /^mysql:/i.test(e.DATABASE_URL) ? e.DATABASE_URL : null;
+  const sqliteFile =
+    e.DATABASE_URL !== undefined && mysqlUrl === null
+      ? e.DATABASE_URL.replace(/^(file|sqlite):(\/\/)?/i, '')
+      : (e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE);
+  const workerIndex = e.LEAF_WORKER_INDEX === undefined ? null : Number(e.LEAF_WORKER_INDEX);
   return {
-    enabled,
-    epochMs: parseEpoch(env.LEAF_SNOWFLAKE_EPOCH),
-    // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
-    nodeId: (env.LEAF_NODE_ID || `${os.hostname()}:${env.PORT ?? 3000}`) + (env.LEAF_WORKER_INDEX ? `#${env.LEAF_WORKER_INDEX}` : ''),
-    leaseMs: parsePositiveInt('LEAF_WORKER_LEASE_MS', env.LEAF_WORKER_LEASE_MS, 10_000),
+    port: e.PORT,
+    host: e.HOST,
+    dev: e.NODE_ENV !== 'production',
+    fastLane: e.LEAF_FAST_LANE,
+    logLevel: e.LEAF_LOG_LEVEL,
+    workers: e.LEAF_WORKERS,
+    workerIndex,
+    store: {
+      mysqlUrl,
+      sqliteFile,
+      migrationsDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_MIGRATIONS_DIR ?? 'drizzle'),
+    },
+    // A generated token lives beside the SQLite file, else in ./data.
+    dataDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_DATA_DIR ?? (mysqlUrl === null ? path.dirname(path.resolve(/*turbopackIgnore: true*/ sqliteFile)) : 'data')),
+    adminToken: e.LEAF_ADMIN_TOKEN ?? null,
+    idToken: e.LEAF_ID_TOKEN ?? null,
+    snowflake: {
+      enabled: e.LEAF_SNOWFLAKE,
+      epochMs: e.LEAF_SNOWFLAKE_EPOCH,
+      // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
+      nodeId: (e.LEAF_NODE_ID ?? `${os.hostname()}:${e.PORT}`) + (workerIndex === null ? '' : `#${workerIndex}`),
+      leaseMs: e.LEAF_WORKER_LEASE_MS,
+    },
+    benchRoutes: e.LEAF_BENCH_ROUTES,
   };
 }
 
-function parseEpoch(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_EPOCH_MS;
-  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isSafeInteger(ms)) throw new LeafError('invalid_config', `LEAF_SNOWFLAKE_EPOCH must be an ISO date or ms since 1970 (got "${value}").`);
-  return ms;
+/** A refused value as the start-up line shows it: secrets by length only, a database URL by its scheme only. */
+function shown(name: string, value: string | undefined): string {
+  if (value === undefined) return 'nothing';
+  if (name.endsWith('_TOKEN')) return `${value.length} characters`;
+  if (name === 'DATABASE_URL') return JSON.stringify(value.includes(':') ? `${value.split(':')[0]}:…` : value);
+  return JSON.stringify(value);
 }
 
-function parsePositiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new LeafError('invalid_config', `${name} must be a positive integer (got "${value}").`);
-  return n;
+const KEY = Symbol.for('leaf-ts.config');
+
+/**
+ * This process's configuration, read from `process.env` on first use and kept on globalThis, so server.ts and
+ * Next's separate bundle of the route handlers share one parse. Throws LeafError('invalid_config').
+ */
+export function processConfig(): LeafConfig {
+  const g = globalThis as unknown as Record<symbol, LeafConfig | undefined>;
+  return (g[KEY] ??= loadConfig(process.env));
 }

@@ -26,7 +26,9 @@ export type LeafErrorCode =
   | 'unauthorized'
   | 'payload_too_large'
   | 'tag_misconfigured'
-  | 'unsupported_media_type';
+  | 'unsupported_media_type'
+  | 'headers_too_large'
+  | 'internal_error';
 
 const STATUS: Record<LeafErrorCode, number> = {
   invalid_tag: 400,
@@ -54,6 +56,9 @@ const STATUS: Record<LeafErrorCode, number> = {
   payload_too_large: 413,
   tag_misconfigured: 503,
   unsupported_media_type: 415,
+  headers_too_large: 431,
+  // Only for a fault of ours that no typed error describes; logged, and answered without details.
+  internal_error: 500,
 };
 
 export class LeafError extends Error {
@@ -61,18 +66,16 @@ export class LeafError extends Error {
   readonly status: number;
   /** Per-field messages of a validation failure, shown beside the form fields. */
   readonly fields: Readonly<Record<string, string>> | undefined;
+  /** The methods a route offers, for `method_not_allowed` (sent as the Allow header). */
+  readonly allow: string | undefined;
 
-  constructor(code: LeafErrorCode, message: string, options?: { cause?: unknown; fields?: Record<string, string> }) {
+  constructor(code: LeafErrorCode, message: string, options?: { cause?: unknown; fields?: Record<string, string>; allow?: string }) {
     super(message, options);
     this.name = 'LeafError';
     this.code = code;
     this.status = STATUS[code];
     this.fields = options?.fields;
-  }
-
-  /** The JSON body clients get: code, message, fields — never a stack or a driver's words. */
-  toBody(): { error: { code: LeafErrorCode; message: string; fields?: Record<string, string> } } {
-    return { error: { code: this.code, message: this.message, ...(this.fields ? { fields: { ...this.fields } } : {}) } };
+    this.allow = options?.allow;
   }
 }
 

@@ -1,5 +1,6 @@
 /** Structured, one JSON object per line, to stderr. Quiet by default on the hot path: only loads and faults log. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Logger {
   log(level: LogLevel, event: string, fields?: Record<string, unknown>): void;
@@ -7,8 +8,9 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export function createLogger(minLevel: LogLevel = (process.env.LEAF_LOG_LEVEL as LogLevel) || 'info'): Logger {
-  const min = ORDER[minLevel] ?? ORDER.info;
+/** The level comes from the configuration (LEAF_LOG_LEVEL, checked at start). */
+export function createLogger(minLevel: LogLevel = 'info'): Logger {
+  const min = ORDER[minLevel];
   return {
     log(level, event, fields) {
       if (ORDER[level] < min) return;

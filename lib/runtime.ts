@@ -1,8 +1,8 @@
-import path from 'node:path';
 import { type AdminToken, resolveAdminToken } from './auth/adminToken';
-import { snowflakeConfig } from './config';
+import { type LeafConfig, processConfig } from './config';
 import { systemClock } from './clock';
-import { createLogger } from './log';
+import { LeafError } from './errors';
+import { type Logger, createLogger } from './log';
 import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
 import { RateTracker } from './metrics/rateTracker';
 import { SegmentEngine } from './segment/engine';
@@ -15,6 +15,8 @@ import type { LeafStore } from './store/types';
  * bundle of route handlers beside server.ts) finds the same engine instead of opening a second store.
  */
 export interface Runtime {
+  config: LeafConfig;
+  logger: Logger;
   store: LeafStore;
   segments: SegmentEngine;
   /** null when snowflake mode is off (LEAF_SNOWFLAKE=off). */
@@ -29,6 +31,7 @@ export interface Runtime {
 }
 
 interface Holder {
+  logger: Logger | null;
   runtime: Runtime | null;
   opening: Promise<Runtime> | null;
   lastFailureAt: number;
@@ -36,11 +39,16 @@ interface Holder {
 
 const KEY = Symbol.for('leaf-ts.runtime');
 const RETRY_OPEN_MS = 1_000;
-const logger = createLogger();
 
 function holder(): Holder {
   const g = globalThis as unknown as Record<symbol, Holder | undefined>;
-  return (g[KEY] ??= { runtime: null, opening: null, lastFailureAt: 0 });
+  return (g[KEY] ??= { logger: null, runtime: null, opening: null, lastFailureAt: 0 });
+}
+
+/** This process's logger, at the configured level. */
+export function processLogger(): Logger {
+  const h = holder();
+  return (h.logger ??= createLogger(processConfig().logLevel));
 }
 
 /** The runtime if it is up (synchronous, for the hot path), else null. */
@@ -53,7 +61,7 @@ export function getRuntime(): Promise<Runtime> {
   const h = holder();
   if (h.runtime !== null) return Promise.resolve(h.runtime);
   if (h.opening === null) {
-    h.opening = open().then(
+    h.opening = open(processConfig(), processLogger()).then(
       (runtime) => {
         h.runtime = runtime;
         return runtime;
@@ -63,7 +71,7 @@ export function getRuntime(): Promise<Runtime> {
         setTimeout(() => {
           h.opening = null;
         }, RETRY_OPEN_MS).unref();
-        logger.log('error', 'runtime_open_failed', { error });
+        processLogger().log('error', 'runtime_open_failed', { error });
         throw error;
       },
     );
@@ -71,14 +79,25 @@ export function getRuntime(): Promise<Runtime> {
   return h.opening;
 }
 
-async function open(): Promise<Runtime> {
-  const store = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: process.env.LEAF_SQLITE_FILE });
+/**
+ * The runtime for the hot path: synchronously when it is up, else a promise that opens it or fails with a typed
+ * `not_ready` (503) while the store cannot be reached.
+ */
+export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
+  return (
+    currentRuntime() ??
+    getRuntime().catch((cause: unknown) => {
+      throw new LeafError('not_ready', 'The service is starting or cannot reach its store; try again shortly.', { cause });
+    })
+  );
+}
+
+async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
+  const store = await openStore(config.store);
   const prometheus = createPrometheusMetrics();
   const segments = new SegmentEngine({ store, logger, onLoad: prometheus.observeLoad });
-  const config = snowflakeConfig();
-  const snowflake = config.enabled
-    ? new SnowflakeNode({ store, nodeId: config.nodeId, epochMs: config.epochMs, leaseMs: config.leaseMs, logger })
-    : null;
+  const { enabled, nodeId, epochMs, leaseMs } = config.snowflake;
+  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, leaseMs, logger }) : null;
   await Promise.all([segments.start(), snowflake?.start()]);
   prometheus.bind(segments, snowflake);
   const rates = new RateTracker({ clock: systemClock });
@@ -89,17 +108,13 @@ async function open(): Promise<Runtime> {
     tags: segments.status().tagsKnown,
     snowflakeWorkerId: snowflake?.workerId ?? null,
   });
-  const sqliteFile = process.env.LEAF_SQLITE_FILE;
-  const admin = resolveAdminToken({
-    ...process.env,
-    LEAF_DATA_DIR: process.env.LEAF_DATA_DIR ?? (sqliteFile ? path.dirname(path.resolve(sqliteFile)) : undefined),
-  });
+  const admin = resolveAdminToken({ token: config.adminToken, dataDir: config.dataDir });
   if (admin.generated) {
     // Printed once, when the token is created: the operator's way into the console.
-    const url = `http://localhost:${process.env.PORT ?? 3000}/login#token=${admin.token}`;
+    const url = `http://localhost:${config.port}/login#token=${admin.token}`;
     process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
   }
-  return { store, segments, snowflake, rates, prometheus, admin, stopSampler: () => clearInterval(sampler) };
+  return { config, logger, store, segments, snowflake, rates, prometheus, admin, stopSampler: () => clearInterval(sampler) };
 }
 
 /** Stops timers and closes the store (tests, graceful shutdown). */

@@ -14,9 +14,9 @@ export interface AdminToken {
  * The console's credential: LEAF_ADMIN_TOKEN, else a token generated at first start and kept in
  * `<data dir>/admin-token` (mode 600). Several processes starting together agree on one file ('wx' create).
  */
-export function resolveAdminToken(env: Record<string, string | undefined> = process.env): AdminToken {
-  if (env.LEAF_ADMIN_TOKEN) return { token: env.LEAF_ADMIN_TOKEN, generated: false, file: null };
-  const file = path.join(env.LEAF_DATA_DIR ?? path.join(process.cwd(), 'data'), 'admin-token');
+export function resolveAdminToken({ token: configured, dataDir }: { token: string | null; dataDir: string }): AdminToken {
+  if (configured !== null) return { token: configured, generated: false, file: null };
+  const file = path.join(dataDir, 'admin-token');
   const existing = readToken(file);
   if (existing !== null) return { token: existing, generated: false, file };
   fs.mkdirSync(path.dirname(file), { recursive: true });

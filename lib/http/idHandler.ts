@@ -3,20 +3,15 @@ import { MAX_COUNT, invalidTag, parseBizTag } from '../bizTag';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { Runtime } from '../runtime';
-import type { IdRanges, SegmentEngine } from '../segment/engine';
+import type { IdRanges } from '../segment/engine';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
-import type { SnowflakeNode } from '../snowflake/node';
+import { type Answer, failure, jsonOk, jsonText, methodNotAllowed, plainText, routeNotFound } from './answer';
 
 /**
- * The ID routes, framework-free. The custom server's fast lane and the Next route handlers both call this, so
+ * The ID routes, framework-free, and the one list of them: the custom server's fast lane calls this handler
+ * first, and Next's catch-all route (`app/api/[...rest]`) calls it for whatever no page or admin route owns, so
  * the contract is written once. The hot path does no URL object, no regex and no JSON.stringify.
  */
-export interface IdResponse {
-  status: number;
-  headers: Readonly<Record<string, string>>;
-  body: string;
-}
-
 export interface IdRouteDeps {
   /** The engines and store, synchronously when up, else a promise (first request during start-up). */
   runtime(): IdRuntime | Promise<IdRuntime>;
@@ -30,47 +25,38 @@ export interface IdRouteDeps {
 /** The part of the runtime the ID routes use. */
 export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'>;
 
-export type IdHandler = (method: string, url: string, authorization?: string | null) => IdResponse | Promise<IdResponse> | null;
+/** An answer, or null when the path is not an ID route (the caller passes the request on). */
+export type IdHandler = (method: string, url: string, authorization?: string | null) => Answer | Promise<Answer> | null;
 
-const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-const TEXT_HEADERS = Object.freeze({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-const ALLOW_GET_HEADERS = Object.freeze({ ...JSON_HEADERS, allow: 'GET' });
+type RouteKind = 'segment' | 'leaf-segment' | 'snowflake' | 'snowflake-decode' | 'leaf-snowflake' | 'health';
 
-const SEGMENT_PREFIX = '/api/id/segment/';
-const LEAF_SEGMENT_PREFIX = '/api/segment/get/';
-const SNOWFLAKE_PATH = '/api/id/snowflake';
-const SNOWFLAKE_DECODE_PREFIX = '/api/id/snowflake/';
-const LEAF_SNOWFLAKE_PREFIX = '/api/snowflake/get/';
-const HEALTH_PATH = '/api/health';
+/**
+ * Every ID route. `param`: the path ends in one segment after the prefix (a tag, an ID, or Leaf's snowflake key,
+ * which is validated like a tag and otherwise ignored); else the path is exactly the prefix.
+ */
+export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
+  { path: '/api/id/segment/', param: true, kind: 'segment' },
+  { path: '/api/segment/get/', param: true, kind: 'leaf-segment' },
+  { path: '/api/id/snowflake', param: false, kind: 'snowflake' },
+  { path: '/api/id/snowflake/', param: true, kind: 'snowflake-decode' },
+  { path: '/api/snowflake/get/', param: true, kind: 'leaf-snowflake' },
+  { path: '/api/health', param: false, kind: 'health' },
+];
+
 /** Paths this handler owns; anything else below them is a JSON 404, anything outside is not ours (null). */
 const OWNED_PREFIXES = ['/api/id/', '/api/id', '/api/segment/', '/api/segment', '/api/snowflake/', '/api/snowflake'];
 
-type Route =
-  | { kind: 'segment' | 'leaf-segment'; rawTag: string }
-  // Leaf's snowflake route takes a key it ignores; it is validated like a tag.
-  | { kind: 'leaf-snowflake'; rawTag: string }
-  | { kind: 'snowflake' }
-  | { kind: 'snowflake-decode'; raw: string }
-  | { kind: 'health' }
-  | { kind: 'unknown' };
+type Route = { kind: RouteKind; param: string } | { kind: 'unknown' };
+const UNKNOWN: Route = Object.freeze({ kind: 'unknown' });
+
+const LEAF_ROUTE_COUNT_MESSAGE =
+  'The Leaf-compatible routes return one ID; use ?count=N on /api/id/segment/{tag} or /api/id/snowflake.';
 
 export function createIdHandler(deps: IdRouteDeps): IdHandler {
   const logger = deps.logger ?? silentLogger;
   const healthTimeoutMs = deps.healthTimeoutMs ?? 1_000;
-
-  function fail(error: unknown, method: string, path: string): IdResponse {
-    if (isLeafError(error)) {
-      return {
-        status: error.status,
-        headers: error.code === 'method_not_allowed' ? ALLOW_GET_HEADERS : JSON_HEADERS,
-        body: errorBody(error.code, error.message),
-      };
-    }
-    logger.log('error', 'unexpected_error', { method, path, error });
-    return { status: 500, headers: JSON_HEADERS, body: errorBody('internal_error', 'Internal error.') };
-  }
-
   const idToken = deps.idToken ?? null;
+  const fail = (error: unknown, method: string, path: string) => failure(error, logger, { method, path });
 
   return function handle(method, url, authorization) {
     const q = url.indexOf('?');
@@ -78,25 +64,38 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
     const route = matchRoute(path);
     if (route === null) return null;
     try {
-      if (method !== 'GET') throw new LeafError('method_not_allowed', `${method} is not allowed here; use GET.`);
-      if (route.kind === 'unknown') throw new LeafError('route_not_found', 'No such route.');
+      if (method !== 'GET') throw methodNotAllowed(method, 'GET');
+      if (route.kind === 'unknown') throw routeNotFound();
       if (route.kind === 'health') return health(deps, healthTimeoutMs).catch((e) => fail(e, method, path));
       if (idToken !== null && !secretEquals(bearer(authorization) ?? '', idToken)) {
         throw new LeafError('unauthorized', 'This node requires an ID token (Authorization: Bearer …).');
       }
-      if (route.kind === 'snowflake-decode') return decodeSnowflake(deps, route.raw).catch((e) => fail(e, method, path));
-      const snowflake = route.kind === 'snowflake' || route.kind === 'leaf-snowflake';
-      const bizTag = route.kind === 'snowflake' ? '' : decodeTag(route.rawTag);
-      const count = q === -1 ? 0 : parseCount(url, q + 1);
-      const plain = route.kind === 'leaf-segment' || route.kind === 'leaf-snowflake';
-      if (plain && count !== 0) {
-        throw new LeafError('invalid_request', 'The Leaf-compatible routes return one ID; use ?count=N on /api/id/segment/{tag} or /api/id/snowflake.');
+      // The tag is checked before the count; the decode route ignores the query.
+      let result: Answer | Promise<Answer>;
+      switch (route.kind) {
+        case 'segment': {
+          const bizTag = decodeTag(route.param);
+          result = withRuntime(deps, issueSegment, bizTag, countIn(url, q), false);
+          break;
+        }
+        case 'leaf-segment': {
+          const bizTag = decodeTag(route.param);
+          if (countIn(url, q) !== 0) throw new LeafError('invalid_request', LEAF_ROUTE_COUNT_MESSAGE);
+          result = withRuntime(deps, issueSegment, bizTag, 0, true);
+          break;
+        }
+        case 'snowflake':
+          result = withRuntime(deps, issueSnowflake, '', countIn(url, q), false);
+          break;
+        case 'leaf-snowflake':
+          decodeTag(route.param);
+          if (countIn(url, q) !== 0) throw new LeafError('invalid_request', LEAF_ROUTE_COUNT_MESSAGE);
+          result = withRuntime(deps, issueSnowflake, '', 0, true);
+          break;
+        case 'snowflake-decode':
+          result = decodeSnowflake(deps, route.param);
+          break;
       }
-      const rt = deps.runtime();
-      if (rt instanceof Promise) {
-        return rt.then((r) => answer(r, snowflake, bizTag, count, plain)).catch((e) => fail(e, method, path));
-      }
-      const result = answer(rt, snowflake, bizTag, count, plain);
       return result instanceof Promise ? result.catch((e) => fail(e, method, path)) : result;
     } catch (error) {
       return fail(error, method, path);
@@ -104,16 +103,21 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
   };
 }
 
-const UNKNOWN: Route = Object.freeze({ kind: 'unknown' });
+type Issue = (rt: IdRuntime, bizTag: string, count: number, plain: boolean) => Answer | Promise<Answer>;
+
+/** Runs `issue` on the runtime: synchronously when it is up (the hot path allocates no promise). */
+function withRuntime(deps: IdRouteDeps, issue: Issue, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+  const rt = deps.runtime();
+  return rt instanceof Promise ? rt.then((r) => issue(r, bizTag, count, plain)) : issue(rt, bizTag, count, plain);
+}
 
 function matchRoute(path: string): Route | null {
-  let rest: string | null;
-  if (path.startsWith(SEGMENT_PREFIX)) return (rest = segmentAfter(path, SEGMENT_PREFIX)) === null ? UNKNOWN : { kind: 'segment', rawTag: rest };
-  if (path.startsWith(LEAF_SEGMENT_PREFIX)) return (rest = segmentAfter(path, LEAF_SEGMENT_PREFIX)) === null ? UNKNOWN : { kind: 'leaf-segment', rawTag: rest };
-  if (path === SNOWFLAKE_PATH) return { kind: 'snowflake' };
-  if (path.startsWith(SNOWFLAKE_DECODE_PREFIX)) return (rest = segmentAfter(path, SNOWFLAKE_DECODE_PREFIX)) === null ? UNKNOWN : { kind: 'snowflake-decode', raw: rest };
-  if (path.startsWith(LEAF_SNOWFLAKE_PREFIX)) return (rest = segmentAfter(path, LEAF_SNOWFLAKE_PREFIX)) === null ? UNKNOWN : { kind: 'leaf-snowflake', rawTag: rest };
-  if (path === HEALTH_PATH) return { kind: 'health' };
+  for (const r of ID_ROUTES) {
+    if (r.param ? !path.startsWith(r.path) : path !== r.path) continue;
+    if (!r.param) return { kind: r.kind, param: '' };
+    const rest = segmentAfter(path, r.path);
+    return rest === null ? UNKNOWN : { kind: r.kind, param: rest };
+  }
   for (const prefix of OWNED_PREFIXES) {
     if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return UNKNOWN;
   }
@@ -137,6 +141,11 @@ function decodeTag(raw: string): string {
     }
   }
   return parseBizTag(tag);
+}
+
+/** `count` of the query string that starts after `q` (-1: no query); 0 when absent. */
+function countIn(url: string, q: number): number {
+  return q === -1 ? 0 : parseCount(url, q + 1);
 }
 
 /** Reads `count` from the query string; 0 when absent. Rejects repeats, signs, decimals, and out-of-range values. */
@@ -176,11 +185,7 @@ function invalidCount(): LeafError {
   return new LeafError('invalid_count', `count must be a whole number from 1 to ${MAX_COUNT}.`);
 }
 
-function answer(rt: IdRuntime, snowflake: boolean, bizTag: string, count: number, plain: boolean): IdResponse | Promise<IdResponse> {
-  return snowflake ? issueSnowflake(rt.snowflake, count, plain) : issue(rt.segments, bizTag, count, plain);
-}
-
-function issue(engine: SegmentEngine, bizTag: string, count: number, plain: boolean): IdResponse | Promise<IdResponse> {
+function issueSegment({ segments: engine }: IdRuntime, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
   if (count === 0) {
     const id = engine.nextId(bizTag);
     if (typeof id === 'number') return single(bizTag, id, plain);
@@ -192,23 +197,27 @@ function issue(engine: SegmentEngine, bizTag: string, count: number, plain: bool
 }
 
 // Tags are validated to a JSON-safe alphabet, so they are concatenated without escaping.
-function single(bizTag: string, id: number, plain: boolean): IdResponse {
-  if (plain) return { status: 200, headers: TEXT_HEADERS, body: String(id) };
-  return { status: 200, headers: JSON_HEADERS, body: '{"tag":"' + bizTag + '","id":"' + id + '"}' };
+function single(bizTag: string, id: number, plain: boolean): Answer {
+  if (plain) return plainText(String(id));
+  return jsonText('{"tag":"' + bizTag + '","id":"' + id + '"}');
 }
 
-function batch(bizTag: string, { bounds }: IdRanges): IdResponse {
+function batch(bizTag: string, { bounds }: IdRanges): Answer {
   // Straight from the ranges: no array of IDs is built for a batch.
   let body = '{"tag":"' + bizTag + '","ids":["' + bounds[0];
   for (let r = 0; r < bounds.length; r += 2) {
     const last = bounds[r + 1] as number;
     for (let id = r === 0 ? (bounds[0] as number) + 1 : (bounds[r] as number); id <= last; id++) body += '","' + id;
   }
-  return { status: 200, headers: JSON_HEADERS, body: body + '"]}' };
+  return jsonText(body + '"]}');
 }
 
-function issueSnowflake(node: SnowflakeNode | null, count: number, plain: boolean): IdResponse | Promise<IdResponse> {
-  if (node === null) throw new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
+function snowflakeOff(): LeafError {
+  return new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
+}
+
+function issueSnowflake({ snowflake: node }: IdRuntime, _bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+  if (node === null) throw snowflakeOff();
   if (count === 0) {
     const id = node.nextId();
     if (typeof id === 'bigint') return snowflakeSingle(id, plain);
@@ -217,36 +226,32 @@ function issueSnowflake(node: SnowflakeNode | null, count: number, plain: boolea
   return node.take(count).then(snowflakeBatch);
 }
 
-function snowflakeSingle(id: bigint, plain: boolean): IdResponse {
-  if (plain) return { status: 200, headers: TEXT_HEADERS, body: id.toString() };
-  return { status: 200, headers: JSON_HEADERS, body: '{"id":"' + id + '"}' };
+function snowflakeSingle(id: bigint, plain: boolean): Answer {
+  if (plain) return plainText(id.toString());
+  return jsonText('{"id":"' + id + '"}');
 }
 
-function snowflakeBatch(ids: bigint[]): IdResponse {
+function snowflakeBatch(ids: bigint[]): Answer {
   let body = '{"ids":["' + ids[0];
   for (let i = 1; i < ids.length; i++) body += '","' + ids[i];
-  return { status: 200, headers: JSON_HEADERS, body: body + '"]}' };
+  return jsonText(body + '"]}');
 }
 
 const DECIMAL_ID = /^[0-9]{1,19}$/;
 
-async function decodeSnowflake(deps: IdRouteDeps, raw: string): Promise<IdResponse> {
+async function decodeSnowflake(deps: IdRouteDeps, raw: string): Promise<Answer> {
   if (!DECIMAL_ID.test(raw) || BigInt(raw) > MAX_SNOWFLAKE) {
     throw new LeafError('invalid_id', 'A snowflake ID is a decimal integer from 0 to 9223372036854775807.');
   }
   const { snowflake } = await deps.runtime();
-  if (snowflake === null) throw new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
+  if (snowflake === null) throw snowflakeOff();
   const id = BigInt(raw);
   const d = decompose(id, snowflake.epochMs);
   const body = { id: id.toString(), timestamp: new Date(d.timestampMs).toISOString(), timestampMs: d.timestampMs, workerId: d.workerId, sequence: d.sequence };
-  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(body) };
+  return jsonOk(body);
 }
 
-function errorBody(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } });
-}
-
-async function health(deps: IdRouteDeps, timeoutMs: number): Promise<IdResponse> {
+async function health(deps: IdRouteDeps, timeoutMs: number): Promise<Answer> {
   const { segments, store, snowflake } = await deps.runtime();
   const started = performance.now();
   let reachable = true;
@@ -275,5 +280,5 @@ async function health(deps: IdRouteDeps, timeoutMs: number): Promise<IdResponse>
     lastRefreshError: engine.lastRefreshError,
     snowflake: snowflake === null ? { state: 'off' } : snowflake.status(),
   };
-  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(body) };
+  return jsonOk(body);
 }

@@ -8,9 +8,13 @@ import type { Connection } from 'mysql2/promise';
  * nodes start at once: each dialect takes a lock first (SQLite: BEGIN IMMEDIATE; MySQL: GET_LOCK), so two
  * nodes never apply the same migration twice. Journal table and hashes match drizzle's own migrator.
  */
-export function migrationsFolder(dialect: 'sqlite' | 'mysql'): string {
-  const root = process.env.LEAF_MIGRATIONS_DIR ?? path.join(process.cwd(), 'drizzle');
+export function migrationsFolder(dialect: 'sqlite' | 'mysql', root: string = defaultMigrationsDir()): string {
   return path.join(/*turbopackIgnore: true*/ root, dialect);
+}
+
+/** `./drizzle` of the working directory; LEAF_MIGRATIONS_DIR (read by lib/config.ts) overrides it. */
+export function defaultMigrationsDir(): string {
+  return path.join(/*turbopackIgnore: true*/ process.cwd(), 'drizzle');
 }
 
 function pending(migrations: MigrationMeta[], lastAppliedMillis: number): MigrationMeta[] {
@@ -18,8 +22,8 @@ function pending(migrations: MigrationMeta[], lastAppliedMillis: number): Migrat
 }
 
 /** Returns how many migrations were applied. */
-export function migrateSqlite(db: BetterSqlite3.Database): number {
-  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('sqlite') });
+export function migrateSqlite(db: BetterSqlite3.Database, migrationsDir?: string): number {
+  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('sqlite', migrationsDir) });
   db.exec('CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)');
   const apply = db.transaction(() => {
     const row = db.prepare('SELECT MAX(created_at) AS last FROM __drizzle_migrations').get() as { last: number | null };
@@ -33,8 +37,8 @@ export function migrateSqlite(db: BetterSqlite3.Database): number {
   return apply.immediate();
 }
 
-export async function migrateMysql(conn: Connection, lockTimeoutSeconds = 60): Promise<number> {
-  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql') });
+export async function migrateMysql(conn: Connection, migrationsDir?: string, lockTimeoutSeconds = 60): Promise<number> {
+  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql', migrationsDir) });
   const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', ['leaf_ts_migrations', lockTimeoutSeconds]);
   if (Number((lockRows as Array<{ ok: unknown }>)[0]?.ok) !== 1) throw new Error('could not take the migration lock');
   try {

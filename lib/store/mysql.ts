@@ -28,6 +28,8 @@ export interface MysqlStoreOptions {
   connectTimeoutMs?: number;
   /** Every query is bounded: a hung database turns into a typed error, not a hung request. */
   queryTimeoutMs?: number;
+  /** Root of the per-dialect migrations; `./drizzle` by default. */
+  migrationsDir?: string;
 }
 
 interface Compiled {
@@ -52,7 +54,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   /** Opens the pool and applies migrations (under a lock, so nodes may start together). */
-  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000 }: MysqlStoreOptions): Promise<MysqlStore> {
+  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000, migrationsDir }: MysqlStoreOptions): Promise<MysqlStore> {
     const options: PoolOptions = {
       uri: url,
       connectionLimit,
@@ -67,7 +69,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     };
     const migrationConnection = await mysql.createConnection(options);
     try {
-      await migrateMysql(migrationConnection);
+      await migrateMysql(migrationConnection, migrationsDir);
     } finally {
       await migrationConnection.end();
     }

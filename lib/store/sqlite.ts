@@ -28,6 +28,8 @@ export interface SqliteStoreOptions {
   file: string;
   /** How long a writer waits for another process's lock before failing (ms). */
   busyTimeoutMs?: number;
+  /** Root of the per-dialect migrations; `./drizzle` by default. */
+  migrationsDir?: string;
 }
 
 /**
@@ -41,7 +43,7 @@ export class SqliteStore implements SegmentStore, WorkerStore {
   private readonly sqlite: Database.Database;
   private readonly db: BetterSQLite3Database;
 
-  constructor({ file, busyTimeoutMs = 5_000 }: SqliteStoreOptions) {
+  constructor({ file, busyTimeoutMs = 5_000, migrationsDir }: SqliteStoreOptions) {
     const inMemory = file === ':memory:';
     if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     this.created = inMemory || !fs.existsSync(file);
@@ -51,7 +53,7 @@ export class SqliteStore implements SegmentStore, WorkerStore {
       // while several processes open the same new file at once.
       retryWhileBusy(() => this.sqlite.pragma('journal_mode = WAL'), busyTimeoutMs);
       this.sqlite.pragma('synchronous = NORMAL');
-      migrateSqlite(this.sqlite);
+      migrateSqlite(this.sqlite, migrationsDir);
     } catch (error) {
       this.sqlite.close();
       throw storeUnavailable(error);

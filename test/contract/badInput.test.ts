@@ -18,107 +18,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Answer, type Case, build, raw } from '../support/rawHttp';
 import { type ServerProcess, startServer } from './serverProcess';
 
 const TOKEN = 'badinput-admin-token-0123456789abcdef';
-
-// ---------------------------------------------------------------------------------------------------- raw HTTP
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** The server closed the connection without a status line. */
-  noResponse: boolean;
-  timedOut: boolean;
-  ms: number;
-}
-
-/** One request over a fresh TCP connection; bytes exactly as given. Resolves when the server closes the connection. */
-function raw(port: number, request: Buffer, timeoutMs = 5_000): Promise<Answer> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const socket = net.connect({ host: '127.0.0.1', port });
-    const chunks: Buffer[] = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      socket.destroy();
-    }, timeoutMs);
-    socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.on('error', () => undefined); // a reset after the answer is fine; no answer is reported below
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(parse(Buffer.concat(chunks), timedOut, Date.now() - started));
-    });
-    socket.write(request);
-  });
-}
-
-function parse(buf: Buffer, timedOut: boolean, ms: number): Answer {
-  const text = buf.toString('latin1');
-  const end = text.indexOf('\r\n\r\n');
-  const m = /^HTTP\/1\.[01] (\d{3})/.exec(text);
-  if (m === null || end === -1) return { status: 0, headers: {}, body: '', noResponse: true, timedOut, ms };
-  const headers: Record<string, string> = {};
-  for (const line of text.slice(0, end).split('\r\n').slice(1)) {
-    const i = line.indexOf(':');
-    if (i > 0) {
-      const k = line.slice(0, i).trim().toLowerCase();
-      headers[k] = headers[k] === undefined ? line.slice(i + 1).trim() : `${headers[k]}, ${line.slice(i + 1).trim()}`;
-    }
-  }
-  let body = buf.subarray(end + 4);
-  if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
-    const out: Buffer[] = [];
-    let at = 0;
-    for (;;) {
-      const nl = body.indexOf('\r\n', at);
-      if (nl === -1) break;
-      const size = Number.parseInt(body.subarray(at, nl).toString('latin1'), 16);
-      if (!(size > 0)) break;
-      out.push(body.subarray(nl + 2, nl + 2 + size));
-      at = nl + 2 + size + 2;
-    }
-    body = Buffer.concat(out);
-  }
-  return { status: Number(m[1]), headers, body: body.toString('utf8'), noResponse: false, timedOut, ms };
-}
-
-interface Case {
-  name: string;
-  method: string;
-  /** The request target, exactly as sent. */
-  target: string;
-  /** Extra header lines (name, value), sent as given; duplicates allowed. */
-  headers?: Array<[string, string]>;
-  body?: string | Buffer;
-  /** Send the body with Transfer-Encoding: chunked instead of Content-Length. */
-  chunked?: boolean;
-  /** Authorization: Bearer <admin token>. */
-  auth?: boolean;
-  /** Allowed statuses (default: any 4xx) and error codes (default: any). */
-  status?: number[];
-  codes?: string[];
-}
-
-function build(c: Case): Buffer {
-  const lines = [`${c.method} ${c.target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close'];
-  if (c.auth) lines.push(`Authorization: Bearer ${TOKEN}`);
-  for (const [k, v] of c.headers ?? []) lines.push(`${k}: ${v}`);
-  const body = c.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(c.body) ? c.body : Buffer.from(c.body, 'utf8');
-  const hasLength = (c.headers ?? []).some(([k]) => /^(content-length|transfer-encoding)$/i.test(k));
-  if (c.body !== undefined && !hasLength) lines.push(c.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`);
-  const head = Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1');
-  if (!c.chunked) return Buffer.concat([head, body]);
-  const parts: Buffer[] = [head];
-  for (let i = 0; i < body.length; i += 4096) {
-    const piece = body.subarray(i, i + 4096);
-    parts.push(Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'), piece, Buffer.from('\r\n', 'latin1'));
-  }
-  parts.push(Buffer.from('0\r\n\r\n', 'latin1'));
-  return Buffer.concat(parts);
-}
 
 const LEAK = /<!doctype|<html|\bat [\w$.<>]+ \(|node_modules|\/work\/|webpack|\.tsx?:\d+|\bError: /i;
 
@@ -161,7 +64,7 @@ async function sweep(port: number, cases: Case[], concurrency = 8, check: (c: Ca
     Array.from({ length: concurrency }, async () => {
       while (next < cases.length) {
         const c = cases[next++];
-        const a = await raw(port, build(c));
+        const a = await raw(port, build(c, TOKEN));
         const problem = check(c, a);
         if (problem !== null) failures.push(`${c.name}: ${c.method} ${c.target.slice(0, 100)}${c.target.length > 100 ? '…' : ''} → ${problem}`);
       }
@@ -593,7 +496,7 @@ describe('bad input: every answer is a 4xx JSON error, nothing changes', () => {
 describe('bad input the framework answers before our code', () => {
   it('parser-level rejects (raw unicode, spaces, bad methods, over-long URL / headers, bad framing): 4xx, never 5xx, connection closed', async () => {
     for (const c of PARSER_LEVEL) {
-      const a = await raw(portOf(fast), build(c));
+      const a = await raw(portOf(fast), build(c, TOKEN));
       expect(a.timedOut, c.name).toBe(false);
       expect(a.noResponse, c.name).toBe(false);
       expect(a.status, `${c.name}: ${a.status}`).toBeGreaterThanOrEqual(400);
@@ -607,7 +510,7 @@ describe('bad input the framework answers before our code', () => {
 
   it('unknown /api paths outside the ID prefixes: 404, never 5xx', async () => {
     for (const p of UNKNOWN_API_PATHS) {
-      const a = await raw(portOf(fast), build({ name: p, method: 'GET', target: p, auth: true }));
+      const a = await raw(portOf(fast), build({ name: p, method: 'GET', target: p, auth: true }, TOKEN));
       expect(a.status, p).toBe(404);
     }
   });
@@ -617,7 +520,7 @@ describe('bad input the framework answers before our code', () => {
   });
 
   it('methods a Next route does not export: 405, never 5xx', async () => {
-    for (const c of UNEXPORTED_METHODS) expect((await raw(portOf(fast), build(c))).status, c.name).toBe(405);
+    for (const c of UNEXPORTED_METHODS) expect((await raw(portOf(fast), build(c, TOKEN))).status, c.name).toBe(405);
   });
 
   it('methods a Next route does not export answer 405 JSON (today: empty body)', async () => {
@@ -625,26 +528,26 @@ describe('bad input the framework answers before our code', () => {
   });
 
   it('CONNECT never gets a 5xx (today: the connection is closed without an answer)', async () => {
-    const a = await raw(portOf(fast), build({ name: 'CONNECT', method: 'CONNECT', target: '127.0.0.1:1' }));
+    const a = await raw(portOf(fast), build({ name: 'CONNECT', method: 'CONNECT', target: '127.0.0.1:1' }, TOKEN));
     expect(a.timedOut).toBe(false);
     expect(a.noResponse || (a.status >= 400 && a.status < 500)).toBe(true);
   });
 
   it('CONNECT answers a 4xx JSON error (today: connection closed, no answer; server.ts has no "connect" listener)', async () => {
     const c: Case = { name: 'CONNECT', method: 'CONNECT', target: '127.0.0.1:1' };
-    expect(judge(c, await raw(portOf(fast), build(c)))).toBeNull();
+    expect(judge(c, await raw(portOf(fast), build(c, TOKEN)))).toBeNull();
   });
 
   it('TRACE on Next-served /api routes answers 405 JSON (today: a bare 500, "TypeError: \'TRACE\' HTTP method is unsupported.")', async () => {
     const failures: string[] = [];
     for (const target of TRACE_TARGETS) {
       const c: Case = { name: 'TRACE', method: 'TRACE', target, auth: true };
-      const problem = judge(c, await raw(portOf(fast), build(c)));
+      const problem = judge(c, await raw(portOf(fast), build(c, TOKEN)));
       if (problem !== null) failures.push(`${target}: ${problem}`);
     }
     for (const target of ID_ROUTES_GET) {
       const c: Case = { name: 'TRACE (Next lane)', method: 'TRACE', target };
-      const problem = judge(c, await raw(portOf(nextLane), build(c)));
+      const problem = judge(c, await raw(portOf(nextLane), build(c, TOKEN)));
       if (problem !== null) failures.push(`Next lane ${target}: ${problem}`);
     }
     expect(failures).toEqual([]);

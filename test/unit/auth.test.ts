@@ -38,13 +38,13 @@ describe('admin credentials', () => {
   it('generates the token once into the data dir, mode 600, and reuses it', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-token-'));
     try {
-      const first = resolveAdminToken({ LEAF_DATA_DIR: dir });
+      const first = resolveAdminToken({ token: null, dataDir: dir });
       expect(first.generated).toBe(true);
       expect(first.token.length).toBeGreaterThanOrEqual(32);
       expect(fs.statSync(first.file!).mode & 0o777).toBe(0o600);
-      const second = resolveAdminToken({ LEAF_DATA_DIR: dir });
+      const second = resolveAdminToken({ token: null, dataDir: dir });
       expect(second).toMatchObject({ token: first.token, generated: false });
-      expect(resolveAdminToken({ LEAF_DATA_DIR: dir, LEAF_ADMIN_TOKEN: 'from-env' })).toMatchObject({ token: 'from-env', generated: false });
+      expect(resolveAdminToken({ dataDir: dir, token: 'from-env' })).toMatchObject({ token: 'from-env', generated: false });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

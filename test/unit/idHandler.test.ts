@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createIdHandler, type IdResponse } from '@/lib/http/idHandler';
+import type { Answer } from '@/lib/http/answer';
+import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { LeafStore } from '@/lib/store/types';
 import { FakeStore } from './fakes';
@@ -12,7 +13,7 @@ async function setup() {
   const segments = new SegmentEngine({ store, refreshIntervalMs: 0, loadWaitMs: 50 });
   await segments.start();
   const handle = createIdHandler({ runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }) });
-  const call = async (url: string, method = 'GET'): Promise<IdResponse> => {
+  const call = async (url: string, method = 'GET'): Promise<Answer> => {
     const r = handle(method, url);
     if (r === null) throw new Error(`not routed: ${url}`);
     return r;
@@ -20,7 +21,7 @@ async function setup() {
   return { store, segments, handle, call };
 }
 
-function errorCode(r: IdResponse): string {
+function errorCode(r: Answer): string {
   return JSON.parse(r.body).error.code;
 }
 
@@ -163,7 +164,7 @@ describe('ID handler', () => {
   it('LEAF_ID_TOKEN: ID routes need the Bearer token, health stays open', async () => {
     const { segments, store } = await setup();
     const handle = createIdHandler({ runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }), idToken: 'id-secret' });
-    const call = async (url: string, auth?: string) => (await handle('GET', url, auth)) as IdResponse;
+    const call = async (url: string, auth?: string) => (await handle('GET', url, auth)) as Answer;
     expect((await call('/api/id/segment/order')).status).toBe(401);
     expect(errorCode(await call('/api/id/segment/order', 'Bearer wrong'))).toBe('unauthorized');
     expect((await call('/api/segment/get/order', 'Bearer id-secret')).status).toBe(200);
@@ -176,7 +177,7 @@ describe('ID handler', () => {
     const handle = createIdHandler({
       runtime: () => Promise.reject(new LeafError('not_ready', 'starting')),
     });
-    const r = (await handle('GET', '/api/id/segment/order')) as IdResponse;
+    const r = (await handle('GET', '/api/id/segment/order')) as Answer;
     expect(r.status).toBe(503);
     expect(errorCode(r)).toBe('not_ready');
   });

@@ -1,13 +1,12 @@
 import { methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { toResponse } from '@/lib/http/answer';
 
 export const dynamic = 'force-dynamic';
 
 /** Prometheus text format; scrape with `authorization: Bearer <admin token>`. */
 export const GET = route(async ({ runtime }) => {
   const { registry } = runtime.prometheus;
-  return new Response(await registry.metrics(), {
-    headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
-  });
+  return toResponse({ status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' }, body: await registry.metrics() });
 });
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).

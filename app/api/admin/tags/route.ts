@@ -1,4 +1,5 @@
-import { json, methodsNotAllowed, readBody, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { readJsonBody } from '@/lib/http/body';
 import { createTagSchema } from '@/lib/admin/schema';
 import { createTag, listTagViews } from '@/lib/admin/service';
 
@@ -7,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export const GET = route(async ({ runtime }) => json({ tags: await listTagViews(runtime) }));
 
 export const POST = route(async ({ request, runtime }) => {
-  const input = await readBody(request, createTagSchema);
+  const input = await readJsonBody(request, createTagSchema);
   return json({ tag: await createTag(runtime, input) }, 201);
 });
 

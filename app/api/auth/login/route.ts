@@ -1,4 +1,5 @@
-import { json, methodsNotAllowed, readBody, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { readJsonBody } from '@/lib/http/body';
 import { loginSchema } from '@/lib/admin/schema';
 import { SESSION_COOKIE, createSessionValue, secretEquals } from '@/lib/auth/credentials';
 import { LeafError } from '@/lib/errors';
@@ -7,7 +8,7 @@ export const dynamic = 'force-dynamic';
 
 export const POST = route(
   async ({ request, runtime }) => {
-    const { token } = await readBody(request, loginSchema);
+    const { token } = await readJsonBody(request, loginSchema);
     if (!secretEquals(token, runtime.admin.token)) throw new LeafError('unauthorized', 'Wrong token.');
     const { value } = createSessionValue(runtime.admin.token, Date.now());
     const secure = new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https';

@@ -1,3 +1,6 @@
+import { processConfig } from '@/lib/config';
+import { jsonText, notFound, toResponse } from '@/lib/http/answer';
+
 /**
  * `npm run bench` only: the cheapest possible Next route handler (a constant body in the ID routes' JSON shape, no
  * engine, no store), the ceiling for anything served through Next. Inert unless the server runs with
@@ -6,11 +9,8 @@
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-const CONSTANT = '{"tag":"demo","id":"1"}';
-const NOT_FOUND = '{"error":{"code":"route_not_found","message":"No such route."}}';
+const CONSTANT = jsonText('{"tag":"demo","id":"1"}');
 
 export function GET(): Response {
-  if (process.env.LEAF_BENCH_ROUTES !== 'on') return new Response(NOT_FOUND, { status: 404, headers: HEADERS });
-  return new Response(CONSTANT, { status: 200, headers: HEADERS });
+  return toResponse(processConfig().benchRoutes ? CONSTANT : notFound());
 }

@@ -1,4 +1,5 @@
-import { json, methodsNotAllowed, readBody, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { readJsonBody } from '@/lib/http/body';
 import { deleteTagSchema, updateTagSchema } from '@/lib/admin/schema';
 import { deleteTag, requireTag, tagDetail, updateTag } from '@/lib/admin/service';
 
@@ -10,13 +11,13 @@ export const GET = route<Params>(async ({ runtime, params }) => json(await tagDe
 
 export const PATCH = route<Params>(async ({ request, runtime, params }) => {
   const bizTag = requireTag(params.tag);
-  const input = await readBody(request, updateTagSchema);
+  const input = await readJsonBody(request, updateTagSchema);
   return json({ tag: await updateTag(runtime, bizTag, input) });
 });
 
 export const DELETE = route<Params>(async ({ request, runtime, params }) => {
   const bizTag = requireTag(params.tag);
-  const { confirm } = await readBody(request, deleteTagSchema);
+  const { confirm } = await readJsonBody(request, deleteTagSchema);
   return json(await deleteTag(runtime, bizTag, confirm));
 });
 

@@ -1,0 +1,74 @@
+import type { ZodType } from 'zod';
+import { fieldErrors } from '../admin/schema';
+import { LeafError } from '../errors';
+import { BODY_LIMITS } from './bodyLimits';
+
+/**
+ * Reads and validates a JSON request body (the admin and auth routes). Every way it can go wrong is a typed
+ * 4xx: too large (413), not JSON by its content type (415), not parseable (400 `invalid_request`), not what the
+ * schema wants (400 `validation_failed` with per-field messages). Never a raw ZodError, never a 500.
+ */
+export async function readJsonBody<T>(request: Request, schema: ZodType<T>): Promise<T> {
+  const text = await readBodyText(request);
+  const type = request.headers.get('content-type') ?? '';
+  if (text.length > 0 && !/^application\/json\b/i.test(type)) {
+    throw new LeafError('unsupported_media_type', 'Send the body as application/json.');
+  }
+  let value: unknown;
+  try {
+    value = text.length === 0 ? {} : JSON.parse(text);
+  } catch {
+    throw new LeafError('invalid_request', 'The body is not valid JSON.');
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new LeafError('validation_failed', 'Some fields are not valid.', { fields: fieldErrors(parsed.error) });
+  }
+  return parsed.data;
+}
+
+export function payloadTooLarge(): LeafError {
+  return new LeafError('payload_too_large', `Bodies are limited to ${BODY_LIMITS.maxBytes} bytes.`);
+}
+
+/**
+ * The body as text, keeping at most `maxBytes`. A larger body (chunked, so nobody could refuse it up front) is
+ * read to its end and dropped, within the discard bounds, before the 413: answering while the client still sends
+ * would close a socket with unread bytes, and the reset that follows can swallow the answer.
+ */
+async function readBodyText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > BODY_LIMITS.maxBytes) throw payloadTooLarge(); // server.ts has already drained it
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > BODY_LIMITS.maxBytes) {
+      await discardRest(reader, size);
+      throw payloadTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, seen: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), BODY_LIMITS.discardMs);
+  });
+  try {
+    for (let size = seen; size <= BODY_LIMITS.discardBytes; ) {
+      const next = await Promise.race([reader.read(), deadline]);
+      if (next === 'late' || next.done) break;
+      size += next.value.byteLength;
+    }
+  } finally {
+    clearTimeout(timer);
+    void reader.cancel().catch(() => undefined);
+  }
+}

@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SQLITE_FILE, type Env, loadConfig } from '@/lib/config';
+import { DEFAULT_EPOCH_MS } from '@/lib/snowflake/layout';
+
+const NOW = Date.parse('2026-12-02T00:00:00Z');
+const load = (env: Env) => loadConfig(env, NOW);
+
+/** The message a bad value gets: it names the variable, what it got and what it accepts. */
+function problem(env: Env): string {
+  try {
+    load(env);
+  } catch (error) {
+    expect((error as { code?: string }).code).toBe('invalid_config');
+    return (error as Error).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has working defaults for an empty environment', () => {
+    const c = load({});
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dev: true,
+      fastLane: true,
+      logLevel: 'info',
+      workers: 1,
+      workerIndex: null,
+      adminToken: null,
+      idToken: null,
+      benchRoutes: false,
+      store: { mysqlUrl: null, sqliteFile: DEFAULT_SQLITE_FILE, migrationsDir: path.resolve('drizzle') },
+      dataDir: path.resolve('data'),
+      snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, leaseMs: 10_000 },
+    });
+    expect(c.snowflake.nodeId).toMatch(/:3000$/);
+  });
+
+  it.each<[string, Env, (c: ReturnType<typeof load>) => unknown, unknown]>([
+    ['PORT', { PORT: '8080' }, (c) => c.port, 8080],
+    ['PORT 0 (any free port)', { PORT: '0' }, (c) => c.port, 0],
+    ['NODE_ENV=production', { NODE_ENV: 'production' }, (c) => c.dev, false],
+    ['LEAF_FAST_LANE=off', { LEAF_FAST_LANE: 'off' }, (c) => c.fastLane, false],
+    ['LEAF_FAST_LANE=ON', { LEAF_FAST_LANE: 'ON' }, (c) => c.fastLane, true],
+    ['LEAF_SNOWFLAKE=false', { LEAF_SNOWFLAKE: 'false' }, (c) => c.snowflake.enabled, false],
+    ['LEAF_BENCH_ROUTES=on', { LEAF_BENCH_ROUTES: 'on' }, (c) => c.benchRoutes, true],
+    ['LEAF_LOG_LEVEL=WARN', { LEAF_LOG_LEVEL: 'WARN' }, (c) => c.logLevel, 'warn'],
+    ['LEAF_WORKERS', { LEAF_WORKERS: '4' }, (c) => c.workers, 4],
+    ['an empty value counts as unset', { PORT: '', LEAF_LOG_LEVEL: '' }, (c) => [c.port, c.logLevel], [3000, 'info']],
+    ['mysql URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' }, (c) => c.store.mysqlUrl, 'mysql://u:p@127.0.0.1:3306/leaf'],
+    ['file: URL', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => [c.store.mysqlUrl, c.store.sqliteFile], [null, './x/leaf.db']],
+    ['sqlite:// URL', { DATABASE_URL: 'sqlite:///tmp/a.db' }, (c) => c.store.sqliteFile, '/tmp/a.db'],
+    ['LEAF_SQLITE_FILE', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db' }, (c) => [c.store.sqliteFile, c.dataDir], ['/tmp/l/leaf.db', '/tmp/l']],
+    ['LEAF_DATA_DIR wins', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db', LEAF_DATA_DIR: '/tmp/d' }, (c) => c.dataDir, '/tmp/d'],
+    ['LEAF_MIGRATIONS_DIR', { LEAF_MIGRATIONS_DIR: '/opt/m' }, (c) => c.store.migrationsDir, '/opt/m'],
+    ['admin token of 16', { LEAF_ADMIN_TOKEN: 'a'.repeat(16) }, (c) => c.adminToken, 'a'.repeat(16)],
+    ['ID token', { LEAF_ID_TOKEN: 'id' }, (c) => c.idToken, 'id'],
+    ['epoch in ms', { LEAF_SNOWFLAKE_EPOCH: '1288834974657' }, (c) => c.snowflake.epochMs, 1288834974657],
+    ['epoch as ISO', { LEAF_SNOWFLAKE_EPOCH: '2020-01-01T00:00:00Z' }, (c) => c.snowflake.epochMs, Date.parse('2020-01-01T00:00:00Z')],
+    ['node id and worker index', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' }, (c) => [c.snowflake.nodeId, c.workerIndex], ['a:1#2', 2]],
+    ['lease', { LEAF_WORKER_LEASE_MS: '3000' }, (c) => c.snowflake.leaseMs, 3000],
+  ])('reads %s', (_name, env, pick, expected) => {
+    expect(pick(load(env))).toEqual(expected);
+  });
+
+  it.each<[Env, string]>([
+    [{ PORT: 'abc' }, 'PORT must be a port number from 0 to 65535 (got "abc")'],
+    [{ PORT: '65536' }, 'PORT must be a port number from 0 to 65535 (got "65536")'],
+    [{ PORT: '-1' }, 'PORT must be a port number from 0 to 65535 (got "-1")'],
+    [{ PORT: '3000.5' }, 'PORT must be a port number from 0 to 65535 (got "3000.5")'],
+    [{ LEAF_LOG_LEVEL: 'verbose' }, 'LEAF_LOG_LEVEL must be debug, info, warn, error (got "verbose")'],
+    [{ LEAF_FAST_LANE: 'maybe' }, 'LEAF_FAST_LANE must be on or off (got "maybe")'],
+    [{ LEAF_SNOWFLAKE: 'disabled' }, 'LEAF_SNOWFLAKE must be on or off (got "disabled")'],
+    [{ LEAF_WORKERS: '0' }, 'LEAF_WORKERS must be an integer from 1 to 64 (got "0")'],
+    [{ LEAF_WORKERS: '65' }, 'LEAF_WORKERS must be an integer from 1 to 64 (got "65")'],
+    [{ LEAF_WORKER_LEASE_MS: '0' }, 'LEAF_WORKER_LEASE_MS must be a positive integer (ms) (got "0")'],
+    [{ LEAF_ADMIN_TOKEN: 'short' }, 'LEAF_ADMIN_TOKEN must be at least 16 characters (it guards deletes) (got 5 characters)'],
+    [{ DATABASE_URL: 'postgres://x' }, 'DATABASE_URL must be mysql://user:pass@host:port/db or file:path (got "postgres:…")'],
+    [{ LEAF_SNOWFLAKE_EPOCH: 'yesterday' }, 'LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z) or ms since 1970 (got "yesterday")'],
+    [{ LEAF_SNOWFLAKE_EPOCH: '2030-01-01T00:00:00Z' }, 'LEAF_SNOWFLAKE_EPOCH must not be in the future (got "2030-01-01T00:00:00Z")'],
+  ])('refuses %j', (env, message) => {
+    expect(problem(env)).toBe(message);
+  });
+
+  it('names every bad variable, one line each', () => {
+    expect(problem({ PORT: 'abc', LEAF_LOG_LEVEL: 'loud' }).split('\n')).toEqual([
+      'PORT must be a port number from 0 to 65535 (got "abc")',
+      'LEAF_LOG_LEVEL must be debug, info, warn, error (got "loud")',
+    ]);
+  });
+
+  it('never prints a secret it refuses', () => {
+    expect(problem({ LEAF_ADMIN_TOKEN: 'hunter2' })).not.toContain('hunter2');
+    expect(problem({ DATABASE_URL: 'postgres://leaf:s3cret@db/leaf' })).not.toContain('s3cret');
+  });
+});
