@@ -1,11 +1,61 @@
+import type { Clock, TimerHandle } from '@/lib/clock';
 import { LeafError } from '@/lib/errors';
 import type { Allocation, NewTag, SegmentSource, TagInfo, TagRow } from '@/lib/store/types';
 
-export class FakeClock {
+interface FakeTimer {
+  id: number;
+  dueAt: number;
+  /** 0 for a one-shot timer. */
+  everyMs: number;
+  fn: () => void;
+}
+
+/**
+ * A clock that moves only when told. `advance` fires every timer due on the way, in due order, with `now()`
+ * reading each timer's due time while it runs, as real time would.
+ */
+export class FakeClock implements Clock {
+  private readonly timers = new Map<number, FakeTimer>();
+  private nextTimerId = 1;
+
   constructor(public t = 1_800_000_000_000) {}
   now = (): number => this.t;
+
+  setTimeout = (fn: () => void, ms: number): TimerHandle => this.addTimer(fn, ms, 0);
+  setInterval = (fn: () => void, ms: number): TimerHandle => this.addTimer(fn, ms, Math.max(1, ms));
+  clearTimeout = (handle: TimerHandle | undefined): void => {
+    if (handle !== undefined) this.timers.delete(handle as unknown as number);
+  };
+  clearInterval = this.clearTimeout;
+
+  /** Timers started and not yet fired or cleared. */
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
   advance(ms: number): void {
-    this.t += ms;
+    const until = this.t + ms;
+    for (let due = this.nextDue(until); due !== undefined; due = this.nextDue(until)) {
+      this.t = Math.max(this.t, due.dueAt);
+      if (due.everyMs > 0) due.dueAt += due.everyMs;
+      else this.timers.delete(due.id);
+      due.fn();
+    }
+    this.t = until;
+  }
+
+  private addTimer(fn: () => void, ms: number, everyMs: number): TimerHandle {
+    const id = this.nextTimerId++;
+    this.timers.set(id, { id, dueAt: this.t + Math.max(0, ms), everyMs, fn });
+    return id as unknown as TimerHandle;
+  }
+
+  private nextDue(until: number): FakeTimer | undefined {
+    let first: FakeTimer | undefined;
+    for (const timer of this.timers.values()) {
+      if (timer.dueAt <= until && (first === undefined || timer.dueAt < first.dueAt)) first = timer;
+    }
+    return first;
   }
 }
 
