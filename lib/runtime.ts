@@ -3,6 +3,7 @@ import { type AdminToken, resolveAdminToken } from './auth/adminToken';
 import { snowflakeConfig } from './config';
 import { systemClock } from './clock';
 import { createLogger } from './log';
+import { LoadLog } from './metrics/loadLog';
 import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
 import { RateTracker } from './metrics/rateTracker';
 import { SegmentEngine } from './segment/engine';
@@ -22,6 +23,8 @@ export interface Runtime {
   /** Per-tag consumption history for the console (sampled once a second). */
   rates: RateTracker;
   prometheus: PrometheusMetrics;
+  /** Recent segment loads per tag, for the console's load table and step chart. */
+  loadLog: LoadLog;
   /** The console's credential. */
   admin: AdminToken;
   /** Stops background work: the rate sampler. */
@@ -74,7 +77,15 @@ export function getRuntime(): Promise<Runtime> {
 async function open(): Promise<Runtime> {
   const store = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: process.env.LEAF_SQLITE_FILE });
   const prometheus = createPrometheusMetrics();
-  const segments = new SegmentEngine({ store, logger, onLoad: prometheus.observeLoad });
+  const loadLog = new LoadLog();
+  const segments = new SegmentEngine({
+    store,
+    logger,
+    onLoad: (bizTag, record) => {
+      prometheus.observeLoad(bizTag, record);
+      loadLog.record(bizTag, record);
+    },
+  });
   const config = snowflakeConfig();
   const snowflake = config.enabled
     ? new SnowflakeNode({ store, nodeId: config.nodeId, epochMs: config.epochMs, leaseMs: config.leaseMs, logger })
@@ -99,7 +110,7 @@ async function open(): Promise<Runtime> {
     const url = `http://localhost:${process.env.PORT ?? 3000}/login#token=${admin.token}`;
     process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
   }
-  return { store, segments, snowflake, rates, prometheus, admin, stopSampler: () => clearInterval(sampler) };
+  return { store, segments, snowflake, rates, prometheus, loadLog, admin, stopSampler: () => clearInterval(sampler) };
 }
 
 /** Stops timers and closes the store (tests, graceful shutdown). */
