@@ -3,6 +3,7 @@ import { type LeafConfig, processConfig } from './config';
 import { systemClock } from './clock';
 import { LeafError } from './errors';
 import { type Logger, createLogger } from './log';
+import { LoadLog } from './metrics/loadLog';
 import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
 import { RateTracker } from './metrics/rateTracker';
 import { SegmentEngine } from './segment/engine';
@@ -24,6 +25,8 @@ export interface Runtime {
   /** Per-tag consumption history for the console (sampled once a second). */
   rates: RateTracker;
   prometheus: PrometheusMetrics;
+  /** Recent segment loads per tag, for the console's load table and step chart. */
+  loadLog: LoadLog;
   /** The console's credential. */
   admin: AdminToken;
   /** Stops background work: the rate sampler. */
@@ -95,7 +98,15 @@ export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
 async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   const store = await openStore(config.store);
   const prometheus = createPrometheusMetrics();
-  const segments = new SegmentEngine({ store, logger, onLoad: prometheus.observeLoad });
+  const loadLog = new LoadLog();
+  const segments = new SegmentEngine({
+    store,
+    logger,
+    onLoad: (bizTag, record) => {
+      prometheus.observeLoad(bizTag, record);
+      loadLog.record(bizTag, record);
+    },
+  });
   const { enabled, nodeId, epochMs, leaseMs } = config.snowflake;
   const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, leaseMs, logger }) : null;
   await Promise.all([segments.start(), snowflake?.start()]);
@@ -114,7 +125,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     const url = `http://localhost:${config.port}/login#token=${admin.token}`;
     process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
   }
-  return { config, logger, store, segments, snowflake, rates, prometheus, admin, stopSampler: () => clearInterval(sampler) };
+  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, admin, stopSampler: () => clearInterval(sampler) };
 }
 
 /** Stops timers and closes the store (tests, graceful shutdown). */

@@ -4,11 +4,11 @@ import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
-import type { TagView, UpdateTagInput } from './api';
+import type { TagView, UpdateTagRequest } from './api';
 import { formatDecimal } from './format';
 import { useDeleteTag, useUpdateTag } from './queries';
 import { updateTagSchema } from './tagSchema';
-import { type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
+import { type Draft, type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
 
 /** Step and description. Mounted with the tag's values; polling does not overwrite what is being typed. */
 /**
@@ -19,11 +19,11 @@ function usePatchForm(bizTag: string) {
   const [clientErrors, setClientErrors] = useState<FieldErrors>({});
   const update = useUpdateTag(bizTag);
   const server = serverErrors(update.error);
-  const submit = (input: UpdateTagInput, onSuccess?: () => void) => {
-    const found = checkFields(updateTagSchema, input);
-    setClientErrors(found);
+  const submit = (draft: Draft<UpdateTagRequest>, onSuccess?: () => void) => {
+    const checked = checkFields(updateTagSchema, draft);
+    setClientErrors(checked.errors);
     update.reset();
-    if (Object.keys(found).length === 0) update.mutate(input, { onSuccess });
+    if (checked.ok) update.mutate(checked.request, { onSuccess });
   };
   return { update, server, errors: { ...server.fields, ...clientErrors }, submit };
 }
@@ -35,7 +35,7 @@ export function EditTagForm({ tag }: { tag: TagView }) {
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    submit({ step: toInteger(step), description: description.trim() } as UpdateTagInput);
+    submit({ step: toInteger(step), description: description.trim() });
   };
 
   return (

@@ -4,10 +4,10 @@ import Link from 'next/link';
 import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
-import type { CreateTagInput, TagView } from './api';
+import type { CreateTagRequest, TagView } from './api';
 import { useCreateTag } from './queries';
 import { createTagSchema } from './tagSchema';
-import { type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
+import { type Draft, type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
 
 const EMPTY = { bizTag: '', step: '1000', maxId: '', description: '' };
 
@@ -23,14 +23,14 @@ export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const input: Record<string, unknown> = { bizTag: values.bizTag.trim(), step: toInteger(values.step) };
-    if (values.maxId.trim() !== '') input.maxId = values.maxId.trim();
-    if (values.description.trim() !== '') input.description = values.description.trim();
-    const found = checkFields(createTagSchema, input);
-    setClientErrors(found);
+    const draft: Draft<CreateTagRequest> = { bizTag: values.bizTag.trim(), step: toInteger(values.step) };
+    if (values.maxId.trim() !== '') draft.maxId = values.maxId.trim();
+    if (values.description.trim() !== '') draft.description = values.description.trim();
+    const checked = checkFields(createTagSchema, draft);
+    setClientErrors(checked.errors);
     create.reset();
-    if (Object.keys(found).length > 0) return;
-    create.mutate(input as unknown as CreateTagInput, {
+    if (!checked.ok) return;
+    create.mutate(checked.request, {
       onSuccess: (tag) => {
         setCreated(tag);
         setValues(EMPTY);

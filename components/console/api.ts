@@ -14,19 +14,9 @@ export type {
   TagView,
 } from '@/lib/admin/views';
 import type { TagDetail, TagView } from '@/lib/admin/views';
+import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
 
-export interface CreateTagInput {
-  bizTag: string;
-  step: number;
-  maxId?: string;
-  description?: string;
-}
-
-export interface UpdateTagInput {
-  step?: number;
-  description?: string;
-  maxId?: string;
-}
+export type { CreateTagRequest, UpdateTagRequest };
 
 /** An error answer of the API, or a request that got no answer (status 0, code `network_error`). */
 export class ApiError extends Error {
@@ -89,8 +79,8 @@ export const api = {
 
   listTags: () => request<{ tags: TagView[] }>('/api/admin/tags').then((r) => r.tags),
   getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),
-  createTag: (input: CreateTagInput) => request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
-  updateTag: (bizTag: string, input: UpdateTagInput) =>
+  createTag: (input: CreateTagRequest) => request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
+  updateTag: (bizTag: string, input: UpdateTagRequest) =>
     request<{ tag: TagView }>(tagPath(bizTag), { method: 'PATCH', body: input }).then((r) => r.tag),
   deleteTag: (bizTag: string, confirm: string) =>
     request<{ deleted: true; maxId: string }>(tagPath(bizTag), { method: 'DELETE', body: { confirm } }),

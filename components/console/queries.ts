@@ -1,7 +1,7 @@
 'use client';
 
 import { MutationCache, QueryCache, QueryClient, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type CreateTagInput, type UpdateTagInput, api, isApiError } from './api';
+import { type CreateTagRequest, type UpdateTagRequest, api, isApiError } from './api';
 
 /** Live views poll at this interval. */
 export const POLL_MS = 2_000;
@@ -86,7 +86,7 @@ export function useLogout() {
 export function useCreateTag() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: CreateTagInput) => api.createTag(input),
+    mutationFn: (input: CreateTagRequest) => api.createTag(input),
     onSuccess: () => client.invalidateQueries({ queryKey: tagKeys.list() }),
   });
 }
@@ -94,7 +94,7 @@ export function useCreateTag() {
 export function useUpdateTag(bizTag: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: UpdateTagInput) => api.updateTag(bizTag, input),
+    mutationFn: (input: UpdateTagRequest) => api.updateTag(bizTag, input),
     onSuccess: () =>
       Promise.all([
         client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),

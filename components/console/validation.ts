@@ -4,10 +4,19 @@ import { fieldErrors } from './tagSchema';
 
 export type FieldErrors = Partial<Record<string, string>>;
 
-/** Client-side check with the server's own schema: the first message per field, keyed by field name. */
-export function checkFields(schema: z.ZodType, input: unknown): FieldErrors {
-  const result = schema.safeParse(input);
-  return result.success ? {} : fieldErrors(result.error);
+/** A form's values before the check: each field as the schema's input, or as typed text the schema may refuse. */
+export type Draft<T> = { [K in keyof T]: T[K] | string };
+
+/** A checked draft: the request to send, or the first message per field, keyed by field name. */
+export type Checked<T> = { ok: true; request: T; errors: FieldErrors } | { ok: false; errors: FieldErrors };
+
+/**
+ * Client-side check with the server's own schema. The draft itself is what gets sent (the server parses it
+ * again, as the authority); passing the check is what makes it the schema's input type.
+ */
+export function checkFields<S extends z.ZodType>(schema: S, draft: Draft<z.input<S>>): Checked<z.input<S>> {
+  const result = schema.safeParse(draft);
+  return result.success ? { ok: true, request: draft as z.input<S>, errors: {} } : { ok: false, errors: fieldErrors(result.error) };
 }
 
 /** Which field a refusal of the server is about, where it names none itself. */

@@ -50,8 +50,12 @@ export const deleteTagSchema = z.strictObject({ confirm: z.string({ error: 'Type
 
 export const loginSchema = z.strictObject({ token: z.string({ error: 'Required.' }).min(1, 'Required.').max(512) });
 
-export type CreateTagInput = z.infer<typeof createTagSchema>;
-export type UpdateTagInput = z.infer<typeof updateTagSchema>;
+/** What the service receives: the schema's output (max_id a number, an empty description null). */
+export type CreateTagInput = z.output<typeof createTagSchema>;
+export type UpdateTagInput = z.output<typeof updateTagSchema>;
+/** What a client sends: the schema's input (max_id as a decimal string or a number). */
+export type CreateTagRequest = z.input<typeof createTagSchema>;
+export type UpdateTagRequest = z.input<typeof updateTagSchema>;
 
 /** Field → first message, for showing beside each form field. */
 export function fieldErrors(error: z.ZodError): Record<string, string> {

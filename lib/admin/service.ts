@@ -8,7 +8,7 @@ import type { TagDetail, TagView } from './views';
 
 export type { EngineView, TagDetail, TagView } from './views';
 
-type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates'>;
+type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
 
 /** A tag from a Next route param, which Next has already decoded once: validate, never decode again. */
 export function requireTag(param: string): string {
@@ -27,7 +27,7 @@ function view(rt: AdminRuntime, row: TagRow): TagView {
   };
 }
 
-function withoutIdentity({ bizTag: _tag, loads: _loads, ...rest }: TagSnapshot): Omit<TagSnapshot, 'bizTag' | 'loads'> {
+function withoutIdentity({ bizTag: _tag, ...rest }: TagSnapshot): Omit<TagSnapshot, 'bizTag'> {
   return rest;
 }
 
@@ -38,7 +38,7 @@ export async function listTagViews(rt: AdminRuntime): Promise<TagView[]> {
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {
   const row = await rt.store.getTag(bizTag);
   if (row === undefined) throw tagNotFound(bizTag);
-  const loads = rt.segments.snapshot(bizTag)?.loads ?? [];
+  const loads = rt.loadLog.loads(bizTag);
   return {
     tag: view(rt, row),
     history: {

@@ -5,7 +5,7 @@ import type { RatePoint } from '../metrics/rateTracker';
 /** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */
 
 /** This node's engine state for a tag, plus its consumption rate. */
-export type EngineView = Omit<TagSnapshot, 'bizTag' | 'loads'> & {
+export type EngineView = Omit<TagSnapshot, 'bizTag'> & {
   /** IDs per second over the last 10 s. */
   ratePerSec: number;
 };

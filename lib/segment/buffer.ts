@@ -31,70 +31,174 @@ export interface SegmentLoadRecord {
   error?: string;
 }
 
+/** Background retry after failed loads: `baseMs` after the first, doubling per failure, at most `maxMs`. */
+export interface RetryBackoff {
+  readonly baseMs: number;
+  readonly maxMs: number;
+}
+
+/**
+ * Fields are read directly (the hot path reads `current`), but change only through the methods below, so every
+ * transition of a tag's state is in one place.
+ */
 export class TagBuffer {
   readonly bizTag: string;
-  /** The DB's step: first load's step and the floor of the dynamic step. */
-  minStep: number;
-  /** Step of the most recently loaded segment. */
-  step: number;
-  /** Clock time of the last successful load; undefined before the first. */
-  lastLoadAt: number | undefined = undefined;
-  current: Segment | null = null;
-  /** The next segment, fetched ahead; null until ready. */
-  pending: Segment | null = null;
-  /** The one load in flight, shared by every waiter. */
-  loading: Promise<void> | null = null;
-  /** Consecutive failed loads, for background retry backoff. */
-  failures = 0;
-  /** No background preload before this clock time (after a failure). */
-  retryAfter = 0;
-  lastError: Error | null = null;
-  /** IDs handed out from segments already switched away from; with the current one's, the total issued. */
-  issuedBefore = 0;
-  /** Requests that found both segments empty and had to await a load. */
-  waits = 0;
-  /** Requests that failed (store down, load too slow, …). */
-  failedRequests = 0;
+  private _minStep: number;
+  private _step: number;
+  private _lastLoadAt: number | undefined = undefined;
+  private _current: Segment | null = null;
+  private _pending: Segment | null = null;
+  private _loading: Promise<void> | null = null;
+  private _failures = 0;
+  private _retryAfter = 0;
+  private _lastError: Error | null = null;
+  private issuedBefore = 0;
+  private _waits = 0;
+  private _failedRequests = 0;
 
   constructor(bizTag: string, dbStep: number) {
     this.bizTag = bizTag;
-    this.minStep = dbStep;
-    this.step = dbStep;
+    this._minStep = dbStep;
+    this._step = dbStep;
+  }
+
+  /** The DB's step: first load's step and the floor of the dynamic step. */
+  get minStep(): number {
+    return this._minStep;
+  }
+
+  /** Step of the most recently loaded segment. */
+  get step(): number {
+    return this._step;
+  }
+
+  /** Clock time of the last successful load; undefined before the first. */
+  get lastLoadAt(): number | undefined {
+    return this._lastLoadAt;
+  }
+
+  /** The segment IDs are served from; its `next` advances on the hot path. */
+  get current(): Segment | null {
+    return this._current;
+  }
+
+  /** The next segment, fetched ahead; null until ready. */
+  get pending(): Segment | null {
+    return this._pending;
+  }
+
+  /** The one load in flight, shared by every waiter. */
+  get loading(): Promise<void> | null {
+    return this._loading;
+  }
+
+  /** Consecutive failed loads, for background retry backoff. */
+  get failures(): number {
+    return this._failures;
+  }
+
+  /** No background preload before this clock time (after a failure). */
+  get retryAfter(): number {
+    return this._retryAfter;
+  }
+
+  get lastError(): Error | null {
+    return this._lastError;
+  }
+
+  /** Requests that found both segments empty and had to await a load. */
+  get waits(): number {
+    return this._waits;
+  }
+
+  /** Requests that failed (store down, load too slow, …). */
+  get failedRequests(): number {
+    return this._failedRequests;
+  }
+
+  /** The tag list says the row's step is now `dbStep`: the floor of later dynamic steps. */
+  setDbStep(dbStep: number): void {
+    this._minStep = dbStep;
+  }
+
+  /** `load` is now the one load in flight. */
+  beginLoad(load: Promise<void>): void {
+    this._loading = load;
+  }
+
+  /**
+   * A load claimed `segment` at clock time `at`: install it, and clear the failure streak. `firstLoad` means the
+   * store chose the step (the row's own), which then becomes the floor too.
+   */
+  loadSucceeded(segment: Segment, at: number, firstLoad: boolean): void {
+    if (firstLoad) this._minStep = segment.step;
+    this._step = segment.step;
+    this._lastLoadAt = at;
+    this.install(segment);
+  }
+
+  /** The in-flight load landed: background loads may run at once again. */
+  loadRecovered(): void {
+    this._loading = null;
+    this._failures = 0;
+    this._retryAfter = 0;
+    this._lastError = null;
+  }
+
+  /**
+   * The in-flight load failed at clock time `now`: no background preload until a backoff that doubles with each
+   * consecutive failure has passed.
+   */
+  loadFailed(error: Error, now: number, backoff: RetryBackoff): void {
+    this._loading = null;
+    this._failures++;
+    this._retryAfter = now + Math.min(backoff.maxMs, backoff.baseMs * 2 ** (this._failures - 1));
+    this._lastError = error;
+  }
+
+  countWait(): void {
+    this._waits++;
+  }
+
+  countFailedRequest(): void {
+    this._failedRequests++;
   }
 
   /** Remaining IDs in the current segment. */
   remainingInCurrent(): number {
-    const c = this.current;
+    const c = this._current;
     return c === null ? 0 : Math.max(0, c.max - c.next + 1);
   }
 
   /** IDs issued by this buffer so far. Derived, so the hot path counts nothing. */
   issuedTotal(): number {
-    const c = this.current;
+    const c = this._current;
     return this.issuedBefore + (c === null ? 0 : c.next - c.start);
   }
 
   /** Installs a freshly loaded segment: as current when there is nothing left to serve, else as pending. */
-  install(segment: Segment): void {
+  private install(segment: Segment): void {
     if (this.remainingInCurrent() === 0) this.replaceCurrent(segment);
-    else this.pending = segment;
+    else this._pending = segment;
   }
 
   private replaceCurrent(segment: Segment): void {
-    const c = this.current;
+    const c = this._current;
     if (c !== null) this.issuedBefore += c.next - c.start;
-    this.current = segment;
+    this._current = segment;
   }
 
   /**
-   * Makes `current` a segment with IDs left, switching to the pending one if needed.
-   * Returns false when both are used up.
+   * The segment to serve from: the current one while it has IDs left, else the pending one, which becomes
+   * current. null when both are used up.
    */
-  ensureCurrent(): boolean {
-    if (this.remainingInCurrent() > 0) return true;
-    if (this.pending === null) return false;
-    this.replaceCurrent(this.pending);
-    this.pending = null;
-    return true;
+  servingSegment(): Segment | null {
+    const c = this._current;
+    if (c !== null && c.next <= c.max) return c;
+    const pending = this._pending;
+    if (pending === null) return null;
+    this.replaceCurrent(pending);
+    this._pending = null;
+    return pending;
   }
 }

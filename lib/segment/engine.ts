@@ -1,8 +1,8 @@
-import { type Clock, systemClock } from '../clock';
+import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from '../store/types';
-import { type Segment, type SegmentLoadRecord, TagBuffer, createSegment } from './buffer';
+import { type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment } from './buffer';
 import { nextStep } from './step';
 
 export interface SegmentEngineOptions {
@@ -18,7 +18,7 @@ export interface SegmentEngineOptions {
   /** Backoff after a failed background load: base and cap. Requests that find both segments empty retry at once. */
   retryBaseMs?: number;
   retryMaxMs?: number;
-  /** Told of every segment load, ok or failed (metrics). Not on the per-ID path. */
+  /** Told of every segment load, ok or failed (metrics, the console's load log). Not on the per-ID path. */
   onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
 }
 
@@ -31,13 +31,10 @@ export interface TagSnapshot {
   loading: boolean;
   lastLoadAt: number | null;
   lastError: string | null;
-  loads: SegmentLoadRecord[];
   issuedTotal: number;
   waits: number;
   failedRequests: number;
 }
-
-const LOAD_LOG_LENGTH = 200;
 
 /**
  * Leaf's segment mode: per tag, a double buffer of ID ranges claimed from the store.
@@ -50,18 +47,16 @@ export class SegmentEngine {
   private readonly refreshIntervalMs: number;
   private readonly loadWaitMs: number;
   private readonly missRefreshMinIntervalMs: number;
-  private readonly retryBaseMs: number;
-  private readonly retryMaxMs: number;
+  private readonly retryBackoff: RetryBackoff;
   private readonly onLoad: ((bizTag: string, record: SegmentLoadRecord) => void) | undefined;
 
   private readonly buffers = new Map<string, TagBuffer>();
   /** Highest ID ever claimed per tag by this engine; outlives a deleted tag, so a reset row is caught. */
   private readonly highWater = new Map<string, number>();
-  private readonly loadLogs = new Map<string, SegmentLoadRecord[]>();
   private refreshing: Promise<void> | null = null;
   private lastRefreshAt: number | null = null;
   private lastRefreshError: Error | null = null;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private refreshTimer: TimerHandle | null = null;
 
   constructor(options: SegmentEngineOptions) {
     this.store = options.store;
@@ -70,23 +65,21 @@ export class SegmentEngine {
     this.refreshIntervalMs = options.refreshIntervalMs ?? 60_000;
     this.loadWaitMs = options.loadWaitMs ?? 1_000;
     this.missRefreshMinIntervalMs = options.missRefreshMinIntervalMs ?? 1_000;
-    this.retryBaseMs = options.retryBaseMs ?? 100;
-    this.retryMaxMs = options.retryMaxMs ?? 5_000;
+    this.retryBackoff = { baseMs: options.retryBaseMs ?? 100, maxMs: options.retryMaxMs ?? 5_000 };
     this.onLoad = options.onLoad;
   }
 
   /** Reads the tag list once and starts the periodic refresh. Resolves even when the store is down. */
   async start(): Promise<void> {
-    if (this.timer === null && this.refreshIntervalMs > 0) {
-      this.timer = setInterval(() => void this.refreshTags(), this.refreshIntervalMs);
-      this.timer.unref?.();
+    if (this.refreshTimer === null && this.refreshIntervalMs > 0) {
+      this.refreshTimer = this.clock.setInterval(() => void this.refreshTags(), this.refreshIntervalMs);
     }
     await this.refreshTags();
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    if (this.refreshTimer !== null) this.clock.clearInterval(this.refreshTimer);
+    this.refreshTimer = null;
   }
 
   /** Re-reads the tag list: new tags appear, deleted tags go, DB steps update. Single-flight. */
@@ -107,7 +100,7 @@ export class SegmentEngine {
         seen.add(bizTag);
         const buffer = this.buffers.get(bizTag);
         if (buffer === undefined) this.buffers.set(bizTag, new TagBuffer(bizTag, step));
-        else buffer.minStep = step;
+        else buffer.setDbStep(step);
       }
       for (const bizTag of this.buffers.keys()) {
         if (!seen.has(bizTag)) {
@@ -141,11 +134,13 @@ export class SegmentEngine {
    */
   nextId(bizTag: string): number | Promise<number> {
     const buffer = this.buffers.get(bizTag);
-    if (buffer !== undefined && buffer.ensureCurrent()) {
-      const segment = buffer.current as Segment;
-      const id = segment.next++;
-      this.maybePreload(buffer, segment);
-      return id;
+    if (buffer !== undefined) {
+      const segment = buffer.servingSegment();
+      if (segment !== null) {
+        const id = segment.next++;
+        this.maybePreload(buffer, segment);
+        return id;
+      }
     }
     return this.takeSlow(bizTag, 1, newRanges()).then(firstId);
   }
@@ -173,8 +168,8 @@ export class SegmentEngine {
   /** Takes IDs from the buffer into `out` until it holds `count`. Returns whether it got there. */
   private fill(buffer: TagBuffer, count: number, out: IdRanges): boolean {
     while (out.count < count) {
-      if (!buffer.ensureCurrent()) return false;
-      const segment = buffer.current as Segment;
+      const segment = buffer.servingSegment();
+      if (segment === null) return false;
       const n = Math.min(count - out.count, segment.max - segment.next + 1);
       const first = segment.next;
       out.bounds.push(first, first + n - 1);
@@ -191,13 +186,13 @@ export class SegmentEngine {
     try {
       while (!this.fill(buffer, count, out)) {
         // Both segments are used up: share the in-flight load, or start one (a failed load is retried here).
-        buffer.waits++;
+        buffer.countWait();
         const load = buffer.loading ?? this.startLoad(buffer);
         await this.awaitLoad(buffer, load);
         if (this.buffers.get(bizTag) !== buffer) throw tagNotFound(bizTag);
       }
     } catch (error) {
-      buffer.failedRequests++;
+      buffer.countFailedRequest();
       throw error;
     }
     return out;
@@ -215,9 +210,9 @@ export class SegmentEngine {
   }
 
   private async awaitLoad(buffer: TagBuffer, load: Promise<void>): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: TimerHandle | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.loadWaitMs);
+      timer = this.clock.setTimeout(() => resolve('timeout'), this.loadWaitMs);
     });
     try {
       const outcome = await Promise.race([load.then(() => 'loaded' as const), timeout]);
@@ -230,7 +225,7 @@ export class SegmentEngine {
     } catch (error) {
       throw isLeafError(error) ? error : storeUnavailable(error);
     } finally {
-      clearTimeout(timer);
+      this.clock.clearTimeout(timer);
     }
   }
 
@@ -248,20 +243,10 @@ export class SegmentEngine {
   /** Starts the one load of `buffer`'s next segment. The returned promise rejects on failure; nothing is unhandled. */
   private startLoad(buffer: TagBuffer): Promise<void> {
     const load = this.load(buffer);
-    buffer.loading = load;
+    buffer.beginLoad(load);
     load.then(
-      () => {
-        buffer.loading = null;
-        buffer.failures = 0;
-        buffer.retryAfter = 0;
-        buffer.lastError = null;
-      },
-      (error: Error) => {
-        buffer.loading = null;
-        buffer.failures++;
-        buffer.retryAfter = this.clock.now() + Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (buffer.failures - 1));
-        buffer.lastError = error;
-      },
+      () => buffer.loadRecovered(),
+      (error: Error) => buffer.loadFailed(error, this.clock.now(), this.retryBackoff),
     );
     return load;
   }
@@ -290,21 +275,19 @@ export class SegmentEngine {
         );
       }
       this.highWater.set(buffer.bizTag, segment.max);
-      if (step === undefined) buffer.minStep = allocation.step;
-      buffer.step = allocation.step;
-      buffer.lastLoadAt = this.clock.now();
-      buffer.install(segment);
-      this.recordLoad(buffer.bizTag, { at: startedAt, durationMs: buffer.lastLoadAt - startedAt, step: allocation.step, ok: true });
+      const loadedAt = this.clock.now();
+      buffer.loadSucceeded(segment, loadedAt, step === undefined);
+      this.onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
       this.logger.log('info', 'segment_loaded', {
         bizTag: buffer.bizTag,
         start: segment.start,
         max: segment.max,
         step: segment.step,
-        durationMs: buffer.lastLoadAt - startedAt,
+        durationMs: loadedAt - startedAt,
       });
     } catch (error) {
       const leafError = isLeafError(error) ? error : storeUnavailable(error);
-      this.recordLoad(buffer.bizTag, {
+      this.onLoad?.(buffer.bizTag, {
         at: startedAt,
         durationMs: this.clock.now() - startedAt,
         step: step ?? buffer.minStep,
@@ -319,14 +302,6 @@ export class SegmentEngine {
       if (leafError.code === 'tag_not_found') this.buffers.delete(buffer.bizTag);
       throw leafError;
     }
-  }
-
-  private recordLoad(bizTag: string, record: SegmentLoadRecord): void {
-    this.onLoad?.(bizTag, record);
-    let log = this.loadLogs.get(bizTag);
-    if (log === undefined) this.loadLogs.set(bizTag, (log = []));
-    log.push(record);
-    if (log.length > LOAD_LOG_LENGTH) log.shift();
   }
 
   /** Tags currently known, sorted. */
@@ -348,7 +323,6 @@ export class SegmentEngine {
       loading: b.loading !== null,
       lastLoadAt: b.lastLoadAt ?? null,
       lastError: b.lastError?.message ?? null,
-      loads: [...(this.loadLogs.get(bizTag) ?? [])],
       issuedTotal: b.issuedTotal(),
       waits: b.waits,
       failedRequests: b.failedRequests,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Clock, systemClock } from '../clock';
+import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { WorkerLease, WorkerStore } from '../store/types';
@@ -82,7 +82,7 @@ export class SnowflakeNode {
   private fenceUntil = 0;
   private renewedAt: number | null = null;
   private lastError: Error | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: TimerHandle | null = null;
 
   constructor(options: SnowflakeNodeOptions) {
     this.store = options.store;
@@ -147,7 +147,7 @@ export class SnowflakeNode {
 
   /** Stops issuing, then releases the lease with the fence at the last timestamp used, so a restart is immediate. */
   async stop(): Promise<void> {
-    if (this.timer !== null) clearTimeout(this.timer);
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     const g = this.generator;
     this.generator = null;
@@ -165,8 +165,7 @@ export class SnowflakeNode {
 
   private schedule(ms: number): void {
     if (this.state === 'stopped') return;
-    this.timer = setTimeout(() => void this.tick(), ms);
-    this.timer.unref?.();
+    this.timer = this.clock.setTimeout(() => void this.tick(), ms);
   }
 
   private async tick(): Promise<void> {

@@ -1,4 +1,4 @@
-import { and, asc, eq, lt, lte, sql } from 'drizzle-orm';
+import { type Table, and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import mysql, { type Pool, type PoolConnection, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
@@ -31,6 +31,23 @@ export interface MysqlStoreOptions {
   /** Root of the per-dialect migrations; `./drizzle` by default. */
   migrationsDir?: string;
 }
+
+/**
+ * A row of `table` as this store receives it: drizzle compiles the query, but mysql2 runs it (for the per-query
+ * timeout), so rows are keyed by column name, not drizzle's field name, and BIGINT columns arrive as decimal
+ * strings (bigNumberStrings), which exactId checks before they become numbers.
+ */
+type RawRow<T extends Table> = {
+  [F in keyof T['$inferSelect'] & keyof T['_']['columns'] as T['_']['columns'][F]['_']['name']]: T['_']['columns'][F]['_']['columnType'] extends
+    | 'MySqlBigInt53'
+    | 'MySqlBigInt64'
+    ? string
+    : T['$inferSelect'][F];
+};
+
+type AllocRow = RawRow<typeof leafAlloc>;
+type WorkerRawRow = RawRow<typeof leafWorker>;
+type TombstoneRow = RawRow<typeof leafAllocTombstone>;
 
 interface Compiled {
   toSQL(): { sql: string; params: unknown[] };
@@ -77,19 +94,19 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async listTags(): Promise<TagInfo[]> {
-    const rows = await this.run<Array<{ biz_tag: string; step: number }>>(
+    const rows = await this.run<Array<Pick<AllocRow, 'biz_tag' | 'step'>>>(
       this.db.select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step }).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)),
     );
-    return rows.map((r) => ({ bizTag: r.biz_tag, step: Number(r.step) }));
+    return rows.map((r) => ({ bizTag: r.biz_tag, step: r.step }));
   }
 
   async listTagRows(): Promise<TagRow[]> {
-    const rows = await this.run<Array<Record<string, unknown>>>(this.db.select().from(leafAlloc).orderBy(asc(leafAlloc.bizTag)));
+    const rows = await this.run<AllocRow[]>(this.db.select().from(leafAlloc).orderBy(asc(leafAlloc.bizTag)));
     return rows.map(toTagRow);
   }
 
   async getTag(bizTag: string): Promise<TagRow | undefined> {
-    const rows = await this.run<Array<Record<string, unknown>>>(this.db.select().from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)));
+    const rows = await this.run<AllocRow[]>(this.db.select().from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)));
     return rows[0] === undefined ? undefined : toTagRow(rows[0]);
   }
 
@@ -114,7 +131,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   async createTag({ bizTag, step, maxId, description = null }: NewTag): Promise<TagRow> {
     await this.transaction(async (q) => {
       // FOR UPDATE locks the tombstone (or its gap), so a concurrent delete cannot slip a lower row in.
-      const [tomb] = await q<Array<{ max_id: unknown }>>(
+      const [tomb] = await q<Array<Pick<TombstoneRow, 'max_id'>>>(
         'SELECT max_id FROM `leaf_alloc_tombstone` WHERE biz_tag = ? FOR UPDATE',
         [bizTag],
       );
@@ -152,7 +169,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
 
   async deleteTag(bizTag: string): Promise<{ maxId: number }> {
     return this.transaction(async (q) => {
-      const [row] = await q<Array<{ max_id: unknown }>>('SELECT max_id FROM `leaf_alloc` WHERE biz_tag = ? FOR UPDATE', [bizTag]);
+      const [row] = await q<Array<Pick<AllocRow, 'max_id'>>>('SELECT max_id FROM `leaf_alloc` WHERE biz_tag = ? FOR UPDATE', [bizTag]);
       if (row === undefined) throw tagNotFound(bizTag);
       const maxId = exactId(row.max_id, bizTag);
       await q(
@@ -166,7 +183,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {
-    const rows = await this.run<Array<{ max_id: unknown }>>(
+    const rows = await this.run<Array<Pick<TombstoneRow, 'max_id'>>>(
       this.db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)),
     );
     return rows[0] === undefined ? undefined : { maxId: exactId(rows[0].max_id, bizTag) };
@@ -202,11 +219,12 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async listWorkers(): Promise<WorkerRow[]> {
-    const rows = await this.run<Array<Record<string, unknown>>>(this.db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
+    const rows = await this.run<WorkerRawRow[]>(this.db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
     return rows.map((r) => ({
-      workerId: Number(r.worker_id),
-      nodeId: String(r.node_id),
-      instanceId: String(r.instance_id),
+      workerId: r.worker_id,
+      nodeId: r.node_id,
+      instanceId: r.instance_id,
+      // ms timestamps: far below 2^53, so Number is exact.
       leaseExpiresAt: Number(r.lease_expires_at),
       lastTimestamp: Number(r.last_timestamp),
       heartbeatAt: Number(r.heartbeat_at),
@@ -241,7 +259,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async readWorkerFence(workerId: number, instanceId: string): Promise<number | undefined> {
-    const rows = await this.run<Array<{ last_timestamp: unknown }>>(
+    const rows = await this.run<Array<Pick<WorkerRawRow, 'last_timestamp'>>>(
       this.db
         .select({ lastTimestamp: leafWorker.lastTimestamp })
         .from(leafWorker)
@@ -300,13 +318,12 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 }
 
-function toTagRow(r: Record<string, unknown>): TagRow {
-  const bizTag = String(r.biz_tag);
+function toTagRow(r: AllocRow): TagRow {
   return {
-    bizTag,
-    maxId: exactId(r.max_id, bizTag),
-    step: Number(r.step),
-    description: r.description === null ? null : String(r.description),
-    updateTime: r.update_time instanceof Date ? r.update_time : new Date(String(r.update_time)),
+    bizTag: r.biz_tag,
+    maxId: exactId(r.max_id, r.biz_tag),
+    step: r.step,
+    description: r.description,
+    updateTime: r.update_time,
   };
 }

@@ -6,7 +6,7 @@ import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { migrateSqlite } from './migrate';
-import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
+import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import {
   type Allocation,
   MAX_SAFE_ID,
@@ -267,7 +267,10 @@ export class SqliteStore implements SegmentStore, WorkerStore {
   }
 }
 
-function toTagRow(r: { bizTag: string; maxId: string; step: number; description: string | null; updateTime: string }): TagRow {
+/** A leaf_alloc row as rowColumns() selects it: max_id as text. */
+type AllocTextRow = Omit<LeafAllocRow, 'maxId'> & { maxId: string };
+
+function toTagRow(r: AllocTextRow): TagRow {
   return {
     bizTag: r.bizTag,
     maxId: exactId(r.maxId, r.bizTag),

@@ -242,15 +242,42 @@ describe('SegmentEngine: failures', () => {
     expect(errors.map((e) => e.code)).toEqual(Array(5).fill('store_unavailable'));
   });
 
-  it('a load that hangs is awaited only for the bounded wait, then segment_unavailable', async () => {
-    const { store, engine } = await setup([{ bizTag: 'order', step: 10 }], { loadWaitMs: 30 });
+  it('a load that hangs is awaited only for the bounded wait (default 1 s), then segment_unavailable', async () => {
+    const store = new FakeStore([{ bizTag: 'order', step: 10 }]);
+    const clock = new FakeClock();
+    const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0 }); // the default wait
+    await engine.start();
     store.hold = true;
-    const started = Date.now();
-    const err = await rejection(engine.next('order'));
-    expect(err.code).toBe('segment_unavailable');
-    expect(Date.now() - started).toBeLessThan(1_000);
+    let settled: LeafError | number | undefined;
+    const waiting = engine.take('order', 1).then(
+      ([id]) => (settled = id),
+      (e: LeafError) => (settled = e),
+    );
+    await flush();
+    expect(store.heldCount).toBe(1);
+    clock.advance(999);
+    await flush();
+    expect(settled).toBeUndefined(); // still within the bound
+    clock.advance(1);
+    await waiting;
+    expect(settled).toMatchObject({ code: 'segment_unavailable', status: 503 });
+    expect((settled as LeafError).message).toMatch(/within 1000 ms/);
+    expect(engine.snapshot('order')).toMatchObject({ waits: 1, failedRequests: 1, loading: true });
     store.release();
+    await flush();
     expect(await engine.next('order')).toBe(2);
+    expect(clock.pendingTimers).toBe(0); // the wait's timer is cleared once the load lands
+  });
+
+  it('a load that lands within the wait clears its timer and serves the waiter', async () => {
+    const { store, clock, engine } = await setup([{ bizTag: 'order', step: 10 }], { loadWaitMs: 1_000 });
+    store.hold = true;
+    const waiting = engine.next('order');
+    await flush();
+    clock.advance(500);
+    store.release();
+    expect(await waiting).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('refuses a segment at or below an ID it already claimed (row moved backwards)', async () => {
@@ -315,5 +342,53 @@ describe('SegmentEngine: tag cache', () => {
     store.failWith = null;
     clock.advance(1_000);
     expect(await engine.next('order')).toBe(2);
+  });
+});
+
+describe('SegmentEngine: timers go through the injected clock', () => {
+  it('re-reads the tag list every refresh interval, and stop() ends it', async () => {
+    const store = new FakeStore([{ bizTag: 'order', step: 10 }]);
+    const clock = new FakeClock();
+    const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 60_000 });
+    await engine.start();
+    expect(store.listCalls).toBe(1);
+    await store.createTag({ bizTag: 'later', step: 5 });
+    clock.advance(59_999);
+    await flush();
+    expect(store.listCalls).toBe(1);
+    clock.advance(1);
+    await flush();
+    expect(store.listCalls).toBe(2);
+    expect(engine.tags()).toEqual(['later', 'order']);
+    engine.stop();
+    clock.advance(120_000);
+    await flush();
+    expect(store.listCalls).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('SegmentEngine: onLoad', () => {
+  it('reports every load, ok and failed, with its step and duration on the clock', async () => {
+    const store = new FakeStore([{ bizTag: 'order', step: 10 }]);
+    const clock = new FakeClock();
+    const loads: Array<{ bizTag: string; ok: boolean; step: number; durationMs: number; error?: string }> = [];
+    const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, onLoad: (bizTag, r) => loads.push({ bizTag, ...r }) });
+    await engine.start();
+    store.hold = true;
+    const first = engine.next('order');
+    await flush();
+    clock.advance(7);
+    store.release();
+    await first;
+    await flush(); // the preload (step doubled: the last load was just now) lands
+    store.failWith = new Error('db down');
+    await rejection(engine.take('order', 40));
+    expect(loads).toEqual([
+      { bizTag: 'order', at: expect.any(Number), ok: true, step: 10, durationMs: 7 },
+      { bizTag: 'order', at: expect.any(Number), ok: true, step: 20, durationMs: 0 },
+      { bizTag: 'order', at: expect.any(Number), ok: false, step: 40, durationMs: 0, error: 'store_unavailable' },
+    ]);
+    expect(engine.snapshot('order')).not.toHaveProperty('loads');
   });
 });

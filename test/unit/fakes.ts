@@ -1,11 +1,61 @@
+import type { Clock, TimerHandle } from '@/lib/clock';
 import { LeafError } from '@/lib/errors';
-import type { Allocation, NewTag, SegmentSource, TagInfo, TagRow } from '@/lib/store/types';
+import type { Allocation, NewTag, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
 
-export class FakeClock {
+interface FakeTimer {
+  id: number;
+  dueAt: number;
+  /** 0 for a one-shot timer. */
+  everyMs: number;
+  fn: () => void;
+}
+
+/**
+ * A clock that moves only when told. `advance` fires every timer due on the way, in due order, with `now()`
+ * reading each timer's due time while it runs, as real time would.
+ */
+export class FakeClock implements Clock {
+  private readonly timers = new Map<number, FakeTimer>();
+  private nextTimerId = 1;
+
   constructor(public t = 1_800_000_000_000) {}
   now = (): number => this.t;
+
+  setTimeout = (fn: () => void, ms: number): TimerHandle => this.addTimer(fn, ms, 0);
+  setInterval = (fn: () => void, ms: number): TimerHandle => this.addTimer(fn, ms, Math.max(1, ms));
+  clearTimeout = (handle: TimerHandle | undefined): void => {
+    if (handle !== undefined) this.timers.delete(handle as unknown as number);
+  };
+  clearInterval = this.clearTimeout;
+
+  /** Timers started and not yet fired or cleared. */
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
   advance(ms: number): void {
-    this.t += ms;
+    const until = this.t + ms;
+    for (let due = this.nextDue(until); due !== undefined; due = this.nextDue(until)) {
+      this.t = Math.max(this.t, due.dueAt);
+      if (due.everyMs > 0) due.dueAt += due.everyMs;
+      else this.timers.delete(due.id);
+      due.fn();
+    }
+    this.t = until;
+  }
+
+  private addTimer(fn: () => void, ms: number, everyMs: number): TimerHandle {
+    const id = this.nextTimerId++;
+    this.timers.set(id, { id, dueAt: this.t + Math.max(0, ms), everyMs, fn });
+    return id as unknown as TimerHandle;
+  }
+
+  private nextDue(until: number): FakeTimer | undefined {
+    let first: FakeTimer | undefined;
+    for (const timer of this.timers.values()) {
+      if (timer.dueAt <= until && (first === undefined || timer.dueAt < first.dueAt)) first = timer;
+    }
+    return first;
   }
 }
 
@@ -77,4 +127,68 @@ export class FakeStore implements SegmentSource {
 /** Lets pending promise callbacks (loads landing) run. */
 export async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * In-memory leaf_worker with the stores' claim rules, on `clock` as the database clock. `failWith` makes every
+ * call fail (a partition, or a killed process's connection).
+ */
+export class FakeWorkerStore implements WorkerStore {
+  readonly rows = new Map<number, WorkerRow>();
+  failWith: Error | null = null;
+
+  constructor(private readonly clock: FakeClock) {}
+
+  async listWorkers(): Promise<WorkerRow[]> {
+    this.check();
+    return [...this.rows.values()].sort((a, b) => a.workerId - b.workerId).map((r) => ({ ...r }));
+  }
+
+  async claimOwnWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    this.check();
+    const r = this.rows.get(workerId);
+    if (r === undefined || r.nodeId !== nodeId) return false;
+    Object.assign(r, { instanceId, leaseExpiresAt: this.clock.now() + leaseMs, heartbeatAt: this.clock.now() });
+    return true;
+  }
+
+  async claimFreeWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    this.check();
+    if (this.rows.has(workerId)) return false;
+    const now = this.clock.now();
+    this.rows.set(workerId, { workerId, nodeId, instanceId, leaseExpiresAt: now + leaseMs, lastTimestamp: 0, heartbeatAt: now });
+    return true;
+  }
+
+  async claimExpiredWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    this.check();
+    const r = this.rows.get(workerId);
+    if (r === undefined || r.leaseExpiresAt >= this.clock.now()) return false;
+    Object.assign(r, { nodeId, instanceId, leaseExpiresAt: this.clock.now() + leaseMs, heartbeatAt: this.clock.now() });
+    return true;
+  }
+
+  async readWorkerFence(workerId: number, instanceId: string): Promise<number | undefined> {
+    this.check();
+    const r = this.rows.get(workerId);
+    return r !== undefined && r.instanceId === instanceId ? r.lastTimestamp : undefined;
+  }
+
+  async renewWorker(workerId: number, instanceId: string, leaseMs: number, reserveUntilMs: number): Promise<boolean> {
+    this.check();
+    const r = this.rows.get(workerId);
+    if (r === undefined || r.instanceId !== instanceId) return false;
+    Object.assign(r, { leaseExpiresAt: this.clock.now() + leaseMs, heartbeatAt: this.clock.now(), lastTimestamp: Math.max(r.lastTimestamp, reserveUntilMs) });
+    return true;
+  }
+
+  async releaseWorker(workerId: number, instanceId: string, lastTimestampMs: number): Promise<void> {
+    this.check();
+    const r = this.rows.get(workerId);
+    if (r !== undefined && r.instanceId === instanceId) Object.assign(r, { leaseExpiresAt: 0, lastTimestamp: lastTimestampMs });
+  }
+
+  private check(): void {
+    if (this.failWith) throw this.failWith;
+  }
 }
