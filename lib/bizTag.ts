@@ -1,8 +1,9 @@
 import { LeafError } from './errors';
 
-/** A biz_tag: 1–128 chars of letters, digits, `_ - . :` — safe in URLs, SQL identifiers of value, and JSON. */
-export const BIZ_TAG_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** The longest biz_tag: Leaf's `biz_tag varchar(128)`. */
 export const BIZ_TAG_MAX_LENGTH = 128;
+/** A biz_tag: 1–128 chars of letters, digits, `_ - . :` — safe in URLs, SQL identifiers of value, and JSON. */
+export const BIZ_TAG_PATTERN = new RegExp(`^[A-Za-z0-9_.:-]{1,${BIZ_TAG_MAX_LENGTH}}$`);
 
 export function isValidBizTag(value: string): boolean {
   return BIZ_TAG_PATTERN.test(value);
@@ -11,8 +12,13 @@ export function isValidBizTag(value: string): boolean {
 /** Largest batch one request may take. */
 export const MAX_COUNT = 10_000;
 
+/** A limit as people read it in messages: 10,000 — never typed out by hand, so it cannot drift from the value. */
+export function formatLimit(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
 export function invalidTag(): LeafError {
-  return new LeafError('invalid_tag', 'A tag is 1–128 characters of letters, digits, "_", "-", "." or ":".');
+  return new LeafError('invalid_tag', `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`);
 }
 
 /** The tag itself, or a 400 `invalid_tag`. Takes an already decoded value. */

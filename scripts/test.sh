@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: everything, from a fresh clone. Type-check, build the app, then one vitest run over the unit,
+# `npm test`: everything, from a fresh clone. Type-check, lint, build the app, then one vitest run over the unit,
 # contract (real server, both lanes), integration (real MariaDB + SQLite, multi-process) and chaos projects,
 # then the Playwright e2e suite.
 # MariaDB is installed from Debian packages when missing and started as a throwaway server on 127.0.0.1.
@@ -14,6 +14,9 @@ if [ ! -d node_modules ]; then step "installing npm packages (npm ci)"; npm ci; 
 
 step "type-check"
 npx tsc --noEmit
+
+step "lint (ESLint, with the import boundaries)"
+npx eslint .
 
 step "build (next build)"
 npx next build > .tmp/build.log 2>&1 || { cat .tmp/build.log; exit 1; }

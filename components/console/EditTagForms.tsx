@@ -10,7 +10,6 @@ import { useDeleteTag, useUpdateTag } from './queries';
 import { updateTagSchema } from './tagSchema';
 import { type Draft, type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
 
-/** Step and description. Mounted with the tag's values; polling does not overwrite what is being typed. */
 /**
  * One PATCH form's plumbing: client-side check against the shared schema, then the mutation; field errors from
  * either side, the client's first.
@@ -28,6 +27,7 @@ function usePatchForm(bizTag: string) {
   return { update, server, errors: { ...server.fields, ...clientErrors }, submit };
 }
 
+/** Step and description. Mounted with the tag's values; polling does not overwrite what is being typed. */
 export function EditTagForm({ tag }: { tag: TagView }) {
   const [step, setStep] = useState(String(tag.step));
   const [description, setDescription] = useState(tag.description ?? '');

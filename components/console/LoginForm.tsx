@@ -30,6 +30,8 @@ export function LoginForm({ next }: { next: string }) {
     const fragmentToken = hash.get('token');
     if (fragmentToken) {
       window.history.replaceState(null, '', window.location.pathname + window.location.search);
+      // The fragment lives outside React (the URL), read once at mount: copying it into state here is the sync.
+      // eslint-disable-next-line react-hooks/set-state-in-effect
       setToken(fragmentToken);
       submit(fragmentToken);
     }

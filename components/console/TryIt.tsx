@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import { useTakeIds } from './queries';
+import { MAX_COUNT, formatLimit } from './tagSchema';
 
 const SHOWN = 200;
 
@@ -13,7 +14,7 @@ export function TryIt({ bizTag }: { bizTag: string }) {
   const take = useTakeIds(bizTag);
   const ids = take.data ?? [];
   const n = Number(count);
-  const valid = /^\d+$/.test(count) && n >= 1 && n <= 10_000;
+  const valid = /^\d+$/.test(count) && n >= 1 && n <= MAX_COUNT;
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -24,7 +25,7 @@ export function TryIt({ bizTag }: { bizTag: string }) {
     <section aria-labelledby="try-title" className="card">
       <h2 id="try-title">Take IDs</h2>
       <form className="inline-form" onSubmit={onSubmit} noValidate>
-        <Field label="How many IDs" name="count" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} error={count !== '' && !valid ? 'From 1 to 10,000.' : undefined} />
+        <Field label="How many IDs" name="count" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} error={count !== '' && !valid ? `From 1 to ${formatLimit(MAX_COUNT)}.` : undefined} />
         <button type="submit" className="button-primary" disabled={!valid || take.isPending}>
           {take.isPending ? 'Fetching…' : 'Try it'}
         </button>

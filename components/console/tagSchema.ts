@@ -1,3 +1,12 @@
 /** The forms check against the server's own schemas (pure zod, safe in the browser); the server stays the authority. */
-export { createTagSchema, fieldErrors, updateTagSchema } from '@/lib/admin/schema';
+export {
+  BIZ_TAG_MAX_LENGTH,
+  DESCRIPTION_MAX_LENGTH,
+  MAX_COUNT,
+  MAX_STEP,
+  createTagSchema,
+  fieldErrors,
+  formatLimit,
+  updateTagSchema,
+} from '@/lib/admin/schema';
 export type { CreateTagRequest, UpdateTagRequest } from '@/lib/admin/schema';

@@ -1,24 +1,27 @@
 import { z } from 'zod';
-import { BIZ_TAG_PATTERN } from '../bizTag';
+import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, formatLimit } from '../bizTag';
 import { MAX_STEP } from '../segment/step';
 
 /**
  * One schema per form, shared by the console's forms (instant feedback) and the admin routes (the authority).
  * Pure: no server imports, so client components can use it.
  */
-export { BIZ_TAG_PATTERN };
+export { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, MAX_STEP, formatLimit };
+
+export const DESCRIPTION_MAX_LENGTH = 256;
 
 const bizTag = z
   .string({ error: 'Required.' })
   .min(1, 'Required.')
-  .max(128, 'At most 128 characters.')
+  .max(BIZ_TAG_MAX_LENGTH, `At most ${BIZ_TAG_MAX_LENGTH} characters.`)
   .regex(BIZ_TAG_PATTERN, 'Only letters, digits and _ - . : are allowed.');
 
+const STEP_RANGE = `A whole number from 1 to ${formatLimit(MAX_STEP)}.`;
 const step = z
-  .number({ error: 'A whole number from 1 to 1,000,000.' })
-  .int('A whole number from 1 to 1,000,000.')
+  .number({ error: STEP_RANGE })
+  .int(STEP_RANGE)
   .min(1, 'At least 1.')
-  .max(MAX_STEP, 'At most 1,000,000.');
+  .max(MAX_STEP, `At most ${formatLimit(MAX_STEP)}.`);
 
 /** max_id travels as a decimal string (or a number); it must stay an exact integer below 2^53. */
 const maxId = z
@@ -33,8 +36,8 @@ const maxId = z
   });
 
 const description = z
-  .string({ error: 'Text, at most 256 characters.' })
-  .max(256, 'At most 256 characters.')
+  .string({ error: `Text, at most ${DESCRIPTION_MAX_LENGTH} characters.` })
+  .max(DESCRIPTION_MAX_LENGTH, `At most ${DESCRIPTION_MAX_LENGTH} characters.`)
   .transform((v) => (v.trim() === '' ? null : v))
   .nullable();
 

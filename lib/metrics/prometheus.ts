@@ -16,7 +16,8 @@ export interface PrometheusMetrics {
 
 export function createPrometheusMetrics(): PrometheusMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'leaf_process_' });
+  // Node's own series under their conventional names (process_*, nodejs_*), as every Node dashboard expects them.
+  collectDefaultMetrics({ register: registry });
   let segments: SegmentEngine | null = null;
   let snowflake: SnowflakeNode | null = null;
 

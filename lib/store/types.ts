@@ -86,7 +86,7 @@ export interface WorkerRow {
 }
 
 /**
- * The database primitives of worker-id leasing; `acquireWorker` in lib/snowflake/lease.ts composes them.
+ * The database primitives of worker-id leasing; `acquireWorker` in lib/snowflake/node.ts composes them.
  * Every claim is one conditional statement, so two nodes racing for an id cannot both win it.
  * Lease times are on the database's clock, so nodes with skewed clocks agree on expiry.
  */

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inject, it } from 'vitest';
+import { inject } from 'vitest';
 import { type TestDatabase, createDatabase } from './mariadb';
 
 export function mysqlUrl(): string {
@@ -60,10 +60,3 @@ export async function waitFor<T>(ms: number, check: () => T | undefined | Promis
     await sleep(everyMs);
   }
 }
-
-/**
- * A test that documents a known bug in lib/: it must currently FAIL (vitest `it.fails`), so the suite stays green
- * while the bug is open. Once the bug is fixed, the test passes, `it.fails` reports that, and it should become a
- * plain `it`. LEAF_IT_KNOWN_BUGS=strict runs these as plain tests (to see the real failure output).
- */
-export const knownBug: typeof it.fails = process.env.LEAF_IT_KNOWN_BUGS === 'strict' ? (it as unknown as typeof it.fails) : it.fails;

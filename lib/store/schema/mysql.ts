@@ -1,8 +1,9 @@
 import { bigint, index, int, mysqlTable, timestamp, varchar } from 'drizzle-orm/mysql-core';
+import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
 /** Leaf's leaf_alloc table, exactly as Leaf ships it for MySQL. */
 export const leafAlloc = mysqlTable('leaf_alloc', {
-  bizTag: varchar('biz_tag', { length: 128 }).primaryKey().notNull().default(''),
+  bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull().default(''),
   // Typed as number for writes; the store reads max_id raw (a string from mysql2) and checks it is exact.
   maxId: bigint('max_id', { mode: 'number' }).notNull().default(1),
   step: int('step').notNull(),
@@ -32,7 +33,7 @@ export const leafWorker = mysqlTable(
 
 /** What a deleted tag leaves behind, so re-creating it continues above the IDs it already issued. */
 export const leafAllocTombstone = mysqlTable('leaf_alloc_tombstone', {
-  bizTag: varchar('biz_tag', { length: 128 }).primaryKey().notNull(),
+  bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   maxId: bigint('max_id', { mode: 'number' }).notNull(),
   deletedAt: timestamp('deleted_at').notNull().defaultNow(),
 });

@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
 /** Leaf's leaf_alloc table, SQLite flavour (INTEGER is 64-bit; values stay below 2^53 by the store's guard). */
 export const leafAlloc = sqliteTable('leaf_alloc', {
-  bizTag: text('biz_tag', { length: 128 }).primaryKey().notNull().default(''),
+  bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull().default(''),
   maxId: integer('max_id', { mode: 'number' }).notNull().default(1),
   step: integer('step', { mode: 'number' }).notNull(),
   description: text('description', { length: 256 }),
@@ -32,7 +33,7 @@ export const leafWorker = sqliteTable(
 
 /** What a deleted tag leaves behind, so re-creating it continues above the IDs it already issued. */
 export const leafAllocTombstone = sqliteTable('leaf_alloc_tombstone', {
-  bizTag: text('biz_tag', { length: 128 }).primaryKey().notNull(),
+  bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   maxId: integer('max_id', { mode: 'number' }).notNull(),
   deletedAt: text('deleted_at').notNull().default(sql`CURRENT_TIMESTAMP`),
 });

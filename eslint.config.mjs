@@ -1,0 +1,63 @@
+// ESLint (flat config): typescript-eslint's recommended rules, React hooks rules for the console, and the
+// import boundaries that keep the layers apart. `npm run lint`; part of `npm test`.
+import js from '@eslint/js';
+import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+/** Import patterns a layer must not use, with the reason shown to whoever tries. */
+const restrict = (groups) => ({ 'no-restricted-imports': ['error', { patterns: groups }] });
+
+const NOT_TOOLS = {
+  group: ['@/tools/*', '**/tools/**', '@/test/*', '**/test/**', '@/e2e/*', '**/e2e/**'],
+  message: 'The product never imports its tests or tools.',
+};
+
+export default tseslint.config(
+  {
+    ignores: ['.next/**', 'node_modules/**', 'drizzle/**', 'test-results/**', 'playwright-report/**', '.tmp/**', 'next-env.d.ts', 'dist/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    // Plain JavaScript run by Node (config files, the start script): Node's globals, CommonJS allowed.
+    files: ['**/*.{js,cjs,mjs}'],
+    languageOptions: { globals: globals.node },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['components/**/*.{ts,tsx}', 'app/**/*.tsx'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: reactHooks.configs.recommended.rules,
+  },
+  // The boundaries.
+  {
+    files: ['lib/**/*.ts'],
+    rules: restrict([
+      { group: ['next', 'next/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ is plain TypeScript: no Next or React.' },
+      { group: ['@/app/*', '**/app/**', '@/components/*', '**/components/**'], message: 'lib/ never imports app/ or components/.' },
+      NOT_TOOLS,
+    ]),
+  },
+  {
+    files: ['components/**/*.{ts,tsx}'],
+    rules: restrict([
+      {
+        group: ['@/lib/runtime', '**/lib/runtime', '@/lib/store', '@/lib/store/*', '**/lib/store/**', '@/lib/http', '@/lib/http/*', '**/lib/http/**'],
+        message: 'Client components talk to the server over HTTP, never to the runtime, the store or the HTTP layer.',
+      },
+      NOT_TOOLS,
+    ]),
+  },
+  {
+    files: ['app/**/*.{ts,tsx}', 'server.ts', 'proxy.ts'],
+    rules: restrict([NOT_TOOLS]),
+  },
+);

@@ -1,0 +1,40 @@
+/**
+ * The import boundaries of eslint.config.mjs, proved on snippets linted as if they lived in each layer: a rule
+ * that silently stopped matching (a renamed folder, a changed alias) would fail here, not pass everything.
+ */
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function restricted(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('import boundaries', () => {
+  it.each([
+    ['components/console/X.tsx', "import { getRuntime } from '@/lib/runtime';"],
+    ['components/console/X.tsx', "import { openStore } from '@/lib/store';"],
+    ['components/console/X.tsx', "import { MysqlStore } from '../../lib/store/mysql';"],
+    ['components/console/X.tsx', "import { jsonOk } from '@/lib/http/answer';"],
+    ['lib/segment/X.ts', "import { NextResponse } from 'next/server';"],
+    ['lib/segment/X.ts', "import next from 'next';"],
+    ['lib/X.ts', "import { useState } from 'react';"],
+    ['lib/http/X.ts', "import { json } from '@/app/_server/adminRoute';"],
+    ['lib/http/X.ts', "import { json } from '../../app/_server/adminRoute';"],
+    ['lib/X.ts', "import { freePort } from '../tools/harness';"],
+    ['app/api/x/route.ts', "import { rng } from '@/test/support/rng';"],
+  ])('%s may not: %s', async (file, code) => {
+    expect(await restricted(file, `${code}\nexport {};\n`)).toHaveLength(1);
+  });
+
+  it.each([
+    ['components/console/X.tsx', "import { createTagSchema } from '@/lib/admin/schema';"],
+    ['components/console/X.tsx', "import type { EngineView } from '@/lib/admin/views';"],
+    ['lib/http/X.ts', "import { LeafError } from '../errors';"],
+    ['app/api/x/route.ts', "import { processIdHandler } from '@/lib/http/defaultHandler';"],
+  ])('%s may: %s', async (file, code) => {
+    expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([]);
+  });
+});
