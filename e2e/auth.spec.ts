@@ -30,18 +30,24 @@ test.describe('login', () => {
     // The page's first session check (sent before the cookie exists) answers late, after the login: it must
     // not undo the login.
     let first = true;
+    let lateAnswerSent!: () => void;
+    const lateAnswer = new Promise<void>((resolve) => (lateAnswerSent = resolve));
     await page.route('**/api/auth/session', async (route) => {
       if (!first) return route.continue();
       first = false;
       await new Promise((r) => setTimeout(r, 1_500));
       await route.fulfill({ json: { authenticated: false } }); // what the server said before the cookie was set
+      lateAnswerSent();
     });
     await page.goto(`/login#token=${ADMIN_TOKEN}`);
     await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
     expect(new URL(page.url()).hash).toBe('');
     expect(page.url()).not.toContain(ADMIN_TOKEN);
-    await page.waitForTimeout(1_000);
+    // Once the stale answer has landed (however slow the machine), the console must still be signed in.
+    await lateAnswer;
+    await page.waitForTimeout(500); // room for a wrong redirect to happen; on a slow machine it can only pass, not flake
     await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
+    await expect(page).not.toHaveURL(/\/login/);
   });
 
   test('log out ends the session', async ({ page }) => {
