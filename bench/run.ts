@@ -27,12 +27,11 @@ import serverNodeFlags from '../scripts/serverNodeFlags.cjs';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type RecordableHistogram, createHistogram } from 'node:perf_hooks';
-import { ALT_DDL, MariadbServer, type RedisServer, startRedis } from './services';
-import { withDatabase } from '../test/support/mariadb';
+import { MariadbServer, type RedisServer, freePort, startRedis, withDatabase } from '../tools/harness';
+import { ALT_DDL } from './services';
 
 // autocannon ships no types; this is the part used here.
 interface AutocannonResult {
@@ -107,17 +106,6 @@ const children = new Set<ChildProcess>();
 const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-bench-'));
 let maria: MariadbServer | null = null;
 let redis: RedisServer | null = null;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function track(child: ChildProcess): void {
   children.add(child);
@@ -1064,7 +1052,7 @@ async function main(): Promise<void> {
 
   const db = await startMaria();
   meta.maria = `MariaDB ${db.version}`;
-  redis = await startRedis(path.join(tmpDir, 'redis'), (line) => progress(line), track);
+  redis = await startRedis(path.join(tmpDir, 'redis'), (line) => progress(line));
   meta.redis = redis.version;
   const mariaPid = maria?.pid;
   if (mariaPid === undefined) throw new Error('mariadbd has no PID');
