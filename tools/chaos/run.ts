@@ -1,8 +1,8 @@
 /**
- * Chaos suite: `tsx chaos/run.ts [--size small|full] [--seed N] [--keep-logs]`.
+ * Chaos suite: `tsx tools/chaos/run.ts [--size small|full] [--seed N] [--keep-logs]`.
  *
- * A private MariaDB (test/support/mariadb.ts), one tag with a small DB step, three leaf-ts nodes (server.ts, each
- * with its own LEAF_NODE_ID and port), each behind its own fault-injecting TCP proxy to MariaDB (chaos/proxy.ts).
+ * A private MariaDB (tools/harness/mariadb.ts), one tag with a small DB step, three leaf-ts nodes (server.ts, each
+ * with its own LEAF_NODE_ID and port), each behind its own fault-injecting TCP proxy to MariaDB (tools/chaos/proxy.ts).
  * Paced client loops load the segment routes (single, ?count=N, Leaf plain text) and snowflake across the nodes
  * while the harness runs, in order:
  *
@@ -36,15 +36,15 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import { MysqlStore } from '../lib/store/mysql';
-import { MariadbServer, ensureMariadb, freePort, rng } from '../tools/harness';
+import { MysqlStore } from '../../lib/store/mysql';
+import { MariadbServer, ensureMariadb, freePort, rng } from '../harness';
 import { percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates } from './checks';
 import { Load, now } from './load';
 import { type LogEvent, LeafNode } from './node';
 import { ChaosProxy } from './proxy';
 import { type FailRecord, type Kind, MEASURED_KINDS, Recorder, SEGMENT_KINDS } from './record';
 
-const REPO_ROOT = path.resolve(__dirname, '..');
+const REPO_ROOT = path.resolve(__dirname, '../..');
 const TAG = 'chaos';
 const DB_STEP = 200;
 const NODES = 3;
@@ -137,7 +137,7 @@ function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keep
     } else if (a === '--keep-logs') {
       keepLogs = true;
     } else {
-      throw new Error(`unknown argument ${a} (usage: tsx chaos/run.ts [--size small|full] [--seed N] [--keep-logs])`);
+      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--size small|full] [--seed N] [--keep-logs])`);
     }
   }
   return { size, seed, keepLogs };

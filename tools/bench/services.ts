@@ -1,4 +1,4 @@
-/** The tables of the approaches Leaf replaced (bench/altServer.ts), made by bench/run.ts on the bench's MariaDB. */
+/** The tables of the approaches Leaf replaced (tools/bench/altServer.ts), made by tools/bench/run.ts on the bench's MariaDB. */
 export const ALT_DDL = [
   'CREATE TABLE id_autoinc (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB',
   // Flickr's ticket server, as published: MyISAM, since REPLACE INTO on InnoDB deadlocks under concurrency.

@@ -10,10 +10,10 @@
  * Env: BENCH_INPROC_MS (measured time per mode, default 3000), BENCH_INPROC_WARMUP_MS (default 1000).
  * Prints one JSON line to stdout.
  */
-import { SegmentEngine } from '../lib/segment/engine';
-import { SqliteStore } from '../lib/store/sqlite';
-import { SnowflakeGenerator } from '../lib/snowflake/generator';
-import { DEFAULT_EPOCH_MS } from '../lib/snowflake/layout';
+import { SegmentEngine } from '../../lib/segment/engine';
+import { SqliteStore } from '../../lib/store/sqlite';
+import { SnowflakeGenerator } from '../../lib/snowflake/generator';
+import { DEFAULT_EPOCH_MS } from '../../lib/snowflake/layout';
 import { Snowflake } from '@sapphire/snowflake';
 
 const MEASURE_MS = Number(process.env.BENCH_INPROC_MS ?? 3000);

@@ -3,17 +3,17 @@
  * in all, a hard cap), every row on the same machine with the same autocannon settings:
  *  - leaf-ts fast lane, `/api/id/segment/demo` single and `?count=1000`, on the embedded SQLite and on MariaDB;
  *    the same with LEAF_WORKERS=2 (node:cluster, both cores); `/api/id/snowflake`; the plain Next route handler;
- *  - the ceilings: bare node:http (bench/bareServer.ts) and a constant Next route (app/api/bench/constant, served
+ *  - the ceilings: bare node:http (tools/bench/bareServer.ts) and a constant Next route (app/api/bench/constant, served
  *    only with LEAF_BENCH_ROUTES=on);
- *  - the approaches Leaf replaced, each a bare node:http server (bench/altServer.ts) answering the same JSON shape:
+ *  - the approaches Leaf replaced, each a bare node:http server (tools/bench/altServer.ts) answering the same JSON shape:
  *    one InnoDB AUTO_INCREMENT INSERT per ID, the Flickr ticket server (MyISAM REPLACE INTO + LAST_INSERT_ID()),
  *    Redis INCR, crypto.randomUUID();
  *  - in-process: SegmentEngine takeIds/nextId, SnowflakeGenerator.nextId next to @sapphire/snowflake.
- * MariaDB is a private mariadbd (test/support/mariadb.ts), Redis a private redis-server (bench/services.ts); both on
+ * MariaDB is a private mariadbd (tools/harness/mariadb.ts), Redis a private redis-server (tools/harness/redis.ts); both on
  * 127.0.0.1, free ports, own temp dirs, stopped by PID. Every server is its own child process (killed by PID at the
  * end, on error and on SIGINT); the load generator is autocannon, run programmatically in this process (one
  * thread), so it shares the machine's cores with the server under test.
- * Prints progress, then one markdown table, also written to bench/results.md.
+ * Prints progress, then one markdown table, also written to tools/bench/results.md.
  *
  * Settings (env): BENCH_CONNECTIONS (50), BENCH_DURATION (s measured per run; default 5, shortened uniformly for
  * every row when the plan would not fit the 5-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
@@ -23,14 +23,14 @@
  * No top-level await: package.json has no "type": "module", so tsx runs this file as CommonJS.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import serverNodeFlags from '../scripts/serverNodeFlags.cjs';
+import serverNodeFlags from '../../scripts/serverNodeFlags.cjs';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { type RecordableHistogram, createHistogram } from 'node:perf_hooks';
-import { MariadbServer, type RedisServer, freePort, startRedis, withDatabase } from '../tools/harness';
+import { MariadbServer, type RedisServer, freePort, startRedis, withDatabase } from '../harness';
 import { ALT_DDL } from './services';
 
 // autocannon ships no types; this is the part used here.
@@ -53,7 +53,7 @@ const autocannon = require('autocannon') as Autocannon;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannonVersion = (require('autocannon/package.json') as { version: string }).version;
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '../..');
 const RESULTS_FILE = path.join(__dirname, 'results.md');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DEFAULT_DURATION_S = 5;
@@ -704,7 +704,7 @@ async function measureInProcess(): Promise<void> {
     `in-process: SegmentEngine over SqliteStore(':memory:'), tag step 1000; takeIds(tag, ${BATCH}) then nextId(tag); then SnowflakeGenerator.nextId() ` +
       `and @sapphire/snowflake ${sapphireVersion} generate(); ${INPROC_MS} ms each after 1 s warm-up (child process)`,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/inProcess.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tools/bench/inProcess.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', BENCH_INPROC_MS: String(INPROC_MS) },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -715,7 +715,7 @@ async function measureInProcess(): Promise<void> {
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   children.delete(child);
-  if (code !== 0) throw new Error(`bench/inProcess.ts exited with ${code}`);
+  if (code !== 0) throw new Error(`tools/bench/inProcess.ts exited with ${code}`);
   const { take, next, snowflake } = JSON.parse(out.trim().split('\n').pop() as string) as { take: InProc; next: InProc; snowflake: InProcSnowflake[] };
   for (const [key, r, scenario] of [
     ['take', take, `in-process \`takeIds(tag, ${BATCH})\` (calls/s)`],
@@ -899,18 +899,18 @@ function render(meta: Meta): { md: string; missed: string[] } {
       `MariaDB: DATABASE_URL to the bench's private mariadbd, tag \`demo\` created with step 1000 through POST /api/admin/tags. ` +
       'LEAF_WORKERS=2: node:cluster, each worker its own Leaf node (own segments, own snowflake worker id) on one fresh SQLite file. ' +
       'Plain Next = LEAF_FAST_LANE=off (with LEAF_BENCH_ROUTES=on, the same server answers the constant Next route `/api/bench/constant`, a route handler returning a constant body).',
-    `- MariaDB: ${meta.maria}, private mariadbd from test/support/mariadb.ts (own datadir, 127.0.0.1, free port; innodb_flush_log_at_trx_commit=2, no binlog, 64 MB buffer pool), ` +
+    `- MariaDB: ${meta.maria}, private mariadbd from tools/harness/mariadb.ts (own datadir, 127.0.0.1, free port; innodb_flush_log_at_trx_commit=2, no binlog, 64 MB buffer pool), ` +
       `client mysql2 ${mysql2Version}. Redis: redis-server ${meta.redis} (Debian), private (127.0.0.1, free port, own temp dir, \`--save '' --appendonly no\`: no persistence), client \`redis\` (node-redis) ${redisClientVersion}, one connection.`,
-    `- Alternatives (bench/altServer.ts, bare node:http like the ceiling, same JSON shape \`{"tag":"demo","id":"…"}\`, one ID per request): ` +
+    `- Alternatives (tools/bench/altServer.ts, bare node:http like the ceiling, same JSON shape \`{"tag":"demo","id":"…"}\`, one ID per request): ` +
       `auto-increment = \`INSERT INTO id_autoinc () VALUES ()\` per ID, InnoDB, autocommit; Flickr = \`REPLACE INTO tickets64 (stub) VALUES ('a')\` + \`SELECT LAST_INSERT_ID()\` on one pooled connection per pair, tickets64 MyISAM (REPLACE INTO deadlocks on InnoDB); ` +
       `both through a mysql2 pool of ${ALT_POOL} connections; Redis = \`INCR id:demo\`; UUID = \`crypto.randomUUID()\`.`,
-    '- Ceilings: bare = `bench/bareServer.ts` (node:http, same JSON shape, headers and writeHead/end, a counter); constant Next route = the cheapest Next route handler.',
+    '- Ceilings: bare = `tools/bench/bareServer.ts` (node:http, same JSON shape, headers and writeHead/end, a counter); constant Next route = the cheapest Next route handler.',
     '- req/s = 2xx responses ÷ measured seconds; IDs/s = req/s × IDs per response; p50/p99 from a µs histogram of all 2xx response times of the row. ' +
       'server CPU µs/req = user+system CPU time (/proc/PID/stat) of the server process, its cluster workers and the database it uses (mariadbd, redis-server) ÷ 2xx responses: independent of the load generator. ' +
       'CPU % = share of all cores during the measured runs (other = the rest of the machine).',
     `- DB writes per 1,000 IDs: leaf-ts = segment loads (one UPDATE of leaf_alloc each) counted during the measured runs from /api/metrics (leaf_segment_loads_total, every worker) ÷ IDs × 1000; ` +
       'snowflake = its worker-id lease renewals (estimated from the lease period); auto-increment and Flickr = one row write per ID; Redis = one in-memory write per ID (no persistence); UUID = none.',
-    `- In-process rows: calls/s in the req/s column; ${INPROC_MS / 1000} s after 1 s warm-up, in a child process (bench/inProcess.ts); segment rows over SqliteStore(':memory:'); ` +
+    `- In-process rows: calls/s in the req/s column; ${INPROC_MS / 1000} s after 1 s warm-up, in a child process (tools/bench/inProcess.ts); segment rows over SqliteStore(':memory:'); ` +
       `snowflake rows: leaf-ts's generator (no lease) and @sapphire/snowflake ${sapphireVersion} (a well-known npm snowflake library, from the discord.js ecosystem) in the same loop.`,
     '- Checks: every response 2xx with no socket errors; single-process sequential rows: a probe just before and just after each run must leave a gap of at least the number of IDs served; ' +
       `every HTTP row: up to ${SAMPLE_IDS_PER_RUN.toLocaleString('en-US')} IDs per run taken from the response bodies (autocannon verifyBody, spread over the run), well-formed and never repeated within the row; snowflake: IDs rise across runs.`,
@@ -1058,15 +1058,15 @@ async function main(): Promise<void> {
   if (mariaPid === undefined) throw new Error('mariadbd has no PID');
 
   const [bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
-    startServer('bare node:http', 'bench/bareServer.ts', {}),
+    startServer('bare node:http', 'tools/bench/bareServer.ts', {}),
     leafServer('leaf-ts fast lane (SQLite)', {}),
     leafServer('plain Next (LEAF_FAST_LANE=off, LEAF_BENCH_ROUTES=on)', { LEAF_FAST_LANE: 'off', LEAF_BENCH_ROUTES: 'on' }),
     leafServer('leaf-ts fast lane (MariaDB)', { DATABASE_URL: db.leafUrl }, [mariaPid]),
     leafServer('leaf-ts fast lane (SQLite, LEAF_WORKERS=2)', { LEAF_WORKERS: '2' }),
-    startServer('auto-increment (InnoDB)', 'bench/altServer.ts', { ALT_MODE: 'autoinc', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
-    startServer('Flickr tickets (MyISAM)', 'bench/altServer.ts', { ALT_MODE: 'flickr', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
-    startServer('Redis INCR', 'bench/altServer.ts', { ALT_MODE: 'redis', ALT_REDIS_URL: redis.url }, redis.child.pid === undefined ? [] : [redis.child.pid]),
-    startServer('crypto.randomUUID()', 'bench/altServer.ts', { ALT_MODE: 'uuid' }),
+    startServer('auto-increment (InnoDB)', 'tools/bench/altServer.ts', { ALT_MODE: 'autoinc', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
+    startServer('Flickr tickets (MyISAM)', 'tools/bench/altServer.ts', { ALT_MODE: 'flickr', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
+    startServer('Redis INCR', 'tools/bench/altServer.ts', { ALT_MODE: 'redis', ALT_REDIS_URL: redis.url }, redis.child.pid === undefined ? [] : [redis.child.pid]),
+    startServer('crypto.randomUUID()', 'tools/bench/altServer.ts', { ALT_MODE: 'uuid' }),
   ]);
   const servers = [bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid];
   await createMariaTag(mariaLeaf);
