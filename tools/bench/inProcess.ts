@@ -22,7 +22,8 @@ const TAG = 'bench';
 const BATCH = 1000;
 const SNOWFLAKE_CHECK_IDS = 2_000_000;
 
-interface Result {
+/** One segment mode's numbers (the JSON line's `take` and `next`). */
+export interface Result {
   mode: string;
   calls: number;
   ids: number;
@@ -36,7 +37,8 @@ interface Result {
   loads: number;
 }
 
-interface SnowflakeResult {
+/** One snowflake generator's numbers (the JSON line's `snowflake` entries). */
+export interface SnowflakeResult {
   mode: string;
   ids: number;
   seconds: number;
