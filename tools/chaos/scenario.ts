@@ -127,4 +127,6 @@ export async function runScenario(run: ChaosRun): Promise<void> {
       await sleep(100);
     }
   });
+
+  await phase('tail', () => sleep(size.tailS * 1000));
 }
