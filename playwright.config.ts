@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { freePortSync } from './tools/harness/ports';
 
 /**
  * E2E of the operator console against the real server: `node --import tsx server.ts` (production build, made by
@@ -12,8 +12,7 @@ import { defineConfig } from '@playwright/test';
  * reach the workers (which load this file again) through the environment.
  */
 if (!process.env.LEAF_E2E_PORT) {
-  const script = "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
-  process.env.LEAF_E2E_PORT = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim();
+  process.env.LEAF_E2E_PORT = String(freePortSync());
   process.env.LEAF_E2E_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-e2e-'));
   process.env.LEAF_E2E_TOKEN = randomBytes(18).toString('base64url');
 }

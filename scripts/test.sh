@@ -27,7 +27,7 @@ status=0
 npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json "$@" || status=$?
 
 step "e2e: operator console (Playwright, Debian chromium)"
-[ -x /usr/bin/chromium ] || { echo "installing Debian chromium…"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+[ -x /usr/bin/chromium ] || npx tsx tools/harness/install.ts chromium chromium >/dev/null
 PLAYWRIGHT_JSON_OUTPUT_NAME=.tmp/playwright.json npx playwright test --reporter=list,json || status=$?
 
 # One plain summary line over both runners (vitest and Playwright).

@@ -1,5 +1,5 @@
 /**
- * Runs the chaos suite (chaos/run.ts, small size: ≤ 2 min) as a child process, so its three servers, private
+ * Runs the chaos suite (tools/chaos/run.ts, small size: ≤ 2 min) as a child process, so its three servers, private
  * MariaDB and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes)
  * and one summary line; it exits non-zero on any violation. Needs a Next build (scripts/test.sh makes one).
  */
@@ -17,7 +17,7 @@ afterAll(() => {
 
 it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang', async () => {
   const seed = process.env.LEAF_CHAOS_SEED;
-  const args = ['--import', 'tsx', 'chaos/run.ts', '--size', 'small', ...(seed ? ['--seed', seed] : [])];
+  const args = ['--import', 'tsx', 'tools/chaos/run.ts', '--size', 'small', ...(seed ? ['--seed', seed] : [])];
   const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   child = proc;
   let out = '';

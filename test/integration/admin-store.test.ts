@@ -11,7 +11,7 @@ import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { Allocation, SegmentStore } from '../../lib/store/types';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
-import { rng } from '../support/rng';
+import { rng } from '../../tools/harness';
 
 interface Harness {
   store: SegmentStore;

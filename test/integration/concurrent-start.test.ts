@@ -10,7 +10,7 @@ import { migrationsFolder } from '../../lib/store/migrate';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
-import type { TestDatabase } from '../support/mariadb';
+import type { TestDatabase } from '../../tools/harness';
 import { type WorkerHandle, killAllWorkers, startWorker } from '../support/procs';
 
 const PROCESSES = 4;

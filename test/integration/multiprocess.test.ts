@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
-import type { TestDatabase } from '../support/mariadb';
+import type { TestDatabase } from '../../tools/harness';
 import { type WorkerHandle, killAllWorkers, startWorker } from '../support/procs';
 
 const PROCESSES = 4;

@@ -9,7 +9,7 @@ import { isLeafError } from '../../lib/errors';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { MysqlStore } from '../../lib/store/mysql';
 import { mariadbAvailable, sleep, waitFor, within } from '../support/context';
-import { MariadbServer } from '../support/mariadb';
+import { MariadbServer } from '../../tools/harness';
 
 const TAG = 'outage';
 const STEP = 500;

@@ -12,7 +12,7 @@ import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { WorkerRow } from '../../lib/store/types';
 import { type TempDir, freshMysqlDatabase, sleep, tempDir, waitFor } from '../support/context';
-import type { TestDatabase } from '../support/mariadb';
+import type { TestDatabase } from '../../tools/harness';
 import { type WorkerHandle, type WorkerMessage, killAllWorkers, startWorker } from '../support/procs';
 
 const EPOCH = Date.UTC(2026, 0, 1);

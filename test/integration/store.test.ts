@@ -11,7 +11,7 @@ import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { MAX_SAFE_ID } from '../../lib/store/types';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
-import type { TestDatabase } from '../support/mariadb';
+import type { TestDatabase } from '../../tools/harness';
 
 const MAX = BigInt(MAX_SAFE_ID); // 2^53 - 1
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { type TestDatabase, createDatabase } from './mariadb';
+import { type TestDatabase, createDatabase } from '../../tools/harness';
 
 export function mysqlUrl(): string {
   return inject('mysqlUrl');

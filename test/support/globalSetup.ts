@@ -12,7 +12,7 @@
  * Tests read the values with `inject('mysqlUrl')` / `inject('mariadbAvailable')` (see test/support/context.ts).
  */
 import type { TestProject } from 'vitest/node';
-import { MariadbServer, findMariadb } from './mariadb';
+import { MariadbServer, findMariadb } from '../../tools/harness';
 
 declare module 'vitest' {
   export interface ProvidedContext {

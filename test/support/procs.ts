@@ -5,9 +5,8 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, track } from '../../tools/harness';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const WORKERS_DIR = path.join(REPO_ROOT, 'test/support/workers');
 
 export interface WorkerMessage {
@@ -24,18 +23,18 @@ export interface WorkerHandle {
   stderr(): string;
 }
 
+/** This file's workers (killAllWorkers); the harness's exit hook SIGKILLs any still alive when the process ends. */
 const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
 
 export function startWorker(script: string, name: string, env: Record<string, string> = {}): WorkerHandle {
-  const child = fork(path.join(WORKERS_DIR, script), [], {
-    cwd: REPO_ROOT,
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, ...env, LEAF_WORKER_NAME: name },
-  });
+  const child = track(
+    fork(path.join(WORKERS_DIR, script), [], {
+      cwd: REPO_ROOT,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: { ...process.env, ...env, LEAF_WORKER_NAME: name },
+    }),
+  );
   live.add(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -13,7 +13,7 @@ import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
 import type { Allocation, SegmentStore } from '../../../lib/store/types';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
-import { rng } from '../rng';
+import { rng } from '../../../tools/harness/rng';
 
 interface Config extends Message {
   dialect: 'mysql' | 'sqlite';

@@ -27,7 +27,7 @@ import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
 import type { WorkerStore } from '../../../lib/store/types';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
-import { rng } from '../rng';
+import { rng } from '../../../tools/harness/rng';
 
 type Job = Message & Record<string, unknown> & { kind: string };
 

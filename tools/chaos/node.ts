@@ -8,9 +8,9 @@
  * process that kills it when the harness dies without cleaning up (only if /proc/<pid>/environ still carries this
  * run's CHAOS_RUN_ID, so a recycled PID is never touched).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
+import { NotReadyError, spawnServer, spawnWatchdog, stopChild, waitForHealth } from '../harness';
 
 export type NodeState = 'down' | 'starting' | 'up';
 
@@ -36,35 +36,6 @@ export interface LeafNodeOptions {
   onUnexpectedExit?: (node: LeafNode, code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
-const live = new Set<ChildProcess>();
-let hookInstalled = false;
-function installExitHook(): void {
-  if (hookInstalled) return;
-  hookInstalled = true;
-  process.on('exit', () => {
-    for (const child of live) {
-      try {
-        child.kill('SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  });
-}
-
-const WATCHDOG = `
-const [ownerPid, pid, marker] = process.argv.slice(1);
-const fs = require('fs');
-const alive = (p) => { try { process.kill(+p, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
-const ours = () => { try { return fs.readFileSync('/proc/' + pid + '/environ', 'latin1').includes(marker); } catch { return false; } };
-const t = setInterval(() => {
-  if (!alive(pid) || !ours()) { clearInterval(t); return; }
-  if (alive(ownerPid)) return;
-  clearInterval(t);
-  try { process.kill(+pid, 'SIGKILL'); } catch {}
-}, 1000);
-`;
-
 /** Environment of the parent without anything that would change a node's behaviour behind our back. */
 export function cleanEnv(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -74,20 +45,6 @@ export function cleanEnv(): Record<string, string> {
   }
   return out;
 }
-
-export function httpGetStatus(port: number, path: string, timeoutMs: number): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path, agent: false, timeout: timeoutMs }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(0));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(0));
-  });
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class LeafNode {
   readonly name: string;
@@ -126,33 +83,19 @@ export class LeafNode {
   /** Spawns the process and waits until /api/health answers 200. */
   async start(timeoutMs = 45_000): Promise<number> {
     if (this.child !== null) throw new Error(`${this.name} is already running`);
-    installExitHook();
     const started = Date.now();
     this.life++;
     const life = this.life;
     this.state = 'starting';
     this.expectingExit = false;
     this.write(`--- ${new Date().toISOString()} start life ${life} on port ${this.port}\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    const child = spawnServer({
+      port: this.port,
       cwd: this.options.repoRoot,
-      env: {
-        ...cleanEnv(),
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(this.port),
-        CHAOS_RUN_ID: this.options.runId,
-        ...this.options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...cleanEnv(), NODE_ENV: 'production', CHAOS_RUN_ID: this.options.runId, ...this.options.env },
     });
     this.child = child;
-    live.add(child);
-    if (child.pid !== undefined) {
-      spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid), `CHAOS_RUN_ID=${this.options.runId}`], {
-        detached: true,
-        stdio: 'ignore',
-      }).unref();
-    }
+    if (child.pid !== undefined) spawnWatchdog({ pid: child.pid, marker: `CHAOS_RUN_ID=${this.options.runId}`, where: 'environ' });
     let partial = '';
     const onData = (chunk: Buffer) => {
       const text = partial + chunk.toString('utf8');
@@ -163,7 +106,6 @@ export class LeafNode {
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('exit', (code, signal) => {
-      live.delete(child);
       if (partial) this.line(partial, life);
       this.write(`--- ${new Date().toISOString()} life ${life} exited code=${code} signal=${signal}\n`);
       if (this.child === child) {
@@ -173,15 +115,12 @@ export class LeafNode {
       }
     });
 
-    const deadline = started + timeoutMs;
-    for (;;) {
-      if (this.child !== child) throw new Error(`${this.name} exited during start:\n${this.logTail()}`);
-      if ((await httpGetStatus(this.port, '/api/health', 1_000)) === 200) break;
-      if (Date.now() > deadline) {
-        await this.kill();
-        throw new Error(`${this.name} did not answer /api/health within ${timeoutMs} ms:\n${this.logTail()}`);
-      }
-      await sleep(100);
+    try {
+      await waitForHealth(child, this.port, timeoutMs);
+    } catch (error) {
+      if (error instanceof NotReadyError && error.exited) throw new Error(`${this.name} exited during start:\n${this.logTail()}`, { cause: error });
+      await this.kill();
+      throw new Error(`${this.name} did not answer /api/health within ${timeoutMs} ms:\n${this.logTail()}`, { cause: error });
     }
     const ms = Date.now() - started;
     this.startupsMs.push(ms);
@@ -210,15 +149,7 @@ export class LeafNode {
     if (child === null || child.exitCode !== null || child.signalCode !== null) return;
     this.expectingExit = true;
     this.markDown();
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    if (signal !== 'SIGKILL') {
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    } else {
-      await exited;
-    }
+    await stopChild(child, graceMs, { signal });
   }
 
   private markDown(): void {

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { LeafNode } from './node';
-import { type Kind, Recorder } from './record';
+import { type Kind, type Recorder } from './record';
 
 export const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

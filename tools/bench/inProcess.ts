@@ -10,10 +10,10 @@
  * Env: BENCH_INPROC_MS (measured time per mode, default 3000), BENCH_INPROC_WARMUP_MS (default 1000).
  * Prints one JSON line to stdout.
  */
-import { SegmentEngine } from '../lib/segment/engine';
-import { SqliteStore } from '../lib/store/sqlite';
-import { SnowflakeGenerator } from '../lib/snowflake/generator';
-import { DEFAULT_EPOCH_MS } from '../lib/snowflake/layout';
+import { SegmentEngine } from '../../lib/segment/engine';
+import { SqliteStore } from '../../lib/store/sqlite';
+import { SnowflakeGenerator } from '../../lib/snowflake/generator';
+import { DEFAULT_EPOCH_MS } from '../../lib/snowflake/layout';
 import { Snowflake } from '@sapphire/snowflake';
 
 const MEASURE_MS = Number(process.env.BENCH_INPROC_MS ?? 3000);
@@ -22,7 +22,8 @@ const TAG = 'bench';
 const BATCH = 1000;
 const SNOWFLAKE_CHECK_IDS = 2_000_000;
 
-interface Result {
+/** One segment mode's numbers (the JSON line's `take` and `next`). */
+export interface Result {
   mode: string;
   calls: number;
   ids: number;
@@ -36,7 +37,8 @@ interface Result {
   loads: number;
 }
 
-interface SnowflakeResult {
+/** One snowflake generator's numbers (the JSON line's `snowflake` entries). */
+export interface SnowflakeResult {
   mode: string;
   ids: number;
   seconds: number;

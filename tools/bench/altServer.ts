@@ -1,6 +1,6 @@
 /**
  * The approaches Leaf replaced, for `npm run bench`: one bare node:http server per approach, answering the ID
- * route's JSON shape with the same headers and writeHead/end pattern as bench/bareServer.ts and the fast lane:
+ * route's JSON shape with the same headers and writeHead/end pattern as tools/bench/bareServer.ts and the fast lane:
  *   GET /api/id/segment/{tag}  -> {"tag":"demo","id":"123"}
  *   GET /api/health            -> {"status":"ok"}
  * One ID per request; the ID comes from
@@ -10,7 +10,7 @@
  *                     `SELECT LAST_INSERT_ID()` on ONE pooled connection per pair (tickets64 is MyISAM)
  *   ALT_MODE=redis    Redis `INCR id:{tag}` (node-redis, one connection; it pipelines commands issued together)
  *   ALT_MODE=uuid     crypto.randomUUID()
- * Tables are created by bench/run.ts before this starts. A failed query answers 503 JSON (counted as non-2xx).
+ * Tables are created by tools/bench/run.ts before this starts. A failed query answers 503 JSON (counted as non-2xx).
  * Env: PORT, HOST (default 127.0.0.1), ALT_MODE, ALT_MYSQL_URL, ALT_MYSQL_POOL (16), ALT_REDIS_URL.
  */
 import { randomUUID } from 'node:crypto';

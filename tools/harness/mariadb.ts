@@ -1,5 +1,5 @@
 /**
- * A real, throwaway MariaDB for the integration tests.
+ * A real, throwaway MariaDB for the integration tests, the bench and the chaos suite.
  *
  * `MariadbServer.create()` makes a fresh datadir under a temp dir, starts `mariadbd` as a child process on a free
  * port (never 3306) bound to 127.0.0.1 and its own unix socket, and waits until it accepts connections. `stop()` ends
@@ -10,7 +10,7 @@
  * detached watchdog process that kills the server if the process that started it dies without cleaning up
  * (e.g. vitest killed with SIGKILL).
  *
- * This module has no vitest imports: globalSetup (a plain Node context) and test files both use it.
+ * This module has no vitest imports: globalSetup (a plain Node context), test files and tools/ all use it.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,30 +19,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
+import { type Log, ensurePackage, findExecutable } from './apt';
+import { stopChild } from './children';
+import { onExit } from './exitHooks';
 import { freePort } from './ports';
+import { spawnWatchdog } from './watchdog';
 
-export { freePort };
-
-export type Log = (line: string) => void;
+export type { Log };
 const defaultLog: Log = (line) => process.stderr.write(`[mariadb] ${line}\n`);
-
-const SEARCH_DIRS = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/usr/libexec'];
-
-function findExecutable(names: string[]): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), ...SEARCH_DIRS];
-  for (const name of names) {
-    for (const dir of dirs) {
-      const candidate = path.join(dir, name);
-      try {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        return candidate;
-      } catch {
-        // keep looking
-      }
-    }
-  }
-  return undefined;
-}
 
 export interface MariadbBinaries {
   mariadbd: string;
@@ -57,39 +41,7 @@ export function findMariadb(): MariadbBinaries | undefined {
 
 /** Finds mariadbd, installing Debian's mariadb-server when it is missing (needs root and apt). */
 export function ensureMariadb(log: Log = defaultLog): MariadbBinaries {
-  const found = findMariadb();
-  if (found) return found;
-  log('mariadbd not found: installing mariadb-server from Debian packages (apt-get update, apt-get install)…');
-  const started = Date.now();
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // The package's postinst would start the system-wide service on 3306; we never want it. A policy-rc.d that
-  // forbids service starts is Debian's standard switch; add one only for the install, and only if none exists.
-  const policy = '/usr/sbin/policy-rc.d';
-  const addedPolicy = !fs.existsSync(policy);
-  try {
-    if (addedPolicy) fs.writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-    log('apt-get update…');
-    execFileSync('apt-get', ['-q', 'update'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 300_000 });
-    log('apt-get install -y mariadb-server (a few minutes at most)…');
-    execFileSync('apt-get', ['-q', 'install', '-y', 'mariadb-server'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 600_000 });
-  } catch (error) {
-    throw new Error(`Could not install mariadb-server with apt-get (are you root, is the Debian mirror reachable?): ${String(error)}`);
-  } finally {
-    if (addedPolicy) fs.rmSync(policy, { force: true });
-  }
-  const installed = findMariadb();
-  if (!installed) throw new Error('mariadb-server was installed but mariadbd / mariadb-install-db are still not found');
-  log(`installed mariadb-server in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return installed;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return ensurePackage('mariadb-server', findMariadb, log);
 }
 
 function tcpReachable(port: number): Promise<void> {
@@ -111,38 +63,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Every server this process started and has not stopped yet, for the synchronous 'exit' hook. */
-const running = new Set<MariadbServer>();
-let exitHookInstalled = false;
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const server of running) server.killSync();
-  });
-}
-
-/**
- * Watchdog: a detached Node process that polls the owner's PID and, should the owner die while the server runs,
- * kills the server (only if its command line still names our datadir) and removes the temp dir.
- */
-const WATCHDOG = `
-const [ownerPid, serverPid, marker, dir] = process.argv.slice(1);
-const fs = require('fs');
-const alive = (p) => { try { process.kill(+p, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
-const ours = () => { try { return fs.readFileSync('/proc/' + serverPid + '/cmdline', 'utf8').includes(marker); } catch { return false; } };
-const timer = setInterval(() => {
-  if (!alive(serverPid) || !ours()) { clearInterval(timer); return; }
-  if (alive(ownerPid)) return;
-  clearInterval(timer);
-  try { process.kill(+serverPid, 'SIGCONT'); process.kill(+serverPid, 'SIGTERM'); } catch {}
-  setTimeout(() => {
-    try { if (ours()) process.kill(+serverPid, 'SIGKILL'); } catch {}
-    setTimeout(() => { try { fs.rmSync(dir, { recursive: true, force: true }); } catch {} }, 500);
-  }, 10000);
-}, 1000);
-`;
-
 export interface MariadbServerOptions {
   /** Parent for the temp dir (default: os.tmpdir()). */
   baseDir?: string;
@@ -163,7 +83,6 @@ export class MariadbServer {
   private readonly readyTimeoutMs: number;
   private readonly stopTimeoutMs: number;
   private child: ChildProcess | null = null;
-  private exited: Promise<void> | null = null;
   private paused = false;
 
   private constructor(bin: MariadbBinaries, dir: string, port: number, options: MariadbServerOptions) {
@@ -231,7 +150,7 @@ export class MariadbServer {
       );
     } catch (error) {
       const e = error as { stderr?: Buffer; stdout?: Buffer };
-      throw new Error(`mariadb-install-db failed: ${String(error)}\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
+      throw new Error(`mariadb-install-db failed: ${String(error)}\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`, { cause: error });
     }
     this.log(`datadir ${this.datadir} initialised in ${Date.now() - started} ms`);
   }
@@ -276,29 +195,22 @@ export class MariadbServer {
     );
     fs.closeSync(err);
     this.child = child;
-    running.add(this);
-    installExitHook();
+    const unregister = onExit(() => this.killSync());
     let exitInfo: string | null = null;
-    this.exited = new Promise<void>((resolve) => {
-      child.once('exit', (code, signal) => {
-        exitInfo = `exited with code ${code} signal ${signal}`;
-        if (this.child === child) this.child = null;
-        running.delete(this);
-        resolve();
-      });
-      child.once('error', (error) => {
-        exitInfo = `failed to spawn: ${error.message}`;
-        if (this.child === child) this.child = null;
-        running.delete(this);
-        resolve();
-      });
+    child.once('exit', (code, signal) => {
+      exitInfo = `exited with code ${code} signal ${signal}`;
+      if (this.child === child) this.child = null;
+      unregister();
+    });
+    child.once('error', (error) => {
+      exitInfo = `failed to spawn: ${error.message}`;
+      if (this.child === child) this.child = null;
+      unregister();
     });
     if (child.pid !== undefined) {
       fs.writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ownerPid: process.pid, serverPid: child.pid }));
-      spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid), this.datadir, this.dir], {
-        detached: true,
-        stdio: 'ignore',
-      }).unref();
+      // Kills the server (only while its command line still names our datadir) and removes the temp dir.
+      spawnWatchdog({ pid: child.pid, marker: this.datadir, where: 'cmdline', graceMs: 10_000, removeDir: this.dir });
     }
 
     const deadline = Date.now() + this.readyTimeoutMs;
@@ -339,25 +251,20 @@ export class MariadbServer {
   /** Stops exactly our PID: SIGTERM, then SIGKILL after stopTimeoutMs. */
   async stop(): Promise<void> {
     const child = this.child;
-    const exited = this.exited;
-    if (child === null || exited === null || child.pid === undefined) return;
+    if (child === null || child.pid === undefined) return;
     const pid = child.pid;
     if (this.paused) this.resume();
-    child.kill('SIGTERM');
-    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.stopTimeoutMs).unref());
-    if ((await Promise.race([exited.then(() => 'exited' as const), timer])) === 'timeout') {
-      this.log(`mariadbd pid ${pid} ignored SIGTERM for ${this.stopTimeoutMs} ms: SIGKILL`);
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await stopChild(child, this.stopTimeoutMs, {
+      onEscalate: () => this.log(`mariadbd pid ${pid} ignored SIGTERM for ${this.stopTimeoutMs} ms: SIGKILL`),
+    });
   }
 
   /** Synchronous last resort for process 'exit'. */
   killSync(): void {
-    const pid = this.child?.pid;
-    if (pid !== undefined && isAlive(pid)) {
+    const child = this.child;
+    if (child !== null && child.exitCode === null && child.signalCode === null) {
       try {
-        process.kill(pid, 'SIGKILL');
+        child.kill('SIGKILL');
       } catch {
         // already gone
       }

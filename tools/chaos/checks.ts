@@ -1,5 +1,5 @@
 /** Pure checks over what the Recorder saw. */
-import type { Kind, OkRecord, Recorder } from './record';
+import { type Kind, type OkRecord, type Recorder, SEGMENT_KINDS } from './record';
 
 export interface DuplicateReport {
   duplicates: number;
@@ -94,4 +94,15 @@ export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank];
+}
+
+/** recvT of node i's first 200 (segment or snowflake) to a request sent at or after `after`; null if none. */
+export function firstOkAfter(rec: Recorder, node: number, after: number, segment: boolean): number | null {
+  let best: number | null = null;
+  for (let k = rec.ok.length - 1; k >= 0; k--) {
+    const r = rec.ok[k];
+    if (r.sendT < after - 60_000) break; // records are appended roughly in time order
+    if (r.node === node && SEGMENT_KINDS.has(r.kind) === segment && r.sendT >= after && (best === null || r.recvT < best)) best = r.recvT;
+  }
+  return best;
 }

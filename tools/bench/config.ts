@@ -1,0 +1,44 @@
+/** The bench's settings (env), constants, its temp dir, and the progress line every step prints. */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+export const RESULTS_FILE = path.join(__dirname, 'results.md');
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const DEFAULT_DURATION_S = 5;
+export const DURATION_FIXED = process.env.BENCH_DURATION !== undefined && process.env.BENCH_DURATION !== '';
+/** Measured seconds per run; set once, for every row alike, by planDuration() unless BENCH_DURATION fixes it. */
+export const settings = { durationS: DURATION_FIXED ? Number(process.env.BENCH_DURATION) : DEFAULT_DURATION_S };
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
+export const PIPELINING = Number(process.env.BENCH_PIPELINING ?? 1);
+export const INPROC_MS = Number(process.env.BENCH_INPROC_MS ?? 3000);
+export const HARD_CAP_MS = 5 * 60_000;
+export const READY_TIMEOUT_MS = 60_000;
+export const BATCH = 1000;
+export const TAG = 'demo';
+export const TARGET_VS_BARE = 0.8;
+export const TARGET_TAKE_IDS_PER_S = 30e6;
+/** A row is flagged when processes other than the server and the load generator used more than this share of all cores. */
+export const NOISY_OTHER_SHARE = 0.1;
+/** IDs taken from response bodies per run for the uniqueness check, spread evenly over the run (every row alike). */
+export const SAMPLE_IDS_PER_RUN = 50_000;
+/** The alternatives' MySQL pool (leaf-ts's own MysqlStore uses 8; the alternatives need the connections). */
+export const ALT_POOL = 16;
+/** leaf-ts's snowflake lease (LEAF_WORKER_LEASE_MS default), renewed every third of it: its only DB writes. */
+export const LEASE_MS = 10_000;
+export const ADMIN_TOKEN = randomBytes(24).toString('hex');
+
+export const t0 = Date.now();
+export function progress(msg: string): void {
+  console.log(`[bench +${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
+}
+
+/** Temp files of this run (SQLite files, MariaDB and Redis data); removed at the end. */
+export const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-bench-'));
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,31 @@
+/** Fits the run into the hard cap: the measured seconds per run, shortened uniformly for every row when needed. */
+import { DEFAULT_DURATION_S, DURATION_FIXED, HARD_CAP_MS, INPROC_MS, WARMUP_S, progress, settings, t0 } from './config';
+
+/** Seconds the bench still needs after the HTTP rows: in-process child, stopping everything, writing; plus a margin. */
+export function tailSeconds(): number {
+  return 4 * (1 + INPROC_MS / 1000) + 4 + 10 + 15;
+}
+/** Per run, besides warm-up and measurement: probes, /api/metrics scrapes, autocannon start. */
+export const RUN_OVERHEAD_S = 0.6;
+
+/** Shortens the measured seconds per run, the same for every row, so that the rest of the run fits the hard cap. */
+export function planDuration(runs: number): string {
+  const left = (HARD_CAP_MS - (Date.now() - t0)) / 1000 - tailSeconds();
+  const fits = Math.floor((left / runs - WARMUP_S - RUN_OVERHEAD_S) * 2) / 2;
+  const estimate = (d: number) => (Date.now() - t0) / 1000 + runs * (WARMUP_S + d + RUN_OVERHEAD_S) + tailSeconds() - 15;
+  if (DURATION_FIXED) {
+    const note = estimate(settings.durationS) * 1000 > HARD_CAP_MS ? `; WARNING: BENCH_DURATION=${settings.durationS} does not fit the ${HARD_CAP_MS / 60_000}-min cap` : '';
+    progress(`plan: ${runs} runs × (${WARMUP_S} s warm-up + ${settings.durationS} s measured, BENCH_DURATION) ≈ ${estimate(settings.durationS).toFixed(0)} s in all${note}`);
+    return ' (BENCH_DURATION)';
+  }
+  if (fits >= DEFAULT_DURATION_S) {
+    progress(`plan: ${runs} runs × (${WARMUP_S} s warm-up + ${settings.durationS} s measured) ≈ ${estimate(settings.durationS).toFixed(0)} s in all, within the ${HARD_CAP_MS / 60_000}-min cap`);
+    return '';
+  }
+  settings.durationS = Math.max(1, fits);
+  progress(
+    `plan: ${runs} runs would not fit ${HARD_CAP_MS / 60_000} min at ${DEFAULT_DURATION_S} s measured: shortened uniformly to ${settings.durationS} s per run for every row ` +
+      `(≈ ${estimate(settings.durationS).toFixed(0)} s in all)`,
+  );
+  return ` (shortened uniformly from ${DEFAULT_DURATION_S} s to fit the ${HARD_CAP_MS / 60_000}-min cap)`;
+}

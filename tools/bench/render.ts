@@ -1,0 +1,161 @@
+/** results.md: the settings, the table of rows, the key ratios, targets, noise and correctness lines. */
+import os from 'node:os';
+import { ALT_POOL, BATCH, CONNECTIONS, HARD_CAP_MS, INPROC_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, TARGET_TAKE_IDS_PER_S, TARGET_VS_BARE, WARMUP_S, settings } from './config';
+import { fmtInt, fmtMs, fmtRate, fmtSmall, fmtUs, fmtX, mark, pct } from './format';
+import { mysql2Version, redisClientVersion, sapphireVersion } from './inProcessRows';
+import { autocannonVersion } from './measure';
+import { failures, row, rows } from './results';
+
+export function ratio(a: string, b: string): number {
+  const x = row(a);
+  const y = row(b);
+  return x && y ? x.reqPerSec / y.reqPerSec : NaN;
+}
+export function idsRatio(a: string, b: string): number {
+  const x = row(a);
+  const y = row(b);
+  return x && y ? x.idsPerSec / y.idsPerSec : NaN;
+}
+/** How many times more server CPU per request `a` spends than `b`. */
+export function cpuRatio(a: string, b: string): number {
+  const x = row(a);
+  const y = row(b);
+  return x && y ? x.cpuPerReqUs / y.cpuPerReqUs : NaN;
+}
+
+export interface Meta {
+  date: string;
+  cpu: string;
+  cores: number;
+  build: string;
+  git: string;
+  load: string;
+  loadEnd: string;
+  maria: string;
+  redis: string;
+  duration: string;
+  totalS: number;
+}
+
+export const ALTS = [
+  ['autoinc', 'auto-increment'],
+  ['flickr', 'Flickr tickets'],
+  ['redis', 'Redis INCR'],
+  ['uuid', 'UUID'],
+] as const;
+
+export function render(meta: Meta): { md: string; missed: string[] } {
+  const vsBareSingle = ratio('fast-single', 'bare-single');
+  const vsBareBatch = ratio('fast-batch', 'bare-batch');
+  const take = row('take');
+  const takeOk = take !== undefined && take.idsPerSec >= TARGET_TAKE_IDS_PER_S;
+  const missed: string[] = [];
+  if (!(vsBareSingle >= TARGET_VS_BARE)) missed.push(`fast lane ÷ bare (single) ${vsBareSingle.toFixed(2)}× < ${TARGET_VS_BARE}×`);
+  if (!(vsBareBatch >= TARGET_VS_BARE)) missed.push(`fast lane ÷ bare (batch) ${vsBareBatch.toFixed(2)}× < ${TARGET_VS_BARE}×`);
+  if (!takeOk) missed.push(`takeIds ${fmtRate(take?.idsPerSec ?? 0)} IDs/s < 30 M IDs/s`);
+
+  const fastCell = (kind: 'single' | 'batch', vsBare: number) =>
+    `**${vsBare.toFixed(2)}× bare** (target ≥ ${TARGET_VS_BARE}× ${mark(vsBare >= TARGET_VS_BARE)}); ` +
+    `${fmtX(ratio(`fast-${kind}`, `next-${kind}`))} plain Next` +
+    (kind === 'single' ? `; ${fmtX(ratio('fast-single', 'const-next'))} constant Next route` : '') +
+    `; server CPU/req ${cpuRatio(`fast-${kind}`, `bare-${kind}`).toFixed(2)}× bare's`;
+  const vsAlts = (key: string, by: 'req' | 'ids') =>
+    ALTS.map(([k, name]) => `${fmtX(by === 'req' ? ratio(key, k) : idsRatio(key, k))} ${name}`).join(', ');
+  const ratioCell: Record<string, string> = {
+    'fast-single': fastCell('single', vsBareSingle),
+    'fast-batch': fastCell('batch', vsBareBatch),
+    'maria-single': `${fmtX(ratio('maria-single', 'bare-single'))} bare; ${fmtX(ratio('maria-single', 'fast-single'))} SQLite; req/s vs ${vsAlts('maria-single', 'req')}`,
+    'maria-batch': `${fmtX(ratio('maria-batch', 'bare-batch'))} bare; ${fmtX(ratio('maria-batch', 'fast-batch'))} SQLite; IDs/s vs ${vsAlts('maria-batch', 'ids')}`,
+    'cluster-single': `${fmtX(ratio('cluster-single', 'fast-single'))} one process; ${fmtX(ratio('cluster-single', 'bare-single'))} bare (one process)`,
+    'cluster-batch': `${fmtX(ratio('cluster-batch', 'fast-batch'))} one process; ${fmtX(ratio('cluster-batch', 'bare-batch'))} bare (one process)`,
+    snowflake: `${fmtX(ratio('snowflake', 'bare-single'))} bare; ${fmtX(ratio('snowflake', 'fast-single'))} segment single`,
+    'const-next': `fast lane single is ${fmtX(ratio('fast-single', 'const-next'))} this; plain Next single is ${fmtX(ratio('next-single', 'const-next'))} this`,
+    take: `target ≥ 30 M IDs/s ${mark(takeOk)}`,
+    'sf-ours': `${fmtX(idsRatio('sf-ours', 'sf-sapphire'))} @sapphire/snowflake`,
+  };
+  for (const [k] of ALTS) {
+    ratioCell[k] =
+      `leaf-ts ÷ this: MariaDB single ${fmtX(ratio('maria-single', k))}, SQLite single ${fmtX(ratio('fast-single', k))} (req/s); ` +
+      `MariaDB \`?count=${BATCH}\` ${fmtX(idsRatio('maria-batch', k))} (IDs/s); server CPU per ID ${fmtX(cpuRatio(k, 'maria-single'))} leaf-ts MariaDB single's`;
+  }
+  const table = [
+    '| # | Scenario | req/s | IDs/s | p50 ms | p99 ms | errors / non-2xx | DB writes per 1,000 IDs | server CPU µs/req | CPU % server / load gen / other | Ratio (target) | Check |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|---|',
+    ...rows.map(
+      (r, i) =>
+        `| ${i + 1} | ${r.scenario} | ${fmtInt(r.reqPerSec)} | ${fmtRate(r.idsPerSec)} | ${fmtMs(r.p50)} | ${fmtMs(r.p99)} | ` +
+        `${r.errors === null ? '—' : `${r.errors} / ${r.non2xx}`} | ${r.writesCell} | ${fmtUs(r.cpuPerReqUs)} | ` +
+        `${r.cpuShare === null ? '—' : `${pct(r.cpuShare.server)} / ${pct(r.cpuShare.gen)} / ${pct(r.cpuShare.other)}`} | ` +
+        `${ratioCell[r.key] ?? ''} | ${r.check} |`,
+    ),
+  ];
+  const keyRatios = [
+    `- leaf-ts fast lane ÷ bare node:http ceiling: single ${ratio('fast-single', 'bare-single').toFixed(2)}×, \`?count=${BATCH}\` ${ratio('fast-batch', 'bare-batch').toFixed(2)}× (SQLite); ` +
+      `MariaDB ${ratio('maria-single', 'bare-single').toFixed(2)}× / ${ratio('maria-batch', 'bare-batch').toFixed(2)}×.`,
+    `- leaf-ts fast lane single ÷ constant Next route: ${fmtX(ratio('fast-single', 'const-next'))}; plain Next route handler ÷ constant Next route: ${ratio('next-single', 'const-next').toFixed(2)}×.`,
+    `- leaf-ts on MariaDB, single, req/s ÷ each alternative: ${vsAlts('maria-single', 'req')}; with \`?count=${BATCH}\`, IDs/s ÷ each: ${vsAlts('maria-batch', 'ids')}.`,
+    `- Server CPU per ID (with its database; steadier than req/s on a noisy machine), each alternative ÷ leaf-ts MariaDB single: ` +
+      `${ALTS.map(([k, name]) => `${name} ${fmtX(cpuRatio(k, 'maria-single'))}`).join(', ')}; ÷ leaf-ts MariaDB \`?count=${BATCH}\` per ID: ` +
+      `${ALTS.map(([k, name]) => `${name} ${fmtX((row(k)?.cpuPerReqUs ?? NaN) / ((row('maria-batch')?.cpuPerReqUs ?? NaN) / BATCH))}`).join(', ')}.`,
+    `- DB writes per 1,000 IDs: leaf-ts MariaDB single ${fmtSmall(row('maria-single')?.writesPer1000 ?? NaN)}, \`?count=${BATCH}\` ${fmtSmall(row('maria-batch')?.writesPer1000 ?? NaN)}; ` +
+      'auto-increment and Flickr 1,000 each (Redis: 1,000 in-memory writes; UUID: 0).',
+    `- Both cores (LEAF_WORKERS=2) ÷ one process: single ${ratio('cluster-single', 'fast-single').toFixed(2)}×, \`?count=${BATCH}\` ${ratio('cluster-batch', 'fast-batch').toFixed(2)}× (the load generator shares the same 2 cores).`,
+    `- Snowflake in-process: leaf-ts ${fmtRate(row('sf-ours')?.idsPerSec ?? NaN)} IDs/s vs @sapphire/snowflake ${sapphireVersion} ${fmtRate(row('sf-sapphire')?.idsPerSec ?? NaN)} IDs/s ` +
+      `(${fmtX(idsRatio('sf-ours', 'sf-sapphire'))}); over HTTP ${fmtInt(row('snowflake')?.reqPerSec ?? NaN)} req/s.`,
+  ];
+  const md = [
+    '# leaf-ts benchmark (`npm run bench`)',
+    '',
+    `- Date: ${meta.date}; whole run ${meta.totalS.toFixed(0)} s (bounded: hard cap ${HARD_CAP_MS / 60_000} min, servers and databases included)`,
+    `- Node ${process.version} (${os.platform()} ${os.arch()}); CPU: ${meta.cpu}, ${meta.cores} cores; load average (1/5/15 min) at start: ${meta.load}; at the end: ${meta.loadEnd}`,
+    `- Code: ${meta.git}; Next build: ${meta.build}`,
+    `- Load generator: autocannon ${autocannonVersion}, run programmatically (\`require('autocannon')\`) inside the bench process, one thread, ` +
+      `on the same machine: it shares the ${meta.cores} cores with the server under test (see the CPU column) — for the LEAF_WORKERS=2 rows too.`,
+    `- Settings, identical for every HTTP row: ${CONNECTIONS} connections, pipelining ${PIPELINING}, keep-alive, 127.0.0.1; ` +
+      `per row ${ROUNDS} run(s) × ${settings.durationS} s measured = ${ROUNDS * settings.durationS} s, each run after its own ${WARMUP_S} s warm-up (discarded)${meta.duration}. ` +
+      'Rows are interleaved (single-ID rows, then batch rows; the next round in reverse order); all servers are up together, one is loaded at a time.',
+    '- leaf-ts servers: `node --max-semi-space-size=64 --import tsx server.ts` (the flags of `npm start`, for every server) (NODE_ENV=production, LEAF_LOG_LEVEL=warn, ' +
+      'LEAF_ADMIN_TOKEN set for /api/metrics, dynamic step). SQLite: a fresh temp file with the default `demo` tag, DB step 1000. ' +
+      `MariaDB: DATABASE_URL to the bench's private mariadbd, tag \`demo\` created with step 1000 through POST /api/admin/tags. ` +
+      'LEAF_WORKERS=2: node:cluster, each worker its own Leaf node (own segments, own snowflake worker id) on one fresh SQLite file. ' +
+      'Plain Next = LEAF_FAST_LANE=off (with LEAF_BENCH_ROUTES=on, the same server answers the constant Next route `/api/bench/constant`, a route handler returning a constant body).',
+    `- MariaDB: ${meta.maria}, private mariadbd from tools/harness/mariadb.ts (own datadir, 127.0.0.1, free port; innodb_flush_log_at_trx_commit=2, no binlog, 64 MB buffer pool), ` +
+      `client mysql2 ${mysql2Version}. Redis: redis-server ${meta.redis} (Debian), private (127.0.0.1, free port, own temp dir, \`--save '' --appendonly no\`: no persistence), client \`redis\` (node-redis) ${redisClientVersion}, one connection.`,
+    `- Alternatives (tools/bench/altServer.ts, bare node:http like the ceiling, same JSON shape \`{"tag":"demo","id":"…"}\`, one ID per request): ` +
+      `auto-increment = \`INSERT INTO id_autoinc () VALUES ()\` per ID, InnoDB, autocommit; Flickr = \`REPLACE INTO tickets64 (stub) VALUES ('a')\` + \`SELECT LAST_INSERT_ID()\` on one pooled connection per pair, tickets64 MyISAM (REPLACE INTO deadlocks on InnoDB); ` +
+      `both through a mysql2 pool of ${ALT_POOL} connections; Redis = \`INCR id:demo\`; UUID = \`crypto.randomUUID()\`.`,
+    '- Ceilings: bare = `tools/bench/bareServer.ts` (node:http, same JSON shape, headers and writeHead/end, a counter); constant Next route = the cheapest Next route handler.',
+    '- req/s = 2xx responses ÷ measured seconds; IDs/s = req/s × IDs per response; p50/p99 from a µs histogram of all 2xx response times of the row. ' +
+      'server CPU µs/req = user+system CPU time (/proc/PID/stat) of the server process, its cluster workers and the database it uses (mariadbd, redis-server) ÷ 2xx responses: independent of the load generator. ' +
+      'CPU % = share of all cores during the measured runs (other = the rest of the machine).',
+    `- DB writes per 1,000 IDs: leaf-ts = segment loads (one UPDATE of leaf_alloc each) counted during the measured runs from /api/metrics (leaf_segment_loads_total, every worker) ÷ IDs × 1000; ` +
+      'snowflake = its worker-id lease renewals (estimated from the lease period); auto-increment and Flickr = one row write per ID; Redis = one in-memory write per ID (no persistence); UUID = none.',
+    `- In-process rows: calls/s in the req/s column; ${INPROC_MS / 1000} s after 1 s warm-up, in a child process (tools/bench/inProcess.ts); segment rows over SqliteStore(':memory:'); ` +
+      `snowflake rows: leaf-ts's generator (no lease) and @sapphire/snowflake ${sapphireVersion} (a well-known npm snowflake library, from the discord.js ecosystem) in the same loop.`,
+    '- Checks: every response 2xx with no socket errors; single-process sequential rows: a probe just before and just after each run must leave a gap of at least the number of IDs served; ' +
+      `every HTTP row: up to ${SAMPLE_IDS_PER_RUN.toLocaleString('en-US')} IDs per run taken from the response bodies (autocannon verifyBody, spread over the run), well-formed and never repeated within the row; snowflake: IDs rise across runs.`,
+    '',
+    ...table,
+    '',
+    'Key ratios:',
+    ...keyRatios,
+    '',
+    `Targets (from the issue): fast lane ≥ ${TARGET_VS_BARE}× bare node:http, single and batch; in-process take ≥ 30 M IDs/s — ` +
+      `${missed.length === 0 ? 'all met.' : `MISSED: ${missed.join('; ')}.`}`,
+    ...(rows.some((r) => r.cpuShare !== null && r.cpuShare.other > NOISY_OTHER_SHARE)
+      ? [
+          `Noise: rows marked ⚠ ran while other processes used more than ${pct(NOISY_OTHER_SHARE)} % of the machine; their req/s (and the ratios) understate the server. ` +
+            'server CPU µs/req is the steadier comparison.',
+        ]
+      : []),
+    ...((row('sf-sapphire')?.check ?? '').startsWith('⚠')
+      ? [
+          `@sapphire/snowflake: its 12-bit increment wraps instead of waiting for the next millisecond, so above 4,096 IDs per ms it repeats IDs (see its row); ` +
+            "leaf-ts's generator waits (a promise), which caps it at 4,096 IDs per ms.",
+        ]
+      : []),
+    `Correctness: ${failures.length === 0 ? 'all checks passed.' : `FAILED: ${failures.join('; ')}.`}`,
+    '',
+  ].join('\n');
+  return { md, missed };
+}

@@ -1,0 +1,50 @@
+/**
+ * The HTTP rows of the table: which server, which route, what its responses carry, how their order is checked
+ * and how its DB writes are known; and the groups they are measured in (single-ID rows, then batch rows).
+ */
+import { BATCH, TAG } from './config';
+import { type HttpRow, type Writes, httpRow } from './measure';
+import type { Server } from './servers';
+
+export interface RowServers {
+  bare: Server;
+  fast: Server;
+  plain: Server;
+  mariaLeaf: Server;
+  cluster: Server;
+  autoinc: Server;
+  flickr: Server;
+  redisAlt: Server;
+  uuid: Server;
+}
+
+export function httpRows({ bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
+  const seg = `/api/id/segment/${TAG}`;
+  const segBatch = `${seg}?count=${BATCH}`;
+  const loads: Writes = { kind: 'loads' };
+  const noStore = (note: string): Writes => ({ kind: 'none', note });
+  return {
+    'fast-single': httpRow(fast, 'fast-single', 'leaf-ts fast lane, SQLite, `GET /api/id/segment/demo`', seg, 'seq', 'gap', loads),
+    'fast-batch': httpRow(fast, 'fast-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'maria-single': httpRow(mariaLeaf, 'maria-single', 'leaf-ts fast lane, MariaDB, single', seg, 'seq', 'gap', loads),
+    'maria-batch': httpRow(mariaLeaf, 'maria-batch', `leaf-ts fast lane, MariaDB, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'cluster-single': httpRow(cluster, 'cluster-single', 'leaf-ts LEAF_WORKERS=2 (both cores), SQLite, single', seg, 'seq', 'none', loads),
+    'cluster-batch': httpRow(cluster, 'cluster-batch', `leaf-ts LEAF_WORKERS=2 (both cores), SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'none', loads),
+    snowflake: httpRow(fast, 'snowflake', 'leaf-ts snowflake, fast lane, `GET /api/id/snowflake`', '/api/id/snowflake', 'snowflake', 'increasing', { kind: 'lease' }),
+    autoinc: httpRow(autoinc, 'autoinc', 'alternative: MariaDB AUTO_INCREMENT, one `INSERT` per ID (InnoDB)', seg, 'seq', 'gap', { kind: 'fixed', per1000: 1000, note: 'one INSERT per ID' }),
+    flickr: httpRow(flickr, 'flickr', 'alternative: Flickr ticket server, `REPLACE INTO` + `LAST_INSERT_ID()` (MyISAM)', seg, 'seq', 'gap', { kind: 'fixed', per1000: 1000, note: 'one REPLACE per ID' }),
+    redis: httpRow(redisAlt, 'redis', 'alternative: Redis `INCR`', seg, 'seq', 'gap', { kind: 'fixed', per1000: 1000, note: 'one INCR per ID, in memory, no persistence' }),
+    uuid: httpRow(uuid, 'uuid', 'alternative: `crypto.randomUUID()`', seg, 'uuid', 'none', { kind: 'fixed', per1000: 0, note: 'no store' }),
+    'bare-single': httpRow(bare, 'bare-single', 'bare node:http ceiling, single', seg, 'seq', 'gap', noStore('no store')),
+    'bare-batch': httpRow(bare, 'bare-batch', `bare node:http ceiling, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', noStore('no store')),
+    'const-next': httpRow(plain, 'const-next', 'constant Next route ceiling, `GET /api/bench/constant`', '/api/bench/constant', 'constant', 'none', noStore('no store')),
+    'next-single': httpRow(plain, 'next-single', 'plain Next route handler, SQLite, single', seg, 'seq', 'gap', loads),
+    'next-batch': httpRow(plain, 'next-batch', `plain Next route handler, SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+  };
+}
+
+/** Measured in this order in even rounds, reversed in odd ones. */
+export const ROW_GROUPS = [
+  ['bare-single', 'fast-single', 'const-next', 'next-single', 'maria-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
+  ['bare-batch', 'fast-batch', 'next-batch', 'maria-batch', 'cluster-batch'],
+];

@@ -1,0 +1,71 @@
+/**
+ * The bench's private databases (tools/harness): a throwaway MariaDB with a database for leaf-ts and one for the
+ * alternatives' tables, and a throwaway redis-server; both on 127.0.0.1, free ports, under the bench's temp dir.
+ */
+import { MariadbServer, type RedisServer, withDatabase } from '../harness';
+import { ADMIN_TOKEN, TAG, progress, sleep, tmpDir } from './config';
+import { probe } from './ids';
+import type { Server } from './servers';
+
+/** What is running now, for the end of the run and for cleanup on error or signal. */
+export const dbs: { maria: MariadbServer | null; redis: RedisServer | null } = { maria: null, redis: null };
+
+/** The tables of the approaches Leaf replaced (tools/bench/altServer.ts), made by tools/bench/run.ts on the bench's MariaDB. */
+export const ALT_DDL = [
+  'CREATE TABLE id_autoinc (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB',
+  // Flickr's ticket server, as published: MyISAM, since REPLACE INTO on InnoDB deadlocks under concurrency.
+  "CREATE TABLE tickets64 (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, stub CHAR(1) NOT NULL DEFAULT '', PRIMARY KEY (id), UNIQUE KEY stub (stub)) ENGINE=MyISAM",
+];
+
+export interface MariaInfo {
+  version: string;
+  leafUrl: string;
+  altUrl: string;
+}
+
+/** The bench's private mariadbd: a database for leaf-ts (its migrations run at its start) and one for the alternatives. */
+export async function startMaria(): Promise<MariaInfo> {
+  const started = Date.now();
+  const maria = await MariadbServer.create({ baseDir: tmpDir, log: (line) => progress(`mariadb: ${line}`) });
+  dbs.maria = maria;
+  const leafUrl = await maria.createAppUser('leaf_bench', 'leaf_bench');
+  const altUrl = withDatabase(leafUrl, 'leaf_bench_alt');
+  const out = (await maria.rootQuery([
+    'SELECT VERSION() AS v',
+    'CREATE DATABASE leaf_bench_alt CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci',
+    'USE leaf_bench_alt',
+    ...ALT_DDL,
+    "SELECT table_name AS t, engine AS e FROM information_schema.tables WHERE table_schema = 'leaf_bench_alt' ORDER BY table_name",
+  ])) as unknown[];
+  const version = (out[0] as Array<{ v: string }>)[0].v;
+  const engines = out[out.length - 1] as Array<{ t: string; e: string }>;
+  const engine = (t: string) => engines.find((x) => x.t === t)?.e;
+  if (engine('id_autoinc') !== 'InnoDB' || engine('tickets64') !== 'MyISAM') {
+    throw new Error(`alternative tables have the wrong engines: ${JSON.stringify(engines)}`);
+  }
+  await maria.rootQuery(["INSERT INTO leaf_bench_alt.tickets64 (stub) VALUES ('a')"]);
+  progress(`mariadb: ${version} PID ${maria.pid} on 127.0.0.1:${maria.port}; leaf_bench (leaf-ts) and leaf_bench_alt (id_autoinc InnoDB, tickets64 MyISAM) ready in ${Date.now() - started} ms`);
+  return { version, leafUrl, altUrl };
+}
+
+/** Creates the `demo` tag (DB step 1000, as SQLite's default tag) through the admin API, then checks it serves. */
+export async function createMariaTag(server: Server): Promise<void> {
+  const r = await fetch(`${server.base}/api/admin/tags`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ bizTag: TAG, step: 1000, description: 'npm run bench' }),
+  });
+  const text = await r.text();
+  if (r.status !== 200 && r.status !== 201) throw new Error(`${server.name}: POST /api/admin/tags answered ${r.status}: ${text.slice(0, 200)}`);
+  const started = Date.now();
+  for (;;) {
+    try {
+      await probe(`${server.base}/api/id/segment/${TAG}`, 'seq');
+      progress(`${server.name}: tag ${TAG} created (step 1000) and serving`);
+      return;
+    } catch (error) {
+      if (Date.now() - started > 10_000) throw error;
+      await sleep(200);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The cluster under test: a private MariaDB (tools/harness) with one tag of a small DB step, and NODES leaf-ts
+ * nodes, each behind its own fault-injecting proxy to MariaDB; then the paced load over them, with a status line
+ * every 5 s.
+ */
+import path from 'node:path';
+import { MysqlStore } from '../../lib/store/mysql';
+import { MariadbServer, freePort } from '../harness';
+import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, NODES, REPO_ROOT, TAG } from './config';
+import type { ChaosRun } from './context';
+import { Load } from './load';
+import { LeafNode } from './node';
+import { ChaosProxy } from './proxy';
+
+/** Starts MariaDB, creates the tag, and starts every node behind its proxy (healthy before it returns). */
+export async function startCluster(run: ChaosRun): Promise<void> {
+  const { random, say, violate, proxies, nodes, logEvents, runId, runDir } = run;
+  const db = await MariadbServer.create({ log: (l) => say(`mariadb: ${l}`) });
+  run.db = db;
+  const url = await db.createAppUser('leaf_chaos', 'chaos');
+  const setupStore = await MysqlStore.open({ url, connectionLimit: 1 });
+  await setupStore.createTag({ bizTag: TAG, step: DB_STEP, description: 'chaos harness' });
+  await setupStore.close();
+  say(`tag "${TAG}" created with step ${DB_STEP} on MariaDB pid ${db.pid} port ${db.port}`);
+
+  for (let i = 0; i < NODES; i++) {
+    const proxy = new ChaosProxy(`p${i + 1}`, db.port, random);
+    await proxy.listen();
+    proxies.push(proxy);
+    const dbUrl = new URL(url);
+    dbUrl.port = String(proxy.port);
+    const name = `n${i + 1}`;
+    nodes.push(
+      new LeafNode({
+        name,
+        port: await freePort(),
+        repoRoot: REPO_ROOT,
+        runId,
+        logFile: path.join(runDir, `${name}.log`),
+        env: {
+          DATABASE_URL: dbUrl.toString(),
+          LEAF_NODE_ID: `chaos-${name}`,
+          LEAF_ADMIN_TOKEN: ADMIN_TOKEN,
+          LEAF_LOG_LEVEL: 'info',
+        },
+        onLog: (e) => {
+          logEvents.push(e);
+          if (e.event === 'unexpected_error' || e.event === 'admin_route_failed') say(`${e.node}: ${e.event} ${JSON.stringify(e.fields).slice(0, 300)}`);
+        },
+        onUnexpectedExit: (n, code, signal) => {
+          if (!run.tearingDown) violate(`${n.name} exited unasked (code ${code}, signal ${signal}):\n${n.logTail(15)}`);
+        },
+      }),
+    );
+  }
+  const startups = await Promise.all(nodes.map((n) => n.start()));
+  say(`nodes up: ${nodes.map((n, i) => `${n.name} :${n.port} via proxy :${proxies[i].port} (${startups[i]} ms)`).join(', ')}`);
+}
+
+/** The client loops, churn loops and health prober over the nodes; returns the 5-s status line's timer. */
+export function startLoad(run: ChaosRun): ReturnType<typeof setInterval> {
+  const { size, random, say, nodes, rec } = run;
+  const load = new Load({ nodes, recorder: rec, tag: TAG, timeoutMs: CLIENT_TIMEOUT_MS, random });
+  run.load = load;
+  load.startClients(size.loops, size.ratePerLoop);
+  load.startChurn(size.churnPerNode);
+  load.startHealth(500);
+  let last = { ...load.counters };
+  const status = setInterval(() => {
+    const c = load.counters;
+    const d = (k: keyof typeof c) => c[k] - last[k];
+    say(
+      `  load: ${Math.round(d('sent') / 5)} req/s, last 5 s: 200=${d('ok')} 503=${d('s503')} other=${d('other')} ` +
+        `conn-errors=${d('connErrors')} timeouts=${d('timeouts')}; ids so far segment=${rec.segIds} snowflake=${rec.snowCount}; ` +
+        `nodes ${nodes.map((n) => `${n.name}:${n.state}`).join(' ')}`,
+    );
+    last = { ...c };
+  }, 5_000);
+  status.unref();
+  return status;
+}

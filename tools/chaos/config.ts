@@ -1,0 +1,106 @@
+/** The chaos suite's constants, its two sizes and its command line. */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '../..');
+export const TAG = 'chaos';
+export const DB_STEP = 200;
+export const NODES = 3;
+export const CLIENT_TIMEOUT_MS = 3_000;
+export const LATENCY = { minMs: 200, maxMs: 2_000 };
+export const P99_FACTOR = 5;
+/**
+ * Absolute floor of the slow-DB p99 bound. Any request that waited for a DB round trip takes at least the smallest
+ * injected delay (200 ms), so a bound anywhere below 200 ms separates "waited on the DB" from "did not"; half of it
+ * keeps a 2× margin both from that and from the scheduler noise of a shared 2-core box (baseline p99 10–40 ms).
+ * The engine's own `waits` counter (requests that found both segments empty) is checked too: it must not move.
+ */
+export const P99_FLOOR_MS = 100;
+export const ADMIN_TOKEN = `chaos-${randomBytes(12).toString('hex')}`;
+export const SNOWFLAKE_OK_503 = new Set(['snowflake_unavailable', 'clock_moved_backwards', 'not_ready']);
+export const SEGMENT_OK_503 = new Set(['store_unavailable', 'segment_unavailable', 'not_ready']);
+
+export interface Size {
+  budgetS: number;
+  loops: number;
+  ratePerLoop: number;
+  churnPerNode: number;
+  warmupS: number;
+  baselineS: number;
+  slowS: number;
+  kills: number;
+  cuts: number;
+  actionGapS: [number, number];
+  outageMinS: number;
+  outageMaxS: number;
+  recoveryBoundS: number;
+  tailS: number;
+}
+
+export const SIZES: Record<'small' | 'full', Size> = {
+  small: {
+    budgetS: 115,
+    loops: 8,
+    ratePerLoop: 120,
+    churnPerNode: 6,
+    warmupS: 6,
+    baselineS: 8,
+    slowS: 10,
+    kills: 3,
+    cuts: 1,
+    actionGapS: [1, 3],
+    outageMinS: 12,
+    outageMaxS: 25,
+    recoveryBoundS: 15,
+    tailS: 4,
+  },
+  full: {
+    budgetS: 290,
+    loops: 16,
+    ratePerLoop: 100,
+    churnPerNode: 6,
+    warmupS: 10,
+    baselineS: 30,
+    slowS: 45,
+    kills: 10,
+    cuts: 4,
+    actionGapS: [1, 5],
+    outageMinS: 20,
+    outageMaxS: 40,
+    recoveryBoundS: 15,
+    tailS: 20,
+  },
+};
+
+export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean } {
+  let size: 'small' | 'full' = 'small';
+  let seed = Number.parseInt(randomBytes(4).toString('hex'), 16);
+  let keepLogs = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (name: string) => {
+      const eq = a.indexOf('=');
+      if (eq !== -1) return a.slice(eq + 1);
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${name} needs a value`);
+      return v;
+    };
+    if (a === '--size' || a.startsWith('--size=')) {
+      const v = value('--size');
+      if (v !== 'small' && v !== 'full') throw new Error(`--size must be small or full (got ${v})`);
+      size = v;
+    } else if (a === '--seed' || a.startsWith('--seed=')) {
+      seed = Number(value('--seed'));
+      if (!Number.isSafeInteger(seed)) throw new Error('--seed must be an integer');
+    } else if (a === '--keep-logs') {
+      keepLogs = true;
+    } else {
+      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--size small|full] [--seed N] [--keep-logs])`);
+    }
+  }
+  return { size, seed, keepLogs };
+}
+
+export class BudgetExceeded extends Error {}
+
+export const fmt = (ms: number) => (ms / 1000).toFixed(1);

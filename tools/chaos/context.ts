@@ -1,0 +1,93 @@
+/**
+ * The state of one chaos run, shared by its steps (cluster, scenario, report): the seeded random source, the
+ * budget-bounded sleep, the progress and violation lines, the servers, the load and what the phases recorded.
+ */
+import type { MariadbServer } from '../harness';
+import { rng } from '../harness';
+import { BudgetExceeded, type Size, fmt } from './config';
+import { type Load, now } from './load';
+import type { LeafNode, LogEvent } from './node';
+import type { ChaosProxy } from './proxy';
+import { Recorder } from './record';
+import { StallMonitor } from './stalls';
+
+export interface Outage {
+  stopAt: number;
+  downAt: number;
+  startAt: number;
+  backAt: number;
+}
+
+export interface ChaosRun {
+  size: Size;
+  keepLogs: boolean;
+  runId: string;
+  runDir: string;
+  /** Seeded, so a run's choices (victims, moments, delays, request mix) replay. */
+  random: () => number;
+  rand: (lo: number, hi: number) => number;
+  t0: number;
+  deadline: number;
+  say: (line: string) => void;
+  violations: string[];
+  violate: (v: string) => void;
+  /** Sleeps at most until the budget's deadline; throws BudgetExceeded past it. */
+  sleep: (ms: number) => Promise<void>;
+  db: MariadbServer | null;
+  proxies: ChaosProxy[];
+  nodes: LeafNode[];
+  rec: Recorder;
+  load: Load | null;
+  logEvents: LogEvent[];
+  phases: Record<string, { from: number; to: number }>;
+  cuts: number[];
+  kills: Array<{ node: string; at: number; restartMs: number }>;
+  outage: Outage | null;
+  tearingDown: boolean;
+  /** Per node: engine waits during the slow-DB phase (NaN when the admin API did not answer). */
+  slowWaits: number[];
+  stalls: StallMonitor;
+}
+
+export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runId: string; runDir: string }): ChaosRun {
+  const random = rng(o.seed);
+  const t0 = now();
+  const deadline = t0 + o.size.budgetS * 1000;
+  const say = (line: string) => process.stdout.write(`[chaos +${fmt(now() - t0)}s] ${line}\n`);
+  const violations: string[] = [];
+  return {
+    size: o.size,
+    keepLogs: o.keepLogs,
+    runId: o.runId,
+    runDir: o.runDir,
+    random,
+    rand: (lo, hi) => lo + random() * (hi - lo),
+    t0,
+    deadline,
+    say,
+    violations,
+    violate: (v) => {
+      violations.push(v);
+      say(`VIOLATION: ${v}`);
+    },
+    sleep: async (ms) => {
+      const left = deadline - now();
+      if (left <= 0) throw new BudgetExceeded();
+      await new Promise((r) => setTimeout(r, Math.min(ms, left)));
+      if (now() >= deadline) throw new BudgetExceeded();
+    },
+    db: null,
+    proxies: [],
+    nodes: [],
+    rec: new Recorder(),
+    load: null,
+    logEvents: [],
+    phases: {},
+    cuts: [],
+    kills: [],
+    outage: null,
+    tearingDown: false,
+    slowWaits: [],
+    stalls: new StallMonitor(25),
+  };
+}

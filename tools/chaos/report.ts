@@ -1,0 +1,234 @@
+/**
+ * After the load stopped: every check over what the clients saw and the nodes logged (any failure is a violation),
+ * progress lines with the numbers, and the one-line summary. Sections: IDs (uniqueness, real-time order), errors
+ * (statuses and codes against the fault windows), latency (baseline vs slow DB), outage (served from buffers,
+ * 503s, recovery), health and logs, and no ID above the row's max_id.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+import { percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates, firstOkAfter } from './checks';
+import { CLIENT_TIMEOUT_MS, LATENCY, P99_FACTOR, P99_FLOOR_MS, SEGMENT_OK_503, SNOWFLAKE_OK_503, TAG, fmt } from './config';
+import type { ChaosRun } from './context';
+import { type FailRecord, type Kind, MEASURED_KINDS, SEGMENT_KINDS } from './record';
+
+/** No duplicate ID (segment and snowflake apart), per-node real-time order, every 200 well-formed. */
+function checkIds(run: ChaosRun): { duplicates: number; orderViolations: number } {
+  const { say, violate, nodes, rec } = run;
+  const names = nodes.map((n) => n.name);
+  const segDup = segmentDuplicates(rec);
+  const snowDup = snowflakeDuplicates(rec);
+  if (segDup.duplicates > 0) violate(`${segDup.duplicates} duplicate segment IDs: ${segDup.examples.join('; ')}`);
+  if (snowDup.duplicates > 0) violate(`${snowDup.duplicates} duplicate snowflake IDs: ${snowDup.examples.join('; ')}`);
+  const segOrder = realTimeOrder(rec.ok, SEGMENT_KINDS, names);
+  const snowOrder = realTimeOrder(rec.ok, new Set(['snow', 'snowN']), names);
+  say(
+    `uniqueness: ${rec.segRanges.length / 2} segment ranges and ${rec.snowIds.length} snowflake IDs compared; ` +
+      `real-time order per node checked for ${segOrder.checked} segment and ${snowOrder.checked} snowflake answers`,
+  );
+  if (segOrder.violations > 0) violate(`${segOrder.violations} segment answers below an earlier answer of the same node: ${segOrder.examples.join('; ')}`);
+  if (snowOrder.violations > 0) violate(`${snowOrder.violations} snowflake answers below an earlier answer of the same node: ${snowOrder.examples.join('; ')}`);
+  if (rec.badCount > 0) violate(`${rec.badCount} malformed or unordered 200 answers: ${rec.badAnswers.slice(0, 5).join('; ')}`);
+  return { duplicates: segDup.duplicates + snowDup.duplicates, orderViolations: segOrder.violations + snowOrder.violations };
+}
+
+/** Every non-200 against what the faults allow: 503 with an expected JSON code in the outage or after a cut. */
+function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: number } {
+  const { size, say, violate, nodes, rec, cuts, outage, t0 } = run;
+  const names = nodes.map((n) => n.name);
+  // A request waiting on a load when MariaDB went down fails because of the outage even if it was sent before.
+  const inOutage = (f: FailRecord) => outage !== null && f.recvT >= outage.stopAt && f.sendT <= outage.backAt + size.recoveryBoundS * 1000;
+  const afterCut = (f: FailRecord) => cuts.some((c) => f.recvT >= c && f.sendT <= c + 3_000);
+  let n5xx = 0;
+  let n503 = 0;
+  let timeouts = 0;
+  let excusedConn = 0;
+  const badConn: FailRecord[] = [];
+  const unexpected503: FailRecord[] = [];
+  const codes = new Map<string, number>();
+  const other: FailRecord[] = [];
+  for (const f of rec.fails) {
+    if (f.status === 0) {
+      if (f.nodeWasDown) excusedConn++;
+      else if (f.code === 'timeout') timeouts++;
+      else badConn.push(f);
+      continue;
+    }
+    const key = `${f.status} ${f.code || '(no code)'}${SEGMENT_KINDS.has(f.kind) ? '' : ' [snowflake]'}`;
+    codes.set(key, (codes.get(key) ?? 0) + 1);
+    if (f.status === 503) {
+      n503++;
+      const allowed = SEGMENT_KINDS.has(f.kind) ? SEGMENT_OK_503 : SNOWFLAKE_OK_503;
+      if (!f.jsonOk || !allowed.has(f.code)) other.push(f);
+      else if (SEGMENT_KINDS.has(f.kind) && !inOutage(f) && !afterCut(f)) unexpected503.push(f);
+    } else {
+      if (f.status >= 500) n5xx++;
+      other.push(f);
+    }
+  }
+  const show = (list: FailRecord[]) =>
+    list
+      .slice(0, 5)
+      .map((f) => `${names[f.node]} life ${f.life} ${f.kind} → ${f.status} ${f.code} ${f.body.slice(0, 150)} at +${fmt(f.sendT - t0)}s`)
+      .join('; ');
+  if (timeouts > 0) violate(`${timeouts} requests hit the ${CLIENT_TIMEOUT_MS} ms client timeout`);
+  if (badConn.length > 0) violate(`${badConn.length} connection errors to nodes that were up: ${show(badConn)}`);
+  if (other.length > 0) violate(`${other.length} answers other than 200 / 503-with-an-expected-JSON-code (5xx: ${n5xx}): ${show(other)}`);
+  if (unexpected503.length > 0) violate(`${unexpected503.length} segment 503s outside the outage: ${show(unexpected503)}`);
+  say(`errors by status and code: ${[...codes].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}; ` + `connection errors to nodes being killed: ${excusedConn}`);
+  return { n503, n5xx, timeouts };
+}
+
+/** --keep-logs: every request (kind, node, life, send time, latency, status) and the phase windows, for a look afterwards. */
+function writeRequestLog(run: ChaosRun): void {
+  const { rec, t0, runDir, phases, cuts, kills, outage, stalls } = run;
+  const lines = ['kind,node,life,sendMs,latencyMs,status'];
+  for (const r of rec.ok) if (MEASURED_KINDS.has(r.kind)) lines.push(`${r.kind},${r.node},${r.life},${(r.sendT - t0).toFixed(1)},${(r.recvT - r.sendT).toFixed(2)},200`);
+  for (const f of rec.fails) lines.push(`${f.kind},${f.node},${f.life},${(f.sendT - t0).toFixed(1)},${(f.recvT - f.sendT).toFixed(2)},${f.status} ${f.code}`);
+  fs.writeFileSync(path.join(runDir, 'requests.csv'), lines.join('\n') + '\n');
+  fs.writeFileSync(path.join(runDir, 'phases.json'), JSON.stringify({ t0, phases, cuts, kills, outage, stalls: stalls.stalls }, null, 1));
+}
+
+/** With the slow DB, p99 stays within max(P99_FACTOR × baseline p99, P99_FLOOR_MS) and no request waited for a load. */
+function checkLatency(run: ChaosRun): { p99Fast: number; p99Slow: number } {
+  const { say, violate, rec, phases, stalls, logEvents, slowWaits } = run;
+  let excluded = 0;
+  const lat = (w: { from: number; to: number } | undefined): number[] => {
+    if (w === undefined) return [];
+    const out: number[] = [];
+    const add = (r: { kind: Kind; sendT: number; recvT: number }) => {
+      if (!MEASURED_KINDS.has(r.kind) || r.sendT < w.from || r.sendT > w.to) return;
+      if (stalls.overlaps(r.sendT, r.recvT)) excluded++;
+      else out.push(r.recvT - r.sendT);
+    };
+    rec.ok.forEach(add);
+    rec.fails.forEach(add);
+    return out;
+  };
+  const fastLat = lat(phases.baseline);
+  const slowLat = lat(phases.slow);
+  const inWindows = (w: { from: number; to: number } | undefined) => (w === undefined ? [] : stalls.stalls.filter((x) => x.to >= w.from && x.from <= w.to));
+  const windowStalls = [...inWindows(phases.baseline), ...inWindows(phases.slow)];
+  say(
+    `harness stalls > 25 ms during the latency windows: ${windowStalls.length} (longest ${Math.max(0, ...windowStalls.map((x) => x.to - x.from)).toFixed(0)} ms); ` +
+      `${excluded} requests in flight during one left out of the p99s`,
+  );
+  const p99Fast = percentile(fastLat, 99);
+  const p99Slow = percentile(slowLat, 99);
+  const bound = Math.max(P99_FACTOR * p99Fast, P99_FLOOR_MS);
+  const slowLoads = phases.slow
+    ? logEvents.filter((e) => e.event === 'segment_loaded' && e.at >= phases.slow.from && e.at <= phases.slow.to + 3_000 && Number(e.fields.durationMs) >= LATENCY.minMs * 0.9)
+    : [];
+  if (phases.slow !== undefined) {
+    say(
+      `latency: baseline p50 ${percentile(fastLat, 50).toFixed(1)} p99 ${p99Fast.toFixed(1)} max ${Math.max(...fastLat).toFixed(0)} ms (${fastLat.length} req); ` +
+        `slow DB p50 ${percentile(slowLat, 50).toFixed(1)} p99 ${p99Slow.toFixed(1)} max ${Math.max(...slowLat).toFixed(0)} ms (${slowLat.length} req); bound ${bound.toFixed(1)} ms; ` +
+        `segment loads through the slow proxy: ${slowLoads.length} (${slowLoads.map((e) => `${e.node} ${e.fields.durationMs}ms step ${e.fields.step}`).join(', ')})`,
+    );
+    if (!(p99Slow <= bound)) violate(`slow-DB p99 ${p99Slow.toFixed(1)} ms above max(${P99_FACTOR} × baseline p99 ${p99Fast.toFixed(1)} ms, ${P99_FLOOR_MS} ms)`);
+    if (slowLoads.length === 0) violate('no segment load went through the slow proxy: the slow phase tested nothing');
+    const waits = slowWaits.reduce((a, b) => a + b, 0);
+    if (!(waits === 0)) violate(`with the slow DB, ${waits} requests found both segments empty and waited for a load (loads did not run ahead)`);
+  }
+  return { p99Fast, p99Slow };
+}
+
+/** Each node served from its buffers during the outage, then answered 503, and recovered within the bound. */
+function checkOutage(run: ChaosRun): { servedFromBuffer: number; outageS: number; recoveryS: number } {
+  const { say, violate, nodes, rec } = run;
+  const names = nodes.map((n) => n.name);
+  let servedFromBuffer = 0;
+  let outageS = 0;
+  let recoveryS = 0;
+  const o = run.outage as { stopAt: number; downAt: number; startAt: number; backAt: number } | null;
+  if (o !== null) {
+    outageS = (o.startAt - o.downAt) / 1000;
+    const served = nodes.map((_, i) =>
+      rec.ok.reduce((s, r) => (r.node === i && SEGMENT_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s), 0),
+    );
+    const snowServed = nodes.map((_, i) =>
+      rec.ok.reduce((s, r) => (r.node === i && !SEGMENT_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s), 0),
+    );
+    servedFromBuffer = served.reduce((a, b) => a + b, 0);
+    const outage503 = rec.fails.filter((f) => f.status === 503 && f.sendT >= o.downAt && f.recvT <= o.startAt);
+    served.forEach((n, i) => {
+      if (n === 0) violate(`${names[i]} served no segment ID from its buffers during the outage`);
+      if (!outage503.some((f) => f.node === i && SEGMENT_KINDS.has(f.kind))) violate(`${names[i]} never answered 503 during the outage`);
+    });
+    const recov = nodes.map((_, i) => {
+      const seg = firstOkAfter(rec, i, o.startAt, true);
+      const snow = firstOkAfter(rec, i, o.startAt, false);
+      return { seg: seg === null ? NaN : Math.max(0, seg - o.backAt), snow: snow === null ? NaN : Math.max(0, snow - o.backAt) };
+    });
+    recoveryS = Math.max(...recov.map((r) => Math.max(r.seg, r.snow))) / 1000;
+    say(
+      `outage: ${outageS.toFixed(1)}s down; served from buffers: ${served.map((n, i) => `${names[i]}=${n}`).join(' ')} segment IDs, ` +
+        `${snowServed.map((n, i) => `${names[i]}=${n}`).join(' ')} snowflake IDs; 503s during it: ${outage503.length}; ` +
+        `recovery after MariaDB was back (segment/snowflake): ${recov.map((r, i) => `${names[i]}=${fmt(r.seg)}s/${fmt(r.snow)}s`).join(' ')}`,
+    );
+  }
+  return { servedFromBuffer, outageS, recoveryS };
+}
+
+/** /api/health always answered; no segment_regressed, unexpected_error or admin_route_failed line. */
+function checkHealthAndLogs(run: ChaosRun): void {
+  const { say, violate, nodes, logEvents, load } = run;
+  const h = load?.health;
+  if (h !== undefined) {
+    say(`health: ${h.probes} probes, ${h.ok} ok (${h.degraded} degraded), ${h.failures.length} failures`);
+    if (h.failures.length > 0) {
+      violate(`/api/health failed ${h.failures.length} times: ${h.failures.slice(0, 5).map((f) => `${f.node} ${f.status} ${f.detail}`).join('; ')}`);
+    }
+  }
+  const events = new Map<string, number>();
+  for (const e of logEvents) if (e.level === 'warn' || e.level === 'error') events.set(`${e.level} ${e.event}`, (events.get(`${e.level} ${e.event}`) ?? 0) + 1);
+  say(`node warnings/errors logged: ${[...events].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}`);
+  const regressed = logEvents.filter((e) => e.event === 'segment_load_failed' && e.fields.code === 'segment_regressed');
+  if (regressed.length > 0) violate(`${regressed.length} segment_regressed loads (the row went backwards)`);
+  const unexpected = logEvents.filter((e) => e.event === 'unexpected_error' || e.event === 'admin_route_failed');
+  if (unexpected.length > 0) violate(`${unexpected.length} unexpected_error log lines`);
+  const loads = logEvents.filter((e) => e.event === 'segment_loaded');
+  const maxStep = Math.max(0, ...loads.map((e) => Number(e.fields.step)));
+  say(`segment loads: ${loads.length}, largest step ${maxStep}; startups ${nodes.map((n) => `${n.name}=${n.startupsMs.join('/')}ms`).join(' ')}`);
+}
+
+/** No segment ID issued above leaf_alloc's max_id. */
+async function checkMaxId(run: ChaosRun): Promise<void> {
+  const { say, violate, rec, db } = run;
+  let maxIssued = 0;
+  for (const r of rec.ok) if (SEGMENT_KINDS.has(r.kind) && (r.max as number) > maxIssued) maxIssued = r.max as number;
+  if (db !== null && db.isRunning) {
+    const conn = await mysql.createConnection({ ...db.rootOptions, database: 'leaf_chaos' });
+    try {
+      const [rows] = await conn.query('SELECT max_id FROM leaf_alloc WHERE biz_tag = ?', [TAG]);
+      const maxId = Number((rows as Array<{ max_id: unknown }>)[0]?.max_id);
+      say(`leaf_alloc max_id ${maxId}, highest segment ID issued ${maxIssued}`);
+      if (!(maxIssued <= maxId)) violate(`an issued ID (${maxIssued}) is above the row's max_id (${maxId})`);
+    } finally {
+      await conn.end();
+    }
+  }
+}
+
+/** Runs every check in order and returns the summary line (its PASS / FAIL is set by the caller). */
+export async function analyse(run: ChaosRun): Promise<string> {
+  const { rec, kills, cuts } = run;
+  const { duplicates, orderViolations } = checkIds(run);
+  const { n503, n5xx, timeouts } = checkErrors(run);
+  if (run.keepLogs) writeRequestLog(run);
+  run.stalls.stop();
+  const { p99Fast, p99Slow } = checkLatency(run);
+  const { servedFromBuffer, outageS, recoveryS } = checkOutage(run);
+  checkHealthAndLogs(run);
+  await checkMaxId(run);
+
+  const segTotal = rec.segIds;
+  const snowTotal = rec.snowCount;
+  const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+  return (
+    `chaos: ids=${segTotal + snowTotal} (segment ${segTotal}, snowflake ${snowTotal}) duplicates=${duplicates} ` +
+    `order-violations=${orderViolations} kills=${kills.length} cuts=${cuts.length} outage=${outageS.toFixed(1)}s ` +
+    `served-from-buffer=${servedFromBuffer} recovery=${Number.isFinite(recoveryS) ? recoveryS.toFixed(1) : 'n/a'}s ids 503s=${n503} 500s=${n5xx} ` +
+    `timeouts=${timeouts} p99 fast=${ms(p99Fast)}ms slow=${ms(p99Slow)}ms`
+  );
+}

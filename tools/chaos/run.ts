@@ -1,0 +1,124 @@
+/**
+ * Chaos suite: `tsx tools/chaos/run.ts [--size small|full] [--seed N] [--keep-logs]`.
+ *
+ * A private MariaDB (tools/harness/mariadb.ts), one tag with a small DB step, three leaf-ts nodes (server.ts, each
+ * with its own LEAF_NODE_ID and port), each behind its own fault-injecting TCP proxy to MariaDB (tools/chaos/proxy.ts).
+ * Paced client loops load the segment routes (single, ?count=N, Leaf plain text) and snowflake across the nodes
+ * while the harness runs, in order:
+ *
+ *   warmup    steps grow (dynamic step doubles per load)
+ *   baseline  fast DB: p99 of the client requests
+ *   slow      every DB → node chunk held 200 ms–2 s at random: p99 must stay within max(5 × baseline p99, 100 ms),
+ *             and no request may find both segments empty (the engine's `waits`, read from the admin API)
+ *   kills     SIGKILL a random node at random moments, restart it on the same port; proxy connection cuts between
+ *   outage    MariaDB stopped (SIGTERM, a real stop) past the nodes' buffers: they serve from memory, then answer
+ *             503 JSON; MariaDB started again on the same port and datadir: every node serves again by itself
+ *   tail      normal load
+ *
+ * Then the checks (any violation → exit code 1): no duplicate ID (segment and snowflake separately, over every
+ * node and lifetime); per node, IDs increase in real time (a request sent after an answer arrived gets higher IDs,
+ * across restarts too); every batch strictly increasing; no 5xx but 503, no 4xx, every error JSON; no client
+ * timeout (3 s) and no connection error except to a node being killed; segment 503s only during the outage (or
+ * right after a proxy cut); each node served from its buffers during the outage, then answered 503, and recovered
+ * within the bound; /api/health always 200; no ID above the row's max_id; no node died unasked.
+ *
+ * MariaDB is stopped for real (SIGTERM, the process exits; then started again on the same datadir and port) rather
+ * than frozen with SIGSTOP: a stop drops every pooled connection and refuses reconnects, so each node's pool must
+ * notice dead connections and reconnect to a new server process by itself. A freeze only exercises timeouts, which
+ * the slow-DB phase (and test/integration/outage.test.ts, which does SIGSTOP) already cover.
+ *
+ * Progress goes to stdout as it happens; the last line is the summary. The budget (small 115 s, full 290 s) excludes
+ * a first-time `apt-get install mariadb-server`; past budget + 30 s the process exits no matter what.
+ *
+ * This file is the orchestration; beside it: config.ts (constants, sizes, arguments), context.ts (the run's
+ * shared state), cluster.ts (MariaDB, proxies, nodes, load), scenario.ts (the fault schedule), report.ts (the
+ * checks and the summary line), and the pieces they use (node.ts, proxy.ts, load.ts, record.ts, checks.ts,
+ * engineStats.ts, stalls.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureMariadb } from '../harness';
+import { startCluster, startLoad } from './cluster';
+import { BudgetExceeded, REPO_ROOT, SIZES, parseArgs } from './config';
+import { createRun } from './context';
+import { analyse } from './report';
+import { runScenario } from './scenario';
+
+async function main(): Promise<number> {
+  const { size: sizeName, seed, keepLogs } = parseArgs(process.argv.slice(2));
+  const size = SIZES[sizeName];
+  ensureMariadb((line) => process.stdout.write(`[chaos] ${line}\n`)); // may apt-get install once; not part of the budget
+
+  if (!fs.existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID'))) {
+    process.stderr.write('chaos: no Next build found (.next/BUILD_ID); run `npx next build` first\n');
+    return 2;
+  }
+
+  const runId = randomBytes(6).toString('hex');
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `leaf-chaos-${runId}-`));
+  const run = createRun({ size, seed, keepLogs, runId, runDir });
+  const { say, violate, violations } = run;
+  say(`size=${sizeName} seed=${seed} budget=${size.budgetS}s logs=${runDir}`);
+
+  // Past the budget (plus teardown time), stop no matter what: the exit hooks SIGKILL the nodes and mariadbd.
+  const hardStop = setTimeout(() => {
+    process.stdout.write(`chaos: hard time limit (${size.budgetS + 30}s) hit, aborting: FAIL\n`);
+    process.exit(3);
+  }, (size.budgetS + 30) * 1000);
+  hardStop.unref();
+  run.stalls.start();
+
+  let status: ReturnType<typeof setInterval> | null = null;
+  let exitCode: number;
+  let summary: string;
+  try {
+    await startCluster(run);
+    status = startLoad(run);
+    await runScenario(run);
+  } catch (error) {
+    if (error instanceof BudgetExceeded) violate(`time budget of ${size.budgetS}s exceeded`);
+    else violate(`harness error: ${(error as Error).stack ?? String(error)}`);
+  } finally {
+    if (status !== null) clearInterval(status);
+    run.tearingDown = true;
+    if (run.load !== null) await run.load.stop();
+    say('load stopped; checking');
+    try {
+      summary = await analyse(run);
+    } catch (error) {
+      violate(`analysis failed: ${(error as Error).stack ?? String(error)}`);
+      summary = `chaos: analysis failed: FAIL`;
+    }
+    await Promise.all(run.nodes.map((n) => n.stop().catch(() => undefined)));
+    run.nodes.forEach((n) => n.close());
+    await Promise.all(run.proxies.map((p) => p.close()));
+    if (run.db !== null) await run.db.destroy().catch(() => undefined);
+    exitCode = violations.length === 0 ? 0 : 1;
+    if (exitCode === 0 && !keepLogs) fs.rmSync(runDir, { recursive: true, force: true });
+    else say(`node logs kept in ${runDir}`);
+    process.stdout.write(summary.replace(/: (PASS|FAIL)$/, '') + `: ${exitCode === 0 ? 'PASS' : `FAIL (${violations.length} violations)`}\n`);
+    clearTimeout(hardStop);
+  }
+  return exitCode;
+}
+
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    process.stdout.write(`chaos: ${sig}, stopping (again to force)\n`);
+    // The harness's exit hooks SIGKILL what is left (nodes, mariadbd).
+    setTimeout(() => process.exit(130), 100);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`chaos: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,15 @@
+/**
+ * The throwaway-infrastructure harness shared by the tests, the bench and the chaos suite: free ports, Debian
+ * packages installed when missing, MariaDB and Redis servers of their own (127.0.0.1, own data dir and port,
+ * stopped by PID), leaf-ts server processes waited on through /api/health, and exit hooks stopping what was started.
+ * It imports nothing from app/, components/ or test/.
+ */
+export { type Log, aptInstall, ensurePackage, findExecutable } from './apt';
+export { isRunning, stopAllChildren, stopChild, track } from './children';
+export { onExit } from './exitHooks';
+export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type TestDatabase, createDatabase, ensureMariadb, findMariadb, withDatabase } from './mariadb';
+export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, httpGetStatus, spawnServer, startNodeServer, waitForHealth } from './node';
+export { freePort, freePortSync } from './ports';
+export { type RedisServer, ensureRedis, startRedis } from './redis';
+export { rng } from './rng';
+export { spawnWatchdog } from './watchdog';

@@ -1,0 +1,114 @@
+/**
+ * A server process (`node [flags] --import tsx server.ts`, or another script answering /api/health) on 127.0.0.1:
+ * spawned with the environment the caller gives, tracked for the exit hook, and polled on GET /api/health (each
+ * probe bounded) until it answers 200, it exits, or the deadline passes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { isRunning, stopChild, track } from './children';
+import { freePort } from './ports';
+
+export const REPO_ROOT = path.resolve(__dirname, '../..');
+
+/** GET `path` on 127.0.0.1:`port` on a fresh connection; the status code, 0 on a connection error or timeout. */
+export function httpGetStatus(port: number, urlPath: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', () => resolve(0));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+export interface SpawnServerOptions {
+  port: number;
+  /** The whole environment of the process (PORT and HOST are set from `port` and 127.0.0.1 on top). */
+  env: NodeJS.ProcessEnv;
+  /** Relative to `cwd`; default server.ts. */
+  script?: string;
+  /** Node flags before `--import tsx`. */
+  nodeFlags?: string[];
+  cwd?: string;
+  /** Every chunk the process writes. */
+  onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
+}
+
+export function spawnServer({ port, env, script = 'server.ts', nodeFlags = [], cwd = REPO_ROOT, onOutput }: SpawnServerOptions): ChildProcess {
+  const child = track(
+    spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+      cwd,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  if (onOutput !== undefined) {
+    child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk.toString('utf8'), 'stdout'));
+    child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString('utf8'), 'stderr'));
+  }
+  return child;
+}
+
+/** The process exited before it answered, or did not answer 200 in time. */
+export class NotReadyError extends Error {
+  constructor(
+    message: string,
+    readonly exited: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Polls GET /api/health every `everyMs` (each probe at most 1 s) until it answers 200; resolves with the ms waited.
+ * Rejects with NotReadyError when the process exits first or after `timeoutMs`; the process is left as it is.
+ */
+export async function waitForHealth(child: ChildProcess, port: number, timeoutMs: number, everyMs = 100): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (!isRunning(child)) throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
+    if ((await httpGetStatus(port, '/api/health', 1_000)) === 200) return Date.now() - started;
+    if (!isRunning(child)) throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
+    if (Date.now() - started > timeoutMs) throw new NotReadyError(`did not answer /api/health with 200 within ${timeoutMs} ms`, false);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface NodeServer {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** ms from spawn until /api/health answered 200. */
+  readyMs: number;
+  /** SIGTERM, SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * spawnServer + waitForHealth on a free port (unless `port` is given). When it does not come up, the process is
+ * SIGKILLed and the error carries its output so far.
+ */
+export async function startNodeServer(
+  options: Omit<SpawnServerOptions, 'port'> & { port?: number; timeoutMs?: number },
+): Promise<NodeServer> {
+  const port = options.port ?? (await freePort());
+  let out = '';
+  const child = spawnServer({
+    ...options,
+    port,
+    onOutput: (text, stream) => {
+      out = (out + text).slice(-20_000);
+      options.onOutput?.(text, stream);
+    },
+  });
+  try {
+    const readyMs = await waitForHealth(child, port, options.timeoutMs ?? 30_000);
+    return { child, port, url: `http://127.0.0.1:${port}`, readyMs, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+  } catch (error) {
+    await stopChild(child, 0, { signal: 'SIGKILL' });
+    throw new Error(`${options.script ?? 'server.ts'} on port ${port} ${(error as Error).message}:\n${out}`, { cause: error });
+  }
+}
