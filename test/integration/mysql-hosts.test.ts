@@ -6,12 +6,16 @@
  * failures, 1047 on a non-primary node) are proven on scripted errors in test/unit/mysqlErrors.test.ts.
  */
 import net from 'node:net';
+import mysql from 'mysql2/promise';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateMysql, migrationsFolder } from '../../lib/store/migrate';
 import { MysqlStore } from '../../lib/store/mysql';
 import { parseMysqlUrl } from '../../lib/store/mysqlUrl';
 import { ChaosProxy } from '../../tools/chaos/proxy';
 import { type TestDatabase, freePort } from '../../tools/harness';
-import { freshMysqlDatabase, within } from '../support/context';
+import { freshMysqlDatabase, mysqlUrl, within } from '../support/context';
+import { createDatabase } from '../../tools/harness';
 
 /** Bound for one claim while a host is dead: connect refused at once, then the next host. */
 const CLAIM_BOUND_MS = 3_000;
@@ -155,6 +159,29 @@ describe('DATABASE_URL with several hosts', () => {
       expect(host).toMatchObject({ host: `127.0.0.1:${livePort}`, reachable: true });
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('the migration lock Galera needs (GET_LOCK is refused there): a lease row', () => {
+  it('4 connections migrating a fresh database at once apply each migration exactly once', async () => {
+    const fresh = await createDatabase(mysqlUrl());
+    const conns = await Promise.all(Array.from({ length: 4 }, () => mysql.createConnection({ uri: fresh.url })));
+    try {
+      const applied = await within(30_000, Promise.all(conns.map((c) => migrateMysql(c, undefined, { forceTableLock: true, lockTimeoutSeconds: 20 }))), 'migrations');
+      const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql') }).length;
+      expect(applied.reduce((a, b) => a + b, 0)).toBe(expected);
+      const [rows] = await conns[0].query('SELECT COUNT(*) AS n, COUNT(DISTINCT hash) AS d FROM `__drizzle_migrations`');
+      expect(rows).toEqual([{ n: expected, d: expected }]);
+      // Released: nothing holds the row afterwards.
+      const [lock] = await conns[0].query('SELECT COUNT(*) AS n FROM `__leaf_migration_lock`');
+      expect(lock).toEqual([{ n: 0 }]);
+      // A holder that died (its lease in the past) does not block the next start.
+      await conns[0].query("INSERT INTO `__leaf_migration_lock` VALUES (1, 'dead-node', 0)");
+      expect(await within(5_000, migrateMysql(conns[1], undefined, { forceTableLock: true, lockTimeoutSeconds: 3 }), 'migration after a dead holder')).toBe(0);
+    } finally {
+      await Promise.all(conns.map((c) => c.end()));
+      await fresh.drop();
     }
   });
 });
