@@ -66,9 +66,9 @@ interface Compiled {
 }
 
 /**
- * MySQL / MariaDB through a mysql2 pool. A claim is one statement,
- * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock, whose OK packet carries the
- * new max_id: one round trip per segment.
+ * MySQL / MariaDB through one mysql2 pool per host (a Galera cluster may list several). A claim is one statement,
+ * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock (and Galera's certification),
+ * whose OK packet carries the new max_id: one round trip per segment. Failures are retried as mysqlErrors.ts rules.
  */
 export class MysqlStore implements SegmentStore, WorkerStore {
   readonly dialect = 'mysql' as const;

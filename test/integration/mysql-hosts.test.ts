@@ -150,6 +150,45 @@ describe('DATABASE_URL with several hosts', () => {
     }
   });
 
+  it('a connection lost after the claim was sent: claimed again on the other host, the lost segment a gap, that host set aside', async () => {
+    const first = new ChaosProxy('first', livePort);
+    const second = new ChaosProxy('second', livePort);
+    await first.listen();
+    await second.listen();
+    const store = await MysqlStore.open({ url: urlWith([first.port, second.port]), connectTimeoutMs: 1_000, queryTimeoutMs: 3_000 });
+    try {
+      await store.createTag({ bizTag: 'unknown', step: 10 });
+      await store.allocate('unknown'); // warm: a pooled connection to the first host
+      expect(second.stats.connections).toBe(0);
+      // The server's answers are held 500 ms: the UPDATE reaches MariaDB and commits, its OK packet is cut off.
+      first.setLatency({ minMs: 500, maxMs: 500 });
+      // An explicit step: the UPDATE is the first statement sent (without one, a SELECT of the step goes first).
+      const claims = Array.from({ length: 3 }, () => store.allocate('unknown', 10));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      first.setLatency(null);
+      expect(first.cutAll()).toBeGreaterThan(0);
+      const got = await within(CLAIM_BOUND_MS, Promise.all(claims), 'claims retried after the cut');
+      // The first host still accepts connections, yet the retries went to the other one.
+      expect(second.stats.connections).toBeGreaterThan(0);
+      const all = [{ maxId: 11, step: 10 }, ...got];
+      expectDisjoint(all);
+      // At least the claim on the warm connection had committed before its answer was cut: its segment is a gap,
+      // never handed out — the row counts more segments than we received.
+      const row = await store.getTag('unknown');
+      const claimedSegments = (row!.maxId - 1) / 10;
+      expect(claimedSegments).toBeGreaterThan(all.length);
+      expect(Math.max(...got.map((s) => s.maxId))).toBe(row!.maxId);
+      // Set aside: the next claims keep to the second host for a while, though the first answers again.
+      const before = first.stats.connections;
+      for (let i = 0; i < 5; i++) await store.allocate('unknown');
+      expect(first.stats.connections).toBe(before);
+    } finally {
+      await within(5_000, store.close(), 'store.close').catch(() => {});
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('a single-host URL works as before; its health is one reachable host', async () => {
     const store = await MysqlStore.open({ url: db.url });
     try {
