@@ -41,6 +41,16 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
+/** A store over two hosts, each a TCP proxy in front of the same live server, so either can be cut or closed. */
+async function behindTwoProxies(queryTimeoutMs: number): Promise<{ first: ChaosProxy; second: ChaosProxy; store: MysqlStore }> {
+  const first = new ChaosProxy('first', livePort);
+  const second = new ChaosProxy('second', livePort);
+  await first.listen();
+  await second.listen();
+  const store = await MysqlStore.open({ url: urlWith([first.port, second.port]), connectTimeoutMs: 1_000, queryTimeoutMs });
+  return { first, second, store };
+}
+
 /** Asserts that claimed segments never overlap. */
 function expectDisjoint(segments: Array<{ maxId: number; step: number }>): void {
   const sorted = [...segments].sort((a, b) => a.maxId - b.maxId);
@@ -96,11 +106,7 @@ describe('DATABASE_URL with several hosts', () => {
   });
 
   it('the first host dies mid-run: claims go on through the second with bounded waits and never overlap', async () => {
-    const first = new ChaosProxy('first', livePort);
-    const second = new ChaosProxy('second', livePort);
-    await first.listen();
-    await second.listen();
-    const store = await MysqlStore.open({ url: urlWith([first.port, second.port]), connectTimeoutMs: 1_000, queryTimeoutMs: 2_000 });
+    const { first, second, store } = await behindTwoProxies(2_000);
     try {
       await store.createTag({ bizTag: 'mid-run', step: 10 });
       const segments = [];
@@ -151,11 +157,7 @@ describe('DATABASE_URL with several hosts', () => {
   });
 
   it('a connection lost after the claim was sent: claimed again on the other host, the lost segment a gap, that host set aside', async () => {
-    const first = new ChaosProxy('first', livePort);
-    const second = new ChaosProxy('second', livePort);
-    await first.listen();
-    await second.listen();
-    const store = await MysqlStore.open({ url: urlWith([first.port, second.port]), connectTimeoutMs: 1_000, queryTimeoutMs: 3_000 });
+    const { first, second, store } = await behindTwoProxies(3_000);
     try {
       await store.createTag({ bizTag: 'unknown', step: 10 });
       await store.allocate('unknown'); // warm: a pooled connection to the first host
