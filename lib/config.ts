@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { LeafError } from './errors';
 import { LOG_LEVELS, type LogLevel } from './log';
 import { DEFAULT_EPOCH_MS } from './snowflake/layout';
+import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
 
 /**
  * Every setting leaf-ts reads, parsed once at start from the environment and passed down. This is the only
@@ -29,6 +30,8 @@ export interface LeafConfig {
   store: {
     /** mysql://… selects MySQL/MariaDB; null selects SQLite at `sqliteFile`. */
     mysqlUrl: string | null;
+    /** `mysqlUrl` parsed: its hosts in order (several for a Galera cluster), credentials, database, options. */
+    mysql: MysqlTarget | null;
     sqliteFile: string;
     migrationsDir: string;
   };
@@ -80,7 +83,18 @@ const epoch = optional(
   .transform((v) => (v === undefined ? DEFAULT_EPOCH_MS : /^\d+$/.test(v) ? Number(v) : Date.parse(v)));
 
 const databaseUrl = optional(
-  z.string().refine((v) => /^(mysql|file|sqlite):/i.test(v), { message: 'mysql://user:pass@host:port/db or file:path' }),
+  z
+    .string()
+    .refine((v) => /^(mysql|file|sqlite):/i.test(v), { message: 'mysql://user:pass@host:port/db or file:path' })
+    .superRefine((v, ctx) => {
+      if (!/^mysql:/i.test(v)) return;
+      try {
+        parseMysqlUrl(v);
+      } catch (error) {
+        if (!(error instanceof MysqlUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+      }
+    }),
 );
 
 const ENV_SCHEMA = z.object({
@@ -144,6 +158,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     workerIndex,
     store: {
       mysqlUrl,
+      mysql: mysqlUrl === null ? null : parseMysqlUrl(mysqlUrl),
       sqliteFile,
       migrationsDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_MIGRATIONS_DIR ?? 'drizzle'),
     },

@@ -253,6 +253,8 @@ async function decodeSnowflake(deps: IdRouteDeps, raw: string): Promise<Answer> 
 
 async function health(deps: IdRouteDeps, timeoutMs: number): Promise<Answer> {
   const { segments, store, snowflake } = await deps.runtime();
+  // Every host on its own, in parallel with the ping; each probe is bounded by the same timeout.
+  const hostsProbe = store.hosts?.(timeoutMs).catch(() => undefined);
   const started = performance.now();
   let reachable = true;
   let error: string | undefined;
@@ -270,11 +272,15 @@ async function health(deps: IdRouteDeps, timeoutMs: number): Promise<Answer> {
   } finally {
     clearTimeout(timer);
   }
+  const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+  const hosts = await hostsProbe;
+  // A host down or a Galera node not Synced: the node still serves (through the others), but an operator should look.
+  const hostsOk = hosts?.every((h) => h.reachable && (h.galera === undefined || h.galera.state === 'Synced')) ?? true;
   const engine = segments.status();
   // 200 while the store is down: the node still serves from its buffers. The body says it is degraded.
   const body = {
-    status: reachable ? 'ok' : 'degraded',
-    store: { dialect: store.dialect, reachable, latencyMs: Math.round((performance.now() - started) * 10) / 10, error },
+    status: reachable && hostsOk ? 'ok' : 'degraded',
+    store: { dialect: store.dialect, reachable, latencyMs, error, ...(hosts === undefined ? {} : { hosts }) },
     tags: { known: engine.tagsKnown, loaded: engine.tagsLoaded },
     lastRefreshAt: engine.lastRefreshAt === null ? null : new Date(engine.lastRefreshAt).toISOString(),
     lastRefreshError: engine.lastRefreshError,

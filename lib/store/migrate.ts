@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
@@ -37,10 +38,15 @@ export function migrateSqlite(db: BetterSqlite3.Database, migrationsDir?: string
   return apply.immediate();
 }
 
-export async function migrateMysql(conn: Connection, migrationsDir?: string, lockTimeoutSeconds = 60): Promise<number> {
+export interface MysqlMigrateOptions {
+  lockTimeoutSeconds?: number;
+  /** Tests: take the table lock even where GET_LOCK works. */
+  forceTableLock?: boolean;
+}
+
+export async function migrateMysql(conn: Connection, migrationsDir?: string, { lockTimeoutSeconds = 60, forceTableLock = false }: MysqlMigrateOptions = {}): Promise<number> {
   const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql', migrationsDir) });
-  const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', ['leaf_ts_migrations', lockTimeoutSeconds]);
-  if (Number((lockRows as Array<{ ok: unknown }>)[0]?.ok) !== 1) throw new Error('could not take the migration lock');
+  const release = await migrationLock(conn, lockTimeoutSeconds, forceTableLock);
   try {
     await conn.query(
       'CREATE TABLE IF NOT EXISTS `__drizzle_migrations` (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)',
@@ -53,6 +59,54 @@ export async function migrateMysql(conn: Connection, migrationsDir?: string, loc
     }
     return todo.length;
   } finally {
-    await conn.query('SELECT RELEASE_LOCK(?)', ['leaf_ts_migrations']);
+    await release();
   }
+}
+
+/** MariaDB refuses GET_LOCK on a Galera node (wsrep_on=ON): "doesn't yet support 'GET_LOCK in cluster'". */
+const ER_NOT_SUPPORTED_YET = 1235;
+/** A node that died holding the table lock loses it after this long; migrations take well under it. */
+const TABLE_LOCK_LEASE_MS = 120_000;
+const TABLE_LOCK_POLL_MS = 250;
+
+/** GET_LOCK where the server has it; on Galera, which refuses it, a lease row that replicates like any other. */
+async function migrationLock(conn: Connection, timeoutSeconds: number, forceTableLock: boolean): Promise<() => Promise<void>> {
+  if (!forceTableLock) {
+    try {
+      const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', ['leaf_ts_migrations', timeoutSeconds]);
+      if (Number((lockRows as Array<{ ok: unknown }>)[0]?.ok) !== 1) throw new Error('could not take the migration lock');
+      return async () => {
+        await conn.query('SELECT RELEASE_LOCK(?)', ['leaf_ts_migrations']);
+      };
+    } catch (error) {
+      if ((error as { errno?: unknown }).errno !== ER_NOT_SUPPORTED_YET) throw error;
+    }
+  }
+  await conn.query(
+    'CREATE TABLE IF NOT EXISTS `__leaf_migration_lock` (id TINYINT PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires_at BIGINT NOT NULL)',
+  );
+  const holder = randomUUID();
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  for (;;) {
+    try {
+      // Take the row when it is free or its holder's lease ran out; the assignments run left to right, so
+      // expires_at is extended only when holder is (now) us.
+      await conn.query(
+        'INSERT INTO `__leaf_migration_lock` (id, holder, expires_at) VALUES (1, ?, CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) + ?) ' +
+          'ON DUPLICATE KEY UPDATE holder = IF(expires_at < CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), VALUES(holder), holder), ' +
+          'expires_at = IF(holder = VALUES(holder), VALUES(expires_at), expires_at)',
+        [holder, TABLE_LOCK_LEASE_MS],
+      );
+      const [rows] = await conn.query('SELECT holder FROM `__leaf_migration_lock` WHERE id = 1');
+      if ((rows as Array<{ holder: string }>)[0]?.holder === holder) break;
+    } catch (error) {
+      // Two nodes taking the row at once on different Galera hosts: one loses certification (1213) and tries again.
+      if ((error as { errno?: unknown }).errno !== 1213) throw error;
+    }
+    if (Date.now() > deadline) throw new Error('could not take the migration lock');
+    await new Promise((resolve) => setTimeout(resolve, TABLE_LOCK_POLL_MS));
+  }
+  return async () => {
+    await conn.query('DELETE FROM `__leaf_migration_lock` WHERE id = 1 AND holder = ?', [holder]);
+  };
 }

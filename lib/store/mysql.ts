@@ -1,9 +1,11 @@
 import { type Table, and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
-import mysql, { type Pool, type PoolConnection, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
+import mysql, { type Connection, type PoolCluster, type PoolConnection, type PoolNamespace, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { migrateMysql } from './migrate';
 import { badStep, belowTombstone, lowered } from './adminErrors';
+import { AttemptFault, type Phase, classify, serverErrno, withRetries } from './mysqlErrors';
+import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
   type Allocation,
@@ -13,6 +15,7 @@ import {
   type TagChanges,
   type TagInfo,
   type TagRow,
+  type HostHealth,
   exactId,
   type WorkerRow,
   type WorkerStore,
@@ -22,15 +25,24 @@ import {
 const DB_NOW_MS = sql`CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)`;
 
 export interface MysqlStoreOptions {
-  /** mysql://user:pass@host:port/database */
-  url: string;
+  /** mysql://user:pass@host:port[,host:port…]/database, or the same parsed (lib/config.ts does it at start). */
+  url: string | MysqlTarget;
+  /** Per host. */
   connectionLimit?: number;
   connectTimeoutMs?: number;
   /** Every query is bounded: a hung database turns into a typed error, not a hung request. */
   queryTimeoutMs?: number;
   /** Root of the per-dialect migrations; `./drizzle` by default. */
   migrationsDir?: string;
+  /** With several hosts: how long a host that failed is set aside before it is tried again. */
+  restoreHostMs?: number;
 }
+
+/** Attempts per operation: a Galera certification conflict or a dead host costs one each. */
+const ATTEMPTS = 4;
+
+/** A statement of an attempt; `phase` says whether it can commit by itself (see mysqlErrors.ts). */
+type Statement = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promise<R>;
 
 /**
  * A row of `table` as this store receives it: drizzle compiles the query, but mysql2 runs it (for the per-query
@@ -54,26 +66,60 @@ interface Compiled {
 }
 
 /**
- * MySQL / MariaDB through a mysql2 pool. A claim is one statement,
- * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock, whose OK packet carries the
- * new max_id: one round trip per segment.
+ * MySQL / MariaDB through one mysql2 pool per host (a Galera cluster may list several). A claim is one statement,
+ * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock (and Galera's certification),
+ * whose OK packet carries the new max_id: one round trip per segment. Failures are retried as mysqlErrors.ts rules.
  */
 export class MysqlStore implements SegmentStore, WorkerStore {
   readonly dialect = 'mysql' as const;
-  private readonly pool: Pool;
-  private readonly db: MySql2Database;
+  private readonly cluster: PoolCluster;
+  private readonly target: MysqlTarget;
+  private readonly connectionOptions: PoolOptions;
+  /** Drizzle only compiles queries here; mysql2 runs them (per-query timeout, host choice, retries). */
+  private readonly db: MySql2Database = drizzle.mock();
   private readonly queryTimeoutMs: number;
+  private readonly restoreHostMs: number;
+  /** Per host (URL order): until when it is set aside after 1047 or a lost connection (performance.now()). */
+  private readonly asideUntil: number[];
+  private readonly namespaces = new Map<string, PoolNamespace>();
+  private closed = false;
 
-  private constructor(pool: Pool, queryTimeoutMs: number) {
-    this.pool = pool;
-    this.db = drizzle(pool);
+  private constructor(target: MysqlTarget, connectionOptions: PoolOptions, queryTimeoutMs: number, restoreHostMs: number) {
+    this.target = target;
+    this.connectionOptions = connectionOptions;
     this.queryTimeoutMs = queryTimeoutMs;
+    this.restoreHostMs = restoreHostMs;
+    this.asideUntil = target.hosts.map(() => 0);
+    const several = target.hosts.length > 1;
+    // mysql2's own failover: one pool per host, in the URL's order. With several hosts a host whose connect fails
+    // goes offline at once (removeNodeErrorCount 1) for restoreHostMs, and canRetry moves the same getConnection
+    // on to the next host — each at most once, since a failed one is offline. With one host there is nowhere to
+    // go: it is never set aside (and canRetry is off, else it would loop on that host), exactly a single pool.
+    this.cluster = mysql.createPoolCluster({
+      canRetry: several,
+      removeNodeErrorCount: several ? 1 : Number.MAX_SAFE_INTEGER,
+      restoreNodeTimeout: restoreHostMs,
+      defaultSelector: 'ORDER',
+    });
+    target.hosts.forEach((h, i) => this.cluster.add(hostId(i), { ...connectionOptions, host: h.host, port: h.port }));
   }
 
-  /** Opens the pool and applies migrations (under a lock, so nodes may start together). */
-  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000, migrationsDir }: MysqlStoreOptions): Promise<MysqlStore> {
+  /** Opens one pool per host and applies migrations on the first reachable host (under a lock, so nodes may start together). */
+  static async open({
+    url,
+    connectionLimit = 8,
+    connectTimeoutMs = 3_000,
+    queryTimeoutMs = 5_000,
+    migrationsDir,
+    restoreHostMs = 5_000,
+  }: MysqlStoreOptions): Promise<MysqlStore> {
+    const target = typeof url === 'string' ? parseMysqlUrl(url) : url;
     const options: PoolOptions = {
-      uri: url,
+      // Query options of the URL first: explicit options win, as they do over mysql2's own `uri`.
+      ...target.options,
+      user: target.user,
+      password: target.password,
+      database: target.database,
       connectionLimit,
       connectTimeout: connectTimeoutMs,
       enableKeepAlive: true,
@@ -84,13 +130,8 @@ export class MysqlStore implements SegmentStore, WorkerStore {
       maxIdle: connectionLimit,
       idleTimeout: 60_000,
     };
-    const migrationConnection = await mysql.createConnection(options);
-    try {
-      await migrateMysql(migrationConnection, migrationsDir);
-    } finally {
-      await migrationConnection.end();
-    }
-    return new MysqlStore(mysql.createPool(options), queryTimeoutMs);
+    await migrateOnFirstReachable(target.hosts, options, migrationsDir);
+    return new MysqlStore(target, options, queryTimeoutMs, restoreHostMs);
   }
 
   async listTags(): Promise<TagInfo[]> {
@@ -116,13 +157,17 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     const added = step ?? (await this.getTag(bizTag))?.step;
     if (added === undefined) throw tagNotFound(bizTag);
     if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
+    // A claim whose outcome is unknown may be claimed again (retryUnknown): the first one then counts as taken and
+    // its segment is a gap. The segment comes only from the OK packet of the claim that answered — never from a
+    // later read of max_id, which could include another node's claim (see withRetries).
     const header = await this.run<ResultSetHeader>(
       this.db
         .update(leafAlloc)
         .set({ maxId: sql`LAST_INSERT_ID(${leafAlloc.maxId} + ${added})` })
         .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - added))),
+      { retryUnknown: true },
     );
-    // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then.
+    // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then. The read below only names the refusal.
     if (header.affectedRows === 1) return { bizTag, maxId: exactId(header.insertId, bizTag), step: added };
     if ((await this.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
@@ -152,6 +197,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     // Touch update_time too, so a no-op edit still matches the row (affectedRows counts matched rows).
     const header = await this.run<ResultSetHeader>(
       this.db.update(leafAlloc).set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)),
+      { retryUnknown: true }, // setting the same values twice is the same edit
     );
     if (header.affectedRows === 0) throw tagNotFound(bizTag);
     return (await this.getTag(bizTag)) as TagRow;
@@ -160,6 +206,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   async raiseMaxId(bizTag: string, maxId: number): Promise<TagRow> {
     const header = await this.run<ResultSetHeader>(
       this.db.update(leafAlloc).set({ maxId }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, maxId))),
+      { retryUnknown: true }, // raising to the same value again still matches (max_id <= it) and changes nothing
     );
     const row = await this.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
@@ -189,33 +236,23 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     return rows[0] === undefined ? undefined : { maxId: exactId(rows[0].max_id, bizTag) };
   }
 
-  /** One connection, BEGIN … COMMIT; any throw rolls back. Every statement keeps the query timeout. */
-  private async transaction<T>(fn: (q: <R = unknown>(text: string, values: unknown[]) => Promise<R>) => Promise<T>): Promise<T> {
-    let conn: PoolConnection;
-    try {
-      conn = await this.pool.getConnection();
-    } catch (error) {
-      throw storeUnavailable(error);
-    }
-    const q = async <R,>(text: string, values: unknown[]): Promise<R> => {
+  /**
+   * One connection, BEGIN … COMMIT; any throw rolls back. Every statement keeps the query timeout. A failure
+   * before COMMIT was sent changed nothing, so the whole transaction is run again (fn must be re-runnable); a lost
+   * answer to COMMIT is an unknown outcome and is not retried: the caller gets store_unavailable.
+   */
+  private transaction<T>(fn: (q: <R = unknown>(text: string, values: unknown[]) => Promise<R>) => Promise<T>): Promise<T> {
+    return this.attempt(false, async (q, rollback) => {
       try {
-        const [result] = await conn.query({ sql: text, values, timeout: this.queryTimeoutMs });
-        return result as R;
+        await q('BEGIN', [], 'uncommitted');
+        const result = await fn((text, values) => q(text, values, 'uncommitted'));
+        await q('COMMIT', [], 'may-commit');
+        return result;
       } catch (error) {
-        throw storeUnavailable(error);
+        await rollback();
+        throw error;
       }
-    };
-    try {
-      await q('BEGIN', []);
-      const result = await fn(q);
-      await q('COMMIT', []);
-      return result;
-    } catch (error) {
-      await conn.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      conn.release();
-    }
+    });
   }
 
   async listWorkers(): Promise<WorkerRow[]> {
@@ -237,6 +274,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
         .update(leafWorker)
         .set({ instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, heartbeatAt: DB_NOW_MS })
         .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.nodeId, nodeId))),
+      true, // run twice it still matches only our node's row
     );
   }
 
@@ -246,7 +284,9 @@ export class MysqlStore implements SegmentStore, WorkerStore {
       .insert(leafWorker)
       .ignore()
       .values({ workerId, nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, lastTimestamp: 0, heartbeatAt: DB_NOW_MS });
-    return this.changed(insert);
+    // Not retried after an unknown outcome: a second run would say "taken" about our own row. The next
+    // acquisition finds the row under our node id instead (claimOwnWorker).
+    return this.changed(insert, false);
   }
 
   async claimExpiredWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
@@ -255,6 +295,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
         .update(leafWorker)
         .set({ nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, heartbeatAt: DB_NOW_MS })
         .where(and(eq(leafWorker.workerId, workerId), lt(leafWorker.leaseExpiresAt, DB_NOW_MS))),
+      false, // as claimFreeWorker: a second run would find the lease live (ours) and say no
     );
   }
 
@@ -278,6 +319,10 @@ export class MysqlStore implements SegmentStore, WorkerStore {
           lastTimestamp: sql`GREATEST(${leafWorker.lastTimestamp}, ${reserveUntilMs})`,
         })
         .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId))),
+      // Idempotent (same instance, GREATEST), so retried — on another host too: every Galera node holds the same
+      // row, and a minority node refuses with 1047 instead of answering. Only an answered renewal counts: when none
+      // comes within the attempts, this throws and the node keeps issuing only below its old reservation.
+      true,
     );
   }
 
@@ -287,34 +332,211 @@ export class MysqlStore implements SegmentStore, WorkerStore {
         .update(leafWorker)
         .set({ leaseExpiresAt: 0, lastTimestamp: lastTimestampMs }) // the generator is stopped: what it used is the fence
         .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId))),
+      { retryUnknown: true }, // the same values again
     );
   }
 
-  private async changed(query: Compiled): Promise<boolean> {
-    const header = await this.run<ResultSetHeader>(query);
+  private async changed(query: Compiled, retryUnknown: boolean): Promise<boolean> {
+    const header = await this.run<ResultSetHeader>(query, { retryUnknown });
     return header.affectedRows === 1;
   }
 
   async ping(): Promise<void> {
-    await this.query('SELECT 1', []);
+    await this.query('SELECT 1', [], true);
+  }
+
+  /**
+   * Each host on its own, in parallel, each within `timeoutMs`: a fresh connection straight to that host (not the
+   * cluster's selector, which would hide which host answered), `SELECT 1`, then its Galera status when it has one.
+   */
+  hosts(timeoutMs = 1_000): Promise<HostHealth[]> {
+    return Promise.all(this.target.hosts.map((h) => probeHost(h, this.connectionOptions, timeoutMs)));
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    this.closed = true;
+    await this.cluster.end();
   }
 
-  private run<T>(query: Compiled): Promise<T> {
+  /** Reads are retried whatever happened: running them twice changes nothing. */
+  private run<T>(query: Compiled, { retryUnknown = true }: { retryUnknown?: boolean } = {}): Promise<T> {
     const { sql: text, params } = query.toSQL();
-    return this.query<T>(text, params);
+    return this.query<T>(text, params, retryUnknown);
   }
 
-  private async query<T>(text: string, values: unknown[]): Promise<T> {
-    try {
-      const [result] = await this.pool.query({ sql: text, values, timeout: this.queryTimeoutMs });
-      return result as T;
-    } catch (error) {
-      throw storeUnavailable(error);
+  private query<T>(text: string, values: unknown[], retryUnknown: boolean): Promise<T> {
+    return this.attempt(retryUnknown, (q) => q<T>(text, values, 'may-commit'));
+  }
+
+  /**
+   * Runs `work` on a connection from the preferred host, again on failure as withRetries decides (mysqlErrors.ts
+   * holds the rules). A connection that failed below the server's own error packets (lost, timed out) is
+   * destroyed, never returned to its pool: a late answer on it would be read as the next statement's.
+   */
+  private attempt<T>(retryUnknown: boolean, work: (q: Statement, rollback: () => Promise<void>) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(storeUnavailable(new Error('the store is closed')));
+    return withRetries(
+      async ({ exclude }) => {
+        let conn: PoolConnection;
+        try {
+          conn = await this.connection(exclude);
+        } catch (error) {
+          throw new AttemptFault('connect', error);
+        }
+        const host = this.hostOf(conn);
+        let broken = false;
+        const q: Statement = async <R,>(text: string, values: unknown[], phase: Phase): Promise<R> => {
+          try {
+            const [result] = await conn.query({ sql: text, values, timeout: this.queryTimeoutMs });
+            return result as R;
+          } catch (error) {
+            if (serverErrno(error) === undefined) broken = true;
+            throw new AttemptFault(phase, error, host);
+          }
+        };
+        const rollback = async () => {
+          if (broken) return; // the server rolls back a transaction whose connection is gone
+          await conn.query({ sql: 'ROLLBACK', timeout: this.queryTimeoutMs }).catch(() => {
+            broken = true;
+          });
+        };
+        try {
+          return await work(q, rollback);
+        } finally {
+          if (broken) conn.destroy();
+          else conn.release();
+        }
+      },
+      {
+        attempts: ATTEMPTS,
+        budgetMs: this.queryTimeoutMs,
+        retryUnknown,
+        onHostFault: (host) => {
+          if (this.target.hosts.length > 1) this.asideUntil[host] = performance.now() + this.restoreHostMs;
+        },
+      },
+      ({ cause }) => storeUnavailable(cause),
+    );
+  }
+
+  /**
+   * A connection from the first host (URL order) that is neither set aside nor already failed in this operation;
+   * mysql2 moves on down that list by itself when a connect fails. When every host is excluded, all are allowed
+   * again rather than none.
+   */
+  private connection(exclude: ReadonlySet<number>): Promise<PoolConnection> {
+    const now = performance.now();
+    const all = this.target.hosts.map((_, i) => i);
+    const untried = all.filter((i) => !exclude.has(i));
+    const fresh = untried.filter((i) => this.asideUntil[i] <= now);
+    const allowed = fresh.length > 0 ? fresh : untried.length > 0 ? untried : all;
+    return this.namespace(allowed).getConnection();
+  }
+
+  private namespace(allowed: number[]): PoolNamespace {
+    const key = allowed.join(',');
+    let ns = this.namespaces.get(key);
+    if (ns === undefined) {
+      // mysql2's PoolCluster takes a RegExp pattern as well as a glob (lib/pool_cluster.js, patternRegExp); its
+      // typings only say string. Nodes keep the order they were added in, so ORDER still prefers the URL's order.
+      const pattern = allowed.length === this.target.hosts.length ? '*' : (new RegExp(`^(${allowed.map(hostId).join('|')})$`) as unknown as string);
+      ns = this.cluster.of(pattern, 'ORDER');
+      this.namespaces.set(key, ns);
     }
+    return ns;
+  }
+
+  /** Which of our hosts a pooled connection talks to (each pool was created with its host's own address). */
+  private hostOf(conn: PoolConnection): number | undefined {
+    const config = (conn.connection as unknown as { config?: { host?: string; port?: number } }).config;
+    const i = this.target.hosts.findIndex((h) => h.host === config?.host && h.port === config?.port);
+    return i === -1 ? undefined : i;
+  }
+}
+
+function hostId(index: number): string {
+  return `host${index}`;
+}
+
+/**
+ * Migrations run once, at start, on the first host (URL order) that connects and is ready; a host that refuses in
+ * a way another host would not (unreachable, 1047 outside the primary component) is skipped, anything else stops
+ * the start.
+ */
+async function migrateOnFirstReachable(hosts: MysqlHost[], options: PoolOptions, migrationsDir: string | undefined): Promise<void> {
+  let last: unknown;
+  for (const h of hosts) {
+    let conn: Connection;
+    try {
+      conn = await mysql.createConnection({ ...options, host: h.host, port: h.port });
+    } catch (error) {
+      last = error;
+      continue;
+    }
+    try {
+      await migrateMysql(conn, migrationsDir);
+      return;
+    } catch (error) {
+      if (!classify(error, 'uncommitted').moveHost) throw error;
+      last = error;
+    } finally {
+      await conn.end().catch(() => conn.destroy());
+    }
+  }
+  throw last;
+}
+
+/** Status variables of a Galera node (SHOW STATUS LIKE 'wsrep_%'); absent on a server without wsrep. */
+function galeraOf(rows: Array<{ Variable_name: string; Value: string }>): HostHealth['galera'] {
+  const v = new Map(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value]));
+  // A MariaDB built with wsrep but not running it shows a few wsrep_% variables with no provider: not Galera.
+  const provider = v.get('wsrep_provider_name');
+  if (v.get('wsrep_local_state_comment') === undefined || provider === undefined || provider === '') return undefined;
+  return {
+    state: v.get('wsrep_local_state_comment') ?? '',
+    clusterSize: Number(v.get('wsrep_cluster_size') ?? 0),
+    ready: v.get('wsrep_ready') === 'ON',
+    clusterStatus: v.get('wsrep_cluster_status') ?? '',
+  };
+}
+
+async function probeHost(h: MysqlHost, options: PoolOptions, timeoutMs: number): Promise<HostHealth> {
+  const host = hostLabel(h);
+  const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+  let conn: Connection | undefined;
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const probe = async (): Promise<HostHealth> => {
+    const c = await mysql.createConnection({ ...options, host: h.host, port: h.port, connectTimeout: timeoutMs });
+    if (timedOut) {
+      c.destroy(); // connected after we gave up on it
+      throw new Error('late');
+    }
+    conn = c;
+    await c.query({ sql: 'SELECT 1', timeout: timeoutMs });
+    const latencyMs = elapsed();
+    const [rows] = await c.query({ sql: "SHOW GLOBAL STATUS LIKE 'wsrep\\_%'", timeout: timeoutMs });
+    const galera = galeraOf(rows as Array<{ Variable_name: string; Value: string }>);
+    return { host, reachable: true, latencyMs, ...(galera === undefined ? {} : { galera }) };
+  };
+  try {
+    return await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          timedOut = true;
+          reject(Object.assign(new Error('timeout'), { code: 'TIMEOUT' }));
+        }, timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    // A short code (ECONNREFUSED, ER_ACCESS_DENIED_ERROR, TIMEOUT), never the driver's message.
+    const code = (error as { code?: unknown }).code;
+    return { host, reachable: false, latencyMs: elapsed(), error: typeof code === 'string' ? code : 'ERROR' };
+  } finally {
+    clearTimeout(timer);
+    conn?.destroy();
   }
 }
 

@@ -63,7 +63,34 @@ export interface SegmentStore extends SegmentSource {
   deleteTag(bizTag: string): Promise<{ maxId: number }>;
   getTombstone(bizTag: string): Promise<{ maxId: number } | undefined>;
   ping(): Promise<void>;
+  /**
+   * Each database host on its own (MySQL/MariaDB: every host of the URL, probed in parallel, each within
+   * `timeoutMs`). Absent where there is no host to speak of (SQLite).
+   */
+  hosts?(timeoutMs?: number): Promise<HostHealth[]>;
   close(): Promise<void>;
+}
+
+/** One database host as /api/health reports it. */
+export interface HostHealth {
+  /** host:port */
+  host: string;
+  reachable: boolean;
+  /** Connect plus `SELECT 1` on a fresh connection; up to the failure when unreachable. */
+  latencyMs: number;
+  /** Present on a Galera node only. */
+  galera?: {
+    /** wsrep_local_state_comment: `Synced`, `Donor/Desynced`, `Joining`, … */
+    state: string;
+    /** wsrep_cluster_size */
+    clusterSize: number;
+    /** wsrep_ready = ON: the node accepts queries. */
+    ready: boolean;
+    /** wsrep_cluster_status: `Primary`, `non-Primary`, `Disconnected`. */
+    clusterStatus: string;
+  };
+  /** Why it is unreachable: a short driver code (ECONNREFUSED, TIMEOUT, …), never a driver message. */
+  error?: string;
 }
 
 /** Segment values are JS numbers on the hot path: max_id may never pass this, or precision is lost. */

@@ -50,6 +50,32 @@ describe('loadConfig', () => {
     ['LEAF_WORKERS', { LEAF_WORKERS: '4' }, (c) => c.workers, 4],
     ['an empty value counts as unset', { PORT: '', LEAF_LOG_LEVEL: '' }, (c) => [c.port, c.logLevel], [3000, 'info']],
     ['mysql URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' }, (c) => c.store.mysqlUrl, 'mysql://u:p@127.0.0.1:3306/leaf'],
+    [
+      'mysql URL, parsed',
+      { DATABASE_URL: 'mysql://u:p%40ss@127.0.0.1:3306/leaf?ssl=false' },
+      (c) => c.store.mysql,
+      { hosts: [{ host: '127.0.0.1', port: 3306 }], user: 'u', password: 'p@ss', database: 'leaf', options: { ssl: false } },
+    ],
+    [
+      'mysql URL with several hosts, in order',
+      { DATABASE_URL: 'mysql://u:p@127.0.0.1:3613,db-b,[::1]:3611/leaf?connectTimeout=500&charset=utf8mb4' },
+      (c) => [c.store.mysqlUrl?.startsWith('mysql://'), c.store.mysql],
+      [
+        true,
+        {
+          hosts: [
+            { host: '127.0.0.1', port: 3613 },
+            { host: 'db-b', port: 3306 },
+            { host: '::1', port: 3611 },
+          ],
+          user: 'u',
+          password: 'p',
+          database: 'leaf',
+          options: { connectTimeout: 500, charset: 'utf8mb4' },
+        },
+      ],
+    ],
+    ['no mysql target for SQLite', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => c.store.mysql, null],
     ['file: URL', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => [c.store.mysqlUrl, c.store.sqliteFile], [null, './x/leaf.db']],
     ['sqlite:// URL', { DATABASE_URL: 'sqlite:///tmp/a.db' }, (c) => c.store.sqliteFile, '/tmp/a.db'],
     ['LEAF_SQLITE_FILE', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db' }, (c) => [c.store.sqliteFile, c.dataDir], ['/tmp/l/leaf.db', '/tmp/l']],
@@ -78,6 +104,25 @@ describe('loadConfig', () => {
     [{ LEAF_WORKER_LEASE_MS: '0' }, 'LEAF_WORKER_LEASE_MS must be a positive integer (ms) (got "0")'],
     [{ LEAF_ADMIN_TOKEN: 'short' }, 'LEAF_ADMIN_TOKEN must be at least 16 characters (it guards deletes) (got 5 characters)'],
     [{ DATABASE_URL: 'postgres://x' }, 'DATABASE_URL must be mysql://user:pass@host:port/db or file:path (got "postgres:…")'],
+    [
+      { DATABASE_URL: 'mysql://u:p@127.0.0.1:3611,,127.0.0.1:3613/leaf' },
+      'DATABASE_URL must be a host list of host:port entries separated by commas (host 2 of the host list is "") (got "mysql:…")',
+    ],
+    [
+      { DATABASE_URL: 'mysql://u:p@127.0.0.1:3611,127.0.0.1:99999/leaf' },
+      'DATABASE_URL must be a host list with ports from 1 to 65535 (host 2 of the host list has port "99999") (got "mysql:…")',
+    ],
+    [
+      { DATABASE_URL: 'mysql://u:p@127.0.0.1:3611,127.0.0.1:x/leaf' },
+      'DATABASE_URL must be a host list of host:port entries separated by commas (host 2 of the host list is "127.0.0.1:x") (got "mysql:…")',
+    ],
+    [
+      { DATABASE_URL: 'mysql://u:p@a:1,b:2,a:1/leaf' },
+      'DATABASE_URL must be a host list without repeats (a:1 appears twice) (got "mysql:…")',
+    ],
+    [{ DATABASE_URL: 'mysql://u:p@a:1,b:2' }, 'DATABASE_URL must be a database name after the hosts (mysql://…@host:port/db) (got "mysql:…")'],
+    [{ DATABASE_URL: 'mysql://u:p@/leaf' }, 'DATABASE_URL must be a host list (host:port[,host:port…]) after "@" (got "mysql:…")'],
+    [{ DATABASE_URL: 'mysql:leaf' }, 'DATABASE_URL must be mysql://user:pass@host:port[,host:port…]/db (got "mysql:…")'],
     [{ LEAF_SNOWFLAKE_EPOCH: 'yesterday' }, 'LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z) or ms since 1970 (got "yesterday")'],
     [{ LEAF_SNOWFLAKE_EPOCH: '2030-01-01T00:00:00Z' }, 'LEAF_SNOWFLAKE_EPOCH must not be in the future (got "2030-01-01T00:00:00Z")'],
   ])('refuses %j', (env, message) => {
@@ -94,5 +139,6 @@ describe('loadConfig', () => {
   it('never prints a secret it refuses', () => {
     expect(problem({ LEAF_ADMIN_TOKEN: 'hunter2' })).not.toContain('hunter2');
     expect(problem({ DATABASE_URL: 'postgres://leaf:s3cret@db/leaf' })).not.toContain('s3cret');
+    expect(problem({ DATABASE_URL: 'mysql://leaf:s3cret@db:1,db:1/leaf' })).not.toContain('s3cret');
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Answer } from '@/lib/http/answer';
 import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
-import type { LeafStore } from '@/lib/store/types';
+import type { HostHealth, LeafStore } from '@/lib/store/types';
 import { FakeStore } from './fakes';
 
 async function setup() {
@@ -159,6 +159,29 @@ describe('ID handler', () => {
     const r = await call('/api/health');
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body)).toMatchObject({ status: 'degraded', store: { reachable: false } });
+  });
+
+  it('health lists each database host; one unreachable or not Synced makes it degraded, the rest unchanged', async () => {
+    const { segments, store } = await setup();
+    let hosts: HostHealth[] = [];
+    const withHosts = Object.assign(Object.create(store) as object, { hosts: async () => hosts }) as unknown as LeafStore;
+    const handle = createIdHandler({ runtime: () => ({ segments, store: withHosts, snowflake: null }) });
+    const health = async () => JSON.parse(((await handle('GET', '/api/health')) as Answer).body);
+    const synced = { state: 'Synced', clusterSize: 3, ready: true, clusterStatus: 'Primary' };
+    hosts = [
+      { host: '127.0.0.1:3611', reachable: true, latencyMs: 1.2, galera: synced },
+      { host: '127.0.0.1:3612', reachable: true, latencyMs: 0.9 },
+    ];
+    expect(await health()).toMatchObject({ status: 'ok', store: { dialect: 'sqlite', reachable: true, hosts } });
+    hosts = [hosts[0], { host: '127.0.0.1:3612', reachable: false, latencyMs: 1, error: 'ECONNREFUSED' }];
+    expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true, hosts } });
+    hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, state: 'Donor/Desynced' } }];
+    expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true } });
+  });
+
+  it('health has no hosts list for a store without hosts (SQLite)', async () => {
+    const { call } = await setup();
+    expect(JSON.parse((await call('/api/health')).body).store).not.toHaveProperty('hosts');
   });
 
   it('LEAF_ID_TOKEN: ID routes need the Bearer token, health stays open', async () => {
