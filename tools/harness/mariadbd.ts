@@ -7,6 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { type Log, ensurePackage, findExecutable } from './apt';
 import { onExit } from './exitHooks';
@@ -70,6 +71,28 @@ export function logTail(file: string, lines = 25): string {
   } catch {
     return '(no server log)';
   }
+}
+
+/**
+ * The options every throwaway server shares: no config file read (a system-wide my.cnf must not leak in), our
+ * datadir, socket and port on 127.0.0.1 only, utf8mb4, and small, relaxed InnoDB settings fit for tests.
+ */
+export function serverArgs(o: { dir: string; datadir: string; socket: string; port: number; bufferPool: string }): string[] {
+  return [
+    '--no-defaults',
+    '--user=root',
+    `--datadir=${o.datadir}`,
+    `--socket=${o.socket}`,
+    `--pid-file=${path.join(o.dir, 'mariadbd.pid')}`,
+    `--port=${o.port}`,
+    '--bind-address=127.0.0.1',
+    '--character-set-server=utf8mb4',
+    '--collation-server=utf8mb4_unicode_ci',
+    '--skip-name-resolve',
+    `--innodb-buffer-pool-size=${o.bufferPool}`,
+    '--innodb-log-file-size=16M',
+    '--innodb-flush-log-at-trx-commit=2',
+  ];
 }
 
 export interface SpawnedMariadbd {
