@@ -81,7 +81,7 @@ export class GaleraCluster {
     const address = `gcomm://${ports.map((p) => `127.0.0.1:${p.gmcast}`).join(',')}`;
     const clusterName = `leaf-test-${randomBytes(4).toString('hex')}`;
     const nodes = ports.map((p, i) => new GaleraNode(i, `node ${i + 1}`, path.join(dir, `node${i + 1}`), p, bin, address, clusterName, log));
-    const cluster = new GaleraCluster(dir, nodes, log, options.syncTimeoutMs ?? 120_000);
+    const cluster = new GaleraCluster(dir, nodes, log, options.syncTimeoutMs ?? 60_000);
     try {
       await cluster.bootstrapFresh();
       return cluster;
@@ -109,8 +109,13 @@ export class GaleraCluster {
   private async join(node: GaleraNode, position: string | undefined): Promise<void> {
     node.start({ kind: 'join', position });
     const how = position ? 'by IST' : 'by SST';
-    const ms = await node.waitSynced(this.runningCount(), this.syncTimeoutMs, `joined ${how}`);
+    const ms = await node.waitSynced(this.runningCount(), this.syncTimeoutMs, `joined ${how}`, this.peerOf(node));
     this.log(`${node.name} joining ${how}… synced in ${seconds(ms)}`);
+  }
+
+  /** A running, unpaused member other than `node`, to compare views with. */
+  private peerOf(node: GaleraNode): GaleraNode | undefined {
+    return this.nodes.find((n) => n !== node && n.isRunning && !n.isPaused);
   }
 
   private runningCount(): number {
@@ -238,7 +243,7 @@ export class GaleraCluster {
     const node = this.node(i);
     const size = this.runningCount();
     try {
-      const ms = await node.waitSynced(size, Math.min(30_000, this.syncTimeoutMs), `${what} and synced`);
+      const ms = await node.waitSynced(size, Math.min(30_000, this.syncTimeoutMs), `${what} and synced`, this.peerOf(node));
       this.log(`${node.name} ${what}… synced in ${seconds(ms)}`);
     } catch (error) {
       this.log(`${node.name} did not rejoin by itself (${String(error).split('\n')[0]}): restarting it`);
@@ -255,9 +260,10 @@ export class GaleraCluster {
 
   /**
    * After stopAll: wsrep-recover every node, bootstrap a new cluster from the most advanced one (highest seqno,
-   * marked safe_to_bootstrap), then join the others from their positions.
+   * marked safe_to_bootstrap), then join the others from their positions. Returns the index of the node it
+   * bootstrapped from.
    */
-  async bootstrapFromMostAdvanced(): Promise<void> {
+  async bootstrapFromMostAdvanced(): Promise<number> {
     const started = Date.now();
     const recovered = [];
     // One at a time: each recovery starts InnoDB, and the 2 cores are shared.
@@ -269,6 +275,7 @@ export class GaleraCluster {
     this.log(`${best.node.name} (seqno ${best.seqno}) bootstrapping… synced in ${seconds(await best.node.waitSynced(1, this.syncTimeoutMs, 'bootstrapped'))}`);
     for (const r of recovered) if (r !== best) await this.join(r.node, r.position);
     this.log(`whole cluster back in ${seconds(Date.now() - started)}`);
+    return best.node.index;
   }
 
   /** Kills every node by PID and removes the temp dirs. */

@@ -40,6 +40,8 @@ export interface WsrepStatus {
   clusterSize: number;
   clusterStatus: string;
   ready: boolean;
+  /** wsrep_cluster_conf_id: bumped at every membership change, so equal values mean the same view. */
+  confId: number;
 }
 
 export type StartMode = { kind: 'new-cluster'; position?: string } | { kind: 'join'; position?: string };
@@ -201,10 +203,12 @@ export class GaleraNode {
     try {
       conn = await mysql.createConnection({ ...this.rootOptions, connectTimeout: timeoutMs });
       const [rows] = await conn.query<mysql.RowDataPacket[]>(
-        "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment','wsrep_cluster_size','wsrep_cluster_status','wsrep_ready')",
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment','wsrep_cluster_size','wsrep_cluster_status','wsrep_ready','wsrep_cluster_conf_id')",
       );
       const v = new Map(rows.map((r) => [String(r.Variable_name), String(r.Value)]));
-      return { state: v.get('wsrep_local_state_comment') ?? '', clusterSize: Number(v.get('wsrep_cluster_size') ?? 0), clusterStatus: v.get('wsrep_cluster_status') ?? '', ready: v.get('wsrep_ready') === 'ON' };
+      return { state: v.get('wsrep_local_state_comment') ?? '', clusterSize: Number(v.get('wsrep_cluster_size') ?? 0), clusterStatus: v.get('wsrep_cluster_status') ?? '', ready: v.get('wsrep_ready') === 'ON',
+        confId: Number(v.get('wsrep_cluster_conf_id') ?? -1),
+      };
     } catch {
       return undefined;
     } finally {
@@ -215,9 +219,10 @@ export class GaleraNode {
 
   /**
    * Waits until this node is Synced in a primary component of `size` members, logging progress every 5 s; throws
-   * naming the node, with its error log tail, when it exits first or `timeoutMs` pass.
+   * naming the node, with its error log tail, when it exits first or `timeoutMs` pass. With `peer`, also in the
+   * same view as that member: a node just woken from SIGSTOP still reports its stale, pre-eviction view as Synced.
    */
-  async waitSynced(size: number, timeoutMs: number, what = 'synced'): Promise<number> {
+  async waitSynced(size: number, timeoutMs: number, what = 'synced', peer?: GaleraNode): Promise<number> {
     const started = Date.now();
     let nextReport = started + 5_000;
     let last: WsrepStatus | undefined;
@@ -225,7 +230,11 @@ export class GaleraNode {
       const exit = this.exitInfo();
       if (this.child === null) throw new Error(`${this.name} ${exit ?? 'is not running'} before it was ${what}. Log tail:\n${this.tail()}`);
       last = await this.status();
-      if (last?.state === 'Synced' && last.clusterStatus === 'Primary' && last.clusterSize === size) return true;
+      if (last?.state === 'Synced' && last.clusterStatus === 'Primary' && last.clusterSize === size) {
+        if (peer === undefined) return true;
+        const other = await peer.status();
+        if (other?.confId === last.confId && other.clusterSize === size) return true;
+      }
       if (Date.now() > nextReport) {
         nextReport += 5_000;
         this.log(`${this.name} not ${what} yet after ${((Date.now() - started) / 1000).toFixed(0)} s: ${describe(last)}`);
