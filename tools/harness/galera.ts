@@ -108,9 +108,9 @@ export class GaleraCluster {
   /** Starts a stopped node as a joiner and waits until it is Synced with every running member. */
   private async join(node: GaleraNode, position: string | undefined): Promise<void> {
     node.start({ kind: 'join', position });
-    const how = position ? 'by IST' : 'by SST';
-    const ms = await node.waitSynced(this.runningCount(), this.syncTimeoutMs, `joined ${how}`, this.peerOf(node));
-    this.log(`${node.name} joining ${how}… synced in ${seconds(ms)}`);
+    const from = position ? `from ${position}` : 'with an empty datadir';
+    const ms = await node.waitSynced(this.runningCount(), this.syncTimeoutMs, `joined ${from}`, this.peerOf(node));
+    this.log(`${node.name} joining ${from}… synced by ${node.stateTransfer()} in ${seconds(ms)}`);
   }
 
   /** A running, unpaused member other than `node`, to compare views with. */

@@ -63,6 +63,8 @@ export class GaleraNode {
   private child: ChildProcess | null = null;
   private spawned: { exitInfo(): string | null } | null = null;
   private paused = false;
+  /** Where the error log ended when the node was last started: what follows belongs to that run. */
+  private logOffset = 0;
 
   constructor(
     readonly index: number,
@@ -134,6 +136,7 @@ export class GaleraNode {
     if (this.child !== null) throw new Error(`${this.name} is already running`);
     // Run as root, the rsync SST daemon writes as `nobody`: a joiner's datadir must be writable by it.
     if (mode.kind === 'join') execFileSync('chown', ['-R', 'nobody', this.datadir]);
+    this.logOffset = fs.existsSync(this.errorLog) ? fs.statSync(this.errorLog).size : 0;
     const extra = [mode.kind === 'new-cluster' ? '--wsrep-new-cluster' : '', mode.position ? `--wsrep-start-position=${mode.position}` : ''];
     const spawned = spawnMariadbd(this.bin.mariadbd, [...this.args(), ...extra.filter(Boolean)], {
       errorLog: this.errorLog,
@@ -147,6 +150,19 @@ export class GaleraNode {
     this.child = spawned.child;
     this.spawned = spawned;
     this.log(`${this.name} pid ${this.child.pid} started (${mode.kind}${mode.position ? ` from ${mode.position}` : ''})`);
+  }
+
+  /**
+   * How the last start got its state, from its error log: 'SST' (a full copy, followed by a short IST, so "IST
+   * received" alone proves nothing), 'IST' (only the missing write sets), 'none' (bootstrap, or not yet).
+   */
+  stateTransfer(): 'SST' | 'IST' | 'none' {
+    if (!fs.existsSync(this.errorLog)) return 'none';
+    const text = fs.readFileSync(this.errorLog).subarray(this.logOffset).toString('utf8');
+    // The server logs "SST received" either way (it always runs the SST script); the rsync script itself says
+    // whether the donor sent the datadir ("rsync SST completed") or bypassed it for IST ("rsync IST completed").
+    const done = /rsync (SST|IST) completed on joiner/.exec(text);
+    return done === null ? 'none' : (done[1] as 'SST' | 'IST');
   }
 
   /** Why the last start ended, or null while it runs (or never ran). */
