@@ -26,7 +26,7 @@ import { createPasswordUser, ensureMariadb } from './mariadbd';
 import { GALERA_PROVIDER, GaleraNode, type NodePorts, type WsrepStatus, describe, pollFor } from './galeraNode';
 import { freePort } from './ports';
 
-export { type NodePorts, type WsrepStatus } from './galeraNode';
+export { type GaleraNode, type NodePorts, type WsrepStatus } from './galeraNode';
 
 const defaultLog: Log = (line) => process.stderr.write(`[galera] ${line}\n`);
 
