@@ -7,6 +7,7 @@
 export { type Log, aptInstall, ensurePackage, findExecutable } from './apt';
 export { isRunning, stopAllChildren, stopChild, track } from './children';
 export { onExit } from './exitHooks';
+export { GaleraCluster, type GaleraClusterOptions, type GaleraNode, type NodePorts, type WsrepStatus } from './galera';
 export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type TestDatabase, createDatabase, ensureMariadb, findMariadb, withDatabase } from './mariadb';
 export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, httpGetStatus, spawnServer, startNodeServer, waitForHealth } from './node';
 export { freePort, freePortSync } from './ports';

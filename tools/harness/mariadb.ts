@@ -12,55 +12,35 @@
  *
  * This module has no vitest imports: globalSetup (a plain Node context), test files and tools/ all use it.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import { type Log, ensurePackage, findExecutable } from './apt';
+import type { Log } from './apt';
 import { stopChild } from './children';
-import { onExit } from './exitHooks';
+import {
+  type MariadbBinaries,
+  createPasswordUser,
+  ensureMariadb as ensureMariadbWith,
+  installDatadir,
+  logTail,
+  queryAll,
+  serverArgs,
+  sleep,
+  spawnMariadbd,
+  tcpReachable,
+} from './mariadbd';
 import { freePort } from './ports';
-import { spawnWatchdog } from './watchdog';
 
 export type { Log };
+export { type MariadbBinaries, findMariadb } from './mariadbd';
 const defaultLog: Log = (line) => process.stderr.write(`[mariadb] ${line}\n`);
-
-export interface MariadbBinaries {
-  mariadbd: string;
-  installDb: string;
-}
-
-export function findMariadb(): MariadbBinaries | undefined {
-  const mariadbd = findExecutable(['mariadbd', 'mysqld']);
-  const installDb = findExecutable(['mariadb-install-db', 'mysql_install_db']);
-  return mariadbd && installDb ? { mariadbd, installDb } : undefined;
-}
 
 /** Finds mariadbd, installing Debian's mariadb-server when it is missing (needs root and apt). */
 export function ensureMariadb(log: Log = defaultLog): MariadbBinaries {
-  return ensurePackage('mariadb-server', findMariadb, log);
-}
-
-function tcpReachable(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1_000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve();
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      reject(new Error(`timeout connecting to 127.0.0.1:${port}`));
-    });
-    socket.once('error', reject);
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return ensureMariadbWith(log);
 }
 
 export interface MariadbServerOptions {
@@ -134,25 +114,7 @@ export class MariadbServer {
   }
 
   private installDb(): void {
-    const started = Date.now();
-    try {
-      execFileSync(
-        this.bin.installDb,
-        [
-          '--no-defaults',
-          `--datadir=${this.datadir}`,
-          '--auth-root-authentication-method=normal',
-          '--skip-test-db',
-          '--user=root',
-          '--skip-name-resolve',
-        ],
-        { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
-      );
-    } catch (error) {
-      const e = error as { stderr?: Buffer; stdout?: Buffer };
-      throw new Error(`mariadb-install-db failed: ${String(error)}\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`, { cause: error });
-    }
-    this.log(`datadir ${this.datadir} initialised in ${Date.now() - started} ms`);
+    installDatadir(this.bin, this.datadir, this.log);
   }
 
   private get errorLog(): string {
@@ -160,62 +122,40 @@ export class MariadbServer {
   }
 
   private tail(): string {
-    try {
-      return fs.readFileSync(this.errorLog, 'utf8').split('\n').slice(-25).join('\n');
-    } catch {
-      return '(no server log)';
-    }
+    return logTail(this.errorLog);
   }
 
   /** Starts mariadbd on the existing datadir (also after stop(): same port, same data). */
   async start(): Promise<void> {
     if (this.child !== null) return;
     const started = Date.now();
-    const err = fs.openSync(this.errorLog, 'a');
-    const child = spawn(
+    const spawned = spawnMariadbd(
       this.bin.mariadbd,
       [
-        '--no-defaults',
-        '--user=root',
-        `--datadir=${this.datadir}`,
-        `--socket=${this.socket}`,
-        `--pid-file=${path.join(this.dir, 'mariadbd.pid')}`,
-        `--port=${this.port}`,
-        '--bind-address=127.0.0.1',
-        '--character-set-server=utf8mb4',
-        '--collation-server=utf8mb4_unicode_ci',
+        ...serverArgs({ dir: this.dir, datadir: this.datadir, socket: this.socket, port: this.port, bufferPool: '64M' }),
         '--skip-log-bin',
-        '--skip-name-resolve',
-        '--innodb-buffer-pool-size=64M',
-        '--innodb-log-file-size=16M',
-        '--innodb-flush-log-at-trx-commit=2',
         '--max-connections=500',
       ],
-      { stdio: ['ignore', err, err] },
+      {
+        errorLog: this.errorLog,
+        dir: this.dir,
+        // The watchdog kills the server only while its command line still names our datadir.
+        marker: this.datadir,
+        onGone: (gone) => {
+          if (this.child === gone) this.child = null;
+        },
+      },
     );
-    fs.closeSync(err);
+    const child = spawned.child;
     this.child = child;
-    const unregister = onExit(() => this.killSync());
-    let exitInfo: string | null = null;
-    child.once('exit', (code, signal) => {
-      exitInfo = `exited with code ${code} signal ${signal}`;
-      if (this.child === child) this.child = null;
-      unregister();
-    });
-    child.once('error', (error) => {
-      exitInfo = `failed to spawn: ${error.message}`;
-      if (this.child === child) this.child = null;
-      unregister();
-    });
     if (child.pid !== undefined) {
       fs.writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ownerPid: process.pid, serverPid: child.pid }));
-      // Kills the server (only while its command line still names our datadir) and removes the temp dir.
-      spawnWatchdog({ pid: child.pid, marker: this.datadir, where: 'cmdline', graceMs: 10_000, removeDir: this.dir });
     }
 
     const deadline = Date.now() + this.readyTimeoutMs;
     let lastError: unknown = null;
     while (Date.now() < deadline) {
+      const exitInfo = spawned.exitInfo();
       if (exitInfo !== null) {
         throw new Error(`mariadbd ${exitInfo} before accepting connections (port ${this.port}). Log tail:\n${this.tail()}`);
       }
@@ -284,17 +224,7 @@ export class MariadbServer {
 
   /** Runs statements as root over the socket. */
   async rootQuery(statements: Array<string | [string, unknown[]]>): Promise<unknown[]> {
-    const conn = await mysql.createConnection(this.rootOptions);
-    try {
-      const out: unknown[] = [];
-      for (const s of statements) {
-        const [rows] = typeof s === 'string' ? await conn.query(s) : await conn.query(s[0], s[1]);
-        out.push(rows);
-      }
-      return out;
-    } finally {
-      await conn.end();
-    }
+    return queryAll(this.rootOptions, statements);
   }
 
   /**
@@ -302,13 +232,7 @@ export class MariadbServer {
    * returns mysql://user:pass@127.0.0.1:PORT/database.
    */
   async createAppUser(database = 'leaf_test', user = 'leaf'): Promise<string> {
-    const password = randomBytes(12).toString('hex');
-    await this.rootQuery([
-      `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-      [`CREATE USER IF NOT EXISTS ?@'127.0.0.1' IDENTIFIED BY ?`, [user, password]],
-      [`ALTER USER ?@'127.0.0.1' IDENTIFIED BY ?`, [user, password]],
-      [`GRANT ALL PRIVILEGES ON *.* TO ?@'127.0.0.1'`, [user]],
-    ]);
+    const { password } = await createPasswordUser(this.rootOptions, database, user);
     return `mysql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${this.port}/${database}`;
   }
 }
