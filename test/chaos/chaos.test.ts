@@ -1,7 +1,8 @@
 /**
- * Runs the chaos suite (tools/chaos/run.ts, small size: ≤ 2 min) as a child process, so its three servers, private
- * MariaDB and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes)
- * and one summary line; it exits non-zero on any violation. Needs a Next build (scripts/test.sh makes one).
+ * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, twice: on one MariaDB (≤ 2 min) and on
+ * a 3-node Galera cluster (`--db galera`, ≤ 3 min), so its servers, databases and load loops live outside the
+ * vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
+ * on any violation. Needs a Next build (scripts/test.sh makes one).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -10,14 +11,16 @@ import { afterAll, expect, it } from 'vitest';
 const REPO_ROOT = path.resolve(__dirname, '../..');
 let child: ChildProcess | null = null;
 
+
 afterAll(() => {
   // A timed-out test leaves the harness running: SIGTERM makes it exit, and its exit hooks kill the servers.
   if (child !== null && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 });
 
-it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang', async () => {
+/** Runs the suite on `db` and expects its PASS summary line and exit code 0. */
+async function chaos(db: 'mariadb' | 'galera'): Promise<void> {
   const seed = process.env.LEAF_CHAOS_SEED;
-  const args = ['--import', 'tsx', 'tools/chaos/run.ts', '--size', 'small', ...(seed ? ['--seed', seed] : [])];
+  const args = ['--import', 'tsx', 'tools/chaos/run.ts', '--db', db, '--size', 'small', ...(seed ? ['--seed', seed] : [])];
   const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   child = proc;
   let out = '';
@@ -36,4 +39,12 @@ it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts �
   const summary = out.trim().split('\n').at(-1) ?? '';
   expect(summary, `chaos run failed; output tail:\n${out.slice(-8_000)}`).toMatch(/^chaos: .*duplicates=0 .*: PASS$/);
   expect(code).toBe(0);
-}, 200_000);
+}
+
+it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang', () => chaos('mariadb'), 200_000);
+
+it(
+  'chaos on Galera (small): Galera nodes killed, one partitioned off, the whole cluster down — no duplicate, no 500, no hang',
+  () => chaos('galera'),
+  260_000,
+);

@@ -1,34 +1,75 @@
 /**
  * The cluster under test: a private MariaDB (tools/harness) with one tag of a small DB step, and NODES leaf-ts
- * nodes, each behind its own fault-injecting proxy to MariaDB; then the paced load over them, with a status line
- * every 5 s.
+ * nodes, each behind its own fault-injecting proxy to MariaDB — or, with --db galera, a 3-node Galera cluster that
+ * every node reaches through its multi-host URL; then the paced load over them, with a status line every 5 s.
  */
 import path from 'node:path';
 import { MysqlStore } from '../../lib/store/mysql';
-import { MariadbServer, freePort } from '../harness';
+import { GaleraCluster, MariadbServer, freePort } from '../harness';
 import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, NODES, REPO_ROOT, TAG } from './config';
 import type { ChaosRun } from './context';
 import { Load } from './load';
 import { LeafNode } from './node';
 import { ChaosProxy } from './proxy';
 
+/** Creates the chaos tag through a short-lived store on `url`. */
+async function createTag(run: ChaosRun, url: string, where: string): Promise<void> {
+  const setupStore = await MysqlStore.open({ url, connectionLimit: 1 });
+  try {
+    await setupStore.createTag({ bizTag: TAG, step: DB_STEP, description: 'chaos harness' });
+  } finally {
+    await setupStore.close();
+  }
+  run.say(`tag "${TAG}" created with step ${DB_STEP} on ${where}`);
+}
+
 /** Starts MariaDB, creates the tag, and starts every node behind its proxy (healthy before it returns). */
 export async function startCluster(run: ChaosRun): Promise<void> {
-  const { random, say, violate, proxies, nodes, logEvents, runId, runDir } = run;
+  const { random, say, proxies } = run;
   const db = await MariadbServer.create({ log: (l) => say(`mariadb: ${l}`) });
   run.db = db;
   const url = await db.createAppUser('leaf_chaos', 'chaos');
-  const setupStore = await MysqlStore.open({ url, connectionLimit: 1 });
-  await setupStore.createTag({ bizTag: TAG, step: DB_STEP, description: 'chaos harness' });
-  await setupStore.close();
-  say(`tag "${TAG}" created with step ${DB_STEP} on MariaDB pid ${db.pid} port ${db.port}`);
-
+  run.checkUrl = () => (db.isRunning ? url : null);
+  await createTag(run, url, `MariaDB pid ${db.pid} port ${db.port}`);
+  const urls: string[] = [];
   for (let i = 0; i < NODES; i++) {
     const proxy = new ChaosProxy(`p${i + 1}`, db.port, random);
     await proxy.listen();
     proxies.push(proxy);
     const dbUrl = new URL(url);
     dbUrl.port = String(proxy.port);
+    urls.push(dbUrl.toString());
+  }
+  await startNodes(run, urls, (i) => `via proxy :${proxies[i].port}`);
+}
+
+/**
+ * `--db galera`: a 3-node Galera cluster (tools/harness), the tag, and every node on the multi-host URL in its own
+ * host order — node i prefers Galera node i — straight to the database (no proxy: the faults are the database's).
+ */
+export async function startGaleraCluster(run: ChaosRun): Promise<void> {
+  const { say } = run;
+  const cluster = await GaleraCluster.create({ log: (l) => say(`galera: ${l}`) });
+  run.galera = cluster;
+  const database = await cluster.createDatabase('leaf_chaos');
+  run.checkUrl = () => {
+    const live = cluster.nodes.findIndex((n) => n.isRunning && !n.isPaused);
+    return live === -1 ? null : cluster.urlFor(live, database.name);
+  };
+  const n = cluster.nodes.length;
+  const orders = Array.from({ length: NODES }, (_, i) => Array.from({ length: n }, (_, k) => (i + k) % n));
+  await createTag(run, cluster.multiHostUrl(orders[0], database.name), `Galera (${cluster.hosts.join(', ')})`);
+  await startNodes(
+    run,
+    orders.map((order) => cluster.multiHostUrl(order, database.name)),
+    (i) => `hosts in order ${orders[i].map((k) => `g${k + 1}`).join(',')}`,
+  );
+}
+
+/** Starts NODES leaf-ts nodes, node i on `urls[i]`; healthy before it returns. */
+async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) => string): Promise<void> {
+  const { say, violate, nodes, logEvents, runId, runDir } = run;
+  for (let i = 0; i < NODES; i++) {
     const name = `n${i + 1}`;
     nodes.push(
       new LeafNode({
@@ -38,7 +79,7 @@ export async function startCluster(run: ChaosRun): Promise<void> {
         runId,
         logFile: path.join(runDir, `${name}.log`),
         env: {
-          DATABASE_URL: dbUrl.toString(),
+          DATABASE_URL: urls[i],
           LEAF_NODE_ID: `chaos-${name}`,
           LEAF_ADMIN_TOKEN: ADMIN_TOKEN,
           LEAF_LOG_LEVEL: 'info',
@@ -54,7 +95,7 @@ export async function startCluster(run: ChaosRun): Promise<void> {
     );
   }
   const startups = await Promise.all(nodes.map((n) => n.start()));
-  say(`nodes up: ${nodes.map((n, i) => `${n.name} :${n.port} via proxy :${proxies[i].port} (${startups[i]} ms)`).join(', ')}`);
+  say(`nodes up: ${nodes.map((n, i) => `${n.name} :${n.port} ${describe(i)} (${startups[i]} ms)`).join(', ')}`);
 }
 
 /** The client loops, churn loops and health prober over the nodes; returns the 5-s status line's timer. */

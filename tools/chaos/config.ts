@@ -35,6 +35,11 @@ export interface Size {
   outageMaxS: number;
   recoveryBoundS: number;
   tailS: number;
+  /** --db galera only: Galera nodes SIGKILLed and restarted, one at a time. */
+  dbKills: number;
+  /** --db galera only: a Galera node cut off from the other two (a non-primary minority), for partitionS. */
+  partitions: number;
+  partitionS: number;
 }
 
 export const SIZES: Record<'small' | 'full', Size> = {
@@ -53,6 +58,9 @@ export const SIZES: Record<'small' | 'full', Size> = {
     outageMaxS: 25,
     recoveryBoundS: 15,
     tailS: 4,
+    dbKills: 0,
+    partitions: 0,
+    partitionS: 0,
   },
   full: {
     budgetS: 290,
@@ -69,11 +77,27 @@ export const SIZES: Record<'small' | 'full', Size> = {
     outageMaxS: 40,
     recoveryBoundS: 15,
     tailS: 20,
+    dbKills: 0,
+    partitions: 0,
+    partitionS: 0,
   },
 };
 
-export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean } {
+/**
+ * `--db galera`: the same load over a 3-node Galera cluster; the faults are the database's (Galera nodes killed and
+ * restarted, one partitioned off, the whole cluster down past the buffers). The budget includes the cluster's
+ * start (~15 s here) and each rejoin (IST, ~4 s).
+ */
+export const GALERA_SIZES: Record<'small' | 'full', Size> = {
+  small: { ...SIZES.small, budgetS: 190, baselineS: 6, slowS: 0, kills: 0, cuts: 0, dbKills: 2, partitions: 1, partitionS: 6, actionGapS: [1, 2] },
+  full: { ...SIZES.full, budgetS: 420, baselineS: 15, slowS: 0, kills: 2, cuts: 0, dbKills: 5, partitions: 3, partitionS: 10, actionGapS: [1, 4] },
+};
+
+export type Database = 'mariadb' | 'galera';
+
+export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean; db: Database } {
   let size: 'small' | 'full' = 'small';
+  let db: Database = 'mariadb';
   let seed = Number.parseInt(randomBytes(4).toString('hex'), 16);
   let keepLogs = false;
   for (let i = 0; i < argv.length; i++) {
@@ -92,13 +116,17 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
     } else if (a === '--seed' || a.startsWith('--seed=')) {
       seed = Number(value('--seed'));
       if (!Number.isSafeInteger(seed)) throw new Error('--seed must be an integer');
+    } else if (a === '--db' || a.startsWith('--db=')) {
+      const v = value('--db');
+      if (v !== 'mariadb' && v !== 'galera') throw new Error(`--db must be mariadb or galera (got ${v})`);
+      db = v;
     } else if (a === '--keep-logs') {
       keepLogs = true;
     } else {
-      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--size small|full] [--seed N] [--keep-logs])`);
+      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera] [--size small|full] [--seed N] [--keep-logs])`);
     }
   }
-  return { size, seed, keepLogs };
+  return { size, seed, keepLogs, db };
 }
 
 export class BudgetExceeded extends Error {}

@@ -2,9 +2,9 @@
  * The state of one chaos run, shared by its steps (cluster, scenario, report): the seeded random source, the
  * budget-bounded sleep, the progress and violation lines, the servers, the load and what the phases recorded.
  */
-import type { MariadbServer } from '../harness';
+import type { GaleraCluster, MariadbServer } from '../harness';
 import { rng } from '../harness';
-import { BudgetExceeded, type Size, fmt } from './config';
+import { BudgetExceeded, type Database, type Size, fmt } from './config';
 import { type Load, now } from './load';
 import type { LeafNode, LogEvent } from './node';
 import type { ChaosProxy } from './proxy';
@@ -19,6 +19,8 @@ export interface Outage {
 }
 
 export interface ChaosRun {
+  /** Which database the run is on (--db). */
+  database: Database;
   size: Size;
   keepLogs: boolean;
   runId: string;
@@ -34,6 +36,9 @@ export interface ChaosRun {
   /** Sleeps at most until the budget's deadline; throws BudgetExceeded past it. */
   sleep: (ms: number) => Promise<void>;
   db: MariadbServer | null;
+  galera: GaleraCluster | null;
+  /** A URL to read leaf_alloc from after the run (a live database node), or null when none is up. */
+  checkUrl: () => string | null;
   proxies: ChaosProxy[];
   nodes: LeafNode[];
   rec: Recorder;
@@ -43,19 +48,23 @@ export interface ChaosRun {
   cuts: number[];
   kills: Array<{ node: string; at: number; restartMs: number }>;
   outage: Outage | null;
+  /** --db galera: Galera nodes killed (and when they were Synced again) and partitioned off (and healed). */
+  dbKills: Array<{ node: number; at: number; backAt: number }>;
+  partitions: Array<{ node: number; at: number; healedAt: number }>;
   tearingDown: boolean;
   /** Per node: engine waits during the slow-DB phase (NaN when the admin API did not answer). */
   slowWaits: number[];
   stalls: StallMonitor;
 }
 
-export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runId: string; runDir: string }): ChaosRun {
+export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runId: string; runDir: string; db: Database }): ChaosRun {
   const random = rng(o.seed);
   const t0 = now();
   const deadline = t0 + o.size.budgetS * 1000;
   const say = (line: string) => process.stdout.write(`[chaos +${fmt(now() - t0)}s] ${line}\n`);
   const violations: string[] = [];
   return {
+    database: o.db,
     size: o.size,
     keepLogs: o.keepLogs,
     runId: o.runId,
@@ -77,6 +86,8 @@ export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runI
       if (now() >= deadline) throw new BudgetExceeded();
     },
     db: null,
+    galera: null,
+    checkUrl: () => null,
     proxies: [],
     nodes: [],
     rec: new Recorder(),
@@ -86,6 +97,8 @@ export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runI
     cuts: [],
     kills: [],
     outage: null,
+    dbKills: [],
+    partitions: [],
     tearingDown: false,
     slowWaits: [],
     stalls: new StallMonitor(25),

@@ -164,7 +164,7 @@ function checkOutage(run: ChaosRun): { servedFromBuffer: number; outageS: number
     say(
       `outage: ${outageS.toFixed(1)}s down; served from buffers: ${served.map((n, i) => `${names[i]}=${n}`).join(' ')} segment IDs, ` +
         `${snowServed.map((n, i) => `${names[i]}=${n}`).join(' ')} snowflake IDs; 503s during it: ${outage503.length}; ` +
-        `recovery after MariaDB was back (segment/snowflake): ${recov.map((r, i) => `${names[i]}=${fmt(r.seg)}s/${fmt(r.snow)}s`).join(' ')}`,
+        `recovery after the database was back (segment/snowflake): ${recov.map((r, i) => `${names[i]}=${fmt(r.seg)}s/${fmt(r.snow)}s`).join(' ')}`,
     );
   }
   return { servedFromBuffer, outageS, recoveryS };
@@ -194,19 +194,19 @@ function checkHealthAndLogs(run: ChaosRun): void {
 
 /** No segment ID issued above leaf_alloc's max_id. */
 async function checkMaxId(run: ChaosRun): Promise<void> {
-  const { say, violate, rec, db } = run;
+  const { say, violate, rec } = run;
   let maxIssued = 0;
   for (const r of rec.ok) if (SEGMENT_KINDS.has(r.kind) && (r.max as number) > maxIssued) maxIssued = r.max as number;
-  if (db !== null && db.isRunning) {
-    const conn = await mysql.createConnection({ ...db.rootOptions, database: 'leaf_chaos' });
-    try {
-      const [rows] = await conn.query('SELECT max_id FROM leaf_alloc WHERE biz_tag = ?', [TAG]);
-      const maxId = Number((rows as Array<{ max_id: unknown }>)[0]?.max_id);
-      say(`leaf_alloc max_id ${maxId}, highest segment ID issued ${maxIssued}`);
-      if (!(maxIssued <= maxId)) violate(`an issued ID (${maxIssued}) is above the row's max_id (${maxId})`);
-    } finally {
-      await conn.end();
-    }
+  const url = run.checkUrl();
+  if (url === null) return;
+  const conn = await mysql.createConnection({ uri: url, connectTimeout: 5_000 });
+  try {
+    const [rows] = await conn.query('SELECT max_id FROM leaf_alloc WHERE biz_tag = ?', [TAG]);
+    const maxId = Number((rows as Array<{ max_id: unknown }>)[0]?.max_id);
+    say(`leaf_alloc max_id ${maxId}, highest segment ID issued ${maxIssued}`);
+    if (!(maxIssued <= maxId)) violate(`an issued ID (${maxIssued}) is above the row's max_id (${maxId})`);
+  } finally {
+    await conn.end();
   }
 }
 
@@ -225,6 +225,14 @@ export async function analyse(run: ChaosRun): Promise<string> {
   const segTotal = rec.segIds;
   const snowTotal = rec.snowCount;
   const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+  if (run.database === 'galera') {
+    return (
+      `chaos: db=galera ids=${segTotal + snowTotal} (segment ${segTotal}, snowflake ${snowTotal}) duplicates=${duplicates} ` +
+      `order-violations=${orderViolations} db-kills=${run.dbKills.length} partitions=${run.partitions.length} node-kills=${kills.length} ` +
+      `outage=${outageS.toFixed(1)}s served-from-buffer=${servedFromBuffer} recovery=${Number.isFinite(recoveryS) ? recoveryS.toFixed(1) : 'n/a'}s ` +
+      `ids 503s=${n503} 500s=${n5xx} timeouts=${timeouts} p99=${ms(p99Fast)}ms`
+    );
+  }
   return (
     `chaos: ids=${segTotal + snowTotal} (segment ${segTotal}, snowflake ${snowTotal}) duplicates=${duplicates} ` +
     `order-violations=${orderViolations} kills=${kills.length} cuts=${cuts.length} outage=${outageS.toFixed(1)}s ` +

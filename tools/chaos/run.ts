@@ -1,5 +1,9 @@
 /**
- * Chaos suite: `tsx tools/chaos/run.ts [--size small|full] [--seed N] [--keep-logs]`.
+ * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera] [--size small|full] [--seed N] [--keep-logs]`.
+ *
+ * With `--db galera` the database is a 3-node Galera cluster and the faults are its own (galeraScenario.ts): Galera
+ * nodes SIGKILLed and restarted, one cut off from the others as a non-primary minority, the whole cluster down past
+ * the buffers and bootstrapped again. What follows describes the default, one MariaDB.
  *
  * A private MariaDB (tools/harness/mariadb.ts), one tag with a small DB step, three leaf-ts nodes (server.ts, each
  * with its own LEAF_NODE_ID and port), each behind its own fault-injecting TCP proxy to MariaDB (tools/chaos/proxy.ts).
@@ -40,15 +44,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureMariadb } from '../harness';
-import { startCluster, startLoad } from './cluster';
-import { BudgetExceeded, REPO_ROOT, SIZES, parseArgs } from './config';
+import { startCluster, startGaleraCluster, startLoad } from './cluster';
+import { BudgetExceeded, GALERA_SIZES, REPO_ROOT, SIZES, parseArgs } from './config';
 import { createRun } from './context';
 import { analyse } from './report';
+import { runGaleraScenario } from './galeraScenario';
 import { runScenario } from './scenario';
 
 async function main(): Promise<number> {
-  const { size: sizeName, seed, keepLogs } = parseArgs(process.argv.slice(2));
-  const size = SIZES[sizeName];
+  const { size: sizeName, seed, keepLogs, db } = parseArgs(process.argv.slice(2));
+  const galera = db === 'galera';
+  const size = (galera ? GALERA_SIZES : SIZES)[sizeName];
   ensureMariadb((line) => process.stdout.write(`[chaos] ${line}\n`)); // may apt-get install once; not part of the budget
 
   if (!fs.existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID'))) {
@@ -58,9 +64,9 @@ async function main(): Promise<number> {
 
   const runId = randomBytes(6).toString('hex');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `leaf-chaos-${runId}-`));
-  const run = createRun({ size, seed, keepLogs, runId, runDir });
+  const run = createRun({ size, seed, keepLogs, runId, runDir, db });
   const { say, violate, violations } = run;
-  say(`size=${sizeName} seed=${seed} budget=${size.budgetS}s logs=${runDir}`);
+  say(`db=${db} size=${sizeName} seed=${seed} budget=${size.budgetS}s logs=${runDir}`);
 
   // Past the budget (plus teardown time), stop no matter what: the exit hooks SIGKILL the nodes and mariadbd.
   const hardStop = setTimeout(() => {
@@ -74,9 +80,9 @@ async function main(): Promise<number> {
   let exitCode: number;
   let summary: string;
   try {
-    await startCluster(run);
+    await (galera ? startGaleraCluster(run) : startCluster(run));
     status = startLoad(run);
-    await runScenario(run);
+    await (galera ? runGaleraScenario(run) : runScenario(run));
   } catch (error) {
     if (error instanceof BudgetExceeded) violate(`time budget of ${size.budgetS}s exceeded`);
     else violate(`harness error: ${(error as Error).stack ?? String(error)}`);
@@ -95,6 +101,7 @@ async function main(): Promise<number> {
     run.nodes.forEach((n) => n.close());
     await Promise.all(run.proxies.map((p) => p.close()));
     if (run.db !== null) await run.db.destroy().catch(() => undefined);
+    if (run.galera !== null) await run.galera.destroy().catch(() => undefined);
     exitCode = violations.length === 0 ? 0 : 1;
     if (exitCode === 0 && !keepLogs) fs.rmSync(runDir, { recursive: true, force: true });
     else say(`node logs kept in ${runDir}`);

@@ -6,24 +6,27 @@
 import type { MariadbServer } from '../harness';
 import { LATENCY, fmt } from './config';
 import type { ChaosRun } from './context';
-import { firstOkAfter } from './checks';
 import { engineStats } from './engineStats';
 import { now } from './load';
-import { SEGMENT_KINDS } from './record';
+import { outage } from './outage';
 
-export async function runScenario(run: ChaosRun): Promise<void> {
-  const { size, random, rand, say, violate, sleep, proxies, nodes, rec, phases, cuts, kills } = run;
-
-  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+/** Runs a named phase, keeping its window in `run.phases` and saying when it begins and ends. */
+export function phaseRunner(run: ChaosRun): <T>(name: string, fn: () => Promise<T>) => Promise<T> {
+  return async (name, fn) => {
     const from = now();
-    say(`phase ${name}: begin`);
+    run.say(`phase ${name}: begin`);
     try {
       return await fn();
     } finally {
-      phases[name] = { from, to: now() };
-      say(`phase ${name}: end (${fmt(now() - from)}s)`);
+      run.phases[name] = { from, to: now() };
+      run.say(`phase ${name}: end (${fmt(now() - from)}s)`);
     }
   };
+}
+
+export async function runScenario(run: ChaosRun): Promise<void> {
+  const { size, random, rand, say, sleep, proxies, nodes, cuts, kills } = run;
+  const phase = phaseRunner(run);
 
   await phase('warmup', () => sleep(size.warmupS * 1000));
   await phase('baseline', () => sleep(size.baselineS * 1000));
@@ -66,66 +69,9 @@ export async function runScenario(run: ChaosRun): Promise<void> {
     }
   });
 
-  await phase('outage', async () => {
+  await phase('outage', () => {
     const server = run.db as MariadbServer;
-    // A node restarted a moment ago may not hold a segment yet: the outage starts once every node has one.
-    let buffers = (await Promise.all(nodes.map((n) => engineStats(n.port)))).map((e) => e.buffered);
-    for (const waitUntil = now() + 10_000; buffers.some((b) => b <= 0) && now() < waitUntil; ) {
-      await sleep(250);
-      buffers = (await Promise.all(nodes.map((n) => engineStats(n.port)))).map((e) => e.buffered);
-    }
-    say(`buffers before the outage: ${nodes.map((n, i) => `${n.name}=${buffers[i]}`).join(' ')} IDs`);
-    const stopAt = now();
-    await server.stop();
-    const downAt = now();
-    say(`mariadbd stopped (SIGTERM, ${fmt(downAt - stopAt)}s); nodes serve from their buffers`);
-    const exhaustedAt: Array<number | null> = nodes.map(() => null);
-    let scanned = rec.fails.length;
-    const scan = () => {
-      for (; scanned < rec.fails.length; scanned++) {
-        const f = rec.fails[scanned];
-        if (f.status === 503 && SEGMENT_KINDS.has(f.kind) && f.sendT >= downAt && exhaustedAt[f.node] === null) {
-          exhaustedAt[f.node] = f.recvT;
-          say(`${nodes[f.node].name}: buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`);
-        }
-      }
-    };
-    let drained = false;
-    for (;;) {
-      await sleep(200);
-      scan();
-      const elapsed = now() - downAt;
-      // Let plain client traffic eat the buffers for 2 s, then drain the rest in batches of 10,000.
-      if (!drained && elapsed >= 2_000) {
-        drained = true;
-        nodes.forEach((_, i) => void run.load?.drain(i, () => exhaustedAt[i] !== null));
-      }
-      const all = exhaustedAt.every((t) => t !== null);
-      const lastExhausted = Math.max(...exhaustedAt.map((t) => t ?? Infinity));
-      if (all && elapsed >= size.outageMinS * 1000 && now() - lastExhausted >= 2_000) break;
-      if (elapsed >= size.outageMaxS * 1000) {
-        exhaustedAt.forEach((t, i) => {
-          if (t === null) violate(`${nodes[i].name} still served segment IDs after ${size.outageMaxS}s of outage: the outage did not outlast its buffers`);
-        });
-        break;
-      }
-    }
-    const startAt = now();
-    await server.start();
-    const backAt = now();
-    run.outage = { stopAt, downAt, startAt, backAt };
-    say(`mariadbd started again after ${fmt(startAt - downAt)}s down (ready in ${fmt(backAt - startAt)}s)`);
-    // Recovery: each node must serve segment and snowflake IDs again, by itself.
-    const bound = backAt + size.recoveryBoundS * 1000;
-    for (;;) {
-      const pending = nodes.filter((_, i) => firstOkAfter(rec, i, startAt, true) === null || firstOkAfter(rec, i, startAt, false) === null);
-      if (pending.length === 0) break;
-      if (now() > bound) {
-        for (const n of pending) violate(`${n.name} did not recover within ${size.recoveryBoundS}s of MariaDB being back`);
-        break;
-      }
-      await sleep(100);
-    }
+    return outage(run, { what: 'mariadbd', stop: () => server.stop(), start: () => server.start() });
   });
 
   await phase('tail', () => sleep(size.tailS * 1000));

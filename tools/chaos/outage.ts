@@ -1,0 +1,83 @@
+/**
+ * A database outage longer than the nodes' buffers, whatever the database is: wait until every node holds a
+ * segment, take the database down, watch each node serve from memory and then answer 503, drain what is left,
+ * bring the database back, and require every node to serve segment and snowflake IDs again by itself within the
+ * bound. The times land in `run.outage` for the report.
+ */
+import { fmt } from './config';
+import type { ChaosRun } from './context';
+import { firstOkAfter } from './checks';
+import { engineStats } from './engineStats';
+import { now } from './load';
+import { SEGMENT_KINDS } from './record';
+
+export interface OutageActions {
+  /** Takes the database down; resolves once it is down. */
+  stop(): Promise<void>;
+  /** Brings it back; resolves once it serves again. */
+  start(): Promise<void>;
+  /** What to call it in progress lines: "mariadbd", "the Galera cluster". */
+  what: string;
+}
+
+export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
+  const { size, say, violate, sleep, nodes, rec } = run;
+  // A node restarted a moment ago may not hold a segment yet: the outage starts once every node has one.
+  let buffers = (await Promise.all(nodes.map((n) => engineStats(n.port)))).map((e) => e.buffered);
+  for (const waitUntil = now() + 10_000; buffers.some((b) => b <= 0) && now() < waitUntil; ) {
+    await sleep(250);
+    buffers = (await Promise.all(nodes.map((n) => engineStats(n.port)))).map((e) => e.buffered);
+  }
+  say(`buffers before the outage: ${nodes.map((n, i) => `${n.name}=${buffers[i]}`).join(' ')} IDs`);
+  const stopAt = now();
+  await db.stop();
+  const downAt = now();
+  say(`${db.what} down (${fmt(downAt - stopAt)}s to stop); nodes serve from their buffers`);
+  const exhaustedAt: Array<number | null> = nodes.map(() => null);
+  let scanned = rec.fails.length;
+  const scan = () => {
+    for (; scanned < rec.fails.length; scanned++) {
+      const f = rec.fails[scanned];
+      if (f.status === 503 && SEGMENT_KINDS.has(f.kind) && f.sendT >= downAt && exhaustedAt[f.node] === null) {
+        exhaustedAt[f.node] = f.recvT;
+        say(`${nodes[f.node].name}: buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`);
+      }
+    }
+  };
+  let drained = false;
+  for (;;) {
+    await sleep(200);
+    scan();
+    const elapsed = now() - downAt;
+    // Let plain client traffic eat the buffers for 2 s, then drain the rest in batches of 10,000.
+    if (!drained && elapsed >= 2_000) {
+      drained = true;
+      nodes.forEach((_, i) => void run.load?.drain(i, () => exhaustedAt[i] !== null));
+    }
+    const all = exhaustedAt.every((t) => t !== null);
+    const lastExhausted = Math.max(...exhaustedAt.map((t) => t ?? Infinity));
+    if (all && elapsed >= size.outageMinS * 1000 && now() - lastExhausted >= 2_000) break;
+    if (elapsed >= size.outageMaxS * 1000) {
+      exhaustedAt.forEach((t, i) => {
+        if (t === null) violate(`${nodes[i].name} still served segment IDs after ${size.outageMaxS}s of outage: the outage did not outlast its buffers`);
+      });
+      break;
+    }
+  }
+  const startAt = now();
+  await db.start();
+  const backAt = now();
+  run.outage = { stopAt, downAt, startAt, backAt };
+  say(`${db.what} back after ${fmt(startAt - downAt)}s down (ready in ${fmt(backAt - startAt)}s)`);
+  // Recovery: each node must serve segment and snowflake IDs again, by itself.
+  const bound = backAt + size.recoveryBoundS * 1000;
+  for (;;) {
+    const pending = nodes.filter((_, i) => firstOkAfter(rec, i, startAt, true) === null || firstOkAfter(rec, i, startAt, false) === null);
+    if (pending.length === 0) break;
+    if (now() > bound) {
+      for (const n of pending) violate(`${n.name} did not recover within ${size.recoveryBoundS}s of ${db.what} being back`);
+      break;
+    }
+    await sleep(100);
+  }
+}
