@@ -6,7 +6,7 @@
  * from its most advanced node, and a tail. Nodes must keep serving through single-node failures (their buffers and
  * the multi-host URL) and recover by themselves after the full outage.
  */
-import type { GaleraCluster } from '../harness';
+import { type GaleraCluster, shuffled } from '../harness';
 import { fmt } from './config';
 import type { ChaosRun } from './context';
 import { now } from './load';
@@ -26,15 +26,10 @@ export async function runGaleraScenario(run: ChaosRun): Promise<void> {
   await phase('baseline', () => sleep(size.baselineS * 1000));
 
   await phase('db-faults', async () => {
-    const actions: Action[] = [
-      ...Array<Action>(size.dbKills).fill('db-kill'),
-      ...Array<Action>(size.partitions).fill('partition'),
-      ...Array<Action>(size.kills).fill('node-kill'),
-    ];
-    for (let i = actions.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [actions[i], actions[j]] = [actions[j], actions[i]];
-    }
+    const actions = shuffled<Action>(
+      [...Array<Action>(size.dbKills).fill('db-kill'), ...Array<Action>(size.partitions).fill('partition'), ...Array<Action>(size.kills).fill('node-kill')],
+      random,
+    );
     for (const action of actions) {
       await sleep(rand(size.actionGapS[0], size.actionGapS[1]) * 1000);
       if (action === 'db-kill') {

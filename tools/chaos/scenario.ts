@@ -3,7 +3,7 @@
  * MariaDB outage past the nodes' buffers and its recovery, tail. Each phase's window is kept in `run.phases`;
  * what the faults did (kills, cuts, outage times, engine waits) is kept in `run` for the report.
  */
-import type { MariadbServer } from '../harness';
+import { type MariadbServer, shuffled } from '../harness';
 import { LATENCY, fmt } from './config';
 import type { ChaosRun } from './context';
 import { engineStats } from './engineStats';
@@ -45,11 +45,7 @@ export async function runScenario(run: ChaosRun): Promise<void> {
   say(`engine waits during the slow DB (requests that found both segments empty): ${nodes.map((n, i) => `${n.name}=${run.slowWaits[i]}`).join(' ')}`);
 
   await phase('kills', async () => {
-    const actions = [...Array<'kill'>(size.kills).fill('kill'), ...Array<'cut'>(size.cuts).fill('cut')];
-    for (let i = actions.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [actions[i], actions[j]] = [actions[j], actions[i]];
-    }
+    const actions = shuffled([...Array<'kill'>(size.kills).fill('kill'), ...Array<'cut'>(size.cuts).fill('cut')], random);
     for (const action of actions) {
       await sleep(rand(size.actionGapS[0], size.actionGapS[1]) * 1000);
       if (action === 'cut') {

@@ -12,5 +12,5 @@ export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type Te
 export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, httpGetStatus, spawnServer, startNodeServer, waitForHealth } from './node';
 export { freePort, freePortSync } from './ports';
 export { type RedisServer, ensureRedis, startRedis } from './redis';
-export { rng } from './rng';
+export { rng, shuffled } from './rng';
 export { spawnWatchdog } from './watchdog';
