@@ -53,11 +53,17 @@ import { type Meta, render } from './render';
 import { failures, rows } from './results';
 import { ROW_GROUPS, httpRows } from './rows';
 import { leafServer, startServer, stopServer, waitForWorkers } from './servers';
-import { createMariaTag, dbs, startMaria } from './services';
+import { createMariaTag, dbs, startGalera, startMaria } from './services';
+import { measureClaims } from './claims';
 
-/** Stops every child process (servers, in-process child, redis-server), then mariadbd, and removes the temp dir. */
+/** Stops every child process (servers, in-process child, redis-server), then mariadbd and the Galera nodes, and removes the temp dir. */
 async function cleanup(): Promise<void> {
   await stopAllChildren(5_000);
+  if (dbs.galera !== null) {
+    const g = dbs.galera;
+    dbs.galera = null;
+    await g.destroy().catch(() => undefined);
+  }
   if (dbs.maria !== null) {
     const m = dbs.maria;
     dbs.maria = null;
@@ -76,6 +82,7 @@ async function main(): Promise<void> {
     git: gitDescribe(),
     build: '',
     maria: '',
+    galera: '',
     redis: '',
     duration: '',
     totalS: 0,
@@ -94,29 +101,34 @@ async function main(): Promise<void> {
   meta.redis = redis.version;
   const mariaPid = dbs.maria?.pid;
   if (mariaPid === undefined) throw new Error('mariadbd has no PID');
+  const galera = await startGalera();
+  meta.galera = galera.version;
 
-  const [bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
+  const [bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
     startServer('bare node:http', 'tools/bench/bareServer.ts', {}),
     leafServer('leaf-ts fast lane (SQLite)', {}),
     leafServer('plain Next (LEAF_FAST_LANE=off, LEAF_BENCH_ROUTES=on)', { LEAF_FAST_LANE: 'off', LEAF_BENCH_ROUTES: 'on' }),
     leafServer('leaf-ts fast lane (MariaDB)', { DATABASE_URL: db.leafUrl }, [mariaPid]),
+    leafServer('leaf-ts fast lane (Galera, 3 nodes)', { DATABASE_URL: galera.leafUrl }, galera.pids),
     leafServer('leaf-ts fast lane (SQLite, LEAF_WORKERS=2)', { LEAF_WORKERS: '2' }),
     startServer('auto-increment (InnoDB)', 'tools/bench/altServer.ts', { ALT_MODE: 'autoinc', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
     startServer('Flickr tickets (MyISAM)', 'tools/bench/altServer.ts', { ALT_MODE: 'flickr', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
     startServer('Redis INCR', 'tools/bench/altServer.ts', { ALT_MODE: 'redis', ALT_REDIS_URL: redis.url }, redis.child.pid === undefined ? [] : [redis.child.pid]),
     startServer('crypto.randomUUID()', 'tools/bench/altServer.ts', { ALT_MODE: 'uuid' }),
   ]);
-  const servers = [bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid];
+  const servers = [bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid];
   await createMariaTag(mariaLeaf);
+  await createMariaTag(galeraLeaf);
   await waitForWorkers(cluster);
 
-  const table = httpRows({ bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid });
+  const table = httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid });
   meta.duration = planDuration(Object.keys(table).length * ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     for (const group of ROW_GROUPS) {
       for (const key of round % 2 === 0 ? group : [...group].reverse()) await measureOnce(table[key], round);
     }
   }
+  for (const key of Object.keys(table)) rows.push(finishHttpRow(table[key]));
   await Promise.all(
     servers.map(async (s) => {
       if (s.child.exitCode !== null || s.child.signalCode !== null) failures.push(`${s.name} exited during the run`);
@@ -126,6 +138,16 @@ async function main(): Promise<void> {
   );
   await redis.stop();
   dbs.redis = null;
+  await measureClaims([
+    { key: 'claims-maria', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, single MariaDB (claims/s)', url: db.leafUrl, pids: [mariaPid] },
+    { key: 'claims-galera', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', url: galera.leafUrl, pids: galera.pids },
+  ]);
+  const g = dbs.galera;
+  if (g !== null) {
+    await g.destroy();
+    dbs.galera = null;
+    progress(`galera: stopped PIDs ${galera.pids.join(', ')}`);
+  }
   const maria = dbs.maria;
   if (maria !== null) {
     const pid = maria.pid;
@@ -133,7 +155,6 @@ async function main(): Promise<void> {
     dbs.maria = null;
     progress(`mariadb: stopped PID ${pid}`);
   }
-  for (const key of Object.keys(table)) rows.push(finishHttpRow(table[key]));
 
   await measureInProcess();
 
