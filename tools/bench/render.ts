@@ -34,7 +34,7 @@ export function claimsRatio(a: string, b: string, pick: 'perSec' | 'p50Ms' | 'p9
 function claimsCell(c: Row['claims']): string {
   if (c === null) return '—';
   const n = `${fmtInt(c.count)} load${c.count === 1 ? '' : 's'}`;
-  const ms = (x: number) => (Number.isFinite(x) && x < 10 && !Number.isInteger(x) ? x.toFixed(2) : fmtInt(x));
+  const ms = (x: number) => (!Number.isFinite(x) || Number.isInteger(x) ? fmtInt(x) : x < 10 ? x.toFixed(2) : x.toFixed(1));
   const timed = c.timed === 0 ? 'none timed' : `p50 ${ms(c.p50Ms)} / p99 ${ms(c.p99Ms)} ms${c.timed < c.count ? ` (${fmtInt(c.timed)} timed)` : ''}`;
   return `${fmtSmall(c.perSec)}/s (${n}); ${timed}`;
 }
