@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: leaf-ts next to its ceilings and next to the approaches Leaf replaced, one bounded run (≤ 5 min
+ * `npm run bench`: leaf-ts next to its ceilings and next to the approaches Leaf replaced, one bounded run (≤ 6 min
  * in all, a hard cap), every row on the same machine with the same autocannon settings:
- *  - leaf-ts fast lane, `/api/id/segment/demo` single and `?count=1000`, on the embedded SQLite and on MariaDB;
+ *  - leaf-ts fast lane, `/api/id/segment/demo` single and `?count=1000`, on the embedded SQLite, on MariaDB and on a
+ *    3-node Galera cluster (tools/harness/galera.ts, multi-host DATABASE_URL), with segment loads per second and
+ *    the p50 / p99 of one load; then direct claims (MysqlStore.allocate) on MariaDB and Galera (claims.ts);
  *    the same with LEAF_WORKERS=2 (node:cluster, both cores); `/api/id/snowflake`; the plain Next route handler;
  *  - the ceilings: bare node:http (tools/bench/bareServer.ts) and a constant Next route (app/api/bench/constant, served
  *    only with LEAF_BENCH_ROUTES=on);
@@ -15,12 +17,13 @@
  * thread), so it shares the machine's cores with the server under test.
  * Prints progress, then one markdown table, also written to tools/bench/results.md.
  * This file is the orchestration; the steps live beside it: config.ts (settings), build.ts, services.ts (MariaDB,
- * Redis), servers.ts, rows.ts (the rows), measure.ts (autocannon), cpu.ts, metrics.ts, ids.ts (checks),
+ * Redis, Galera), servers.ts, rows.ts (the rows), measure.ts (autocannon), cpu.ts, metrics.ts, ids.ts (checks),
  * inProcessRows.ts, plan.ts (fitting the hard cap), render.ts (results.md), format.ts.
  *
  * Settings (env): BENCH_CONNECTIONS (50), BENCH_DURATION (s measured per run; default 5, shortened uniformly for
- * every row when the plan would not fit the 5-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
- * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_REBUILD=1 forces
+ * every row when the plan would not fit the 6-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
+ * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_CLAIMS (2000 direct claims
+ * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_REBUILD=1 forces
  * `next build` first (a build also runs when .next lacks the bench's constant route).
  * Exit code 1 when a correctness check fails (errors, non-2xx, malformed or repeated IDs); missed targets only warn.
  * No top-level await: package.json has no "type": "module", so tsx runs this file as CommonJS.
