@@ -18,7 +18,7 @@
  * Prints progress, then one markdown table, also written to tools/bench/results.md.
  * This file is the orchestration; the steps live beside it: config.ts (settings), build.ts, services.ts (MariaDB,
  * Redis, Galera), servers.ts, rows.ts (the rows), measure.ts (autocannon), cpu.ts, metrics.ts, ids.ts (checks),
- * inProcessRows.ts, plan.ts (fitting the hard cap), render.ts (results.md), format.ts.
+ * claims.ts (direct claims), inProcessRows.ts, plan.ts (fitting the hard cap), render.ts (results.md), format.ts.
  *
  * Settings (env): BENCH_CONNECTIONS (50), BENCH_DURATION (s measured per run; default 5, shortened uniformly for
  * every row when the plan would not fit the 6-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
