@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, progress, sleep } from './config';
+import { HARD_CAP_MS, ROOT, progress, sleep } from './config';
 
 export const CONSTANT_ROUTE_BUILD = path.join(ROOT, '.next', 'server', 'app', 'api', 'bench', 'constant', 'route.js');
 
@@ -17,7 +17,7 @@ export async function ensureBuild(): Promise<string> {
   }
   const lacksRoute = fs.existsSync(buildId) && !fs.existsSync(CONSTANT_ROUTE_BUILD);
   if (!fs.existsSync(buildId) || process.env.BENCH_REBUILD === '1' || lacksRoute) {
-    progress(`build: ${lacksRoute ? '.next lacks app/api/bench/constant' : '.next/BUILD_ID missing (or BENCH_REBUILD=1)'}; running \`npx next build\` (counts against the 5-min cap)`);
+    progress(`build: ${lacksRoute ? '.next lacks app/api/bench/constant' : '.next/BUILD_ID missing (or BENCH_REBUILD=1)'}; running \`npx next build\` (counts against the ${HARD_CAP_MS / 60_000}-min cap)`);
     const r = spawnSync('npx', ['next', 'build'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
     if (r.status !== 0) throw new Error(`next build failed (${r.status ?? r.signal})`);
     progress('build: done');

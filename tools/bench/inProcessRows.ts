@@ -47,7 +47,7 @@ export async function measureInProcess(): Promise<void> {
     const per1000 = (r.loads / r.ids) * 1000;
     rows.push({
       key, scenario, reqPerSec: r.callsPerSec, idsPerSec: r.idsPerSec, p50: NaN, p99: NaN, errors: null, non2xx: null,
-      writesPer1000: per1000, writesCell: `${fmtSmall(per1000)} (${fmtInt(r.loads)} segment loads / ${fmtRate(r.ids)} IDs)`, cpuPerReqUs: NaN, cpuShare: null, check,
+      writesPer1000: per1000, writesCell: `${fmtSmall(per1000)} (${fmtInt(r.loads)} segment loads / ${fmtRate(r.ids)} IDs)`, cpuPerReqUs: NaN, cpuShare: null, check, claims: null,
     });
     progress(`in-process ${key}: ${fmtRate(r.idsPerSec)} IDs/s (${check})`);
   }
@@ -66,7 +66,7 @@ export async function measureInProcess(): Promise<void> {
       (ours ? ' (4,096 per ms used up: waits for the next ms)' : '');
     rows.push({
       key, scenario, reqPerSec: r.idsPerSec, idsPerSec: r.idsPerSec, p50: NaN, p99: NaN, errors: null, non2xx: null,
-      writesPer1000: 0, writesCell: '0 (no lease in-process)', cpuPerReqUs: NaN, cpuShare: null, check,
+      writesPer1000: 0, writesCell: '0 (no lease in-process)', cpuPerReqUs: NaN, cpuShare: null, check, claims: null,
     });
     progress(`in-process ${key}: ${fmtRate(r.idsPerSec)} IDs/s (${check})`);
   }

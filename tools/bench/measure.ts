@@ -8,8 +8,8 @@ import { BATCH, CONNECTIONS, LEASE_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SA
 import { type CpuSnap, cpuSnap, serverPids } from './cpu';
 import { fmtInt, fmtRate, fmtSmall, fmtUs, pct } from './format';
 import { type IdKind, idsOf, probe } from './ids';
-import { segmentLoads } from './metrics';
-import { type Row, failures } from './results';
+import { loadDurations, segmentLoads } from './metrics';
+import { type Row, failures, percentile } from './results';
 import type { Server } from './servers';
 
 // autocannon ships no types; this is the part used here.
@@ -136,6 +136,12 @@ export interface HttpRow {
   sample: Sample;
   perRound: number[];
   orderOk: boolean;
+  /**
+   * Durations (ms) of the segment loads that started during the measured runs, from the node's load log; null
+   * where not timed (no segment loads, or several cluster workers). `untimed`: loads the counter saw but the log
+   * did not (ring overwritten, or a load still running when the window closed).
+   */
+  loadTimes: { durationsMs: number[]; untimed: number } | null;
 }
 
 export function httpRow(server: Server, key: string, scenario: string, route: string, kind: IdKind, order: HttpRow['order'], writes: Writes): HttpRow {
@@ -143,6 +149,7 @@ export function httpRow(server: Server, key: string, scenario: string, route: st
     key, scenario, server, route, kind, order, writes, hist: createHistogram(), ok: 0, seconds: 0, errors: 0, non2xx: 0, statusCodes: {},
     cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 }, served: 0, gap: 0, loads: 0,
     sample: { seen: new Set(), ids: 0, repeats: 0, malformed: 0, firstProblem: '' }, perRound: [], orderOk: true,
+    loadTimes: writes.kind === 'loads' && server.workers === 1 ? { durationsMs: [], untimed: 0 } : null,
   };
 }
 
@@ -158,10 +165,20 @@ export async function measureOnce(row: HttpRow, round: number): Promise<void> {
   const pids = serverPids(server);
   const sample0 = { ids: row.sample.ids, repeats: row.sample.repeats, malformed: row.sample.malformed };
   const c0 = cpuSnap(pids);
+  const from = Date.now();
   const load = await cannon(url, settings.durationS, row.hist, { into: row.sample, kind });
+  const to = Date.now();
   const c1 = cpuSnap(pids);
   const after = await probe(url, kind);
   const loads = row.writes.kind === 'loads' ? (await segmentLoads(server)) - loads0 : 0;
+  let timed = '';
+  if (row.loadTimes !== null) {
+    const t = await loadDurations(server, from, to);
+    if (t.failed > 0) failures.push(`${label}: ${t.failed} failed segment loads`);
+    row.loadTimes.durationsMs.push(...t.durationsMs);
+    row.loadTimes.untimed += Math.max(0, loads - t.durationsMs.length);
+    timed = t.durationsMs.length === 0 ? '' : ` (load ms: max ${Math.max(...t.durationsMs)}${t.durationsMs.length < loads ? `, ${t.durationsMs.length} of ${loads} in the log` : ''})`;
+  }
 
   const served = load.ok * perResponse;
   let orderNote = '';
@@ -209,7 +226,7 @@ export async function measureOnce(row: HttpRow, round: number): Promise<void> {
       `server ${fmtUs((c1.serverUs - c0.serverUs) / load.ok)} CPU µs/req; CPU server/gen/other ` +
       `${pct((c1.serverUs - c0.serverUs) / capacity)}/${pct((c1.benchUs - c0.benchUs) / capacity)}/` +
       `${pct(Math.max(0, c1.busyUs - c0.busyUs - (c1.serverUs - c0.serverUs) - (c1.benchUs - c0.benchUs)) / capacity)} %; ` +
-      (row.writes.kind === 'loads' ? `${loads} segment load${loads === 1 ? '' : 's'}; ` : '') +
+      (row.writes.kind === 'loads' ? `${loads} segment load${loads === 1 ? '' : 's'}${timed}; ` : '') +
       (orderNote === '' ? '' : `${orderNote}; `) +
       `sample ${sampled.toLocaleString('en-US')} IDs` +
       (kind === 'constant' ? ' (constant, not checked for repeats)' : `, ${repeats} repeats ${repeats === 0 && malformed === 0 ? '✔' : '✘'}`),
@@ -269,5 +286,15 @@ export function finishHttpRow(r: HttpRow): Row {
     check:
       (other > NOISY_OTHER_SHARE ? `⚠ noisy: other processes took ${pct(other)} % of the machine; ` : '') +
       `${ok ? '✔' : '✘'} per round ${r.perRound.map((x) => fmtInt(x)).join(' / ')} req/s${orderCheck}${sampleCheck}`,
+    claims:
+      r.loadTimes === null
+        ? null
+        : {
+            perSec: r.loads / r.seconds,
+            count: r.loads,
+            timed: r.loadTimes.durationsMs.length,
+            p50Ms: percentile(r.loadTimes.durationsMs, 50),
+            p99Ms: percentile(r.loadTimes.durationsMs, 99),
+          },
   };
 }

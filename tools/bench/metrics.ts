@@ -40,3 +40,20 @@ export async function segmentLoads(server: Server): Promise<number> {
   if (byWorker.size < server.workers) throw new Error(`${server.name}: /api/metrics reached ${byWorker.size} of ${server.workers} workers`);
   return [...byWorker.values()].reduce((a, b) => a + b, 0);
 }
+
+/**
+ * The segment loads of tag `demo` that started within [fromMs, toMs] (epoch ms), from the node's own load log
+ * (GET /api/admin/tags/demo: history.loads, the last 200 loads, each timed by the engine around the store call,
+ * whole ms): the direct measurement behind the histogram leaf_segment_load_duration_seconds. One process only.
+ */
+export async function loadDurations(server: Server, fromMs: number, toMs: number): Promise<{ durationsMs: number[]; failed: number; oldestMs: number }> {
+  const { status, text } = await getFresh(`${server.base}/api/admin/tags/${TAG}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+  if (status !== 200) throw new Error(`${server.name}: GET /api/admin/tags/${TAG} answered ${status}: ${text.slice(0, 200)}`);
+  const loads = (JSON.parse(text) as { history: { loads: Array<{ at: number; durationMs: number; ok: boolean }> } }).history.loads;
+  const inWindow = loads.filter((l) => l.at >= fromMs && l.at <= toMs);
+  return {
+    durationsMs: inWindow.filter((l) => l.ok).map((l) => l.durationMs),
+    failed: inWindow.filter((l) => !l.ok).length,
+    oldestMs: loads[0]?.at ?? Infinity,
+  };
+}

@@ -1,9 +1,9 @@
 /** Fits the run into the hard cap: the measured seconds per run, shortened uniformly for every row when needed. */
-import { DEFAULT_DURATION_S, DURATION_FIXED, HARD_CAP_MS, INPROC_MS, WARMUP_S, progress, settings, t0 } from './config';
+import { CLAIMS, DEFAULT_DURATION_S, DURATION_FIXED, HARD_CAP_MS, INPROC_MS, WARMUP_S, progress, settings, t0 } from './config';
 
-/** Seconds the bench still needs after the HTTP rows: in-process child, stopping everything, writing; plus a margin. */
+/** Seconds the bench still needs after the HTTP rows: direct claims, in-process child, stopping everything, writing; plus a margin. */
 export function tailSeconds(): number {
-  return 4 * (1 + INPROC_MS / 1000) + 4 + 10 + 15;
+  return CLAIMS / 400 + 4 * (1 + INPROC_MS / 1000) + 4 + 10 + 15;
 }
 /** Per run, besides warm-up and measurement: probes, /api/metrics scrapes, autocannon start. */
 export const RUN_OVERHEAD_S = 0.6;

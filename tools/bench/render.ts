@@ -1,10 +1,10 @@
 /** results.md: the settings, the table of rows, the key ratios, targets, noise and correctness lines. */
 import os from 'node:os';
-import { ALT_POOL, BATCH, CONNECTIONS, HARD_CAP_MS, INPROC_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, TARGET_TAKE_IDS_PER_S, TARGET_VS_BARE, WARMUP_S, settings } from './config';
+import { ALT_POOL, BATCH, CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CONNECTIONS, HARD_CAP_MS, INPROC_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, TARGET_TAKE_IDS_PER_S, TARGET_VS_BARE, WARMUP_S, settings } from './config';
 import { fmtInt, fmtMs, fmtRate, fmtSmall, fmtUs, fmtX, mark, pct } from './format';
 import { mysql2Version, redisClientVersion, sapphireVersion } from './inProcessRows';
 import { autocannonVersion } from './measure';
-import { failures, row, rows } from './results';
+import { type Row, failures, row, rows } from './results';
 
 export function ratio(a: string, b: string): number {
   const x = row(a);
@@ -23,6 +23,22 @@ export function cpuRatio(a: string, b: string): number {
   return x && y ? x.cpuPerReqUs / y.cpuPerReqUs : NaN;
 }
 
+/** `a` ÷ `b` of a claims figure (segment loads per second, or a load's p50 / p99). */
+export function claimsRatio(a: string, b: string, pick: 'perSec' | 'p50Ms' | 'p99Ms'): number {
+  const x = row(a)?.claims;
+  const y = row(b)?.claims;
+  return x && y ? x[pick] / y[pick] : NaN;
+}
+
+/** The table's segment-load cell: loads (claims) per second and how many; p50 / p99 of one load over the timed ones. */
+function claimsCell(c: Row['claims']): string {
+  if (c === null) return '—';
+  const n = `${fmtInt(c.count)} load${c.count === 1 ? '' : 's'}`;
+  const ms = (x: number) => (!Number.isFinite(x) || Number.isInteger(x) ? fmtInt(x) : x < 10 ? x.toFixed(2) : x.toFixed(1));
+  const timed = c.timed === 0 ? 'none timed' : `p50 ${ms(c.p50Ms)} / p99 ${ms(c.p99Ms)} ms${c.timed < c.count ? ` (${fmtInt(c.timed)} timed)` : ''}`;
+  return `${fmtSmall(c.perSec)}/s (${n}); ${timed}`;
+}
+
 export interface Meta {
   date: string;
   cpu: string;
@@ -32,6 +48,7 @@ export interface Meta {
   load: string;
   loadEnd: string;
   maria: string;
+  galera: string;
   redis: string;
   duration: string;
   totalS: number;
@@ -66,6 +83,9 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     'fast-batch': fastCell('batch', vsBareBatch),
     'maria-single': `${fmtX(ratio('maria-single', 'bare-single'))} bare; ${fmtX(ratio('maria-single', 'fast-single'))} SQLite; req/s vs ${vsAlts('maria-single', 'req')}`,
     'maria-batch': `${fmtX(ratio('maria-batch', 'bare-batch'))} bare; ${fmtX(ratio('maria-batch', 'fast-batch'))} SQLite; IDs/s vs ${vsAlts('maria-batch', 'ids')}`,
+    'galera-single': `${fmtX(ratio('galera-single', 'maria-single'))} MariaDB single (req/s); ${fmtX(ratio('galera-single', 'bare-single'))} bare; server CPU/req ${fmtX(cpuRatio('galera-single', 'maria-single'))} MariaDB's (3 nodes)`,
+    'galera-batch': `${fmtX(ratio('galera-batch', 'maria-batch'))} MariaDB \`?count=${BATCH}\` (req/s); ${fmtX(ratio('galera-batch', 'bare-batch'))} bare; server CPU/req ${fmtX(cpuRatio('galera-batch', 'maria-batch'))} MariaDB's (3 nodes)`,
+    'claims-galera': `Galera ÷ MariaDB: claims/s ${fmtX(ratio('claims-galera', 'claims-maria'))}, p50 ${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p50Ms'))}, p99 ${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p99Ms'))}; database CPU per claim ${fmtX(cpuRatio('claims-galera', 'claims-maria'))}`,
     'cluster-single': `${fmtX(ratio('cluster-single', 'fast-single'))} one process; ${fmtX(ratio('cluster-single', 'bare-single'))} bare (one process)`,
     'cluster-batch': `${fmtX(ratio('cluster-batch', 'fast-batch'))} one process; ${fmtX(ratio('cluster-batch', 'bare-batch'))} bare (one process)`,
     snowflake: `${fmtX(ratio('snowflake', 'bare-single'))} bare; ${fmtX(ratio('snowflake', 'fast-single'))} segment single`,
@@ -79,12 +99,12 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       `MariaDB \`?count=${BATCH}\` ${fmtX(idsRatio('maria-batch', k))} (IDs/s); server CPU per ID ${fmtX(cpuRatio(k, 'maria-single'))} leaf-ts MariaDB single's`;
   }
   const table = [
-    '| # | Scenario | req/s | IDs/s | p50 ms | p99 ms | errors / non-2xx | DB writes per 1,000 IDs | server CPU µs/req | CPU % server / load gen / other | Ratio (target) | Check |',
-    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|---|',
+    '| # | Scenario | req/s | IDs/s | p50 ms | p99 ms | errors / non-2xx | DB writes per 1,000 IDs | segment loads (claims) per s; one load p50 / p99 | server CPU µs/req | CPU % server / load gen / other | Ratio (target) | Check |',
+    '|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|---|',
     ...rows.map(
       (r, i) =>
         `| ${i + 1} | ${r.scenario} | ${fmtInt(r.reqPerSec)} | ${fmtRate(r.idsPerSec)} | ${fmtMs(r.p50)} | ${fmtMs(r.p99)} | ` +
-        `${r.errors === null ? '—' : `${r.errors} / ${r.non2xx}`} | ${r.writesCell} | ${fmtUs(r.cpuPerReqUs)} | ` +
+        `${r.errors === null ? '—' : `${r.errors} / ${r.non2xx ?? '—'}`} | ${r.writesCell} | ${claimsCell(r.claims)} | ${fmtUs(r.cpuPerReqUs)} | ` +
         `${r.cpuShare === null ? '—' : `${pct(r.cpuShare.server)} / ${pct(r.cpuShare.gen)} / ${pct(r.cpuShare.other)}`} | ` +
         `${ratioCell[r.key] ?? ''} | ${r.check} |`,
     ),
@@ -99,6 +119,11 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       `${ALTS.map(([k, name]) => `${name} ${fmtX((row(k)?.cpuPerReqUs ?? NaN) / ((row('maria-batch')?.cpuPerReqUs ?? NaN) / BATCH))}`).join(', ')}.`,
     `- DB writes per 1,000 IDs: leaf-ts MariaDB single ${fmtSmall(row('maria-single')?.writesPer1000 ?? NaN)}, \`?count=${BATCH}\` ${fmtSmall(row('maria-batch')?.writesPer1000 ?? NaN)}; ` +
       'auto-increment and Flickr 1,000 each (Redis: 1,000 in-memory writes; UUID: 0).',
+    `- 3-node Galera ÷ single MariaDB (leaf-ts, multi-host URL): req/s single ${fmtX(ratio('galera-single', 'maria-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('galera-batch', 'maria-batch'))}; ` +
+      `segment loads per second under HTTP load: single ${claimsCell(row('galera-single')?.claims ?? null)} vs ${claimsCell(row('maria-single')?.claims ?? null)}, ` +
+      `\`?count=${BATCH}\` ${claimsCell(row('galera-batch')?.claims ?? null)} vs ${claimsCell(row('maria-batch')?.claims ?? null)}; ` +
+      `direct claims (${CLAIM_CONCURRENCY} at a time): ${fmtInt(row('claims-galera')?.reqPerSec ?? NaN)} vs ${fmtInt(row('claims-maria')?.reqPerSec ?? NaN)} claims/s (${fmtX(ratio('claims-galera', 'claims-maria'))}), ` +
+      `p99 of a claim ${fmtMs(row('claims-galera')?.p99 ?? NaN)} vs ${fmtMs(row('claims-maria')?.p99 ?? NaN)} ms (${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p99Ms'))}).`,
     `- Both cores (LEAF_WORKERS=2) ÷ one process: single ${ratio('cluster-single', 'fast-single').toFixed(2)}×, \`?count=${BATCH}\` ${ratio('cluster-batch', 'fast-batch').toFixed(2)}× (the load generator shares the same 2 cores).`,
     `- Snowflake in-process: leaf-ts ${fmtRate(row('sf-ours')?.idsPerSec ?? NaN)} IDs/s vs @sapphire/snowflake ${sapphireVersion} ${fmtRate(row('sf-sapphire')?.idsPerSec ?? NaN)} IDs/s ` +
       `(${fmtX(idsRatio('sf-ours', 'sf-sapphire'))}); over HTTP ${fmtInt(row('snowflake')?.reqPerSec ?? NaN)} req/s.`,
@@ -121,6 +146,14 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       'Plain Next = LEAF_FAST_LANE=off (with LEAF_BENCH_ROUTES=on, the same server answers the constant Next route `/api/bench/constant`, a route handler returning a constant body).',
     `- MariaDB: ${meta.maria}, private mariadbd from tools/harness/mariadb.ts (own datadir, 127.0.0.1, free port; innodb_flush_log_at_trx_commit=2, no binlog, 64 MB buffer pool), ` +
       `client mysql2 ${mysql2Version}. Redis: redis-server ${meta.redis} (Debian), private (127.0.0.1, free port, own temp dir, \`--save '' --appendonly no\`: no persistence), client \`redis\` (node-redis) ${redisClientVersion}, one connection.`,
+    `- Galera: ${meta.galera}, a throwaway 3-node cluster from tools/harness/galera.ts (each node its own datadir and free ports on 127.0.0.1, the same mariadbd settings as the single MariaDB plus wsrep, ` +
+      'rsync SST; all Synced before any row), on the same 2 cores. leaf-ts gets DATABASE_URL = the multi-host URL of all 3 nodes (node 1 first: MysqlStore writes to the first reachable host, ' +
+      'every commit certified and replicated to the other two); tag `demo` created with step 1000 through POST /api/admin/tags, as on MariaDB. server CPU counts all 3 mariadbd.',
+    `- Segment loads (claims): per second = leaf_segment_loads_total during the measured runs ÷ measured seconds (with how many); one load's p50 / p99 = nearest rank over the loads that started in the measured runs, ` +
+      "each timed by the engine around the store call (whole ms, the node's load log GET /api/admin/tags/demo — the same timing that feeds leaf_segment_load_duration_seconds). " +
+      `The dynamic step grows under load, so single-ID rows do only a few loads: the direct-claims rows measure the claim itself — ${CLAIMS.toLocaleString('en-US')} \`MysqlStore.allocate(tag, ${CLAIM_STEP})\` per database ` +
+      `from the bench process, ${CLAIM_CONCURRENCY} at a time, after the HTTP rows (nothing else loaded), in the order MariaDB, Galera, Galera, MariaDB (half each); latency per claim in µs; ` +
+      'their "req/s" is claims/s, IDs/s = claims × step, server CPU = the database processes per claim, load gen = the bench process; check: no two claimed segments overlap.',
     `- Alternatives (tools/bench/altServer.ts, bare node:http like the ceiling, same JSON shape \`{"tag":"demo","id":"…"}\`, one ID per request): ` +
       `auto-increment = \`INSERT INTO id_autoinc () VALUES ()\` per ID, InnoDB, autocommit; Flickr = \`REPLACE INTO tickets64 (stub) VALUES ('a')\` + \`SELECT LAST_INSERT_ID()\` on one pooled connection per pair, tickets64 MyISAM (REPLACE INTO deadlocks on InnoDB); ` +
       `both through a mysql2 pool of ${ALT_POOL} connections; Redis = \`INCR id:demo\`; UUID = \`crypto.randomUUID()\`.`,

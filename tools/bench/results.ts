@@ -17,6 +17,26 @@ export interface Row {
   /** Share of the machine (all cores) used by the server, the load generator (this process) and everything else. */
   cpuShare: { server: number; gen: number; other: number } | null;
   check: string;
+  /**
+   * Segment loads (claims: one UPDATE of leaf_alloc each) during the measured time: per second, how many, and the
+   * p50 / p99 of one load's duration (ms) over the `timed` ones; null where not measured.
+   */
+  claims: Claims | null;
+}
+
+export interface Claims {
+  perSec: number;
+  count: number;
+  timed: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** Nearest-rank percentile of unsorted values (NaN when empty). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 export const rows: Row[] = [];

@@ -11,6 +11,7 @@ export interface RowServers {
   fast: Server;
   plain: Server;
   mariaLeaf: Server;
+  galeraLeaf: Server;
   cluster: Server;
   autoinc: Server;
   flickr: Server;
@@ -18,7 +19,7 @@ export interface RowServers {
   uuid: Server;
 }
 
-export function httpRows({ bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
+export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
   const seg = `/api/id/segment/${TAG}`;
   const segBatch = `${seg}?count=${BATCH}`;
   const loads: Writes = { kind: 'loads' };
@@ -28,6 +29,8 @@ export function httpRows({ bare, fast, plain, mariaLeaf, cluster, autoinc, flick
     'fast-batch': httpRow(fast, 'fast-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
     'maria-single': httpRow(mariaLeaf, 'maria-single', 'leaf-ts fast lane, MariaDB, single', seg, 'seq', 'gap', loads),
     'maria-batch': httpRow(mariaLeaf, 'maria-batch', `leaf-ts fast lane, MariaDB, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'galera-single': httpRow(galeraLeaf, 'galera-single', 'leaf-ts fast lane, 3-node Galera cluster (multi-host URL), single', seg, 'seq', 'gap', loads),
+    'galera-batch': httpRow(galeraLeaf, 'galera-batch', `leaf-ts fast lane, 3-node Galera cluster (multi-host URL), \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
     'cluster-single': httpRow(cluster, 'cluster-single', 'leaf-ts LEAF_WORKERS=2 (both cores), SQLite, single', seg, 'seq', 'none', loads),
     'cluster-batch': httpRow(cluster, 'cluster-batch', `leaf-ts LEAF_WORKERS=2 (both cores), SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'none', loads),
     snowflake: httpRow(fast, 'snowflake', 'leaf-ts snowflake, fast lane, `GET /api/id/snowflake`', '/api/id/snowflake', 'snowflake', 'increasing', { kind: 'lease' }),
@@ -45,6 +48,6 @@ export function httpRows({ bare, fast, plain, mariaLeaf, cluster, autoinc, flick
 
 /** Measured in this order in even rounds, reversed in odd ones. */
 export const ROW_GROUPS = [
-  ['bare-single', 'fast-single', 'const-next', 'next-single', 'maria-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
-  ['bare-batch', 'fast-batch', 'next-batch', 'maria-batch', 'cluster-batch'],
+  ['bare-single', 'fast-single', 'const-next', 'next-single', 'maria-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
+  ['bare-batch', 'fast-batch', 'next-batch', 'maria-batch', 'galera-batch', 'cluster-batch'],
 ];

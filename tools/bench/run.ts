@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: leaf-ts next to its ceilings and next to the approaches Leaf replaced, one bounded run (≤ 5 min
+ * `npm run bench`: leaf-ts next to its ceilings and next to the approaches Leaf replaced, one bounded run (≤ 6 min
  * in all, a hard cap), every row on the same machine with the same autocannon settings:
- *  - leaf-ts fast lane, `/api/id/segment/demo` single and `?count=1000`, on the embedded SQLite and on MariaDB;
+ *  - leaf-ts fast lane, `/api/id/segment/demo` single and `?count=1000`, on the embedded SQLite, on MariaDB and on a
+ *    3-node Galera cluster (tools/harness/galera.ts, multi-host DATABASE_URL), with segment loads per second and
+ *    the p50 / p99 of one load; then direct claims (MysqlStore.allocate) on MariaDB and Galera (claims.ts);
  *    the same with LEAF_WORKERS=2 (node:cluster, both cores); `/api/id/snowflake`; the plain Next route handler;
  *  - the ceilings: bare node:http (tools/bench/bareServer.ts) and a constant Next route (app/api/bench/constant, served
  *    only with LEAF_BENCH_ROUTES=on);
@@ -15,12 +17,13 @@
  * thread), so it shares the machine's cores with the server under test.
  * Prints progress, then one markdown table, also written to tools/bench/results.md.
  * This file is the orchestration; the steps live beside it: config.ts (settings), build.ts, services.ts (MariaDB,
- * Redis), servers.ts, rows.ts (the rows), measure.ts (autocannon), cpu.ts, metrics.ts, ids.ts (checks),
- * inProcessRows.ts, plan.ts (fitting the hard cap), render.ts (results.md), format.ts.
+ * Redis, Galera), servers.ts, rows.ts (the rows), measure.ts (autocannon), cpu.ts, metrics.ts, ids.ts (checks),
+ * claims.ts (direct claims), inProcessRows.ts, plan.ts (fitting the hard cap), render.ts (results.md), format.ts.
  *
  * Settings (env): BENCH_CONNECTIONS (50), BENCH_DURATION (s measured per run; default 5, shortened uniformly for
- * every row when the plan would not fit the 5-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
- * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_REBUILD=1 forces
+ * every row when the plan would not fit the 6-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
+ * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_CLAIMS (2000 direct claims
+ * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_REBUILD=1 forces
  * `next build` first (a build also runs when .next lacks the bench's constant route).
  * Exit code 1 when a correctness check fails (errors, non-2xx, malformed or repeated IDs); missed targets only warn.
  * No top-level await: package.json has no "type": "module", so tsx runs this file as CommonJS.
@@ -53,11 +56,17 @@ import { type Meta, render } from './render';
 import { failures, rows } from './results';
 import { ROW_GROUPS, httpRows } from './rows';
 import { leafServer, startServer, stopServer, waitForWorkers } from './servers';
-import { createMariaTag, dbs, startMaria } from './services';
+import { createMariaTag, dbs, startGalera, startMaria } from './services';
+import { measureClaims } from './claims';
 
-/** Stops every child process (servers, in-process child, redis-server), then mariadbd, and removes the temp dir. */
+/** Stops every child process (servers, in-process child, redis-server), then mariadbd and the Galera nodes, and removes the temp dir. */
 async function cleanup(): Promise<void> {
   await stopAllChildren(5_000);
+  if (dbs.galera !== null) {
+    const g = dbs.galera;
+    dbs.galera = null;
+    await g.destroy().catch(() => undefined);
+  }
   if (dbs.maria !== null) {
     const m = dbs.maria;
     dbs.maria = null;
@@ -76,6 +85,7 @@ async function main(): Promise<void> {
     git: gitDescribe(),
     build: '',
     maria: '',
+    galera: '',
     redis: '',
     duration: '',
     totalS: 0,
@@ -94,29 +104,34 @@ async function main(): Promise<void> {
   meta.redis = redis.version;
   const mariaPid = dbs.maria?.pid;
   if (mariaPid === undefined) throw new Error('mariadbd has no PID');
+  const galera = await startGalera();
+  meta.galera = galera.version;
 
-  const [bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
+  const [bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
     startServer('bare node:http', 'tools/bench/bareServer.ts', {}),
     leafServer('leaf-ts fast lane (SQLite)', {}),
     leafServer('plain Next (LEAF_FAST_LANE=off, LEAF_BENCH_ROUTES=on)', { LEAF_FAST_LANE: 'off', LEAF_BENCH_ROUTES: 'on' }),
     leafServer('leaf-ts fast lane (MariaDB)', { DATABASE_URL: db.leafUrl }, [mariaPid]),
+    leafServer('leaf-ts fast lane (Galera, 3 nodes)', { DATABASE_URL: galera.leafUrl }, galera.pids),
     leafServer('leaf-ts fast lane (SQLite, LEAF_WORKERS=2)', { LEAF_WORKERS: '2' }),
     startServer('auto-increment (InnoDB)', 'tools/bench/altServer.ts', { ALT_MODE: 'autoinc', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
     startServer('Flickr tickets (MyISAM)', 'tools/bench/altServer.ts', { ALT_MODE: 'flickr', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
     startServer('Redis INCR', 'tools/bench/altServer.ts', { ALT_MODE: 'redis', ALT_REDIS_URL: redis.url }, redis.child.pid === undefined ? [] : [redis.child.pid]),
     startServer('crypto.randomUUID()', 'tools/bench/altServer.ts', { ALT_MODE: 'uuid' }),
   ]);
-  const servers = [bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid];
+  const servers = [bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid];
   await createMariaTag(mariaLeaf);
+  await createMariaTag(galeraLeaf);
   await waitForWorkers(cluster);
 
-  const table = httpRows({ bare, fast, plain, mariaLeaf, cluster, autoinc, flickr, redisAlt, uuid });
+  const table = httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid });
   meta.duration = planDuration(Object.keys(table).length * ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     for (const group of ROW_GROUPS) {
       for (const key of round % 2 === 0 ? group : [...group].reverse()) await measureOnce(table[key], round);
     }
   }
+  for (const key of Object.keys(table)) rows.push(finishHttpRow(table[key]));
   await Promise.all(
     servers.map(async (s) => {
       if (s.child.exitCode !== null || s.child.signalCode !== null) failures.push(`${s.name} exited during the run`);
@@ -126,6 +141,16 @@ async function main(): Promise<void> {
   );
   await redis.stop();
   dbs.redis = null;
+  await measureClaims([
+    { key: 'claims-maria', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, single MariaDB (claims/s)', url: db.leafUrl, pids: [mariaPid] },
+    { key: 'claims-galera', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', url: galera.leafUrl, pids: galera.pids },
+  ]);
+  const g = dbs.galera;
+  if (g !== null) {
+    await g.destroy();
+    dbs.galera = null;
+    progress(`galera: stopped PIDs ${galera.pids.join(', ')}`);
+  }
   const maria = dbs.maria;
   if (maria !== null) {
     const pid = maria.pid;
@@ -133,7 +158,6 @@ async function main(): Promise<void> {
     dbs.maria = null;
     progress(`mariadb: stopped PID ${pid}`);
   }
-  for (const key of Object.keys(table)) rows.push(finishHttpRow(table[key]));
 
   await measureInProcess();
 

@@ -2,13 +2,13 @@
  * The bench's private databases (tools/harness): a throwaway MariaDB with a database for leaf-ts and one for the
  * alternatives' tables, and a throwaway redis-server; both on 127.0.0.1, free ports, under the bench's temp dir.
  */
-import { MariadbServer, type RedisServer, withDatabase } from '../harness';
+import { GaleraCluster, MariadbServer, type RedisServer, withDatabase } from '../harness';
 import { ADMIN_TOKEN, TAG, progress, sleep, tmpDir } from './config';
 import { probe } from './ids';
 import type { Server } from './servers';
 
 /** What is running now, for the end of the run and for cleanup on error or signal. */
-export const dbs: { maria: MariadbServer | null; redis: RedisServer | null } = { maria: null, redis: null };
+export const dbs: { maria: MariadbServer | null; redis: RedisServer | null; galera: GaleraCluster | null } = { maria: null, redis: null, galera: null };
 
 /** The tables of the approaches Leaf replaced (tools/bench/altServer.ts), made by tools/bench/run.ts on the bench's MariaDB. */
 export const ALT_DDL = [
@@ -46,6 +46,32 @@ export async function startMaria(): Promise<MariaInfo> {
   await maria.rootQuery(["INSERT INTO leaf_bench_alt.tickets64 (stub) VALUES ('a')"]);
   progress(`mariadb: ${version} PID ${maria.pid} on 127.0.0.1:${maria.port}; leaf_bench (leaf-ts) and leaf_bench_alt (id_autoinc InnoDB, tickets64 MyISAM) ready in ${Date.now() - started} ms`);
   return { version, leafUrl, altUrl };
+}
+
+export interface GaleraInfo {
+  version: string;
+  /** DATABASE_URL for leaf-ts: every node of the cluster, node 1 first (MysqlStore writes to the first reachable). */
+  leafUrl: string;
+  /** The nodes' mariadbd PIDs: their CPU belongs to the Galera rows (every node applies every write). */
+  pids: number[];
+}
+
+/**
+ * A throwaway 3-node Galera cluster (tools/harness/galera.ts: node 1 bootstrapped, nodes 2 and 3 joined by SST, all
+ * Synced), with a database of its own for leaf-ts (its migrations run at its start), next to the single MariaDB.
+ */
+export async function startGalera(): Promise<GaleraInfo> {
+  const started = Date.now();
+  const cluster = await GaleraCluster.create({ nodes: 3, baseDir: tmpDir, log: (line) => progress(`galera: ${line}`) });
+  dbs.galera = cluster;
+  const db = await cluster.createDatabase('leaf_bench');
+  const leafUrl = cluster.multiHostUrl([0, 1, 2], db.name);
+  const out = (await cluster.nodes[0].rootQuery(['SELECT VERSION() AS v', "SHOW GLOBAL STATUS LIKE 'wsrep_provider_version'"])) as unknown[];
+  const version = `${(out[0] as Array<{ v: string }>)[0].v}, Galera ${(out[1] as Array<{ Value: string }>)[0]?.Value ?? '?'}`;
+  const pids = cluster.nodes.map((n) => n.pid).filter((p): p is number => p !== undefined);
+  if (pids.length !== 3) throw new Error(`galera: ${pids.length} of 3 nodes have a PID`);
+  progress(`galera: ${version}, 3 nodes (PIDs ${pids.join(', ')}) on ${cluster.hosts.join(', ')}; database ${db.name} ready in ${Date.now() - started} ms`);
+  return { version, leafUrl, pids };
 }
 
 /** Creates the `demo` tag (DB step 1000, as SQLite's default tag) through the admin API, then checks it serves. */

@@ -1,0 +1,125 @@
+/**
+ * The direct claim measurement: `MysqlStore.allocate(tag, 1000)` (one segment claim, one UPDATE of leaf_alloc) called
+ * from this process on the single MariaDB and on the 3-node Galera cluster (multi-host URL, as leaf-ts uses it),
+ * CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it. Under HTTP load a single-ID row does only a
+ * couple of segment loads, too few for a p99; this gives claims per second and the p50 / p99 of one claim with µs
+ * resolution. Runs after the HTTP rows (nothing else is loaded then), in the order MariaDB, Galera, Galera,
+ * MariaDB, each half of CLAIMS, after a warm-up; the claimed segments must not overlap.
+ */
+import os from 'node:os';
+import { MysqlStore } from '../../lib/store/mysql';
+import { CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CLAIM_TAG, NOISY_OTHER_SHARE, progress } from './config';
+import { type CpuSnap, cpuSnap } from './cpu';
+import { fmtInt, fmtMs, fmtUs, pct } from './format';
+import { failures, percentile, rows } from './results';
+
+export interface ClaimTarget {
+  key: string;
+  scenario: string;
+  url: string;
+  /** The database's processes (mariadbd, or every Galera node): their CPU is the row's "server" CPU. */
+  pids: number[];
+}
+
+interface Acc {
+  target: ClaimTarget;
+  store: MysqlStore;
+  latenciesMs: number[];
+  maxIds: number[];
+  errors: number;
+  firstError: string;
+  seconds: number;
+  cpu: CpuSnap;
+  perRound: number[];
+}
+
+const WARMUP_CLAIMS = 100;
+
+/** `n` claims, CLAIM_CONCURRENCY at a time; latencies and maxIds into `acc` unless `warmup`. Returns seconds. */
+async function claimRun(acc: Acc, n: number, warmup: boolean): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      const t = performance.now();
+      try {
+        const a = await acc.store.allocate(CLAIM_TAG, CLAIM_STEP);
+        const ms = performance.now() - t;
+        acc.maxIds.push(a.maxId);
+        if (a.step !== CLAIM_STEP) throw new Error(`claimed step ${a.step}, asked ${CLAIM_STEP}`);
+        if (!warmup) acc.latenciesMs.push(ms);
+      } catch (error) {
+        acc.errors++;
+        if (acc.firstError === '') acc.firstError = error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CLAIM_CONCURRENCY }, worker));
+  return (performance.now() - started) / 1000;
+}
+
+export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
+  progress(
+    `claims: MysqlStore.allocate('${CLAIM_TAG}', ${CLAIM_STEP}) from this process, ${CLAIM_CONCURRENCY} at a time, ${CLAIMS.toLocaleString('en-US')} per database ` +
+      `(after ${WARMUP_CLAIMS} warm-up claims), on ${targets.map((t) => t.key).join(' and ')}`,
+  );
+  const accs: Acc[] = [];
+  for (const target of targets) {
+    const store = await MysqlStore.open({ url: target.url });
+    await store.createTag({ bizTag: CLAIM_TAG, step: CLAIM_STEP, description: 'npm run bench: direct claims' });
+    accs.push({ target, store, latenciesMs: [], maxIds: [], errors: 0, firstError: '', seconds: 0, cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 }, perRound: [] });
+  }
+  try {
+    for (const acc of accs) await claimRun(acc, WARMUP_CLAIMS, true);
+    // A B … B A: each database measured in two halves, in mirrored order, so drift hits both alike.
+    const order = [...accs, ...[...accs].reverse()];
+    for (const acc of order) {
+      const n = Math.ceil(CLAIMS / 2);
+      const c0 = cpuSnap(acc.target.pids);
+      const s = await claimRun(acc, n, false);
+      const c1 = cpuSnap(acc.target.pids);
+      acc.seconds += s;
+      acc.perRound.push(n / s);
+      for (const k of ['wallUs', 'busyUs', 'serverUs', 'benchUs'] as const) acc.cpu[k] += c1[k] - c0[k];
+      progress(`claims ${acc.target.key}: ${fmtInt(n / s)} claims/s over ${n} claims; p99 ${fmtMs(percentile(acc.latenciesMs.slice(-n), 99))} ms`);
+    }
+  } finally {
+    for (const acc of accs) await acc.store.close();
+  }
+  for (const acc of accs) {
+    const { target } = acc;
+    const n = acc.latenciesMs.length;
+    // The segments [maxId - step + 1, maxId] of all claims (warm-up included) must be disjoint.
+    const sorted = [...acc.maxIds].sort((a, b) => a - b);
+    let overlaps = 0;
+    for (let i = 1; i < sorted.length; i++) if (sorted[i] - sorted[i - 1] < CLAIM_STEP) overlaps++;
+    if (overlaps > 0) failures.push(`claims ${target.key}: ${overlaps} overlapping segments`);
+    if (acc.errors > 0) failures.push(`claims ${target.key}: ${acc.errors} failed claims (${acc.firstError})`);
+    const capacity = acc.cpu.wallUs * os.cpus().length;
+    const other = Math.max(0, acc.cpu.busyUs - acc.cpu.serverUs - acc.cpu.benchUs) / capacity;
+    const perSec = n / acc.seconds;
+    const p50 = percentile(acc.latenciesMs, 50);
+    const p99 = percentile(acc.latenciesMs, 99);
+    rows.push({
+      key: target.key,
+      scenario: target.scenario,
+      reqPerSec: perSec,
+      idsPerSec: perSec * CLAIM_STEP,
+      p50,
+      p99,
+      errors: acc.errors,
+      non2xx: null,
+      writesPer1000: 1000 / CLAIM_STEP,
+      writesCell: `${1000 / CLAIM_STEP} (one UPDATE per claim of ${CLAIM_STEP.toLocaleString('en-US')} IDs)`,
+      cpuPerReqUs: acc.cpu.serverUs / n,
+      cpuShare: { server: acc.cpu.serverUs / capacity, gen: acc.cpu.benchUs / capacity, other },
+      check:
+        (other > NOISY_OTHER_SHARE ? `⚠ noisy: other processes took ${pct(other)} % of the machine; ` : '') +
+        `${overlaps === 0 && acc.errors === 0 ? '✔' : '✘'} per half ${acc.perRound.map((x) => fmtInt(x)).join(' / ')} claims/s; ` +
+        `${sorted.length.toLocaleString('en-US')} segments (warm-up included): ${overlaps} overlapping; ${acc.errors} failed claims`,
+      claims: { perSec, count: n, timed: n, p50Ms: p50, p99Ms: p99 },
+    });
+    progress(`claims ${target.key}: ${fmtInt(perSec)} claims/s, p50 ${fmtMs(p50)} ms, p99 ${fmtMs(p99)} ms, database CPU ${fmtUs(acc.cpu.serverUs / n)} µs/claim; ${overlaps} overlaps, ${acc.errors} errors`);
+  }
+}
