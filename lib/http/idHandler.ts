@@ -1,3 +1,4 @@
+import type { HealthView } from '../admin/views';
 import { bearer, secretEquals } from '../auth/credentials';
 import { MAX_COUNT, invalidTag, parseBizTag } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
@@ -318,7 +319,7 @@ async function health(deps: IdRouteDeps, timeoutMs: number, probeHosts: HostsPro
   const hostsOk = hosts?.every((h) => h.reachable && (h.galera === undefined || h.galera.state === 'Synced')) ?? true;
   const engine = segments.status();
   // 200 while the store is down: the node still serves from its buffers. The body says it is degraded.
-  const body = {
+  const body: HealthView = {
     status: reachable && hostsOk ? 'ok' : 'degraded',
     store: { dialect: store.dialect, reachable, latencyMs, error, ...(hosts === undefined ? {} : { hosts }) },
     tags: { known: engine.tagsKnown, loaded: engine.tagsLoaded },
