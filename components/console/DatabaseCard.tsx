@@ -1,5 +1,6 @@
 'use client';
 
+import { Fragment } from 'react';
 import { Notice } from '../ui/Notice';
 import type { HealthView, HostHealth } from './api';
 import { formatLatency, galeraSummary, hostProblems, sqliteLine } from './format';
@@ -93,8 +94,15 @@ function HostRow({ host: h }: { host: HostHealth }) {
           <span className={`badge ${h.reachable ? 'badge-ok' : 'badge-error'}`}>{h.reachable ? 'reachable' : 'unreachable'}</span>
           {attention && (
             <span className="db-attention">
-              <span aria-hidden="true">⚠ </span>
-              {problems.join(', ')}
+              {problems.map((p, i) => (
+                <Fragment key={p}>
+                  {i > 0 && ', '}
+                  <span className="nowrap">
+                    {i === 0 && <span aria-hidden="true">⚠ </span>}
+                    {p}
+                  </span>
+                </Fragment>
+              ))}
             </span>
           )}
         </span>
