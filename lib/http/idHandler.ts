@@ -270,7 +270,7 @@ type HostsProbe = (store: SegmentStore, timeoutMs: number) => Promise<HostHealth
  * it settles. A probe that throws counts as a settled "no hosts list" for as long. Keyed by store, so a new runtime
  * is probed afresh. Undefined for a store without hosts (SQLite).
  */
-export function hostsProbeCache(clock: Clock, ttlMs: number): HostsProbe {
+function hostsProbeCache(clock: Clock, ttlMs: number): HostsProbe {
   let store: SegmentStore | null = null;
   let pending: Promise<HostHealth[] | undefined> | null = null;
   let settledAt = -Infinity;
