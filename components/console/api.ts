@@ -5,6 +5,9 @@
 
 export type {
   EngineView,
+  HealthView,
+  HostGalera,
+  HostHealth,
   LoadRecord,
   PendingSegmentView,
   RatePoint,
@@ -13,7 +16,7 @@ export type {
   TagDetail,
   TagView,
 } from '@/lib/admin/views';
-import type { TagDetail, TagView } from '@/lib/admin/views';
+import type { HealthView, TagDetail, TagView } from '@/lib/admin/views';
 import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
 
 export type { CreateTagRequest, UpdateTagRequest };
@@ -84,6 +87,9 @@ export const api = {
     request<{ tag: TagView }>(tagPath(bizTag), { method: 'PATCH', body: input }).then((r) => r.tag),
   deleteTag: (bizTag: string, confirm: string) =>
     request<{ deleted: true; maxId: string }>(tagPath(bizTag), { method: 'DELETE', body: { confirm } }),
+
+  /** The node's public health answer (200 even when degraded; the body says so). */
+  health: () => request<HealthView>('/api/health'),
 
   /** The real ID route, as a client would call it. */
   takeIds: (bizTag: string, count: number) =>

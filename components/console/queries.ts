@@ -13,12 +13,20 @@ export const tagKeys = {
   detail: (bizTag: string) => [...tagKeys.all, 'detail', bizTag] as const,
 };
 
+export const healthKeys = {
+  all: ['health'] as const,
+};
+
+/** Health costs the server a probe of every database host (cached there for 1 s), so it is polled less often. */
+export const HEALTH_POLL_MS = 3_000;
+
 export const sessionKeys = {
   all: ['session'] as const,
 };
 
 export const sessionQuery = () => queryOptions({ queryKey: sessionKeys.all, queryFn: api.session, staleTime: 30_000 });
 export const tagListQuery = () => queryOptions({ queryKey: tagKeys.list(), queryFn: api.listTags, refetchInterval: POLL_MS });
+export const healthQuery = () => queryOptions({ queryKey: healthKeys.all, queryFn: api.health, refetchInterval: HEALTH_POLL_MS });
 export const tagDetailQuery = (bizTag: string) =>
   queryOptions({ queryKey: tagKeys.detail(bizTag), queryFn: () => api.getTag(bizTag), refetchInterval: POLL_MS });
 
@@ -52,6 +60,10 @@ export function useSession() {
 
 export function useTags() {
   return useQuery(tagListQuery());
+}
+
+export function useHealth() {
+  return useQuery(healthQuery());
 }
 
 export function useTag(bizTag: string) {

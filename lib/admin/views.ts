@@ -1,6 +1,8 @@
 import type { SegmentLoadRecord } from '../segment/buffer';
 import type { TagSnapshot } from '../segment/engine';
 import type { RatePoint } from '../metrics/rateTracker';
+import type { SnowflakeStatus } from '../snowflake/node';
+import type { HostHealth } from '../store/types';
 
 /** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */
 
@@ -35,4 +37,26 @@ export interface TagView {
 export interface TagDetail {
   tag: TagView;
   history: { rate: RatePoint[]; steps: StepPoint[]; loads: LoadRecord[] };
+}
+
+export type { HostHealth };
+export type HostGalera = NonNullable<HostHealth['galera']>;
+
+/** The body of /api/health (public, no session): the node, its store and, for MySQL/MariaDB, each host. */
+export interface HealthView {
+  /** `degraded`: the store does not answer, a host is unreachable, or a Galera node is not Synced. */
+  status: 'ok' | 'degraded';
+  store: {
+    dialect: 'sqlite' | 'mysql';
+    /** The store as the engine uses it (MySQL: through the failover pool, whichever host answers). */
+    reachable: boolean;
+    latencyMs: number;
+    error?: string;
+    /** MySQL/MariaDB only: every host of the URL on its own. */
+    hosts?: HostHealth[];
+  };
+  tags: { known: number; loaded: number };
+  lastRefreshAt: string | null;
+  lastRefreshError: string | null;
+  snowflake: SnowflakeStatus | { state: 'off' };
 }

@@ -1,10 +1,13 @@
+import type { HealthView } from '../admin/views';
 import { bearer, secretEquals } from '../auth/credentials';
 import { MAX_COUNT, invalidTag, parseBizTag } from '../bizTag';
+import { type Clock, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { Runtime } from '../runtime';
 import type { IdRanges } from '../segment/engine';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
+import type { HostHealth, SegmentStore } from '../store/types';
 import { type Answer, failure, jsonOk, jsonText, methodNotAllowed, plainText, routeNotFound } from './answer';
 
 /**
@@ -18,6 +21,13 @@ export interface IdRouteDeps {
   logger?: Logger;
   /** Bound on the store ping of /api/health. */
   healthTimeoutMs?: number;
+  /**
+   * How long the per-host probe of /api/health (one fresh connection per database host) is reused, counted from
+   * when it finished; concurrent health calls share one probe in flight. Default 1000 ms; 0: no reuse once it has finished.
+   */
+  hostsCacheMs?: number;
+  /** Time source of the host-probe cache. */
+  clock?: Clock;
   /** When set (LEAF_ID_TOKEN), ID routes need `Authorization: Bearer <it>`; health stays open. */
   idToken?: string | null;
 }
@@ -56,6 +66,7 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
   const logger = deps.logger ?? silentLogger;
   const healthTimeoutMs = deps.healthTimeoutMs ?? 1_000;
   const idToken = deps.idToken ?? null;
+  const probeHosts = hostsProbeCache(deps.clock ?? systemClock, deps.hostsCacheMs ?? 1_000);
   const fail = (error: unknown, method: string, path: string) => failure(error, logger, { method, path });
 
   return function handle(method, url, authorization) {
@@ -66,7 +77,7 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
     try {
       if (method !== 'GET') throw methodNotAllowed(method, 'GET');
       if (route.kind === 'unknown') throw routeNotFound();
-      if (route.kind === 'health') return health(deps, healthTimeoutMs).catch((e) => fail(e, method, path));
+      if (route.kind === 'health') return health(deps, healthTimeoutMs, probeHosts).catch((e) => fail(e, method, path));
       if (idToken !== null && !secretEquals(bearer(authorization) ?? '', idToken)) {
         throw new LeafError('unauthorized', 'This node requires an ID token (Authorization: Bearer …).');
       }
@@ -251,10 +262,40 @@ async function decodeSnowflake(deps: IdRouteDeps, raw: string): Promise<Answer> 
   return jsonOk(body);
 }
 
-async function health(deps: IdRouteDeps, timeoutMs: number): Promise<Answer> {
+type HostsProbe = (store: SegmentStore, timeoutMs: number) => Promise<HostHealth[] | undefined> | undefined;
+
+/**
+ * The per-host probe of /api/health, bounded in cost: a load balancer polling health must not open one connection
+ * per host per poll. One probe at a time (callers during it share it), and its result is reused for `ttlMs` after
+ * it settles. A probe that throws counts as a settled "no hosts list" for as long. Keyed by store, so a new runtime
+ * is probed afresh. Undefined for a store without hosts (SQLite).
+ */
+function hostsProbeCache(clock: Clock, ttlMs: number): HostsProbe {
+  let store: SegmentStore | null = null;
+  let pending: Promise<HostHealth[] | undefined> | null = null;
+  let settledAt = -Infinity;
+  return (s, timeoutMs) => {
+    if (s.hosts === undefined) return undefined;
+    if (s !== store) {
+      store = s;
+      pending = null;
+    }
+    if (pending !== null && (settledAt === -Infinity || clock.now() - settledAt < ttlMs)) return pending;
+    settledAt = -Infinity;
+    const probe: Promise<HostHealth[] | undefined> = s.hosts(timeoutMs).catch(() => undefined);
+    pending = probe;
+    void probe.then(() => {
+      if (pending === probe) settledAt = clock.now();
+    });
+    return probe;
+  };
+}
+
+async function health(deps: IdRouteDeps, timeoutMs: number, probeHosts: HostsProbe): Promise<Answer> {
   const { segments, store, snowflake } = await deps.runtime();
-  // Every host on its own, in parallel with the ping; each probe is bounded by the same timeout.
-  const hostsProbe = store.hosts?.(timeoutMs).catch(() => undefined);
+  // Every host on its own, in parallel with the ping; each probe is bounded by the same timeout, and its result
+  // is shared by the health calls of the next second.
+  const hostsProbe = probeHosts(store, timeoutMs);
   const started = performance.now();
   let reachable = true;
   let error: string | undefined;
@@ -278,7 +319,7 @@ async function health(deps: IdRouteDeps, timeoutMs: number): Promise<Answer> {
   const hostsOk = hosts?.every((h) => h.reachable && (h.galera === undefined || h.galera.state === 'Synced')) ?? true;
   const engine = segments.status();
   // 200 while the store is down: the node still serves from its buffers. The body says it is degraded.
-  const body = {
+  const body: HealthView = {
     status: reachable && hostsOk ? 'ok' : 'degraded',
     store: { dialect: store.dialect, reachable, latencyMs, error, ...(hosts === undefined ? {} : { hosts }) },
     tags: { known: engine.tagsKnown, loaded: engine.tagsLoaded },

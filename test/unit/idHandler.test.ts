@@ -3,7 +3,7 @@ import type { Answer } from '@/lib/http/answer';
 import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { HostHealth, LeafStore } from '@/lib/store/types';
-import { FakeStore } from './fakes';
+import { FakeClock, FakeStore } from './fakes';
 
 async function setup() {
   const store = new FakeStore([
@@ -165,8 +165,12 @@ describe('ID handler', () => {
     const { segments, store } = await setup();
     let hosts: HostHealth[] = [];
     const withHosts = Object.assign(Object.create(store) as object, { hosts: async () => hosts }) as unknown as LeafStore;
-    const handle = createIdHandler({ runtime: () => ({ segments, store: withHosts, snowflake: null }) });
-    const health = async () => JSON.parse(((await handle('GET', '/api/health')) as Answer).body);
+    const clock = new FakeClock();
+    const handle = createIdHandler({ runtime: () => ({ segments, store: withHosts, snowflake: null }), clock });
+    const health = async () => {
+      clock.advance(1_000); // past the probe cache
+      return JSON.parse(((await handle('GET', '/api/health')) as Answer).body);
+    };
     const synced = { state: 'Synced', clusterSize: 3, ready: true, clusterStatus: 'Primary' };
     hosts = [
       { host: '127.0.0.1:3611', reachable: true, latencyMs: 1.2, galera: synced },
@@ -177,6 +181,78 @@ describe('ID handler', () => {
     expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true, hosts } });
     hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, state: 'Donor/Desynced' } }];
     expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true } });
+  });
+
+  describe('health probes the hosts at most once a second', () => {
+    async function probed(hostsCacheMs?: number) {
+      const { segments, store } = await setup();
+      const clock = new FakeClock();
+      const calls: Array<{ timeoutMs: number | undefined; resolve(hosts: HostHealth[]): void; reject(e: Error): void }> = [];
+      const hosts = (timeoutMs?: number) => new Promise<HostHealth[]>((resolve, reject) => calls.push({ timeoutMs, resolve, reject }));
+      const withHosts = Object.assign(Object.create(store) as object, { hosts }) as unknown as LeafStore;
+      const handle = createIdHandler({ runtime: () => ({ segments, store: withHosts, snowflake: null }), clock, hostsCacheMs, healthTimeoutMs: 700 });
+      const health = () => Promise.resolve(handle('GET', '/api/health') as Answer | Promise<Answer>).then((r) => JSON.parse(r.body));
+      return { clock, calls, health };
+    }
+    const up = (latencyMs: number): HostHealth[] => [{ host: '127.0.0.1:3611', reachable: true, latencyMs }];
+    const tick = () => new Promise((r) => setImmediate(r));
+
+    it('concurrent calls share one probe in flight', async () => {
+      const { calls, health } = await probed();
+      const answers = [health(), health(), health()];
+      await tick();
+      expect(calls).toHaveLength(1);
+      expect(calls[0]?.timeoutMs).toBe(700);
+      calls[0]?.resolve(up(2));
+      for (const body of await Promise.all(answers)) expect(body.store.hosts).toEqual(up(2));
+    });
+
+    it('reuses the result for 1 s after it finished, then probes again', async () => {
+      const { clock, calls, health } = await probed();
+      const first = health();
+      await tick();
+      clock.advance(5_000); // a slow probe: the second counts from when it finished, not from when it started
+      calls[0]?.resolve(up(1));
+      expect((await first).store.hosts).toEqual(up(1));
+      clock.advance(999);
+      expect((await health()).store.hosts).toEqual(up(1));
+      expect(calls).toHaveLength(1);
+      clock.advance(1);
+      const later = health();
+      await tick();
+      expect(calls).toHaveLength(2);
+      calls[1]?.resolve(up(3));
+      expect((await later).store.hosts).toEqual(up(3));
+    });
+
+    it('a probe that throws is not retried within the second, and the answer simply lacks hosts', async () => {
+      const { clock, calls, health } = await probed();
+      const first = health();
+      await tick();
+      calls[0]?.reject(new Error('boom'));
+      expect((await first).store).not.toHaveProperty('hosts');
+      expect((await health()).store).not.toHaveProperty('hosts');
+      expect(calls).toHaveLength(1);
+      clock.advance(1_000);
+      const later = health();
+      await tick();
+      calls[1]?.resolve(up(1));
+      expect((await later).store.hosts).toEqual(up(1));
+    });
+
+    it('hostsCacheMs 0 still shares a probe in flight but reuses nothing after it', async () => {
+      const { calls, health } = await probed(0);
+      const both = [health(), health()];
+      await tick();
+      expect(calls).toHaveLength(1);
+      calls[0]?.resolve(up(1));
+      await Promise.all(both);
+      const next = health();
+      await tick();
+      expect(calls).toHaveLength(2);
+      calls[1]?.resolve(up(2));
+      expect((await next).store.hosts).toEqual(up(2));
+    });
   });
 
   it('health has no hosts list for a store without hosts (SQLite)', async () => {
