@@ -4,7 +4,7 @@ import mysql, { type Connection, type PoolCluster, type PoolConnection, type Poo
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { migrateMysql } from './migrate';
 import { badStep, belowTombstone, lowered } from './adminErrors';
-import { AttemptFault, type Phase, classify, serverErrno, withRetries } from './mysqlErrors';
+import { AttemptFault, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
@@ -36,6 +36,20 @@ export interface MysqlStoreOptions {
   migrationsDir?: string;
   /** With several hosts: how long a host that failed is set aside before it is tried again. */
   restoreHostMs?: number;
+}
+
+/** Failures this store retried, by kind, since it opened (tests and diagnostics read them). */
+export interface MysqlRetryStats {
+  /** 1213: a deadlock, or on Galera a lost certification against a write committed on another node. */
+  certification: number;
+  /** 1205 */
+  lockWait: number;
+  /** 1047: a Galera node not in the primary component (or not synced). */
+  notPrimary: number;
+  /** No connection could be had from a host. */
+  connect: number;
+  /** The connection was lost or the query timed out: retried only where running twice is harmless. */
+  lostConnection: number;
 }
 
 /** Attempts per operation: a Galera certification conflict or a dead host costs one each. */
@@ -83,6 +97,8 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   private readonly asideUntil: number[];
   private readonly namespaces = new Map<string, PoolNamespace>();
   private closed = false;
+  /** Retried failures by kind (never reset). */
+  readonly retries: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
 
   private constructor(target: MysqlTarget, connectionOptions: PoolOptions, queryTimeoutMs: number, restoreHostMs: number) {
     this.target = target;
@@ -414,9 +430,19 @@ export class MysqlStore implements SegmentStore, WorkerStore {
         onHostFault: (host) => {
           if (this.target.hosts.length > 1) this.asideUntil[host] = performance.now() + this.restoreHostMs;
         },
+        onRetry: (failure, phase) => this.countRetry(failure, phase),
       },
       ({ cause }) => storeUnavailable(cause),
     );
+  }
+
+  private countRetry({ cause }: RetryFailure, phase: Phase): void {
+    const errno = serverErrno(cause);
+    if (phase === 'connect') this.retries.connect++;
+    else if (errno === ER_LOCK_DEADLOCK) this.retries.certification++;
+    else if (errno === ER_LOCK_WAIT_TIMEOUT) this.retries.lockWait++;
+    else if (errno === ER_UNKNOWN_COM_ERROR) this.retries.notPrimary++;
+    else this.retries.lostConnection++;
   }
 
   /**

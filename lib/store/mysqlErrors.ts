@@ -101,6 +101,8 @@ export interface RetryPolicy {
   now?: () => number;
   /** Told of each host that failed in a way that means "use another host for a while". */
   onHostFault?: (host: number) => void;
+  /** Told of each failure that is about to be retried (counted by the store: MysqlStore.retries). */
+  onRetry?: (failure: RetryFailure, phase: Phase) => void;
 }
 
 export interface AttemptContext {
@@ -149,6 +151,7 @@ export async function withRetries<T>(
       if (!retryable || n >= policy.attempts) throw fail({ cause: error.cause, classified });
       const wait = Math.min(base * 2 ** (n - 1) * (0.5 + random()), deadline - now());
       if (wait <= 0) throw fail({ cause: error.cause, classified });
+      policy.onRetry?.({ cause: error.cause, classified }, error.phase);
       await sleep(wait);
     }
   }

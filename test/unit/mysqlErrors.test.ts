@@ -93,6 +93,14 @@ describe('withRetries', () => {
     expect(p.hostFaults).toEqual([0, 1]);
   });
 
+  it('reports each retried failure with its phase, and not the last one it gives up on', async () => {
+    const retried: string[] = [];
+    const p = policy({ attempts: 3, onRetry: ({ classified }, phase) => retried.push(`${phase}:${classified.outcome}`) });
+    const { attempt } = scripted([0, 1, 2].map(() => ({ fault: deadlock, phase: 'may-commit' as const })));
+    await expect(withRetries(attempt, p, giveUp)).rejects.toMatchObject({ code: 'store_unavailable' });
+    expect(retried).toEqual(['may-commit:committed-not', 'may-commit:committed-not']);
+  });
+
   it('gives up after the attempts run out', async () => {
     const p = policy({ attempts: 3 });
     const { attempt, seen } = scripted([0, 1, 2, 3].map(() => ({ fault: deadlock, phase: 'may-commit' as const })));
