@@ -52,6 +52,8 @@ export interface MysqlRetryStats {
   lostConnection: number;
 }
 
+const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+
 /**
  * Attempts per operation: a Galera certification conflict or a dead host costs one each. Eight, because one hot
  * row claimed through three nodes at once loses certification several times in a row (4 left ~4 % of such claims
@@ -101,6 +103,8 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   private readonly asideUntil: number[];
   private readonly namespaces = new Map<string, PoolNamespace>();
   private closed = false;
+  /** Pooled connections (mysql2's core Connection) whose session was made causal (see attempt). */
+  private readonly causal = new WeakSet<object>();
   /** Retried failures by kind (never reset). */
   readonly retries: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
 
@@ -421,6 +425,17 @@ export class MysqlStore implements SegmentStore, WorkerStore {
           });
         };
         try {
+          // Once per connection: causal reads and writes. A Galera node acknowledges a commit once the others
+          // have it, but applies it on them a little later: without this, a tag created through one node was "not
+          // found" by an update or claim through another right after (galera-store.test.ts). On a server without
+          // Galera the variable does nothing; where it does not exist at all (MySQL: 1193) it is not needed.
+          const core = conn.connection as object;
+          if (!this.causal.has(core)) {
+            await q('SET SESSION wsrep_sync_wait = 7', [], 'uncommitted').catch((fault: AttemptFault) => {
+              if (serverErrno(fault.cause) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw fault;
+            });
+            this.causal.add(core);
+          }
           return await work(q, rollback);
         } finally {
           if (broken) conn.destroy();

@@ -266,7 +266,7 @@ describe('MysqlStore on Galera', () => {
     };
     expect(take()).toBe(true);
 
-    let lastBefore = 0n;
+    let lastBefore: bigint | undefined;
     await cluster.isolate(2);
     try {
     // Issue until it refuses: bounded by the lease (plus the isolation's own wait).
@@ -276,13 +276,18 @@ describe('MysqlStore on Galera', () => {
       'SELECT lease_expires_at, last_timestamp, instance_id FROM leaf_worker WHERE worker_id = ?',
       [workerId],
     );
-    report(`single host isolated: stopped issuing ${Number(lease.lease_expires_at) - refusedAt} ms before its lease expired; lastError ${node.status().lastError}`);
-    expect(lease.instance_id).toBe(node.instanceId);
-    // It stopped before anyone else could take the id over, and every ID it issued is below the fence it reserved.
-    expect(refusedAt).toBeLessThanOrEqual(Number(lease.lease_expires_at));
+    const expiresAt = Number(lease.lease_expires_at);
     const fence = Number(lease.last_timestamp);
-    for (const { id } of issued) expect(decompose(id, EPOCH).timestampMs).toBeLessThan(fence);
-    const lastBefore = issued.at(-1)?.id ?? 0n;
+    const lastIssuedMs = Math.max(...issued.map(({ id }) => decompose(id, EPOCH).timestampMs));
+    report(
+      `single host isolated: last ID issued ${expiresAt - lastIssuedMs} ms before its lease expired (fence ${fence - lastIssuedMs} ms above it; refusal seen ${expiresAt - refusedAt} ms before expiry); state ${node.status().state}, lastError ${node.status().lastError}`,
+    );
+    expect(lease.instance_id).toBe(node.instanceId);
+    // It stopped before anyone else could take the id over (the row is claimable only once the database clock
+    // passes lease_expires_at), and every ID it issued is below the fence it reserved.
+    expect(lastIssuedMs).toBeLessThan(fence);
+    expect(fence).toBeLessThanOrEqual(expiresAt);
+    lastBefore = issued.at(-1)?.id ?? 0n;
     // Still refusing: nothing is issued while the host stays out.
     expect(take()).toBe(false);
     } finally {
@@ -290,7 +295,7 @@ describe('MysqlStore on Galera', () => {
     }
     await waitFor(15_000, () => (take() ? true : undefined), 'issuing again after heal', 50);
     const after = issued.at(-1)?.id as bigint;
-    expect(after).toBeGreaterThan(lastBefore);
+    expect(after).toBeGreaterThan(lastBefore ?? 0n);
     expect(node.workerId).toBe(workerId);
     await node.stop();
   });
