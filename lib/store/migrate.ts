@@ -63,15 +63,32 @@ export async function migrateMysql(conn: Connection, migrationsDir?: string, { l
   }
 }
 
-/** MariaDB refuses GET_LOCK on a Galera node (wsrep_on=ON): "doesn't yet support 'GET_LOCK in cluster'". */
+/** Some MariaDB builds refuse GET_LOCK on a Galera node (wsrep_on=ON): "doesn't yet support 'GET_LOCK in cluster'". */
 const ER_NOT_SUPPORTED_YET = 1235;
+const ER_LOCK_DEADLOCK = 1213;
 /** A node that died holding the table lock loses it after this long; migrations take well under it. */
 const TABLE_LOCK_LEASE_MS = 120_000;
 const TABLE_LOCK_POLL_MS = 250;
 
-/** GET_LOCK where the server has it; on Galera, which refuses it, a lease row that replicates like any other. */
+/**
+ * Whether this server is a Galera node. There GET_LOCK is no lock at all between nodes: MariaDB 10.11 grants it
+ * on every node at once (a node-local lock, proven by test/integration/galera-store.test.ts), older builds refuse
+ * it with 1235. Either way the lease row below is the lock.
+ */
+async function isGaleraNode(conn: Connection): Promise<boolean> {
+  const [rows] = await conn.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'");
+  return String((rows as Array<{ Value?: unknown }>)[0]?.Value ?? '').toUpperCase() === 'ON';
+}
+
+/** GET_LOCK on a single server; on Galera a lease row that replicates like any other. */
 async function migrationLock(conn: Connection, timeoutSeconds: number, forceTableLock: boolean): Promise<() => Promise<void>> {
-  if (!forceTableLock) {
+  const galera = await isGaleraNode(conn);
+  if (galera) {
+    // Causal reads: after the previous holder's DELETE of the lease row is seen here, so is every migration it
+    // recorded before it (the journal read below must not be stale, or a migration would run twice).
+    await conn.query('SET SESSION wsrep_sync_wait = 1');
+  }
+  if (!forceTableLock && !galera) {
     try {
       const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', ['leaf_ts_migrations', timeoutSeconds]);
       if (Number((lockRows as Array<{ ok: unknown }>)[0]?.ok) !== 1) throw new Error('could not take the migration lock');
@@ -101,12 +118,22 @@ async function migrationLock(conn: Connection, timeoutSeconds: number, forceTabl
       if ((rows as Array<{ holder: string }>)[0]?.holder === holder) break;
     } catch (error) {
       // Two nodes taking the row at once on different Galera hosts: one loses certification (1213) and tries again.
-      if ((error as { errno?: unknown }).errno !== 1213) throw error;
+      if ((error as { errno?: unknown }).errno !== ER_LOCK_DEADLOCK) throw error;
     }
     if (Date.now() > deadline) throw new Error('could not take the migration lock');
     await new Promise((resolve) => setTimeout(resolve, TABLE_LOCK_POLL_MS));
   }
   return async () => {
-    await conn.query('DELETE FROM `__leaf_migration_lock` WHERE id = 1 AND holder = ?', [holder]);
+    // Others polling write the same row; should our DELETE lose certification to one of them, it is run again
+    // (deleting our own lease twice is harmless). Left behind, the lease would hold every other start for minutes.
+    for (let n = 1; ; n++) {
+      try {
+        await conn.query('DELETE FROM `__leaf_migration_lock` WHERE id = 1 AND holder = ?', [holder]);
+        return;
+      } catch (error) {
+        if ((error as { errno?: unknown }).errno !== ER_LOCK_DEADLOCK || n >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * n));
+      }
+    }
   };
 }

@@ -4,7 +4,7 @@ import mysql, { type Connection, type PoolCluster, type PoolConnection, type Poo
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { migrateMysql } from './migrate';
 import { badStep, belowTombstone, lowered } from './adminErrors';
-import { AttemptFault, type Phase, classify, serverErrno, withRetries } from './mysqlErrors';
+import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
@@ -38,8 +38,28 @@ export interface MysqlStoreOptions {
   restoreHostMs?: number;
 }
 
-/** Attempts per operation: a Galera certification conflict or a dead host costs one each. */
-const ATTEMPTS = 4;
+/** Failures this store retried, by kind, since it opened (tests and diagnostics read them). */
+export interface MysqlRetryStats {
+  /** 1213: a deadlock, or on Galera a lost certification against a write committed on another node. */
+  certification: number;
+  /** 1205 */
+  lockWait: number;
+  /** 1047 (or 1180 on a statement in flight): a Galera node not in the primary component (or not synced). */
+  notPrimary: number;
+  /** No connection could be had from a host. */
+  connect: number;
+  /** The connection was lost or the query timed out: retried only where running twice is harmless. */
+  lostConnection: number;
+}
+
+const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+
+/**
+ * Attempts per operation: a Galera certification conflict or a dead host costs one each. Eight, because one hot
+ * row claimed through three nodes at once loses certification several times in a row (4 left ~4 % of such claims
+ * failing on a real cluster, test/integration/galera-store.test.ts); the budget (queryTimeoutMs) still bounds them.
+ */
+const ATTEMPTS = 8;
 
 /** A statement of an attempt; `phase` says whether it can commit by itself (see mysqlErrors.ts). */
 type Statement = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promise<R>;
@@ -83,6 +103,10 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   private readonly asideUntil: number[];
   private readonly namespaces = new Map<string, PoolNamespace>();
   private closed = false;
+  /** Pooled connections (mysql2's core Connection) whose session was made causal (see attempt). */
+  private readonly causal = new WeakSet<object>();
+  /** Retried failures by kind (never reset). */
+  readonly retries: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
 
   private constructor(target: MysqlTarget, connectionOptions: PoolOptions, queryTimeoutMs: number, restoreHostMs: number) {
     this.target = target;
@@ -401,6 +425,17 @@ export class MysqlStore implements SegmentStore, WorkerStore {
           });
         };
         try {
+          // Once per connection: causal reads and writes. A Galera node acknowledges a commit once the others
+          // have it, but applies it on them a little later: without this, a tag created through one node was "not
+          // found" by an update or claim through another right after (galera-store.test.ts). On a server without
+          // Galera the variable does nothing; where it does not exist at all (MySQL: 1193) it is not needed.
+          const core = conn.connection as object;
+          if (!this.causal.has(core)) {
+            await q('SET SESSION wsrep_sync_wait = 7', [], 'uncommitted').catch((fault: AttemptFault) => {
+              if (serverErrno(fault.cause) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw fault;
+            });
+            this.causal.add(core);
+          }
           return await work(q, rollback);
         } finally {
           if (broken) conn.destroy();
@@ -414,9 +449,19 @@ export class MysqlStore implements SegmentStore, WorkerStore {
         onHostFault: (host) => {
           if (this.target.hosts.length > 1) this.asideUntil[host] = performance.now() + this.restoreHostMs;
         },
+        onRetry: (failure, phase) => this.countRetry(failure, phase),
       },
       ({ cause }) => storeUnavailable(cause),
     );
+  }
+
+  private countRetry({ cause }: RetryFailure, phase: Phase): void {
+    const errno = serverErrno(cause);
+    if (phase === 'connect') this.retries.connect++;
+    else if (errno === ER_LOCK_DEADLOCK) this.retries.certification++;
+    else if (errno === ER_LOCK_WAIT_TIMEOUT) this.retries.lockWait++;
+    else if (errno === ER_UNKNOWN_COM_ERROR || errno === ER_ERROR_DURING_COMMIT) this.retries.notPrimary++;
+    else this.retries.lostConnection++;
   }
 
   /**

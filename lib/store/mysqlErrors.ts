@@ -9,7 +9,10 @@
  *   partition), any failure to get a connection (nothing was sent), and a lost connection inside a transaction
  *   that had not sent COMMIT (the server rolls it back).
  * - `unknown-outcome`: the connection died or the query timed out after a statement that commits by itself (or a
- *   COMMIT) was sent. It may have committed.
+ *   COMMIT) was sent. It may have committed. So does 1180 (error during COMMIT): a Galera node that leaves the
+ *   primary component while a write set is being replicated answers a statement in flight with it ("Error while
+ *   appending streaming replication fragment (provider status: Not connected to Primary Component)"), and the
+ *   write set may have reached the others; the node is at fault, so another host is tried.
  * - `fatal`: anything else (a server error such as a syntax error or a duplicate key is the same on every retry).
  */
 
@@ -32,6 +35,7 @@ export interface Classified {
 export const ER_LOCK_DEADLOCK = 1213;
 export const ER_LOCK_WAIT_TIMEOUT = 1205;
 export const ER_UNKNOWN_COM_ERROR = 1047;
+export const ER_ERROR_DURING_COMMIT = 1180;
 
 const NOT_COMMITTED = new Set([ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR]);
 
@@ -56,6 +60,7 @@ export function classify(error: unknown, phase: Phase): Classified {
   const errno = serverErrno(error);
   if (errno !== undefined) {
     if (NOT_COMMITTED.has(errno)) return { outcome: 'committed-not', moveHost: errno === ER_UNKNOWN_COM_ERROR };
+    if (errno === ER_ERROR_DURING_COMMIT) return { outcome: phase === 'uncommitted' ? 'committed-not' : 'unknown-outcome', moveHost: true };
     return { outcome: 'fatal', moveHost: false };
   }
   const e = error as DriverError | null;
@@ -101,6 +106,8 @@ export interface RetryPolicy {
   now?: () => number;
   /** Told of each host that failed in a way that means "use another host for a while". */
   onHostFault?: (host: number) => void;
+  /** Told of each failure that is about to be retried (counted by the store: MysqlStore.retries). */
+  onRetry?: (failure: RetryFailure, phase: Phase) => void;
 }
 
 export interface AttemptContext {
@@ -149,6 +156,7 @@ export async function withRetries<T>(
       if (!retryable || n >= policy.attempts) throw fail({ cause: error.cause, classified });
       const wait = Math.min(base * 2 ** (n - 1) * (0.5 + random()), deadline - now());
       if (wait <= 0) throw fail({ cause: error.cause, classified });
+      policy.onRetry?.({ cause: error.cause, classified }, error.phase);
       await sleep(wait);
     }
   }

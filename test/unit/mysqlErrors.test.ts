@@ -19,6 +19,8 @@ describe('classify', () => {
     ['1205 lock wait timeout', lockWait, 'may-commit', 'committed-not', false],
     ['1047 WSREP not ready: another host', notPrimary, 'may-commit', 'committed-not', true],
     ['1047 inside a transaction', notPrimary, 'uncommitted', 'committed-not', true],
+    ['1180 at commit (left the primary component mid-replication): another host', () => server(1180, 'ER_ERROR_DURING_COMMIT'), 'may-commit', 'unknown-outcome', true],
+    ['1180 before COMMIT was sent', () => server(1180, 'ER_ERROR_DURING_COMMIT'), 'uncommitted', 'committed-not', true],
     ['connect refused', refused, 'connect', 'committed-not', true],
     ['any failure to get a connection', () => new Error('Pool does Not have online node.'), 'connect', 'committed-not', true],
     ['connection lost after an autocommit statement', lost, 'may-commit', 'unknown-outcome', true],
@@ -91,6 +93,14 @@ describe('withRetries', () => {
     expect(await withRetries(attempt, p, giveUp)).toBe('done');
     expect(seen.map((s) => s.exclude)).toEqual([[], [0], [0, 1]]);
     expect(p.hostFaults).toEqual([0, 1]);
+  });
+
+  it('reports each retried failure with its phase, and not the last one it gives up on', async () => {
+    const retried: string[] = [];
+    const p = policy({ attempts: 3, onRetry: ({ classified }, phase) => retried.push(`${phase}:${classified.outcome}`) });
+    const { attempt } = scripted([0, 1, 2].map(() => ({ fault: deadlock, phase: 'may-commit' as const })));
+    await expect(withRetries(attempt, p, giveUp)).rejects.toMatchObject({ code: 'store_unavailable' });
+    expect(retried).toEqual(['may-commit:committed-not', 'may-commit:committed-not']);
   });
 
   it('gives up after the attempts run out', async () => {

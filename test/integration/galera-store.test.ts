@@ -1,0 +1,367 @@
+/**
+ * MysqlStore on a real 3-node Galera cluster (tools/harness/galera.ts), one cluster for the file: concurrent starts
+ * (the migration lock is a lease row there: MariaDB 10.11 grants GET_LOCK on every node at once, a node-local lock), one hot tag claimed through three
+ * nodes at once (1213 certification failures retried, segments disjoint and exact), a node killed mid-claim and
+ * restarted, an isolated (non-primary, 1047) node skipped, snowflake worker leases fenced when their only host
+ * leaves the primary component, and admin edits spread over the nodes. Numbers worth knowing are logged as
+ * `[galera-store] …` lines.
+ */
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLeafError } from '../../lib/errors';
+import { SnowflakeNode } from '../../lib/snowflake/node';
+import { decompose } from '../../lib/snowflake/layout';
+import { migrationsFolder } from '../../lib/store/migrate';
+import { MysqlStore, type MysqlRetryStats } from '../../lib/store/mysql';
+import type { Allocation } from '../../lib/store/types';
+import { GaleraCluster, type TestDatabase } from '../../tools/harness';
+import { waitFor, within } from '../support/context';
+
+/** Every allocate() must settle within this, even while a node is being evicted. */
+const SETTLE_MS = 10_000;
+const EPOCH = Date.UTC(2026, 0, 1);
+
+let cluster: GaleraCluster;
+let db: TestDatabase;
+/** stores[i] prefers node i: its URL lists i first. */
+const stores: MysqlStore[] = [];
+const extra: Array<{ close(): Promise<void> }> = [];
+
+const report = (line: string) => process.stderr.write(`[galera-store] ${line}\n`);
+
+/** Each store's host order: node i first, then the others. */
+function order(i: number): number[] {
+  return [i, (i + 1) % 3, (i + 2) % 3];
+}
+
+function open(url: string, over: Partial<Parameters<typeof MysqlStore.open>[0]> = {}): Promise<MysqlStore> {
+  return MysqlStore.open({ url, connectTimeoutMs: 2_000, ...over }).then((s) => {
+    extra.push(s);
+    return s;
+  });
+}
+
+/** A statement on node i directly, with causal reads (it sees every write committed anywhere before it). */
+async function onNode<T>(i: number, fn: (c: mysql.Connection) => Promise<T>): Promise<T> {
+  const c = await mysql.createConnection({ uri: cluster.urlFor(i, db.name), connectTimeout: 5_000, supportBigNumbers: true, bigNumberStrings: true });
+  try {
+    await c.query('SET SESSION wsrep_sync_wait = 1');
+    return await fn(c);
+  } finally {
+    c.destroy();
+  }
+}
+
+async function rows<T>(i: number, text: string, values: unknown[] = []): Promise<T[]> {
+  return onNode(i, async (c) => (await c.query(text, values))[0] as T[]);
+}
+
+async function maxIdOn(i: number, tag: string): Promise<number> {
+  const [r] = await rows<{ max_id: string }>(i, 'SELECT max_id FROM leaf_alloc WHERE biz_tag = ?', [tag]);
+  return Number(r.max_id);
+}
+
+function sumRetries(): MysqlRetryStats {
+  const total: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
+  for (const s of stores) for (const k of Object.keys(total) as Array<keyof MysqlRetryStats>) total[k] += s.retries[k];
+  return total;
+}
+
+function diff(a: MysqlRetryStats, b: MysqlRetryStats): MysqlRetryStats {
+  const out = { ...a };
+  for (const k of Object.keys(out) as Array<keyof MysqlRetryStats>) out[k] = a[k] - b[k];
+  return out;
+}
+
+/** No two segments overlap; each is (maxId - step, maxId]; all lie within (start, end]. */
+function expectDisjoint(segments: Allocation[], start: number, end: number): void {
+  const sorted = [...segments].sort((a, b) => a.maxId - b.maxId);
+  for (let k = 0; k < sorted.length; k++) {
+    expect(sorted[k].maxId - sorted[k].step).toBeGreaterThanOrEqual(k === 0 ? start : sorted[k - 1].maxId);
+    expect(sorted[k].maxId).toBeLessThanOrEqual(end);
+  }
+}
+
+interface Timed {
+  ok: Allocation[];
+  errors: unknown[];
+  maxMs: number;
+}
+
+/** allocate() in a loop until `stop()` says so; every call is timed and bounded. */
+async function claimLoop(store: MysqlStore, tag: string, stop: () => boolean, out: Timed): Promise<void> {
+  while (!stop()) {
+    const t = performance.now();
+    try {
+      out.ok.push(await within(SETTLE_MS, store.allocate(tag), 'allocate'));
+    } catch (error) {
+      out.errors.push(error);
+    }
+    out.maxMs = Math.max(out.maxMs, performance.now() - t);
+  }
+}
+
+const timed = (): Timed => ({ ok: [], errors: [], maxMs: 0 });
+
+beforeAll(async () => {
+  cluster = await GaleraCluster.create({ nodes: 3 });
+  db = await cluster.createDatabase('leaf_gstore');
+});
+
+afterAll(async () => {
+  for (const s of extra) await s.close().catch(() => {});
+  await cluster?.destroy();
+});
+
+describe('MysqlStore on Galera', () => {
+  it('several stores start at once, each preferring another node: migrations apply exactly once, tables on every node', async () => {
+    const opened = await within(60_000, Promise.all([0, 1, 2].map((i) => open(cluster.multiHostUrl(order(i), db.name)))), 'concurrent open');
+    stores.push(...opened);
+    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql') });
+    for (const i of [0, 1, 2]) {
+      const applied = await rows<{ hash: string }>(i, 'SELECT hash FROM __drizzle_migrations ORDER BY id');
+      expect(applied.map((r) => r.hash)).toEqual(expected.map((m) => m.hash));
+      const tables = await rows<{ t: string }>(i, 'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE()');
+      expect(tables.map((r) => r.t)).toEqual(expect.arrayContaining(['leaf_alloc', 'leaf_worker', 'leaf_alloc_tombstone', '__leaf_migration_lock']));
+      // The lease row of the fallback lock is gone again.
+      expect(await rows(i, 'SELECT * FROM __leaf_migration_lock')).toEqual([]);
+    }
+  });
+
+  it('one tag claimed through three nodes at once: 1213 retried, segments disjoint and exact, max_id accounts for every claim', async () => {
+    const start = 1_000;
+    await stores[0].createTag({ bizTag: 'hot', step: 3, maxId: start });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag('hot')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    const before = sumRetries();
+    const perStore = 300;
+    const results = await Promise.all(
+      stores.map((s) =>
+        Promise.allSettled(Array.from({ length: perStore }, () => s.allocate('hot'))),
+      ),
+    );
+    const ok = results.flat().flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = results.flat().flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    const retried = diff(sumRetries(), before);
+    const end = await maxIdOn(1, 'hot');
+    report(`hot tag: ${ok.length} claims ok, ${failed.length} failed, retries ${JSON.stringify(retried)}, max_id ${end}`);
+    for (const f of failed.slice(0, 3)) report(`  failure: ${String(f)} / cause ${String((f as { cause?: unknown }).cause)}`);
+    // 900 claims of one row at once is far beyond Leaf's load (one claim per segment); a claim may still lose
+    // certification more times than its attempts allow. Such a failure is a certain non-commit (1213), never a gap.
+    for (const f of failed) expect(f).toMatchObject({ code: 'store_unavailable', cause: { errno: 1213 } });
+    expect(failed.length).toBeLessThan(perStore * 3 * 0.01);
+    for (const a of ok) expect(a.step).toBe(3);
+    expectDisjoint(ok, start, end);
+    // No unknown outcome here (no connection was lost), so no gap: max_id is exactly the start plus every claim.
+    expect(retried.lostConnection).toBe(0);
+    expect(end).toBe(start + 3 * ok.length);
+    // Three nodes writing one row: Galera must have refused some of them at certification.
+    expect(retried.certification).toBeGreaterThan(0);
+  });
+
+  it('a node killed mid-claim: the stores keep claiming through the others within bounds; it rejoins and serves again', async () => {
+    await stores[0].createTag({ bizTag: 'kill', step: 10, maxId: 0 });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag('kill')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    const before = sumRetries();
+    const out = [timed(), timed(), timed()];
+    let stop = false;
+    const loops = stores.map((s, i) => claimLoop(s, 'kill', () => stop, out[i]));
+    try {
+      await waitFor(20_000, () => (out.every((o) => o.ok.length >= 10) ? true : undefined), 'claims before the kill');
+      const atKill = out.map((o) => o.ok.length);
+      const killedAt = performance.now();
+      await cluster.kill(1);
+      report(`node 2 killed and evicted in ${Math.round(performance.now() - killedAt)} ms`);
+      await waitFor(30_000, () => (out.every((o, i) => o.ok.length >= atKill[i] + 20) ? true : undefined), 'claims after the kill');
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+    }
+    const retried = diff(sumRetries(), before);
+    const maxMs = Math.max(...out.map((o) => o.maxMs));
+    report(`during the kill: max allocate ${Math.round(maxMs)} ms, errors ${out.map((o) => o.errors.length)}, retries ${JSON.stringify(retried)}`);
+    for (const e of out.flatMap((o) => o.errors).slice(0, 3)) report(`  error: ${String(e)} / cause ${String((e as { cause?: unknown }).cause)}`);
+    expect(out.flatMap((o) => o.errors)).toEqual([]);
+    expect(maxMs).toBeLessThan(SETTLE_MS);
+    const all = out.flatMap((o) => o.ok);
+    const end = await maxIdOn(0, 'kill');
+    expectDisjoint(all, 0, end);
+    // A claim whose answer was lost with the node may have committed: its segment is a gap, never handed out twice.
+    const gap = end - 10 * all.length;
+    report(`kill: ${all.length} segments, max_id ${end}, gap ${gap} (${gap / 10} unknown-outcome claims; ${retried.lostConnection} lost answers retried)`);
+    expect(gap).toBeGreaterThanOrEqual(0);
+    expect(gap / 10).toBeLessThanOrEqual(retried.lostConnection);
+
+    await cluster.restart(1);
+    const health = await stores[1].hosts();
+    expect(health[0]).toMatchObject({ reachable: true, galera: { state: 'Synced', clusterSize: 3, clusterStatus: 'Primary' } });
+    // Once its set-aside time is over, stores[1] claims through node 2 again: that node's own commits grow.
+    const commits = async () => Number((await rows<{ Value: string }>(1, "SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'"))[0].Value);
+    const base = await commits();
+    await waitFor(
+      20_000,
+      async () => {
+        await stores[1].allocate('kill');
+        return (await commits()) > base ? true : undefined;
+      },
+      'claims through the restarted node',
+      200,
+    );
+    const direct = await open(cluster.urlFor(1, db.name));
+    expect((await direct.allocate('kill')).maxId).toBeGreaterThan(end);
+  });
+
+  it('an isolated node (non-primary, 1047): its store claims through the others within bounds; health shows it; heal', async () => {
+    await stores[0].createTag({ bizTag: 'iso', step: 10, maxId: 0 });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag('iso')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    const before = sumRetries();
+    const out = timed();
+    let stop = false;
+    const loop = claimLoop(stores[0], 'iso', () => stop, out);
+    try {
+      await waitFor(20_000, () => (out.ok.length >= 10 ? true : undefined), 'claims before isolation');
+      await cluster.isolate(0);
+      const atIsolated = out.ok.length;
+      await waitFor(20_000, () => (out.ok.length >= atIsolated + 30 ? true : undefined), 'claims while isolated');
+      const health = await stores[0].hosts();
+      report(`health while node 1 is isolated: ${JSON.stringify(health)}`);
+      expect(health[0].reachable).toBe(true);
+      expect(health[0].galera?.clusterStatus).not.toBe('Primary');
+      expect(health[0].galera?.ready).toBe(false);
+      expect(health[1]).toMatchObject({ reachable: true, galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 2 } });
+    } finally {
+      stop = true;
+      await loop;
+      await cluster.heal(0);
+    }
+    const retried = diff(sumRetries(), before);
+    report(`during isolation: max allocate ${Math.round(out.maxMs)} ms, errors ${out.errors.length}, retries ${JSON.stringify(retried)}`);
+    for (const e of out.errors.slice(0, 3)) report(`  error: ${String(e)} / cause ${String((e as { cause?: unknown }).cause)}`);
+    expect(out.errors).toEqual([]);
+    expect(out.maxMs).toBeLessThan(SETTLE_MS);
+    expect(retried.notPrimary).toBeGreaterThan(0);
+    expectDisjoint(out.ok, 0, await maxIdOn(1, 'iso'));
+    expect((await stores[0].hosts())[0]).toMatchObject({ reachable: true, galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 3 } });
+    await stores[0].allocate('iso');
+  });
+
+  it('a snowflake node whose only host is isolated stops issuing within its lease, and resumes above its fence after heal', async () => {
+    const leaseMs = 6_000;
+    const store = await open(cluster.urlFor(2, db.name), { queryTimeoutMs: 2_000 });
+    const node = new SnowflakeNode({ store, nodeId: 'sf-single', epochMs: EPOCH, leaseMs });
+    await node.start();
+    extra.push({ close: () => node.stop() });
+    expect(node.status().state).toBe('ready');
+    const workerId = node.workerId as number;
+    const issued: Array<{ id: bigint; at: number }> = [];
+    const take = () => {
+      try {
+        const id = node.nextId();
+        if (typeof id === 'bigint') issued.push({ id, at: Date.now() });
+        return true;
+      } catch (error) {
+        expect(isLeafError(error) && error.code === 'snowflake_unavailable', String(error)).toBe(true);
+        return false;
+      }
+    };
+    expect(take()).toBe(true);
+
+    let lastBefore: bigint | undefined;
+    await cluster.isolate(2);
+    try {
+    // Issue until it refuses: bounded by the lease (plus the isolation's own wait).
+    const refusedAt = await waitFor(leaseMs + 5_000, () => (take() ? undefined : Date.now()), 'the node to stop issuing', 5);
+    const [lease] = await rows<{ lease_expires_at: string; last_timestamp: string; instance_id: string }>(
+      0,
+      'SELECT lease_expires_at, last_timestamp, instance_id FROM leaf_worker WHERE worker_id = ?',
+      [workerId],
+    );
+    const expiresAt = Number(lease.lease_expires_at);
+    const fence = Number(lease.last_timestamp);
+    const lastIssuedMs = Math.max(...issued.map(({ id }) => decompose(id, EPOCH).timestampMs));
+    report(
+      `single host isolated: last ID issued ${expiresAt - lastIssuedMs} ms before its lease expired (fence ${fence - lastIssuedMs} ms above it; refusal seen ${expiresAt - refusedAt} ms before expiry); state ${node.status().state}, lastError ${node.status().lastError}`,
+    );
+    expect(lease.instance_id).toBe(node.instanceId);
+    // It stopped before anyone else could take the id over (the row is claimable only once the database clock
+    // passes lease_expires_at), and every ID it issued is below the fence it reserved.
+    expect(lastIssuedMs).toBeLessThan(fence);
+    expect(fence).toBeLessThanOrEqual(expiresAt);
+    lastBefore = issued.at(-1)?.id ?? 0n;
+    // Still refusing: nothing is issued while the host stays out.
+    expect(take()).toBe(false);
+    } finally {
+      await cluster.heal(2);
+    }
+    await waitFor(15_000, () => (take() ? true : undefined), 'issuing again after heal', 50);
+    const after = issued.at(-1)?.id as bigint;
+    expect(after).toBeGreaterThan(lastBefore ?? 0n);
+    expect(node.workerId).toBe(workerId);
+    await node.stop();
+  });
+
+  it('a snowflake node with several hosts keeps issuing while its first host is isolated', async () => {
+    const leaseMs = 6_000;
+    const store = await open(cluster.multiHostUrl([1, 0, 2], db.name), { queryTimeoutMs: 2_000 });
+    const node = new SnowflakeNode({ store, nodeId: 'sf-multi', epochMs: EPOCH, leaseMs });
+    await node.start();
+    extra.push({ close: () => node.stop() });
+    expect(node.status().state).toBe('ready');
+    let refusals = 0;
+    let ids = 0;
+    let stop = false;
+    const issuing = (async () => {
+      while (!stop) {
+        try {
+          node.nextId();
+          ids++;
+        } catch {
+          refusals++;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    try {
+      const isolatedAt = Date.now();
+      await cluster.isolate(1);
+      // At least a whole lease after isolation, with renewals answered (through another host) since.
+      await waitFor(
+        leaseMs * 3,
+        () => {
+          const renewed = Date.parse(node.status().leaseRenewedAt ?? '');
+          return Date.now() - isolatedAt > leaseMs * 1.5 && renewed > isolatedAt + leaseMs ? true : undefined;
+        },
+        'renewals through another host',
+        100,
+      );
+    } finally {
+      stop = true;
+      await issuing;
+      await cluster.heal(1);
+    }
+    report(`several hosts, first isolated: ${ids} IDs, ${refusals} refusals, retries ${JSON.stringify(store.retries)}`);
+    expect(refusals).toBe(0);
+    expect(store.retries.notPrimary + store.retries.lostConnection).toBeGreaterThan(0);
+    await node.stop();
+  });
+
+  it('admin edits spread over the nodes behave as on one server', async () => {
+    for (let k = 0; k < 5; k++) {
+      const tag = `adm-${k}`;
+      const [a, b, c] = [stores[k % 3], stores[(k + 1) % 3], stores[(k + 2) % 3]];
+      expect(await a.createTag({ bizTag: tag, step: 10, maxId: 500 })).toMatchObject({ bizTag: tag, step: 10, maxId: 500 });
+      expect(await b.updateTag(tag, { step: 20, description: 'moved' })).toMatchObject({ step: 20, description: 'moved' });
+      expect(await c.raiseMaxId(tag, 1_000)).toMatchObject({ maxId: 1_000, step: 20 });
+      await expect(a.raiseMaxId(tag, 900)).rejects.toMatchObject({ code: 'max_id_lowered' });
+      expect(await a.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_020, step: 20 });
+      await expect(c.createTag({ bizTag: tag, step: 1 })).rejects.toMatchObject({ code: 'tag_exists' });
+      expect(await b.deleteTag(tag)).toEqual({ maxId: 1_020 });
+      expect(await c.getTombstone(tag)).toEqual({ maxId: 1_020 });
+      await expect(a.allocate(tag)).rejects.toMatchObject({ code: 'tag_not_found' });
+      await expect(c.createTag({ bizTag: tag, step: 10, maxId: 5 })).rejects.toMatchObject({ code: 'max_id_below_tombstone' });
+      expect(await a.createTag({ bizTag: tag, step: 10 })).toMatchObject({ maxId: 1_020 });
+      expect(await b.getTombstone(tag)).toBeUndefined();
+      expect(await c.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_030, step: 10 });
+    }
+  });
+});
