@@ -315,8 +315,9 @@ async function health(deps: IdRouteDeps, timeoutMs: number, probeHosts: HostsPro
   }
   const latencyMs = Math.round((performance.now() - started) * 10) / 10;
   const hosts = await hostsProbe;
-  // A host down or a Galera node not Synced: the node still serves (through the others), but an operator should look.
-  const hostsOk = hosts?.every((h) => h.reachable && (h.galera === undefined || h.galera.state === 'Synced')) ?? true;
+  // A host down, or a Galera node not Synced, outside the primary component or not accepting queries: the node still
+  // serves (through the others), but an operator should look.
+  const hostsOk = hosts?.every((h) => h.reachable && (h.galera === undefined || galeraHealthy(h.galera))) ?? true;
   const engine = segments.status();
   // 200 while the store is down: the node still serves from its buffers. The body says it is degraded.
   const body: HealthView = {
@@ -328,4 +329,8 @@ async function health(deps: IdRouteDeps, timeoutMs: number, probeHosts: HostsPro
     snowflake: snowflake === null ? { state: 'off' } : snowflake.status(),
   };
   return jsonOk(body);
+}
+
+function galeraHealthy(g: { state: string; clusterStatus: string; ready: boolean }): boolean {
+  return g.state === 'Synced' && g.clusterStatus === 'Primary' && g.ready;
 }

@@ -204,7 +204,7 @@ describe('DATABASE_URL with several hosts', () => {
   });
 });
 
-describe('the migration lock Galera needs (GET_LOCK is refused there): a lease row', () => {
+describe('the migration lock Galera needs (GET_LOCK there is node-local, or refused): a lease row', () => {
   it('4 connections migrating a fresh database at once apply each migration exactly once', async () => {
     const fresh = await createDatabase(mysqlUrl());
     const conns = await Promise.all(Array.from({ length: 4 }, () => mysql.createConnection({ uri: fresh.url })));

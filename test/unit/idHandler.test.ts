@@ -161,7 +161,7 @@ describe('ID handler', () => {
     expect(JSON.parse(r.body)).toMatchObject({ status: 'degraded', store: { reachable: false } });
   });
 
-  it('health lists each database host; one unreachable or not Synced makes it degraded, the rest unchanged', async () => {
+  it('health lists each database host; one unreachable, not Synced, non-Primary or not ready makes it degraded, the rest unchanged', async () => {
     const { segments, store } = await setup();
     let hosts: HostHealth[] = [];
     const withHosts = Object.assign(Object.create(store) as object, { hosts: async () => hosts }) as unknown as LeafStore;
@@ -181,6 +181,13 @@ describe('ID handler', () => {
     expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true, hosts } });
     hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, state: 'Donor/Desynced' } }];
     expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true } });
+    // Synced by its own word but outside the primary component, or not accepting queries: still degraded.
+    hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, clusterStatus: 'non-Primary' } }];
+    expect(await health()).toMatchObject({ status: 'degraded' });
+    hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, ready: false } }];
+    expect(await health()).toMatchObject({ status: 'degraded' });
+    hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: synced }];
+    expect(await health()).toMatchObject({ status: 'ok' });
   });
 
   describe('health probes the hosts at most once a second', () => {
