@@ -46,8 +46,12 @@ export interface SnowflakeNodeOptions {
   random?: () => number;
 }
 
-/** `fencing`: holds a worker id whose previous holder may have used timestamps up to now + a lease; waits them out. */
-export type SnowflakeState = 'starting' | 'fencing' | 'ready' | 'lost' | 'stopped';
+/**
+ * `fencing`: holds a worker id whose previous holder may have used timestamps up to now + a lease; waits them out.
+ * `unrenewed`: renewals have failed past the last reservation (database down, or this node's host cut off from the
+ * majority), so it refuses until one succeeds — the lease may be about to expire and go to another node.
+ */
+export type SnowflakeState = 'starting' | 'fencing' | 'ready' | 'unrenewed' | 'lost' | 'stopped';
 
 export interface SnowflakeStatus {
   state: SnowflakeState;
@@ -133,8 +137,10 @@ export class SnowflakeNode {
 
   status(): SnowflakeStatus {
     const g = this.generator;
+    // The generator refuses past the reservation by itself; say so instead of 'ready'.
+    const unrenewed = this.state === 'ready' && g !== null && this.clock.now() >= this.reservedUntil;
     return {
-      state: this.state,
+      state: unrenewed ? 'unrenewed' : this.state,
       nodeId: this.nodeId,
       workerId: g?.workerId ?? null,
       epoch: new Date(this.epochMs).toISOString(),

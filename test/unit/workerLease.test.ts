@@ -127,8 +127,14 @@ describe('worker id leases (fake clock)', () => {
     await elapse(clock, LEASE_MS - 1);
     expect(clock.now()).toBeLessThan(leaseEnd);
     // Renewals have failed; the last reservation is what it may issue under, and it runs out with the lease.
+    expect(node.status().state).toBe('ready');
     await elapse(clock, 2);
     expect(() => node.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable' }));
+    expect(node.status()).toMatchObject({ state: 'unrenewed', lastError: 'process is gone' });
+    // A renewal that succeeds again (the database is back) resumes it.
+    store.failWith = null;
+    await elapse(clock, Math.ceil(LEASE_MS / 3));
+    expect(node.status().state).toBe('ready');
   });
 
   it('a node whose id was taken over stops using it and leases another', async () => {
