@@ -51,6 +51,12 @@ export interface ChaosRun {
   /** --db galera: Galera nodes killed (and when they were Synced again) and partitioned off (and healed). */
   dbKills: Array<{ node: number; at: number; backAt: number }>;
   partitions: Array<{ node: number; at: number; healedAt: number }>;
+  /**
+   * --db galera: from a Galera node's death or cut until the others evicted it, plus a margin. Galera stalls every
+   * write in the cluster for that long, so a node whose buffers are nearly empty (just restarted, tiny first
+   * segments) may answer 503 then; such 503s are counted apart, never hidden.
+   */
+  evictionWindows: Array<{ from: number; to: number }>;
   tearingDown: boolean;
   /** Per node: engine waits during the slow-DB phase (NaN when the admin API did not answer). */
   slowWaits: number[];
@@ -99,6 +105,7 @@ export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runI
     outage: null,
     dbKills: [],
     partitions: [],
+    evictionWindows: [],
     tearingDown: false,
     slowWaits: [],
     stalls: new StallMonitor(25),

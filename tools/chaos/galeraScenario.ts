@@ -15,6 +15,9 @@ import { phaseRunner } from './scenario';
 
 type Action = 'db-kill' | 'partition' | 'node-kill';
 
+/** After the others report the member gone: a claim that stalled until then still needs its round trip. */
+const EVICTION_MARGIN_MS = 2_000;
+
 export async function runGaleraScenario(run: ChaosRun): Promise<void> {
   const { size, random, rand, say, sleep, nodes, kills } = run;
   const cluster = run.galera as GaleraCluster;
@@ -36,6 +39,7 @@ export async function runGaleraScenario(run: ChaosRun): Promise<void> {
         const victim = pick(galeraNodes);
         const at = now();
         await cluster.kill(victim); // resolves once the others have evicted it
+        run.evictionWindows.push({ from: at, to: now() + EVICTION_MARGIN_MS });
         say(`db-kill: Galera node g${victim + 1} SIGKILLed, evicted after ${fmt(now() - at)}s`);
         await sleep(rand(0, 2_000));
         await cluster.restart(victim); // wsrep-recover, IST, Synced
@@ -45,6 +49,7 @@ export async function runGaleraScenario(run: ChaosRun): Promise<void> {
         const victim = pick(galeraNodes);
         const at = now();
         await cluster.isolate(victim); // a non-primary minority: it answers, and refuses writes
+        run.evictionWindows.push({ from: at, to: now() + EVICTION_MARGIN_MS });
         say(`partition: g${victim + 1} cut off from the others (non-primary) after ${fmt(now() - at)}s; holding ${size.partitionS}s`);
         await sleep(size.partitionS * 1000);
         await cluster.heal(victim);

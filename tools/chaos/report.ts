@@ -33,12 +33,14 @@ function checkIds(run: ChaosRun): { duplicates: number; orderViolations: number 
 }
 
 /** Every non-200 against what the faults allow: 503 with an expected JSON code in the outage or after a cut. */
-function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: number } {
-  const { size, say, violate, nodes, rec, cuts, outage, t0 } = run;
+function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: number; inEviction: number } {
+  const { size, say, violate, nodes, rec, cuts, outage, t0, evictionWindows } = run;
   const names = nodes.map((n) => n.name);
   // A request waiting on a load when MariaDB went down fails because of the outage even if it was sent before.
   const inOutage = (f: FailRecord) => outage !== null && f.recvT >= outage.stopAt && f.sendT <= outage.backAt + size.recoveryBoundS * 1000;
   const afterCut = (f: FailRecord) => cuts.some((c) => f.recvT >= c && f.sendT <= c + 3_000);
+  const inEviction = (f: FailRecord) => evictionWindows.some((w) => f.recvT >= w.from && f.sendT <= w.to);
+  let n503InEviction = 0;
   let n5xx = 0;
   let n503 = 0;
   let timeouts = 0;
@@ -60,7 +62,10 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
       n503++;
       const allowed = SEGMENT_KINDS.has(f.kind) ? SEGMENT_OK_503 : SNOWFLAKE_OK_503;
       if (!f.jsonOk || !allowed.has(f.code)) other.push(f);
-      else if (SEGMENT_KINDS.has(f.kind) && !inOutage(f) && !afterCut(f)) unexpected503.push(f);
+      else if (SEGMENT_KINDS.has(f.kind) && !inOutage(f) && !afterCut(f)) {
+        if (inEviction(f)) n503InEviction++;
+        else unexpected503.push(f);
+      }
     } else {
       if (f.status >= 500) n5xx++;
       other.push(f);
@@ -76,7 +81,8 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
   if (other.length > 0) violate(`${other.length} answers other than 200 / 503-with-an-expected-JSON-code (5xx: ${n5xx}): ${show(other)}`);
   if (unexpected503.length > 0) violate(`${unexpected503.length} segment 503s outside the outage: ${show(unexpected503)}`);
   say(`errors by status and code: ${[...codes].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}; ` + `connection errors to nodes being killed: ${excusedConn}`);
-  return { n503, n5xx, timeouts };
+  if (evictionWindows.length > 0) say(`segment 503s while Galera evicted a member (writes stalled cluster-wide): ${n503InEviction}`);
+  return { n503, n5xx, timeouts, inEviction: n503InEviction };
 }
 
 /** --keep-logs: every request (kind, node, life, send time, latency, status) and the phase windows, for a look afterwards. */
@@ -214,7 +220,7 @@ async function checkMaxId(run: ChaosRun): Promise<void> {
 export async function analyse(run: ChaosRun): Promise<string> {
   const { rec, kills, cuts } = run;
   const { duplicates, orderViolations } = checkIds(run);
-  const { n503, n5xx, timeouts } = checkErrors(run);
+  const { n503, n5xx, timeouts, inEviction } = checkErrors(run);
   if (run.keepLogs) writeRequestLog(run);
   run.stalls.stop();
   const { p99Fast, p99Slow } = checkLatency(run);
@@ -230,7 +236,7 @@ export async function analyse(run: ChaosRun): Promise<string> {
       `chaos: db=galera ids=${segTotal + snowTotal} (segment ${segTotal}, snowflake ${snowTotal}) duplicates=${duplicates} ` +
       `order-violations=${orderViolations} db-kills=${run.dbKills.length} partitions=${run.partitions.length} node-kills=${kills.length} ` +
       `outage=${outageS.toFixed(1)}s served-from-buffer=${servedFromBuffer} recovery=${Number.isFinite(recoveryS) ? recoveryS.toFixed(1) : 'n/a'}s ` +
-      `ids 503s=${n503} 500s=${n5xx} timeouts=${timeouts} p99=${ms(p99Fast)}ms`
+      `ids 503s=${n503} (segment 503s during an eviction ${inEviction}) 500s=${n5xx} timeouts=${timeouts} p99=${ms(p99Fast)}ms`
     );
   }
   return (
