@@ -3,7 +3,8 @@
 import { Fragment } from 'react';
 import { Notice } from '../ui/Notice';
 import type { HealthView, HostHealth } from './api';
-import { formatLatency, galeraSummary, hostProblems, sqliteLine } from './format';
+import { hostProblems } from '@/lib/admin/hostHealth';
+import { formatLatency, galeraSummary, sqliteLine } from './format';
 import { LiveStamp } from './LiveStamp';
 import { useHealth } from './queries';
 

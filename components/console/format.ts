@@ -1,4 +1,4 @@
-import type { EngineView, HealthView, HostGalera, HostHealth, RatePoint, StepPoint, TagView } from './api';
+import type { EngineView, HealthView, HostGalera, RatePoint, StepPoint, TagView } from './api';
 
 /** Presentation only: how the engine's numbers read on screen. */
 
@@ -106,21 +106,6 @@ export function currentStep(tag: TagView): number {
 /** A probe's latency: one decimal below 100 ms, whole milliseconds above. */
 export function formatLatency(ms: number): string {
   return `${formatRate(ms)} ms`;
-}
-
-/**
- * What needs an operator's eye on one database host, in words shown beside the colour; empty when healthy.
- * Unreachable says it all; a Galera node is flagged when not Synced, outside the Primary component, or not ready.
- */
-export function hostProblems(h: HostHealth): string[] {
-  if (!h.reachable) return [h.error === undefined ? 'unreachable' : `unreachable (${h.error})`];
-  const g = h.galera;
-  if (g === undefined) return [];
-  const problems: string[] = [];
-  if (g.state !== 'Synced') problems.push(`not Synced (${g.state || 'no state'})`);
-  if (g.clusterStatus !== 'Primary') problems.push(g.clusterStatus || 'no cluster status');
-  if (!g.ready) problems.push('not accepting queries');
-  return problems;
 }
 
 /** "Synced · 3 nodes · Primary". */

@@ -1,3 +1,4 @@
+import { hostProblems } from '../admin/hostHealth';
 import type { HealthView } from '../admin/views';
 import { bearer, secretEquals } from '../auth/credentials';
 import { MAX_COUNT, invalidTag, parseBizTag } from '../bizTag';
@@ -317,7 +318,7 @@ async function health(deps: IdRouteDeps, timeoutMs: number, probeHosts: HostsPro
   const hosts = await hostsProbe;
   // A host down, or a Galera node not Synced, outside the primary component or not accepting queries: the node still
   // serves (through the others), but an operator should look.
-  const hostsOk = hosts?.every((h) => h.reachable && (h.galera === undefined || galeraHealthy(h.galera))) ?? true;
+  const hostsOk = hosts?.every((h) => hostProblems(h).length === 0) ?? true;
   const engine = segments.status();
   // 200 while the store is down: the node still serves from its buffers. The body says it is degraded.
   const body: HealthView = {
@@ -329,8 +330,4 @@ async function health(deps: IdRouteDeps, timeoutMs: number, probeHosts: HostsPro
     snowflake: snowflake === null ? { state: 'off' } : snowflake.status(),
   };
   return jsonOk(body);
-}
-
-function galeraHealthy(g: { state: string; clusterStatus: string; ready: boolean }): boolean {
-  return g.state === 'Synced' && g.clusterStatus === 'Primary' && g.ready;
 }

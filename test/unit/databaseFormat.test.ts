@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HealthView, HostHealth } from '@/components/console/api';
-import { formatLatency, galeraSummary, hostProblems, sqliteLine } from '@/components/console/format';
+import { formatLatency, galeraSummary, sqliteLine } from '@/components/console/format';
+import { hostProblems } from '@/lib/admin/hostHealth';
 
 const synced = { state: 'Synced', clusterSize: 3, ready: true, clusterStatus: 'Primary' };
 const sqlite = (over: Partial<HealthView['store']> = {}): HealthView['store'] => ({ dialect: 'sqlite', reachable: true, latencyMs: 0.4, ...over });
