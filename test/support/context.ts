@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { type TestDatabase, createDatabase } from '../../tools/harness';
+import { type TestDatabase, createDatabase, pollFor, sleep } from '../../tools/harness';
 
 export function mysqlUrl(): string {
   return inject('mysqlUrl');
@@ -46,17 +46,11 @@ export async function within<T>(ms: number, promise: Promise<T> | T, what = 'ope
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep };
 
-/** Polls `check` until it returns a value other than undefined, at most `ms`. */
+/** Polls `check` until it returns a value other than undefined, at most `ms`; throws naming `what` past that. */
 export async function waitFor<T>(ms: number, check: () => T | undefined | Promise<T | undefined>, what = 'condition', everyMs = 20): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${ms} ms`);
-    await sleep(everyMs);
-  }
+  const value = await pollFor(ms, check, everyMs);
+  if (value === undefined) throw new Error(`${what} not reached within ${ms} ms`);
+  return value;
 }

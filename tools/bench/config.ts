@@ -45,6 +45,4 @@ export function progress(msg: string): void {
 /** Temp files of this run (SQLite files, MariaDB and Redis data); removed at the end. */
 export const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-bench-'));
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep } from '../harness/wait';

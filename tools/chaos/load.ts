@@ -5,11 +5,11 @@
  * health prober. Every answer goes to the Recorder.
  */
 import http from 'node:http';
+import { sleep } from '../harness';
 import type { LeafNode } from './node';
 import { type Kind, type Recorder } from './record';
 
 export const now = (): number => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 type Answer = { status: number; contentType: string; body: string } | { status: 0; code: string };
 

@@ -23,8 +23,9 @@ import path from 'node:path';
 import { type Log, ensurePackage, findExecutable } from './apt';
 import { type TestDatabase, createDatabase, withDatabase } from './mariadb';
 import { createPasswordUser, ensureMariadb } from './mariadbd';
-import { GALERA_PROVIDER, GaleraNode, type NodePorts, type WsrepStatus, describe, pollFor } from './galeraNode';
+import { GALERA_PROVIDER, GaleraNode, type NodePorts, type WsrepStatus, describe } from './galeraNode';
 import { freePort } from './ports';
+import { pollFor } from './wait';
 
 export { type GaleraNode, type NodePorts, type WsrepStatus } from './galeraNode';
 

@@ -9,7 +9,8 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import type { Log } from './apt';
 import { stopChild } from './children';
-import { type MariadbBinaries, installDatadir, logTail, queryAll, serverArgs, sleep, spawnMariadbd } from './mariadbd';
+import { type MariadbBinaries, installDatadir, logTail, queryAll, serverArgs, spawnMariadbd } from './mariadbd';
+import { pollFor } from './wait';
 
 export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';
 
@@ -45,16 +46,6 @@ export interface WsrepStatus {
 }
 
 export type StartMode = { kind: 'new-cluster'; position?: string } | { kind: 'join'; position?: string };
-
-/** Polls `check` every `everyMs` until it returns a value other than undefined; undefined once `ms` have passed. */
-export async function pollFor<T>(ms: number, check: () => Promise<T | undefined>, everyMs = 200): Promise<T | undefined> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined || Date.now() > deadline) return value;
-    await sleep(everyMs);
-  }
-}
 
 export class GaleraNode {
   readonly datadir: string;

@@ -13,4 +13,5 @@ export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, htt
 export { freePort, freePortSync } from './ports';
 export { type RedisServer, ensureRedis, startRedis } from './redis';
 export { rng, shuffled } from './rng';
+export { pollFor, sleep } from './wait';
 export { spawnWatchdog } from './watchdog';

@@ -28,11 +28,11 @@ import {
   logTail,
   queryAll,
   serverArgs,
-  sleep,
   spawnMariadbd,
   tcpReachable,
 } from './mariadbd';
 import { freePort } from './ports';
+import { sleep } from './wait';
 
 export type { Log };
 export { type MariadbBinaries, findMariadb } from './mariadbd';

@@ -29,10 +29,6 @@ export function ensureMariadb(log: Log): MariadbBinaries {
   return ensurePackage('mariadb-server', findMariadb, log);
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export function tcpReachable(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port, timeout: 1_000 });

@@ -8,6 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { isRunning, stopChild, track } from './children';
 import { freePort } from './ports';
+import { sleep } from './wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 
@@ -73,7 +74,7 @@ export async function waitForHealth(child: ChildProcess, port: number, timeoutMs
     if ((await httpGetStatus(port, '/api/health', 1_000)) === 200) return Date.now() - started;
     if (!isRunning(child)) throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
     if (Date.now() - started > timeoutMs) throw new NotReadyError(`did not answer /api/health with 200 within ${timeoutMs} ms`, false);
-    await new Promise((r) => setTimeout(r, everyMs));
+    await sleep(everyMs);
   }
 }
 

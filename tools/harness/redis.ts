@@ -9,6 +9,7 @@ import path from 'node:path';
 import { type Log, ensurePackage, findExecutable } from './apt';
 import { isRunning, stopChild, track } from './children';
 import { freePort } from './ports';
+import { sleep } from './wait';
 
 /** redis-server from PATH, else `apt-get install -y redis-server` (root; the package's service start is suppressed). */
 export function ensureRedis(log: Log): string {
@@ -68,7 +69,7 @@ export async function startRedis(dir: string, log: Log, readyTimeoutMs = 20_000)
         },
       };
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   child.kill('SIGKILL');
   let tail = '';
