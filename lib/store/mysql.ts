@@ -159,19 +159,19 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async listTags(): Promise<TagInfo[]> {
-    const rows = await this.run<Array<Pick<AllocRow, 'biz_tag' | 'step'>>>(
+    const rows = await this.read<Array<Pick<AllocRow, 'biz_tag' | 'step'>>>(
       this.db.select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step }).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)),
     );
     return rows.map((r) => ({ bizTag: r.biz_tag, step: r.step }));
   }
 
   async listTagRows(): Promise<TagRow[]> {
-    const rows = await this.run<AllocRow[]>(this.db.select().from(leafAlloc).orderBy(asc(leafAlloc.bizTag)));
+    const rows = await this.read<AllocRow[]>(this.db.select().from(leafAlloc).orderBy(asc(leafAlloc.bizTag)));
     return rows.map(toTagRow);
   }
 
   async getTag(bizTag: string): Promise<TagRow | undefined> {
-    const rows = await this.run<AllocRow[]>(this.db.select().from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)));
+    const rows = await this.read<AllocRow[]>(this.db.select().from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)));
     return rows[0] === undefined ? undefined : toTagRow(rows[0]);
   }
 
@@ -184,12 +184,12 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     // A claim whose outcome is unknown may be claimed again (retryUnknown): the first one then counts as taken and
     // its segment is a gap. The segment comes only from the OK packet of the claim that answered — never from a
     // later read of max_id, which could include another node's claim (see withRetries).
-    const header = await this.run<ResultSetHeader>(
+    const header = await this.write<ResultSetHeader>(
       this.db
         .update(leafAlloc)
         .set({ maxId: sql`LAST_INSERT_ID(${leafAlloc.maxId} + ${added})` })
         .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - added))),
-      { retryUnknown: true },
+      true,
     );
     // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then. The read below only names the refusal.
     if (header.affectedRows === 1) return { bizTag, maxId: exactId(header.insertId, bizTag), step: added };
@@ -219,18 +219,18 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     if (step !== undefined) set.step = step;
     if (description !== undefined) set.description = description;
     // Touch update_time too, so a no-op edit still matches the row (affectedRows counts matched rows).
-    const header = await this.run<ResultSetHeader>(
+    const header = await this.write<ResultSetHeader>(
       this.db.update(leafAlloc).set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)),
-      { retryUnknown: true }, // setting the same values twice is the same edit
+      true, // setting the same values twice is the same edit
     );
     if (header.affectedRows === 0) throw tagNotFound(bizTag);
     return (await this.getTag(bizTag)) as TagRow;
   }
 
   async raiseMaxId(bizTag: string, maxId: number): Promise<TagRow> {
-    const header = await this.run<ResultSetHeader>(
+    const header = await this.write<ResultSetHeader>(
       this.db.update(leafAlloc).set({ maxId }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, maxId))),
-      { retryUnknown: true }, // raising to the same value again still matches (max_id <= it) and changes nothing
+      true, // raising to the same value again still matches (max_id <= it) and changes nothing
     );
     const row = await this.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
@@ -254,7 +254,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {
-    const rows = await this.run<Array<Pick<TombstoneRow, 'max_id'>>>(
+    const rows = await this.read<Array<Pick<TombstoneRow, 'max_id'>>>(
       this.db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)),
     );
     return rows[0] === undefined ? undefined : { maxId: exactId(rows[0].max_id, bizTag) };
@@ -280,7 +280,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async listWorkers(): Promise<WorkerRow[]> {
-    const rows = await this.run<WorkerRawRow[]>(this.db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
+    const rows = await this.read<WorkerRawRow[]>(this.db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
     return rows.map((r) => ({
       workerId: r.worker_id,
       nodeId: r.node_id,
@@ -324,7 +324,7 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async readWorkerFence(workerId: number, instanceId: string): Promise<number | undefined> {
-    const rows = await this.run<Array<Pick<WorkerRawRow, 'last_timestamp'>>>(
+    const rows = await this.read<Array<Pick<WorkerRawRow, 'last_timestamp'>>>(
       this.db
         .select({ lastTimestamp: leafWorker.lastTimestamp })
         .from(leafWorker)
@@ -351,17 +351,17 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   }
 
   async releaseWorker(workerId: number, instanceId: string, lastTimestampMs: number): Promise<void> {
-    await this.run(
+    await this.write(
       this.db
         .update(leafWorker)
         .set({ leaseExpiresAt: 0, lastTimestamp: lastTimestampMs }) // the generator is stopped: what it used is the fence
         .where(and(eq(leafWorker.workerId, workerId), eq(leafWorker.instanceId, instanceId))),
-      { retryUnknown: true }, // the same values again
+      true, // the same values again
     );
   }
 
   private async changed(query: Compiled, retryUnknown: boolean): Promise<boolean> {
-    const header = await this.run<ResultSetHeader>(query, { retryUnknown });
+    const header = await this.write<ResultSetHeader>(query, retryUnknown);
     return header.affectedRows === 1;
   }
 
@@ -382,8 +382,17 @@ export class MysqlStore implements SegmentStore, WorkerStore {
     await this.cluster.end();
   }
 
-  /** Reads are retried whatever happened: running them twice changes nothing. */
-  private run<T>(query: Compiled, { retryUnknown = true }: { retryUnknown?: boolean } = {}): Promise<T> {
+  /** A read: retried whatever happened, since running it twice changes nothing. */
+  private read<T>(query: Compiled): Promise<T> {
+    const { sql: text, params } = query.toSQL();
+    return this.query<T>(text, params, true);
+  }
+
+  /**
+   * A write. Each caller says whether it may run again after an unknown outcome (the connection died after it was
+   * sent): only where doing it twice is harmless — there is no default, so a new write cannot inherit the reads' yes.
+   */
+  private write<T>(query: Compiled, retryUnknown: boolean): Promise<T> {
     const { sql: text, params } = query.toSQL();
     return this.query<T>(text, params, retryUnknown);
   }
