@@ -11,7 +11,7 @@ import { fmt } from './config';
 import type { ChaosRun } from './context';
 import { now } from './load';
 import { outage } from './outage';
-import { phaseRunner } from './scenario';
+import { killAndRestartNode, phaseRunner } from './scenario';
 
 type Action = 'db-kill' | 'partition' | 'node-kill';
 
@@ -19,7 +19,7 @@ type Action = 'db-kill' | 'partition' | 'node-kill';
 const EVICTION_MARGIN_MS = 2_000;
 
 export async function runGaleraScenario(run: ChaosRun): Promise<void> {
-  const { size, random, rand, say, sleep, nodes, kills } = run;
+  const { size, random, rand, say, sleep } = run;
   const cluster = run.galera as GaleraCluster;
   const phase = phaseRunner(run);
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
@@ -56,14 +56,7 @@ export async function runGaleraScenario(run: ChaosRun): Promise<void> {
         run.partitions.push({ node: victim, at, healedAt: now() });
         say(`partition: g${victim + 1} healed, Synced again (${fmt(now() - at)}s in all)`);
       } else {
-        const victim = pick(nodes);
-        const at = now();
-        await victim.kill();
-        say(`node-kill: SIGKILL ${victim.name} (life ${victim.life})`);
-        await sleep(rand(0, 1_000));
-        const ms = await victim.start();
-        kills.push({ node: victim.name, at, restartMs: ms });
-        say(`node-kill: ${victim.name} restarted as life ${victim.life}, healthy after ${ms} ms`);
+        await killAndRestartNode(run, 'node-kill');
       }
     }
   });

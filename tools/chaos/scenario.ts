@@ -24,8 +24,21 @@ export function phaseRunner(run: ChaosRun): <T>(name: string, fn: () => Promise<
   };
 }
 
+/** SIGKILLs a random leaf-ts node, restarts it on the same port within a second, and records it in `run.kills`. */
+export async function killAndRestartNode(run: ChaosRun, label: string): Promise<void> {
+  const { random, rand, say, sleep, nodes, kills } = run;
+  const victim = nodes[Math.floor(random() * nodes.length)];
+  const at = now();
+  await victim.kill();
+  say(`${label}: SIGKILL ${victim.name} (life ${victim.life})`);
+  await sleep(rand(0, 1_000));
+  const ms = await victim.start();
+  kills.push({ node: victim.name, at, restartMs: ms });
+  say(`${label}: ${victim.name} restarted as life ${victim.life}, healthy after ${ms} ms (down ${fmt(now() - at)}s)`);
+}
+
 export async function runScenario(run: ChaosRun): Promise<void> {
-  const { size, random, rand, say, sleep, proxies, nodes, cuts, kills } = run;
+  const { size, random, rand, say, sleep, proxies, nodes, cuts } = run;
   const phase = phaseRunner(run);
 
   await phase('warmup', () => sleep(size.warmupS * 1000));
@@ -54,14 +67,7 @@ export async function runScenario(run: ChaosRun): Promise<void> {
         say(`cut: all ${n} proxied DB connections destroyed`);
         continue;
       }
-      const victim = nodes[Math.floor(random() * nodes.length)];
-      const at = now();
-      await victim.kill();
-      say(`kill: SIGKILL ${victim.name} (life ${victim.life})`);
-      await sleep(rand(0, 1_000));
-      const ms = await victim.start();
-      kills.push({ node: victim.name, at, restartMs: ms });
-      say(`kill: ${victim.name} restarted as life ${victim.life}, healthy after ${ms} ms (down ${fmt(now() - at)}s)`);
+      await killAndRestartNode(run, 'kill');
     }
   });
 
