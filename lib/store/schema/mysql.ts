@@ -1,4 +1,4 @@
-import { bigint, index, int, mysqlTable, timestamp, varchar } from 'drizzle-orm/mysql-core';
+import { bigint, index, int, mediumtext, mysqlTable, serial, text, timestamp, varchar } from 'drizzle-orm/mysql-core';
 import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
 /** Leaf's leaf_alloc table, exactly as Leaf ships it for MySQL. */
@@ -37,3 +37,37 @@ export const leafAllocTombstone = mysqlTable('leaf_alloc_tombstone', {
   maxId: bigint('max_id', { mode: 'number' }).notNull(),
   deletedAt: timestamp('deleted_at').notNull().defaultNow(),
 });
+
+/**
+ * The fleet registry: one row per live node identity, rewritten by its heartbeat (one write per node per beat).
+ * Times are ms since the Unix epoch on the database's clock, so nodes with skewed clocks agree on who is gone.
+ * `snapshot` is the node's compact JSON state (lib/fleet/types.ts, NodeSnapshot).
+ */
+export const leafNode = mysqlTable('leaf_node', {
+  nodeId: varchar('node_id', { length: 255 }).primaryKey().notNull(),
+  instanceId: varchar('instance_id', { length: 64 }).notNull(),
+  address: varchar('address', { length: 255 }).notNull(),
+  version: varchar('version', { length: 64 }).notNull(),
+  startedAt: bigint('started_at', { mode: 'number' }).notNull(),
+  heartbeatAt: bigint('heartbeat_at', { mode: 'number' }).notNull(),
+  /** `up` while heartbeating, `stopped` after a graceful stop; `gone` is derived from a stale heartbeat_at. */
+  state: varchar('state', { length: 16 }).notNull(),
+  snapshot: mediumtext('snapshot').notNull(),
+});
+
+/** Every admin change and login, append-only from the application's side; newest first by id. */
+export const leafAudit = mysqlTable(
+  'leaf_audit',
+  {
+    id: serial('id').primaryKey(),
+    at: bigint('at', { mode: 'number' }).notNull(),
+    action: varchar('action', { length: 32 }).notNull(),
+    bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }),
+    actor: varchar('actor', { length: 128 }).notNull(),
+    address: varchar('address', { length: 64 }).notNull(),
+    nodeId: varchar('node_id', { length: 255 }).notNull(),
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('leaf_audit_biz_tag').on(t.bizTag, t.id)],
+);

@@ -37,3 +37,37 @@ export const leafAllocTombstone = sqliteTable('leaf_alloc_tombstone', {
   maxId: integer('max_id', { mode: 'number' }).notNull(),
   deletedAt: text('deleted_at').notNull().default(sql`CURRENT_TIMESTAMP`),
 });
+
+/**
+ * The fleet registry: one row per live node identity, rewritten by its heartbeat (one write per node per beat).
+ * Times are ms since the Unix epoch on the database's clock, so nodes with skewed clocks agree on who is gone.
+ * `snapshot` is the node's compact JSON state (lib/fleet/types.ts, NodeSnapshot).
+ */
+export const leafNode = sqliteTable('leaf_node', {
+  nodeId: text('node_id', { length: 255 }).primaryKey().notNull(),
+  instanceId: text('instance_id', { length: 64 }).notNull(),
+  address: text('address', { length: 255 }).notNull(),
+  version: text('version', { length: 64 }).notNull(),
+  startedAt: integer('started_at', { mode: 'number' }).notNull(),
+  heartbeatAt: integer('heartbeat_at', { mode: 'number' }).notNull(),
+  /** `up` while heartbeating, `stopped` after a graceful stop; `gone` is derived from a stale heartbeat_at. */
+  state: text('state', { length: 16 }).notNull(),
+  snapshot: text('snapshot').notNull(),
+});
+
+/** Every admin change and login, append-only from the application's side; newest first by id. */
+export const leafAudit = sqliteTable(
+  'leaf_audit',
+  {
+    id: integer('id', { mode: 'number' }).primaryKey({ autoIncrement: true }),
+    at: integer('at', { mode: 'number' }).notNull(),
+    action: text('action', { length: 32 }).notNull(),
+    bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }),
+    actor: text('actor', { length: 128 }).notNull(),
+    address: text('address', { length: 64 }).notNull(),
+    nodeId: text('node_id', { length: 255 }).notNull(),
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('leaf_audit_biz_tag').on(t.bizTag, t.id)],
+);
