@@ -1,5 +1,5 @@
 CREATE TABLE `leaf_audit` (
-	`id` serial AUTO_INCREMENT NOT NULL,
+	`id` bigint unsigned AUTO_INCREMENT NOT NULL,
 	`at` bigint NOT NULL,
 	`action` varchar(32) NOT NULL,
 	`biz_tag` varchar(128),

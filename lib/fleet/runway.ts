@@ -1,4 +1,4 @@
-import type { FleetTagView, NodeTagState, NodeView } from './types';
+import type { FleetTagView, NodeState, NodeTagState } from './types';
 
 /**
  * Runway: how long a buffer lasts at the current rate if the database went away now — the number Leaf's design
@@ -23,7 +23,7 @@ export function stepNeeded(step: number, ratePerSec: number, outageSeconds: numb
 }
 
 /** A tag across the `up` nodes: summed rate and buffer, and the shortest runway (the first node to run dry). */
-export function fleetTag(nodes: readonly Pick<NodeView, 'state' | 'tags'>[], bizTag: string): FleetTagView {
+export function fleetTag(nodes: readonly { state: NodeState; tags: Record<string, NodeTagState> }[], bizTag: string): FleetTagView {
   let nodesServing = 0;
   let ratePerSec = 0;
   let buffered = 0;

@@ -1,4 +1,4 @@
-import { bigint, index, int, mediumtext, mysqlTable, serial, text, timestamp, varchar } from 'drizzle-orm/mysql-core';
+import { bigint, index, int, mediumtext, mysqlTable, text, timestamp, varchar } from 'drizzle-orm/mysql-core';
 import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
 /** Leaf's leaf_alloc table, exactly as Leaf ships it for MySQL. */
@@ -59,7 +59,7 @@ export const leafNode = mysqlTable('leaf_node', {
 export const leafAudit = mysqlTable(
   'leaf_audit',
   {
-    id: serial('id').primaryKey(),
+    id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey(),
     at: bigint('at', { mode: 'number' }).notNull(),
     action: varchar('action', { length: 32 }).notNull(),
     bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }),
