@@ -44,6 +44,11 @@ export interface LeafConfig {
   snowflake: SnowflakeConfig;
   /** `/api/bench/constant`, the benchmark's Next ceiling. */
   benchRoutes: boolean;
+  /**
+   * LEAF_RUNWAY_WARN_SECONDS: a runway (how long a buffer lasts without the database) below this is a warning in
+   * the console, and the outage the step advice plans for — a database restart or failover.
+   */
+  runwayWarnSeconds: number;
 }
 
 export interface SnowflakeConfig {
@@ -123,6 +128,7 @@ const ENV_SCHEMA = z.object({
   LEAF_NODE_ID: optional(z.string()),
   LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_BENCH_ROUTES: onOff(false),
+  LEAF_RUNWAY_WARN_SECONDS: integer(1, 86_400, 120, 'a whole number of seconds from 1 to 86400'),
 });
 
 /**
@@ -174,6 +180,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       leaseMs: e.LEAF_WORKER_LEASE_MS,
     },
     benchRoutes: e.LEAF_BENCH_ROUTES,
+    runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,
   };
 }
 
