@@ -7,6 +7,7 @@ export type LeafErrorCode =
   | 'invalid_count'
   | 'invalid_request'
   | 'tag_not_found'
+  | 'node_not_found'
   | 'tag_exists'
   | 'route_not_found'
   | 'method_not_allowed'
@@ -35,6 +36,7 @@ const STATUS: Record<LeafErrorCode, number> = {
   invalid_count: 400,
   invalid_request: 400,
   tag_not_found: 404,
+  node_not_found: 404,
   tag_exists: 409,
   route_not_found: 404,
   method_not_allowed: 405,

@@ -3,6 +3,7 @@ import type { TagSnapshot } from '../segment/engine';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { HostHealth } from '../store/types';
+import type { FleetTagView, NextSegmentState, NodeState } from '../fleet/types';
 
 /** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */
 
@@ -32,11 +33,75 @@ export interface TagView {
   updateTime: string;
   /** null when this node holds no buffer for the tag. */
   engine: EngineView | null;
+  /** The tag across the fleet's up nodes (from the node registry); null without one. */
+  fleet?: FleetTagView | null;
 }
 
 export interface TagDetail {
   tag: TagView;
   history: { rate: RatePoint[]; steps: StepPoint[]; loads: LoadRecord[] };
+  /** The tag on every node that holds it; null without a node registry. */
+  fleet?: TagFleetDetail | null;
+}
+
+/** The tag page's fleet part: each node's buffer, each node's rate history, and the runway warning threshold. */
+export interface TagFleetDetail {
+  nodes: NodeBufferView[];
+  /** Per node, IDs per 5-second bucket, from the heartbeats' `issued` counters (sampled while the page is open). */
+  rate: NodeRateHistory[];
+  /** LEAF_RUNWAY_WARN_SECONDS */
+  runwayWarnSeconds: number;
+}
+
+/** One node's buffer for one tag. */
+export interface NodeBufferView {
+  nodeId: string;
+  address: string;
+  state: NodeState;
+  buffered: number;
+  step: number;
+  ratePerSec: number;
+  next: NextSegmentState;
+  /** Seconds the buffer lasts at the node's rate; null when idle. */
+  runwaySeconds: number | null;
+}
+
+export interface NodeRateHistory {
+  nodeId: string;
+  /** Buckets with IDs only, oldest first. */
+  points: RatePoint[];
+}
+
+/** `GET /api/admin/fleet`: the whole fleet in one card. Rate, buffers and runway count the up nodes only. */
+export interface FleetSummary {
+  nodes: Record<NodeState, number>;
+  ratePerSec: number;
+  idsBuffered: number;
+  /** The first buffer to run dry at the current rates; null when nothing is consumed. */
+  shortestRunway: { bizTag: string; nodeId: string; seconds: number } | null;
+  /** Tags whose shortest runway is below the threshold. */
+  tagsBelowWarn: number;
+  /** LEAF_RUNWAY_WARN_SECONDS */
+  runwayWarnSeconds: number;
+}
+
+/** One tag on one node, in the Nodes page's expanded row. */
+export interface NodeTagRow {
+  bizTag: string;
+  buffered: number;
+  step: number;
+  ratePerSec: number;
+  next: NextSegmentState;
+  runwaySeconds: number | null;
+}
+
+/** `GET /api/admin/nodes/{node}/tags?q=&limit=`: a page of one node's tags, shortest runway first. */
+export interface NodeTagsPage {
+  nodeId: string;
+  state: NodeState;
+  /** Tags matching `q` (all of them without one). */
+  total: number;
+  tags: NodeTagRow[];
 }
 
 export type { HostHealth };
