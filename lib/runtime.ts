@@ -3,6 +3,7 @@ import { type LeafConfig, processConfig } from './config';
 import { systemClock } from './clock';
 import { LeafError } from './errors';
 import { type Logger, createLogger } from './log';
+import { FleetRateHistory } from './admin/fleetRates';
 import { LoadLog } from './metrics/loadLog';
 import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
 import { RateTracker } from './metrics/rateTracker';
@@ -27,6 +28,8 @@ export interface Runtime {
   prometheus: PrometheusMetrics;
   /** Recent segment loads per tag, for the console's load table and step chart. */
   loadLog: LoadLog;
+  /** Per-node consumption of the tags the console's tag page asked about (from the registry's heartbeats). */
+  fleetRates: FleetRateHistory;
   /** The console's credential. */
   admin: AdminToken;
   /** Stops background work: the rate sampler. */
@@ -125,7 +128,8 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     const url = `http://localhost:${config.port}/login#token=${admin.token}`;
     process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
   }
-  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, admin, stopSampler: () => clearInterval(sampler) };
+  const fleetRates = new FleetRateHistory({ clock: systemClock });
+  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, fleetRates, admin, stopSampler: () => clearInterval(sampler) };
 }
 
 /** Stops timers and closes the store (tests, graceful shutdown). */

@@ -2,10 +2,15 @@ import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { createTagSchema } from '@/lib/admin/schema';
 import { createTag, listTagViews } from '@/lib/admin/service';
+import { withFleet } from '@/lib/admin/fleetViews';
+import { fleetNodes } from '@/app/_server/fleet';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route(async ({ runtime }) => json({ tags: await listTagViews(runtime) }));
+export const GET = route(async ({ runtime }) => {
+  const [tags, nodes] = await Promise.all([listTagViews(runtime), fleetNodes(runtime)]);
+  return json({ tags: withFleet(tags, nodes) });
+});
 
 export const POST = route(async ({ request, runtime }) => {
   const input = await readJsonBody(request, createTagSchema);

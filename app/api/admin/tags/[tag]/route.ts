@@ -2,12 +2,24 @@ import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { deleteTagSchema, updateTagSchema } from '@/lib/admin/schema';
 import { deleteTag, requireTag, tagDetail, updateTag } from '@/lib/admin/service';
+import { tagFleetDetail } from '@/lib/admin/fleetViews';
+import { fleetTag } from '@/lib/fleet/runway';
+import { fleetNodes } from '@/app/_server/fleet';
 
 export const dynamic = 'force-dynamic';
 
 type Params = { tag: string };
 
-export const GET = route<Params>(async ({ runtime, params }) => json(await tagDetail(runtime, requireTag(params.tag))));
+export const GET = route<Params>(async ({ runtime, params }) => {
+  const bizTag = requireTag(params.tag);
+  const [detail, nodes] = await Promise.all([tagDetail(runtime, bizTag), fleetNodes(runtime)]);
+  if (nodes === null) return json({ ...detail, tag: { ...detail.tag, fleet: null }, fleet: null });
+  return json({
+    ...detail,
+    tag: { ...detail.tag, fleet: fleetTag(nodes, bizTag) },
+    fleet: tagFleetDetail(nodes, bizTag, runtime.fleetRates, runtime.config.runwayWarnSeconds),
+  });
+});
 
 export const PATCH = route<Params>(async ({ request, runtime, params }) => {
   const bizTag = requireTag(params.tag);
