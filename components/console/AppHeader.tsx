@@ -14,7 +14,9 @@ export function AppHeader() {
         <span className="brand-mark" aria-hidden="true">◆</span> leaf-ts <span className="muted">console</span>
       </Link>
       {session.data?.authenticated && (
-        <nav aria-label="Account">
+        <nav aria-label="Console" className="header-nav">
+          <Link href="/">Tags</Link>
+          <Link href="/nodes">Nodes</Link>
           <button type="button" className="button-quiet" disabled={logout.isPending} onClick={() => logout.mutate(undefined, { onSettled: () => router.replace('/login') })}>
             Log out
           </button>

@@ -4,12 +4,14 @@ import { useState } from 'react';
 import { Notice } from '../ui/Notice';
 import { DatabaseCard } from './DatabaseCard';
 import { NewTagForm } from './NewTagForm';
-import { useTags } from './queries';
+import { FleetTotals } from './FleetTotals';
+import { useFleet, useTags } from './queries';
 import { TagTable } from './TagTable';
 import { LiveStamp } from './LiveStamp';
 
 export function Dashboard() {
   const tags = useTags();
+  const runwayWarnSeconds = useFleet().data?.runwayWarnSeconds;
   const [creating, setCreating] = useState(false);
 
   return (
@@ -22,6 +24,8 @@ export function Dashboard() {
             {creating ? 'Close' : 'New tag'}
           </button>
         </div>
+
+        <FleetTotals />
 
         {creating && (
           <div id="new-tag">
@@ -53,7 +57,7 @@ export function Dashboard() {
               )}
             </div>
           ) : (
-            <TagTable tags={tags.data} />
+            <TagTable tags={tags.data} runwayWarnSeconds={runwayWarnSeconds} />
           ))}
       </section>
 

@@ -1,6 +1,7 @@
 'use client';
 
 import Link from 'next/link';
+import { useState } from 'react';
 import { Notice } from '../ui/Notice';
 import { isApiError } from './api';
 import { BufferGauges } from './BufferGauges';
@@ -10,10 +11,13 @@ import { chartWindow, currentStep, formatAgo, formatDecimal, formatInt, formatRa
 import { LiveStamp } from './LiveStamp';
 import { LoadLog } from './LoadLog';
 import { useTag } from './queries';
+import { type RateSource, RateSourcePicker, ratePointsOf } from './RateSource';
+import { TagFleet } from './TagFleet';
 import { TryIt } from './TryIt';
 
 export function TagDetail({ bizTag }: { bizTag: string }) {
   const query = useTag(bizTag);
+  const [source, setSource] = useState<RateSource>('here');
 
   if (query.isPending) return <p className="muted">Loading {bizTag}…</p>;
   if (query.data === undefined) {
@@ -33,6 +37,7 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
   const now = query.dataUpdatedAt;
   const step = currentStep(tag);
   const span = chartWindow(history.rate, history.steps, now);
+  const fleet = query.data.fleet ?? null;
   return (
     <article aria-labelledby="tag-title" className="tag-page">
       <BackLink />
@@ -59,8 +64,13 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
         <BufferGauges engine={e} />
       </section>
 
+      {fleet !== null && tag.fleet != null && <TagFleet totals={tag.fleet} detail={fleet} />}
+
       <div className="chart-grid">
-        <div className="card"><RateChart points={history.rate} span={span} /></div>
+        <div className="card">
+          {fleet !== null && <RateSourcePicker value={source} nodeIds={fleet.rate.map((n) => n.nodeId)} onChange={setSource} />}
+          <RateChart points={ratePointsOf(source, history.rate, fleet?.rate ?? null)} span={span} />
+        </div>
         <div className="card"><StepChart points={history.steps} span={span} /></div>
       </div>
 

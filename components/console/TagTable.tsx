@@ -3,10 +3,11 @@
 import Link from 'next/link';
 import { Meter } from '../ui/Meter';
 import type { TagView } from './api';
+import { FleetCells, FleetHeaders } from './FleetCells';
 import { SEGMENT_STATE_LABEL, currentStep, formatDecimal, formatInt, formatRate, nextSegmentState, remainingPercent } from './format';
 
 /** One row per tag; at phone width each row becomes a card (labels from data-label). */
-export function TagTable({ tags }: { tags: TagView[] }) {
+export function TagTable({ tags, runwayWarnSeconds }: { tags: TagView[]; runwayWarnSeconds?: number }) {
   return (
     <div className="table-wrap">
       <table className="tag-table" aria-label="Tags">
@@ -17,13 +18,14 @@ export function TagTable({ tags }: { tags: TagView[] }) {
             <th scope="col" className="num">Step</th>
             <th scope="col">Buffer left</th>
             <th scope="col">Next segment</th>
+            <FleetHeaders />
             <th scope="col" className="num">max_id</th>
             <th scope="col">Description</th>
           </tr>
         </thead>
         <tbody>
           {tags.map((tag) => (
-            <TagRow key={tag.bizTag} tag={tag} />
+            <TagRow key={tag.bizTag} tag={tag} runwayWarnSeconds={runwayWarnSeconds} />
           ))}
         </tbody>
       </table>
@@ -31,7 +33,7 @@ export function TagTable({ tags }: { tags: TagView[] }) {
   );
 }
 
-function TagRow({ tag }: { tag: TagView }) {
+function TagRow({ tag, runwayWarnSeconds }: { tag: TagView; runwayWarnSeconds: number | undefined }) {
   const e = tag.engine;
   const state = nextSegmentState(e);
   const pct = remainingPercent(e);
@@ -69,6 +71,7 @@ function TagRow({ tag }: { tag: TagView }) {
       <td data-label="Next segment">
         <span className={`state state-${state}`}>{SEGMENT_STATE_LABEL[state]}</span>
       </td>
+      <FleetCells tag={tag} runwayWarnSeconds={runwayWarnSeconds} />
       <td className="num mono" data-label="max_id">
         {formatDecimal(tag.maxId)}
       </td>

@@ -5,6 +5,12 @@
 
 export type {
   EngineView,
+  FleetSummary,
+  NodeBufferView,
+  NodeRateHistory,
+  NodeTagRow,
+  NodeTagsPage,
+  TagFleetDetail,
   HealthView,
   HostGalera,
   HostHealth,
@@ -16,7 +22,9 @@ export type {
   TagDetail,
   TagView,
 } from '@/lib/admin/views';
-import type { HealthView, TagDetail, TagView } from '@/lib/admin/views';
+import type { FleetSummary, HealthView, NodeTagsPage, TagDetail, TagView } from '@/lib/admin/views';
+import type { NodeView } from '@/lib/fleet/types';
+export type { FleetTagView, NodeState, NodeView } from '@/lib/fleet/types';
 import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
 
 export type { CreateTagRequest, UpdateTagRequest };
@@ -87,6 +95,12 @@ export const api = {
     request<{ tag: TagView }>(tagPath(bizTag), { method: 'PATCH', body: input }).then((r) => r.tag),
   deleteTag: (bizTag: string, confirm: string) =>
     request<{ deleted: true; maxId: string }>(tagPath(bizTag), { method: 'DELETE', body: { confirm } }),
+
+  /** Every node of the registry, without their tags (a node may hold 10,000; one node's are paged below). */
+  listNodes: () => request<{ nodes: NodeView[] }>('/api/admin/nodes?tags=none').then((r) => r.nodes),
+  nodeTags: (nodeId: string, q: string, limit: number) =>
+    request<NodeTagsPage>(`/api/admin/nodes/${encodeURIComponent(nodeId)}/tags?${new URLSearchParams({ q, limit: String(limit) })}`),
+  fleet: () => request<FleetSummary>('/api/admin/fleet'),
 
   /** The node's public health answer (200 even when degraded; the body says so). */
   health: () => request<HealthView>('/api/health'),

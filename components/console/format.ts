@@ -1,4 +1,4 @@
-import type { EngineView, HealthView, HostGalera, RatePoint, StepPoint, TagView } from './api';
+import type { EngineView, HealthView, HostGalera, NodeState, RatePoint, StepPoint, TagView } from './api';
 
 /** Presentation only: how the engine's numbers read on screen. */
 
@@ -118,4 +118,46 @@ export function sqliteLine(store: HealthView['store']): string {
   return store.reachable
     ? `Embedded SQLite — reachable, ${formatLatency(store.latencyMs)}`
     : `Embedded SQLite — unreachable${store.error ? `: ${store.error}` : ''}`;
+}
+
+/** A span of seconds in the largest unit that reads naturally: "8 s", "4.5 min", "2.1 h", "3 d". */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${oneDecimal.format(seconds < 10 ? seconds : Math.round(seconds))} s`;
+  if (seconds < 3600) return `${oneDecimal.format(seconds / 60)} min`;
+  if (seconds < 86_400) return `${oneDecimal.format(seconds / 3600)} h`;
+  return `${oneDecimal.format(seconds / 86_400)} d`;
+}
+
+/** A runway as the console shows it: "idle" when nothing is consumed (the buffer lasts for ever). */
+export function formatRunway(seconds: number | null): string {
+  return seconds === null ? 'idle' : formatDuration(seconds);
+}
+
+/** Below the threshold (LEAF_RUNWAY_WARN_SECONDS) a runway is a warning: a database restart would outlast it. */
+export function runwayLow(seconds: number | null, warnSeconds: number | undefined): boolean {
+  return seconds !== null && warnSeconds !== undefined && seconds < warnSeconds;
+}
+
+export const NODE_STATE_LABEL: Record<NodeState, string> = { up: 'up', gone: 'gone', stopped: 'stopped' };
+
+/** "2 h 5 min", "3 min", "12 s": how long a node has been running. */
+export function formatUptime(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  return h < 48 ? `${h} h ${m % 60} min` : `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/**
+ * The step advice of the tag page: one segment is what a node can count on while the database is away, so a
+ * step shorter than the outage at the node's rate says which step would last it; null when the step is enough.
+ */
+export function stepAdvice(step: number, ratePerSec: number, outageSeconds: number, needed: number | null): string | null {
+  if (needed === null) return null;
+  return (
+    `This tag's step of ${formatInt(step)} lasts ${formatDuration(step / ratePerSec)} at ${formatRate(ratePerSec)} IDs/s; ` +
+    `a database restart of ${formatDuration(outageSeconds)} needs a step of at least ${formatInt(needed)} — raise the step.`
+  );
 }

@@ -13,6 +13,16 @@ export const tagKeys = {
   detail: (bizTag: string) => [...tagKeys.all, 'detail', bizTag] as const,
 };
 
+export const nodeKeys = {
+  all: ['nodes'] as const,
+  list: () => [...nodeKeys.all, 'list'] as const,
+  tags: (nodeId: string, q: string, limit: number) => [...nodeKeys.all, 'tags', nodeId, q, limit] as const,
+};
+
+export const fleetKeys = {
+  all: ['fleet'] as const,
+};
+
 export const healthKeys = {
   all: ['health'] as const,
 };
@@ -27,6 +37,10 @@ export const sessionKeys = {
 export const sessionQuery = () => queryOptions({ queryKey: sessionKeys.all, queryFn: api.session, staleTime: 30_000 });
 export const tagListQuery = () => queryOptions({ queryKey: tagKeys.list(), queryFn: api.listTags, refetchInterval: POLL_MS });
 export const healthQuery = () => queryOptions({ queryKey: healthKeys.all, queryFn: api.health, refetchInterval: HEALTH_POLL_MS });
+export const nodeListQuery = () => queryOptions({ queryKey: nodeKeys.list(), queryFn: api.listNodes, refetchInterval: POLL_MS });
+export const nodeTagsQuery = (nodeId: string, q: string, limit: number) =>
+  queryOptions({ queryKey: nodeKeys.tags(nodeId, q, limit), queryFn: () => api.nodeTags(nodeId, q, limit), refetchInterval: POLL_MS });
+export const fleetQuery = () => queryOptions({ queryKey: fleetKeys.all, queryFn: api.fleet, refetchInterval: POLL_MS });
 export const tagDetailQuery = (bizTag: string) =>
   queryOptions({ queryKey: tagKeys.detail(bizTag), queryFn: () => api.getTag(bizTag), refetchInterval: POLL_MS });
 
@@ -64,6 +78,18 @@ export function useTags() {
 
 export function useHealth() {
   return useQuery(healthQuery());
+}
+
+export function useNodes() {
+  return useQuery(nodeListQuery());
+}
+
+export function useNodeTags(nodeId: string, q: string, limit: number) {
+  return useQuery(nodeTagsQuery(nodeId, q, limit));
+}
+
+export function useFleet() {
+  return useQuery(fleetQuery());
 }
 
 export function useTag(bizTag: string) {

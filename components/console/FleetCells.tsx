@@ -1,0 +1,43 @@
+'use client';
+
+import type { TagView } from './api';
+import { formatInt, formatRate, formatRunway, runwayLow } from './format';
+
+/** The tag table's fleet headers, beside this node's columns. */
+export function FleetHeaders() {
+  return (
+    <>
+      <th scope="col" className="num">Fleet IDs/s</th>
+      <th scope="col" className="num">Fleet buffered</th>
+      <th scope="col" className="num">Nodes</th>
+      <th scope="col" className="num">Runway</th>
+    </>
+  );
+}
+
+/** A tag's fleet figures in its row: summed over the up nodes, runway of the first node to run dry. */
+export function FleetCells({ tag, runwayWarnSeconds }: { tag: TagView; runwayWarnSeconds: number | undefined }) {
+  const f = tag.fleet;
+  if (f === undefined || f === null) {
+    return (
+      <>
+        <td className="num muted" data-label="Fleet IDs/s">—</td>
+        <td className="num muted" data-label="Fleet buffered">—</td>
+        <td className="num muted" data-label="Nodes">—</td>
+        <td className="num muted" data-label="Runway">—</td>
+      </>
+    );
+  }
+  const low = runwayLow(f.runwaySeconds, runwayWarnSeconds);
+  return (
+    <>
+      <td className="num" data-label="Fleet IDs/s" data-testid="fleet-rate-cell">{formatRate(f.ratePerSec)}</td>
+      <td className="num" data-label="Fleet buffered" data-testid="fleet-buffered-cell">{formatInt(f.buffered)}</td>
+      <td className="num" data-label="Nodes" data-testid="fleet-nodes-cell">{f.nodesServing}</td>
+      <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway" data-testid="fleet-runway-cell" data-low={low}>
+        {formatRunway(f.runwaySeconds)}
+        {low && <span className="badge badge-warn">low</span>}
+      </td>
+    </>
+  );
+}

@@ -1,0 +1,103 @@
+'use client';
+
+import { Fragment, useState } from 'react';
+import { Notice } from '../ui/Notice';
+import type { NodeView } from './api';
+import { FleetTotals } from './FleetTotals';
+import { NODE_STATE_LABEL, formatAgo, formatInt, formatUptime } from './format';
+import { LiveStamp } from './LiveStamp';
+import { NodeTagsPanel } from './NodeTagsPanel';
+import { useNodes } from './queries';
+
+/** The registry's per-node totals (the list is fetched without the tags maps, so the counts come from the server). */
+type NodeRow = NodeView & { tagsHeld?: number; idsBuffered?: number };
+
+/** Every node of the fleet, as the registry's heartbeats report them; a row expands to the node's tags. */
+export function NodesPage() {
+  const nodes = useNodes();
+  const [open, setOpen] = useState<string | null>(null);
+  const now = nodes.dataUpdatedAt;
+  return (
+    <section aria-labelledby="nodes-title">
+      <div className="section-head">
+        <h1 id="nodes-title">Nodes</h1>
+        <LiveStamp updatedAt={nodes.dataUpdatedAt} failing={nodes.isError} />
+      </div>
+      <FleetTotals />
+      {nodes.isError && (
+        <Notice kind="error" testId="nodes-error" title={nodes.data === undefined ? 'The nodes cannot be loaded.' : 'The server stopped answering; the rows below are from the last good answer.'}>
+          {nodes.error.message}
+        </Notice>
+      )}
+      {nodes.isPending && <p className="muted">Loading nodes…</p>}
+      {nodes.data !== undefined && (
+        <div className="table-wrap">
+          <table className="tag-table node-table" aria-label="Nodes">
+            <thead>
+              <tr>
+                <th scope="col">Node</th>
+                <th scope="col">State</th>
+                <th scope="col">Uptime</th>
+                <th scope="col">Version</th>
+                <th scope="col" className="num">Worker id</th>
+                <th scope="col">Lease expires</th>
+                <th scope="col">Last heartbeat</th>
+                <th scope="col" className="num">Tags held</th>
+                <th scope="col" className="num">IDs buffered</th>
+                <th scope="col"><span className="sr-only">Tags</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {(nodes.data as NodeRow[]).map((node) => (
+                <Fragment key={node.nodeId}>
+                  <NodeTableRow node={node} now={now} open={open === node.nodeId} onToggle={() => setOpen((v) => (v === node.nodeId ? null : node.nodeId))} />
+                  {open === node.nodeId && (
+                    <tr className="node-tags-row">
+                      <td colSpan={10}>
+                        <NodeTagsPanel nodeId={node.nodeId} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {nodes.data?.length === 0 && <p className="muted" data-testid="nodes-empty">No node has sent a heartbeat yet.</p>}
+    </section>
+  );
+}
+
+function NodeTableRow({ node, now, open, onToggle }: { node: NodeRow; now: number; open: boolean; onToggle: () => void }) {
+  const lease = node.snowflake.leaseExpiresAt === null ? null : Date.parse(node.snowflake.leaseExpiresAt);
+  const tagsHeld = node.tagsHeld ?? Object.keys(node.tags).length;
+  const idsBuffered = node.idsBuffered ?? Object.values(node.tags).reduce((s, t) => s + t.buffered, 0);
+  return (
+    <tr data-testid={`node-row-${node.nodeId}`} data-state={node.state}>
+      <th scope="row" data-label="Node">
+        <span className="mono">{node.nodeId}</span>
+        <div className="muted small mono">{node.address}</div>
+      </th>
+      <td data-label="State">
+        <span className={`state node-state-${node.state}`} data-testid="node-state">
+          {NODE_STATE_LABEL[node.state]}
+        </span>
+      </td>
+      <td data-label="Uptime">{node.state === 'up' ? formatUptime(now - Date.parse(node.startedAt)) : '—'}</td>
+      <td data-label="Version" className="mono">{node.version}</td>
+      <td className="num" data-label="Worker id" data-testid="node-worker-id">
+        {node.snowflake.workerId ?? <span className="muted">{node.snowflake.state === 'off' ? 'off' : '—'}</span>}
+      </td>
+      <td data-label="Lease expires">{lease === null ? <span className="muted">—</span> : lease >= now ? `in ${formatUptime(lease - now)}` : `expired ${formatAgo(lease, now)}`}</td>
+      <td data-label="Last heartbeat" data-testid="node-heartbeat">{formatAgo(Date.parse(node.lastHeartbeat), now)}</td>
+      <td className="num" data-label="Tags held" data-testid="node-tags-held">{formatInt(tagsHeld)}</td>
+      <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">{formatInt(idsBuffered)}</td>
+      <td>
+        <button type="button" className="button-quiet small" aria-expanded={open} data-testid="node-expand" onClick={onToggle}>
+          {open ? 'Hide tags' : 'Tags'}
+        </button>
+      </td>
+    </tr>
+  );
+}
