@@ -110,16 +110,22 @@ function start(): void {
     config = processConfig();
   } catch (error) {
     // One plain line per bad variable, for the person who typed it; nothing else has started yet.
-    const lines = isLeafError(error) ? error.message.split('\n') : [String(error)];
-    for (const line of lines) process.stderr.write(`leaf-ts: cannot start: ${line}\n`);
-    process.exit(1);
+    refuse(error);
   }
   const logger = processLogger();
   if (cluster.isPrimary && config.workers > 1) return primary(config, logger);
   main(config, logger).catch((error: unknown) => {
+    // A misconfiguration found while opening (a bad epoch, a node id live in another process): the same plain line.
+    if (isLeafError(error) && error.code === 'invalid_config') refuse(error);
     logger.log('error', 'start_failed', { error });
     process.exit(1);
   });
+}
+
+function refuse(error: unknown): never {
+  const lines = isLeafError(error) ? error.message.split('\n') : [String(error)];
+  for (const line of lines) process.stderr.write(`leaf-ts: cannot start: ${line}\n`);
+  process.exit(1);
 }
 
 start();

@@ -15,6 +15,7 @@ import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl
 export const DEFAULT_SQLITE_FILE = './data/leaf.db';
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 export const MAX_WORKERS = 64;
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 export interface LeafConfig {
   port: number;
@@ -42,6 +43,8 @@ export interface LeafConfig {
   /** LEAF_ID_TOKEN; when set, the ID routes need `Authorization: Bearer <it>`. */
   idToken: string | null;
   snowflake: SnowflakeConfig;
+  /** This node in the fleet registry (`leaf_node`). */
+  node: NodeConfig;
   /** `/api/bench/constant`, the benchmark's Next ceiling. */
   benchRoutes: boolean;
   /**
@@ -56,6 +59,18 @@ export interface SnowflakeConfig {
   epochMs: number;
   nodeId: string;
   leaseMs: number;
+}
+
+export interface NodeConfig {
+  /** Unique among live nodes: LEAF_NODE_ID, else hostname:PORT (plus `#i` for a cluster worker). */
+  id: string;
+  /** host:port where this node listens, as other operators see it (the hostname when HOST is a wildcard). */
+  address: string;
+  heartbeatMs: number;
+  /** A node whose heartbeat is older than this (database clock) is shown as gone, and its identity may be taken. */
+  goneMs: number;
+  /** Gone or stopped rows older than this are deleted. */
+  pruneMs: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -129,6 +144,9 @@ const ENV_SCHEMA = z.object({
   LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_BENCH_ROUTES: onOff(false),
   LEAF_RUNWAY_WARN_SECONDS: integer(1, 86_400, 120, 'a whole number of seconds from 1 to 86400'),
+  LEAF_NODE_HEARTBEAT_MS: integer(100, 600_000, 3_000, 'an integer from 100 to 600000 (ms)'),
+  LEAF_NODE_GONE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
+  LEAF_NODE_PRUNE_MS: integer(1, 365 * 86_400_000, 86_400_000, 'a positive integer (ms)'),
 });
 
 /**
@@ -148,12 +166,24 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
   if (e.LEAF_SNOWFLAKE_EPOCH > now) {
     throw new LeafError('invalid_config', `LEAF_SNOWFLAKE_EPOCH must not be in the future (got ${JSON.stringify(env.LEAF_SNOWFLAKE_EPOCH)})`);
   }
+  if (e.LEAF_NODE_GONE_MS <= 2 * e.LEAF_NODE_HEARTBEAT_MS) {
+    // One late beat must not make a live node look gone (and let another process take its identity).
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (${e.LEAF_NODE_HEARTBEAT_MS} ms) (got ${unset(env.LEAF_NODE_GONE_MS) === undefined ? `the default ${e.LEAF_NODE_GONE_MS}` : shown('LEAF_NODE_GONE_MS', env.LEAF_NODE_GONE_MS)})`,
+    );
+  }
+  if (e.LEAF_NODE_PRUNE_MS < e.LEAF_NODE_GONE_MS) {
+    throw new LeafError('invalid_config', `LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (${e.LEAF_NODE_GONE_MS} ms) (got ${shown('LEAF_NODE_PRUNE_MS', env.LEAF_NODE_PRUNE_MS)})`);
+  }
   const mysqlUrl = e.DATABASE_URL !== undefined && /^mysql:/i.test(e.DATABASE_URL) ? e.DATABASE_URL : null;
   const sqliteFile =
     e.DATABASE_URL !== undefined && mysqlUrl === null
       ? e.DATABASE_URL.replace(/^(file|sqlite):(\/\/)?/i, '')
       : (e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE);
   const workerIndex = e.LEAF_WORKER_INDEX === undefined ? null : Number(e.LEAF_WORKER_INDEX);
+  // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
+  const nodeId = (e.LEAF_NODE_ID ?? `${os.hostname()}:${e.PORT}`) + (workerIndex === null ? '' : `#${workerIndex}`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -175,9 +205,16 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     snowflake: {
       enabled: e.LEAF_SNOWFLAKE,
       epochMs: e.LEAF_SNOWFLAKE_EPOCH,
-      // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
-      nodeId: (e.LEAF_NODE_ID ?? `${os.hostname()}:${e.PORT}`) + (workerIndex === null ? '' : `#${workerIndex}`),
+      nodeId,
       leaseMs: e.LEAF_WORKER_LEASE_MS,
+    },
+    node: {
+      id: nodeId,
+      // A wildcard bind says nothing to the operator reading a conflict line on another machine: name the host.
+      address: `${WILDCARD_HOSTS.has(e.HOST) ? os.hostname() : e.HOST}:${e.PORT}`,
+      heartbeatMs: e.LEAF_NODE_HEARTBEAT_MS,
+      goneMs: e.LEAF_NODE_GONE_MS,
+      pruneMs: e.LEAF_NODE_PRUNE_MS,
     },
     benchRoutes: e.LEAF_BENCH_ROUTES,
     runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,

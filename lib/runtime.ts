@@ -2,6 +2,8 @@ import { type AdminToken, resolveAdminToken } from './auth/adminToken';
 import { type LeafConfig, processConfig } from './config';
 import { systemClock } from './clock';
 import { LeafError } from './errors';
+import { takeNodeSnapshot } from './fleet/nodeSnapshot';
+import { NodeRegistry } from './fleet/registry';
 import { type Logger, createLogger } from './log';
 import { FleetRateHistory } from './admin/fleetRates';
 import { LoadLog } from './metrics/loadLog';
@@ -11,6 +13,8 @@ import { SegmentEngine } from './segment/engine';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
 import type { LeafStore } from './store/types';
+import { registerFleetGauge } from './metrics/fleetGauge';
+import { LEAF_VERSION } from './version';
 
 /**
  * The one engine per process. Kept on globalThis so Next's module re-evaluation (dev reloads, and the separate
@@ -32,6 +36,8 @@ export interface Runtime {
   fleetRates: FleetRateHistory;
   /** The console's credential. */
   admin: AdminToken;
+  /** This node's row in the fleet registry, and reads of every node's (`fleet.nodes()`). */
+  fleet: NodeRegistry;
   /** Stops background work: the rate sampler. */
   stopSampler(): void;
 }
@@ -112,9 +118,31 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   });
   const { enabled, nodeId, epochMs, leaseMs } = config.snowflake;
   const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, leaseMs, logger }) : null;
+  const rates = new RateTracker({ clock: systemClock });
+  const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
+  const fleet = new NodeRegistry({
+    store,
+    nodeId: id,
+    address,
+    version: LEAF_VERSION,
+    heartbeatMs,
+    goneMs,
+    pruneMs,
+    logger,
+    snapshot: () => takeNodeSnapshot({ segments, rates, snowflake, leaseMs }),
+    // Another process holds our identity now: its snowflake worker would re-take ours (same node id) — let it.
+    onLost: () => void snowflake?.stop(),
+  });
+  try {
+    // The identity first: a twin found here stops the start before it could take the snowflake worker lease.
+    await fleet.start();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   await Promise.all([segments.start(), snowflake?.start()]);
   prometheus.bind(segments, snowflake);
-  const rates = new RateTracker({ clock: systemClock });
+  registerFleetGauge(prometheus.registry, fleet);
   const sampler = setInterval(() => rates.record(segments.issuedTotals()), 1_000);
   sampler.unref();
   logger.log('info', 'runtime_ready', {
@@ -129,7 +157,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
   }
   const fleetRates = new FleetRateHistory({ clock: systemClock });
-  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, fleetRates, admin, stopSampler: () => clearInterval(sampler) };
+  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, fleetRates, admin, fleet, stopSampler: () => clearInterval(sampler) };
 }
 
 /** Stops timers and closes the store (tests, graceful shutdown). */
@@ -141,7 +169,7 @@ export async function closeRuntime(): Promise<void> {
   if (runtime !== null) {
     runtime.segments.stop();
     runtime.stopSampler();
-    await runtime.snowflake?.stop();
+    await Promise.all([runtime.snowflake?.stop(), runtime.fleet.stop()]);
     await runtime.store.close();
   }
 }

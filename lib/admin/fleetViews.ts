@@ -8,14 +8,8 @@ import type { FleetSummary, NodeBufferView, NodeTagRow, NodeTagsPage, TagFleetDe
  * plain functions over NodeView[], so every rule is unit-tested with literal nodes.
  */
 
-/** The registry as the admin views need it: its cached list of nodes (with their tags). */
-export interface FleetReader {
-  nodes(): Promise<readonly NodeView[]>;
-}
-
-/** Each tag view with its fleet totals (summed over the `up` nodes; null when there is no registry). */
-export function withFleet(tags: TagView[], nodes: readonly NodeView[] | null): TagView[] {
-  if (nodes === null) return tags.map((t) => ({ ...t, fleet: null }));
+/** Each tag view with its fleet totals (summed over the `up` nodes). */
+export function withFleet(tags: TagView[], nodes: readonly NodeView[]): TagView[] {
   return tags.map((t) => ({ ...t, fleet: fleetTag(nodes, t.bizTag) }));
 }
 

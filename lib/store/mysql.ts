@@ -2,7 +2,9 @@ import { type Table, and, asc, eq, lt, lte, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import mysql, { type Connection, type PoolCluster, type PoolConnection, type PoolNamespace, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
+import { MYSQL_NOW_MS as DB_NOW_MS } from './dbClock';
 import { migrateMysql } from './migrate';
+import { MysqlNodes } from './mysqlNodes';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
@@ -19,10 +21,11 @@ import {
   exactId,
   type WorkerRow,
   type WorkerStore,
+  type NodeRegistration,
+  type NodeRow,
+  type NodeStore,
 } from './types';
 
-/** The database clock in ms since the Unix epoch. */
-const DB_NOW_MS = sql`CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)`;
 
 export interface MysqlStoreOptions {
   /** mysql://user:pass@host:port[,host:port…]/database, or the same parsed (lib/config.ts does it at start). */
@@ -90,7 +93,7 @@ interface Compiled {
  * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock (and Galera's certification),
  * whose OK packet carries the new max_id: one round trip per segment. Failures are retried as mysqlErrors.ts rules.
  */
-export class MysqlStore implements SegmentStore, WorkerStore {
+export class MysqlStore implements SegmentStore, WorkerStore, NodeStore {
   readonly dialect = 'mysql' as const;
   private readonly cluster: PoolCluster;
   private readonly target: MysqlTarget;
@@ -107,6 +110,8 @@ export class MysqlStore implements SegmentStore, WorkerStore {
   private readonly causal = new WeakSet<object>();
   /** Retried failures by kind (never reset). */
   readonly retries: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
+  /** The fleet registry's statements (mysqlNodes.ts), run through this store's read/write rules. */
+  private readonly nodes = new MysqlNodes({ read: (q) => this.read(q), write: (q, retryUnknown) => this.write(q, retryUnknown) });
 
   private constructor(target: MysqlTarget, connectionOptions: PoolOptions, queryTimeoutMs: number, restoreHostMs: number) {
     this.target = target;
@@ -367,6 +372,34 @@ export class MysqlStore implements SegmentStore, WorkerStore {
 
   async ping(): Promise<void> {
     await this.query('SELECT 1', [], true);
+  }
+
+  registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean> {
+    return this.nodes.registerNode(reg, goneMs);
+  }
+
+  takeOverNode(reg: NodeRegistration, seen: Pick<NodeRow, 'instanceId' | 'heartbeatAt'>): Promise<boolean> {
+    return this.nodes.takeOverNode(reg, seen);
+  }
+
+  beatNode(nodeId: string, instanceId: string, snapshot: string | null): Promise<boolean> {
+    return this.nodes.beatNode(nodeId, instanceId, snapshot);
+  }
+
+  stopNode(nodeId: string, instanceId: string): Promise<void> {
+    return this.nodes.stopNode(nodeId, instanceId);
+  }
+
+  getNode(nodeId: string): Promise<NodeRow | undefined> {
+    return this.nodes.getNode(nodeId);
+  }
+
+  listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
+    return this.nodes.listNodes(withSnapshots);
+  }
+
+  pruneNodes(olderThanMs: number): Promise<number> {
+    return this.nodes.pruneNodes(olderThanMs);
   }
 
   /**

@@ -5,7 +5,9 @@ import { and, asc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { badStep, belowTombstone, lowered } from './adminErrors';
+import { SQLITE_NOW_MS as DB_NOW_MS } from './dbClock';
 import { migrateSqlite } from './migrate';
+import { SqliteNodes } from './sqliteNodes';
 import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import {
   type Allocation,
@@ -18,10 +20,11 @@ import {
   exactId,
   type WorkerRow,
   type WorkerStore,
+  type NodeRegistration,
+  type NodeRow,
+  type NodeStore,
 } from './types';
 
-/** The database clock in ms since the Unix epoch. */
-const DB_NOW_MS = sql`CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -36,12 +39,14 @@ export interface SqliteStoreOptions {
  * The embedded default: one SQLite file in WAL mode. Several processes may share the file; each claim is one
  * UPDATE … RETURNING, atomic under SQLite's write lock.
  */
-export class SqliteStore implements SegmentStore, WorkerStore {
+export class SqliteStore implements SegmentStore, WorkerStore, NodeStore {
   readonly dialect = 'sqlite' as const;
   /** True when this open created the database file, e.g. to seed a demo tag on first start. */
   readonly created: boolean;
   private readonly sqlite: Database.Database;
   private readonly db: BetterSQLite3Database;
+  /** The fleet registry's statements (sqliteNodes.ts). */
+  private readonly nodes: SqliteNodes;
 
   constructor({ file, busyTimeoutMs = 5_000, migrationsDir }: SqliteStoreOptions) {
     const inMemory = file === ':memory:';
@@ -59,6 +64,35 @@ export class SqliteStore implements SegmentStore, WorkerStore {
       throw storeUnavailable(error);
     }
     this.db = drizzle(this.sqlite);
+    this.nodes = new SqliteNodes(this.db, (fn) => this.guard(fn));
+  }
+
+  registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean> {
+    return this.nodes.registerNode(reg, goneMs);
+  }
+
+  takeOverNode(reg: NodeRegistration, seen: Pick<NodeRow, 'instanceId' | 'heartbeatAt'>): Promise<boolean> {
+    return this.nodes.takeOverNode(reg, seen);
+  }
+
+  beatNode(nodeId: string, instanceId: string, snapshot: string | null): Promise<boolean> {
+    return this.nodes.beatNode(nodeId, instanceId, snapshot);
+  }
+
+  stopNode(nodeId: string, instanceId: string): Promise<void> {
+    return this.nodes.stopNode(nodeId, instanceId);
+  }
+
+  getNode(nodeId: string): Promise<NodeRow | undefined> {
+    return this.nodes.getNode(nodeId);
+  }
+
+  listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
+    return this.nodes.listNodes(withSnapshots);
+  }
+
+  pruneNodes(olderThanMs: number): Promise<number> {
+    return this.nodes.pruneNodes(olderThanMs);
   }
 
   async listTags(): Promise<TagInfo[]> {

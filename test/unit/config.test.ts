@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SQLITE_FILE, type Env, loadConfig } from '@/lib/config';
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
       snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, leaseMs: 10_000 },
     });
     expect(c.snowflake.nodeId).toMatch(/:3000$/);
+    expect(c.node).toEqual({ id: c.snowflake.nodeId, address: '127.0.0.1:3000', heartbeatMs: 3_000, goneMs: 10_000, pruneMs: 86_400_000 });
   });
 
   it.each<[string, Env, (c: ReturnType<typeof load>) => unknown, unknown]>([
@@ -89,6 +91,15 @@ describe('loadConfig', () => {
     ['epoch as ISO', { LEAF_SNOWFLAKE_EPOCH: '2020-01-01T00:00:00Z' }, (c) => c.snowflake.epochMs, Date.parse('2020-01-01T00:00:00Z')],
     ['node id and worker index', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' }, (c) => [c.snowflake.nodeId, c.workerIndex], ['a:1#2', 2]],
     ['lease', { LEAF_WORKER_LEASE_MS: '3000' }, (c) => c.snowflake.leaseMs, 3000],
+    ['node id for the registry', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '0' }, (c) => c.node.id, 'a:1#0'],
+    ['address of a wildcard bind names the host', { HOST: '0.0.0.0', PORT: '8080' }, (c) => c.node.address, `${os.hostname()}:8080`],
+    ['address of a named bind', { HOST: '10.1.2.3', PORT: '8080' }, (c) => c.node.address, '10.1.2.3:8080'],
+    [
+      'node heartbeat, gone and prune',
+      { LEAF_NODE_HEARTBEAT_MS: '500', LEAF_NODE_GONE_MS: '1001', LEAF_NODE_PRUNE_MS: '60000' },
+      (c) => [c.node.heartbeatMs, c.node.goneMs, c.node.pruneMs],
+      [500, 1001, 60_000],
+    ],
   ])('reads %s', (_name, env, pick, expected) => {
     expect(pick(load(env))).toEqual(expected);
   });
@@ -127,6 +138,10 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://u:p@a:1,b:2' }, 'DATABASE_URL must be a database name after the hosts (mysql://…@host:port/db) (got "mysql:…")'],
     [{ DATABASE_URL: 'mysql://u:p@/leaf' }, 'DATABASE_URL must be a host list (host:port[,host:port…]) after "@" (got "mysql:…")'],
     [{ DATABASE_URL: 'mysql:leaf' }, 'DATABASE_URL must be mysql://user:pass@host:port[,host:port…]/db (got "mysql:…")'],
+    [{ LEAF_NODE_HEARTBEAT_MS: '50' }, 'LEAF_NODE_HEARTBEAT_MS must be an integer from 100 to 600000 (ms) (got "50")'],
+    [{ LEAF_NODE_GONE_MS: '6000' }, 'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (3000 ms) (got "6000")'],
+    [{ LEAF_NODE_HEARTBEAT_MS: '5000' }, 'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (5000 ms) (got the default 10000)'],
+    [{ LEAF_NODE_PRUNE_MS: '5000' }, 'LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (10000 ms) (got "5000")'],
     [{ LEAF_SNOWFLAKE_EPOCH: 'yesterday' }, 'LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z) or ms since 1970 (got "yesterday")'],
     [{ LEAF_SNOWFLAKE_EPOCH: '2030-01-01T00:00:00Z' }, 'LEAF_SNOWFLAKE_EPOCH must not be in the future (got "2030-01-01T00:00:00Z")'],
   ])('refuses %j', (env, message) => {

@@ -13,7 +13,6 @@ type Params = { tag: string };
 export const GET = route<Params>(async ({ runtime, params }) => {
   const bizTag = requireTag(params.tag);
   const [detail, nodes] = await Promise.all([tagDetail(runtime, bizTag), fleetNodes(runtime)]);
-  if (nodes === null) return json({ ...detail, tag: { ...detail.tag, fleet: null }, fleet: null });
   return json({
     ...detail,
     tag: { ...detail.tag, fleet: fleetTag(nodes, bizTag) },

@@ -21,7 +21,7 @@ export const GET = route<Params>(async ({ request, runtime, params }) => {
       });
     }
   }
-  return json(nodeTagsPage((await fleetNodes(runtime)) ?? [], params.node, { q, limit }));
+  return json(nodeTagsPage(await fleetNodes(runtime), params.node, { q, limit }));
 });
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).

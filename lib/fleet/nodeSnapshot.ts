@@ -1,0 +1,36 @@
+import type { RateTracker } from '../metrics/rateTracker';
+import type { SegmentEngine, TagSnapshot } from '../segment/engine';
+import type { SnowflakeNode } from '../snowflake/node';
+import type { NextSegmentState, NodeSnapshot, NodeSnowflakeState, NodeTagState } from './types';
+
+export interface SnapshotSources {
+  segments: Pick<SegmentEngine, 'tags' | 'snapshot'>;
+  rates: Pick<RateTracker, 'ratePerSec'>;
+  snowflake: Pick<SnowflakeNode, 'status'> | null;
+  /** The snowflake lease length: a lease runs out this long after its last renewal. */
+  leaseMs: number;
+}
+
+/** What this node's heartbeat publishes: its snowflake worker and every tag it holds a buffer for. */
+export function takeNodeSnapshot({ segments, rates, snowflake, leaseMs }: SnapshotSources): NodeSnapshot {
+  const tags: Record<string, NodeTagState> = {};
+  for (const bizTag of segments.tags()) {
+    const s = segments.snapshot(bizTag);
+    if (s === undefined || s.current === null) continue; // known but never loaded here: no buffer to speak of
+    tags[bizTag] = tagState(s, rates.ratePerSec(bizTag));
+  }
+  return { snowflake: snowflakeState(snowflake, leaseMs), tags };
+}
+
+export function tagState(s: TagSnapshot, ratePerSec: number): NodeTagState {
+  const pending = s.pending === null ? 0 : s.pending.max - s.pending.start + 1;
+  const next: NextSegmentState = s.pending !== null ? 'ready' : s.loading ? 'loading' : s.lastError !== null ? 'failed' : 'none';
+  return { buffered: (s.current?.remaining ?? 0) + pending, step: s.step, ratePerSec, next, issued: s.issuedTotal };
+}
+
+function snowflakeState(snowflake: Pick<SnowflakeNode, 'status'> | null, leaseMs: number): NodeSnowflakeState {
+  if (snowflake === null) return { state: 'off', workerId: null, leaseExpiresAt: null };
+  const s = snowflake.status();
+  const renewed = s.leaseRenewedAt === null || s.workerId === null ? null : Date.parse(s.leaseRenewedAt);
+  return { state: s.state, workerId: s.workerId, leaseExpiresAt: renewed === null ? null : new Date(renewed + leaseMs).toISOString() };
+}

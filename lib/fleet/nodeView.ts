@@ -1,0 +1,48 @@
+import type { NodeRow } from '../store/types';
+import { runwaySeconds } from './runway';
+import { decodeSnapshot } from './snapshotCodec';
+import type { NodeState, NodeView } from './types';
+
+/**
+ * What a `leaf_node` row means to a reader: `stopped` after a goodbye, `gone` when its heartbeat is older than
+ * `goneMs` on the database's clock (`dbNow`, read with the rows), else `up`.
+ */
+export function nodeState(row: Pick<NodeRow, 'state' | 'heartbeatAt'>, dbNow: number, goneMs: number): NodeState {
+  if (row.state === 'stopped') return 'stopped';
+  return dbNow - row.heartbeatAt > goneMs ? 'gone' : 'up';
+}
+
+export function nodeView(row: NodeRow, dbNow: number, goneMs: number): NodeView {
+  const snapshot = decodeSnapshot(row.snapshot);
+  const tags: NodeView['tags'] = {};
+  for (const [tag, t] of Object.entries(snapshot.tags)) tags[tag] = { ...t, runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) };
+  return {
+    nodeId: row.nodeId,
+    instanceId: row.instanceId,
+    address: row.address,
+    version: row.version,
+    state: nodeState(row, dbNow, goneMs),
+    startedAt: new Date(row.startedAt).toISOString(),
+    lastHeartbeat: new Date(row.heartbeatAt).toISOString(),
+    snowflake: snapshot.snowflake,
+    tags,
+  };
+}
+
+/** A node as `GET /api/admin/nodes` answers it: with totals, and its tags in full, reduced to one, or left out. */
+export type NodeAnswer = Omit<NodeView, 'tags'> & { tags?: NodeView['tags']; tagsHeld: number; idsBuffered: number };
+
+/** `tags`: every tag (undefined), one tag's entry only (a bizTag), or no tags map at all (null). */
+export function nodeAnswer(view: NodeView, tags: string | null | undefined): NodeAnswer {
+  let tagsHeld = 0;
+  let idsBuffered = 0;
+  for (const t of Object.values(view.tags)) {
+    tagsHeld += 1;
+    idsBuffered += t.buffered;
+  }
+  const { tags: all, ...rest } = view;
+  if (tags === null) return { ...rest, tagsHeld, idsBuffered };
+  if (tags === undefined) return { ...rest, tags: all, tagsHeld, idsBuffered };
+  const one = all[tags];
+  return { ...rest, tags: one === undefined ? {} : { [tags]: one }, tagsHeld, idsBuffered };
+}

@@ -1,0 +1,56 @@
+import type { NextSegmentState, NodeSnapshot, NodeTagState } from './types';
+
+/**
+ * The `leaf_node.snapshot` column: a node's state written by every heartbeat. With 10,000 tags the JSON is most of
+ * the beat's cost, so each tag is a bare array (`[buffered, step, ratePerSec, next, issued]`) rather than an object
+ * with field names — about a third of the size — and rates are rounded so an idle tag encodes the same each beat.
+ */
+
+const FORMAT = 1;
+const NEXT_STATES: readonly NextSegmentState[] = ['ready', 'loading', 'failed', 'none'];
+
+type EncodedTag = [buffered: number, step: number, ratePerSec: number, next: number, issued: number];
+
+interface Encoded {
+  v: number;
+  /** [state, workerId, leaseExpiresAt (ms) or null] */
+  s: [string, number | null, number | null];
+  t: Record<string, EncodedTag>;
+}
+
+export function encodeSnapshot(snapshot: NodeSnapshot): string {
+  const t: Record<string, EncodedTag> = {};
+  for (const [tag, s] of Object.entries(snapshot.tags)) {
+    t[tag] = [s.buffered, s.step, Math.round(s.ratePerSec * 10) / 10, Math.max(0, NEXT_STATES.indexOf(s.next)), s.issued];
+  }
+  const sf = snapshot.snowflake;
+  const lease = sf.leaseExpiresAt === null ? null : Date.parse(sf.leaseExpiresAt);
+  const encoded: Encoded = { v: FORMAT, s: [sf.state, sf.workerId, lease], t };
+  return JSON.stringify(encoded);
+}
+
+export const EMPTY_SNAPSHOT: NodeSnapshot = { snowflake: { state: 'off', workerId: null, leaseExpiresAt: null }, tags: {} };
+
+/**
+ * The snapshot a row holds. A row this version cannot read (another format, a hand edit) shows as empty rather
+ * than failing the whole node list.
+ */
+export function decodeSnapshot(text: string): NodeSnapshot {
+  let e: Partial<Encoded>;
+  try {
+    e = JSON.parse(text) as Partial<Encoded>;
+  } catch {
+    return EMPTY_SNAPSHOT;
+  }
+  if (e?.v !== FORMAT || !Array.isArray(e.s) || typeof e.t !== 'object' || e.t === null) return EMPTY_SNAPSHOT;
+  const [state, workerId, lease] = e.s;
+  const tags: Record<string, NodeTagState> = {};
+  for (const [tag, a] of Object.entries(e.t)) {
+    if (!Array.isArray(a)) continue;
+    tags[tag] = { buffered: a[0], step: a[1], ratePerSec: a[2], next: NEXT_STATES[a[3]] ?? 'none', issued: a[4] };
+  }
+  return {
+    snowflake: { state: String(state), workerId: workerId ?? null, leaseExpiresAt: lease == null ? null : new Date(lease).toISOString() },
+    tags,
+  };
+}
