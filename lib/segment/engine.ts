@@ -57,6 +57,8 @@ export class SegmentEngine {
   private lastRefreshAt: number | null = null;
   private lastRefreshError: Error | null = null;
   private refreshTimer: TimerHandle | null = null;
+  /** The re-read that misses are waiting for (nextMissRefresh). */
+  private missRefresh: Promise<void> | null = null;
 
   constructor(options: SegmentEngineOptions) {
     this.store = options.store;
@@ -198,15 +200,34 @@ export class SegmentEngine {
     return out;
   }
 
+  /**
+   * A tag this node does not know may have been created a moment ago through another node: wait for the next
+   * allowed re-read of the tag list (a read already in flight may predate the tag, so it counts only as a first
+   * look), then serve or 404. Every miss in the meantime shares that one read, so a flood of unknown tags costs at
+   * most one read per `missRefreshMinIntervalMs`; a miss waits at most that long plus the read.
+   */
   private async lookUpMissingTag(bizTag: string): Promise<TagBuffer> {
-    const last = this.lastRefreshAt;
-    if (last === null || this.refreshing !== null || this.clock.now() - last >= this.missRefreshMinIntervalMs) {
-      await this.refreshTags();
+    if (this.refreshing !== null) await this.refreshing;
+    let buffer = this.buffers.get(bizTag);
+    if (buffer === undefined) {
+      await this.nextMissRefresh();
+      buffer = this.buffers.get(bizTag);
     }
-    const buffer = this.buffers.get(bizTag);
     if (buffer !== undefined) return buffer;
     if (this.lastRefreshError !== null) throw storeUnavailable(this.lastRefreshError);
     throw tagNotFound(bizTag);
+  }
+
+  /** The next re-read of the tag list a miss may cause: now if the last one is old enough, else when it is. */
+  private nextMissRefresh(): Promise<void> {
+    const last = this.lastRefreshAt;
+    const wait = last === null ? 0 : last + this.missRefreshMinIntervalMs - this.clock.now();
+    if (wait <= 0) return this.refreshTags();
+    this.missRefresh ??= new Promise<void>((resolve) => this.clock.setTimeout(resolve, wait)).then(() => {
+      this.missRefresh = null;
+      return this.refreshTags();
+    });
+    return this.missRefresh;
   }
 
   private async awaitLoad(buffer: TagBuffer, load: Promise<void>): Promise<void> {

@@ -302,24 +302,65 @@ describe('SegmentEngine: failures', () => {
 });
 
 describe('SegmentEngine: tag cache', () => {
-  it('unknown tag is tag_not_found (404)', async () => {
-    const { engine } = await setup();
-    const err = await rejection(engine.next('nope'));
+  it('unknown tag is tag_not_found (404), after the next allowed re-read of the tag list', async () => {
+    const { store, clock, engine } = await setup();
+    const before = store.listCalls;
+    let settled = false;
+    const pending = rejection(engine.next('nope')).finally(() => (settled = true));
+    await flush();
+    clock.advance(999);
+    await flush();
+    expect(settled).toBe(false); // the start's read was just now: the miss waits for the next one
+    clock.advance(1);
+    const err = await pending;
     expect(err.code).toBe('tag_not_found');
     expect(err.status).toBe(404);
+    expect(store.listCalls).toBe(before + 1);
   });
 
-  it('a tag created after start is found by a miss-triggered refresh, rate-limited', async () => {
+  it('a tag created through another node right after a re-read is served by the next one, within a second', async () => {
+    const { store, clock, engine } = await setup();
+    await store.createTag({ bizTag: 'fresh', step: 5 });
+    const id = engine.next('fresh');
+    await flush();
+    clock.advance(1_000);
+    expect(await id).toBe(2);
+  });
+
+  it('a tag created after start is found by a miss-triggered re-read; a flood of misses costs one read per second', async () => {
     const { store, clock, engine } = await setup();
     const before = store.listCalls;
     clock.advance(2_000);
     await store.createTag({ bizTag: 'fresh', step: 5 });
     expect(await engine.next('fresh')).toBe(2);
     expect(store.listCalls).toBe(before + 1);
-    // Misses right after a refresh do not hit the store again.
-    await rejection(engine.next('ghost'));
-    await rejection(engine.next('ghost'));
+    // Misses right after a re-read all wait for the one next read, a second later.
+    const misses = Array.from({ length: 50 }, (_, i) => rejection(engine.next(`ghost${i % 5}`)));
+    await flush();
     expect(store.listCalls).toBe(before + 1);
+    clock.advance(1_000);
+    const errors = await Promise.all(misses);
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(['tag_not_found']));
+    expect(store.listCalls).toBe(before + 2);
+    // And the next flood waits for the read after that.
+    const again = rejection(engine.next('ghost0'));
+    await flush();
+    expect(store.listCalls).toBe(before + 2);
+    clock.advance(1_000);
+    expect((await again).code).toBe('tag_not_found');
+    expect(store.listCalls).toBe(before + 3);
+  });
+
+  it('a miss during a re-read already in flight waits for the next one too (the one in flight may predate the tag)', async () => {
+    const { store, clock, engine } = await setup();
+    clock.advance(5_000);
+    const inFlight = engine.refreshTags(); // read the list before the tag exists
+    await store.createTag({ bizTag: 'late', step: 5 });
+    const id = engine.next('late');
+    await inFlight;
+    await flush();
+    clock.advance(1_000);
+    expect(await id).toBe(2);
   });
 
   it('a deleted tag goes on refresh', async () => {
@@ -329,7 +370,10 @@ describe('SegmentEngine: tag cache', () => {
     clock.advance(60_000);
     await engine.refreshTags();
     expect(engine.tags()).toEqual([]);
-    expect((await rejection(engine.next('order'))).code).toBe('tag_not_found');
+    const gone = rejection(engine.next('order'));
+    await flush();
+    clock.advance(1_000);
+    expect((await gone).code).toBe('tag_not_found');
   });
 
   it('store down at start: requests say store_unavailable, and it recovers on its own', async () => {
@@ -338,7 +382,10 @@ describe('SegmentEngine: tag cache', () => {
     const clock = new FakeClock();
     const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0 });
     await engine.start();
-    expect((await rejection(engine.next('order'))).code).toBe('store_unavailable');
+    const down = rejection(engine.next('order'));
+    await flush();
+    clock.advance(1_000);
+    expect((await down).code).toBe('store_unavailable');
     store.failWith = null;
     clock.advance(1_000);
     expect(await engine.next('order')).toBe(2);
