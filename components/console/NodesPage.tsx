@@ -2,15 +2,12 @@
 
 import { Fragment, useState } from 'react';
 import { Notice } from '../ui/Notice';
-import type { NodeView } from './api';
+import type { NodeAnswer } from './api';
 import { FleetTotals } from './FleetTotals';
 import { NODE_STATE_LABEL, formatAgo, formatInt, formatUptime } from './format';
 import { LiveStamp } from './LiveStamp';
 import { NodeTagsPanel } from './NodeTagsPanel';
 import { useNodes } from './queries';
-
-/** The registry's per-node totals (the list is fetched without the tags maps, so the counts come from the server). */
-type NodeRow = NodeView & { tagsHeld?: number; idsBuffered?: number };
 
 /** Every node of the fleet, as the registry's heartbeats report them; a row expands to the node's tags. */
 export function NodesPage() {
@@ -48,7 +45,7 @@ export function NodesPage() {
               </tr>
             </thead>
             <tbody>
-              {(nodes.data as NodeRow[]).map((node) => (
+              {nodes.data.map((node) => (
                 <Fragment key={node.nodeId}>
                   <NodeTableRow node={node} now={now} open={open === node.nodeId} onToggle={() => setOpen((v) => (v === node.nodeId ? null : node.nodeId))} />
                   {open === node.nodeId && (
@@ -69,10 +66,8 @@ export function NodesPage() {
   );
 }
 
-function NodeTableRow({ node, now, open, onToggle }: { node: NodeRow; now: number; open: boolean; onToggle: () => void }) {
+function NodeTableRow({ node, now, open, onToggle }: { node: NodeAnswer; now: number; open: boolean; onToggle: () => void }) {
   const lease = node.snowflake.leaseExpiresAt === null ? null : Date.parse(node.snowflake.leaseExpiresAt);
-  const tagsHeld = node.tagsHeld ?? Object.keys(node.tags).length;
-  const idsBuffered = node.idsBuffered ?? Object.values(node.tags).reduce((s, t) => s + t.buffered, 0);
   return (
     <tr data-testid={`node-row-${node.nodeId}`} data-state={node.state}>
       <th scope="row" data-label="Node">
@@ -91,8 +86,8 @@ function NodeTableRow({ node, now, open, onToggle }: { node: NodeRow; now: numbe
       </td>
       <td data-label="Lease expires">{lease === null ? <span className="muted">—</span> : lease >= now ? `in ${formatUptime(lease - now)}` : `expired ${formatAgo(lease, now)}`}</td>
       <td data-label="Last heartbeat" data-testid="node-heartbeat">{formatAgo(Date.parse(node.lastHeartbeat), now)}</td>
-      <td className="num" data-label="Tags held" data-testid="node-tags-held">{formatInt(tagsHeld)}</td>
-      <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">{formatInt(idsBuffered)}</td>
+      <td className="num" data-label="Tags held" data-testid="node-tags-held">{formatInt(node.tagsHeld)}</td>
+      <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">{formatInt(node.idsBuffered)}</td>
       <td>
         <button type="button" className="button-quiet small" aria-expanded={open} data-testid="node-expand" onClick={onToggle}>
           {open ? 'Hide tags' : 'Tags'}

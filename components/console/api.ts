@@ -23,8 +23,9 @@ export type {
   TagView,
 } from '@/lib/admin/views';
 import type { FleetSummary, HealthView, NodeTagsPage, TagDetail, TagView } from '@/lib/admin/views';
-import type { NodeView } from '@/lib/fleet/types';
-export type { FleetTagView, NodeState, NodeView } from '@/lib/fleet/types';
+import type { NodeAnswer } from '@/lib/fleet/nodeView';
+export type { FleetTagView, NodeState } from '@/lib/fleet/types';
+export type { NodeAnswer };
 import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
 
 export type { CreateTagRequest, UpdateTagRequest };
@@ -97,7 +98,7 @@ export const api = {
     request<{ deleted: true; maxId: string }>(tagPath(bizTag), { method: 'DELETE', body: { confirm } }),
 
   /** Every node of the registry, without their tags (a node may hold 10,000; one node's are paged below). */
-  listNodes: () => request<{ nodes: NodeView[] }>('/api/admin/nodes?tags=none').then((r) => r.nodes),
+  listNodes: () => request<{ nodes: NodeAnswer[] }>('/api/admin/nodes?tags=none').then((r) => r.nodes),
   nodeTags: (nodeId: string, q: string, limit: number) =>
     request<NodeTagsPage>(`/api/admin/nodes/${encodeURIComponent(nodeId)}/tags?${new URLSearchParams({ q, limit: String(limit) })}`),
   fleet: () => request<FleetSummary>('/api/admin/fleet'),
