@@ -63,6 +63,11 @@ export default defineConfig({
       LEAF_DATA_DIR: dir,
       LEAF_ADMIN_TOKEN: process.env.LEAF_E2E_TOKEN as string,
       LEAF_LOG_LEVEL: 'warn',
+      // Node A of the fleet e2e (e2e/fleet.spec.ts starts node B on the same SQLite file): quick beats, so a killed
+      // node turns gone within seconds.
+      LEAF_NODE_ID: 'node-a',
+      LEAF_NODE_HEARTBEAT_MS: '500',
+      LEAF_NODE_GONE_MS: '2000',
     },
   },
 });
