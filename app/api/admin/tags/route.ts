@@ -7,9 +7,9 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route(async ({ runtime }) => json({ tags: await listTagViews(runtime) }));
 
-export const POST = route(async ({ request, runtime }) => {
+export const POST = route(async ({ request, runtime, who }) => {
   const input = await readJsonBody(request, createTagSchema);
-  return json({ tag: await createTag(runtime, input) }, 201);
+  return json({ tag: await createTag(runtime, input, who) }, 201);
 });
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).
