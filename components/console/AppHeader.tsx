@@ -15,6 +15,7 @@ export function AppHeader() {
       </Link>
       {session.data?.authenticated && (
         <nav aria-label="Account">
+          <Link href="/audit" style={{ marginRight: '1rem' }}>Audit</Link>
           <button type="button" className="button-quiet" disabled={logout.isPending} onClick={() => logout.mutate(undefined, { onSettled: () => router.replace('/login') })}>
             Log out
           </button>

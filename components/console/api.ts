@@ -4,6 +4,10 @@
  */
 
 export type {
+  AuditAction,
+  AuditEntryView,
+  AuditPage,
+  AuditTagRow,
   EngineView,
   HealthView,
   HostGalera,
@@ -16,7 +20,7 @@ export type {
   TagDetail,
   TagView,
 } from '@/lib/admin/views';
-import type { HealthView, TagDetail, TagView } from '@/lib/admin/views';
+import type { AuditPage, HealthView, TagDetail, TagView } from '@/lib/admin/views';
 import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
 
 export type { CreateTagRequest, UpdateTagRequest };
@@ -87,6 +91,15 @@ export const api = {
     request<{ tag: TagView }>(tagPath(bizTag), { method: 'PATCH', body: input }).then((r) => r.tag),
   deleteTag: (bizTag: string, confirm: string) =>
     request<{ deleted: true; maxId: string }>(tagPath(bizTag), { method: 'DELETE', body: { confirm } }),
+
+  /** One page of the audit trail, newest first; `before` is the previous page's `nextBefore`. */
+  audit: ({ tag, before }: { tag?: string; before?: number }) => {
+    const params = new URLSearchParams();
+    if (tag !== undefined) params.set('tag', tag);
+    if (before !== undefined) params.set('before', String(before));
+    const query = params.toString();
+    return request<AuditPage>(`/api/admin/audit${query === '' ? '' : `?${query}`}`);
+  },
 
   /** The node's public health answer (200 even when degraded; the body says so). */
   health: () => request<HealthView>('/api/health'),
