@@ -9,6 +9,7 @@ import next from 'next';
 import { type LeafConfig, processConfig } from './lib/config';
 import { LeafError, isLeafError } from './lib/errors';
 import { type Answer, errorAnswer, rawHttp } from './lib/http/answer';
+import { CLIENT_ADDRESS_HEADER, socketAddress } from './lib/http/clientAddress';
 import { processIdHandler } from './lib/http/defaultHandler';
 import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
 import { refuseWithBody } from './lib/http/refuse';
@@ -36,6 +37,8 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     if (refused !== null) return refuseWithBody(req, res, refused);
     const result = fastLane ? idHandler(method, url, idTokenRequired ? req.headers.authorization : undefined) : null;
     if (result === null) {
+      // The one place the client's address is stamped: overwrites any copy the client sent (lib/http/clientAddress.ts).
+      req.headers[CLIENT_ADDRESS_HEADER] = socketAddress(req.socket.remoteAddress);
       void nextHandle(req, res);
     } else if (result instanceof Promise) {
       result.then((r) => send(res, r));

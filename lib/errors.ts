@@ -29,6 +29,7 @@ export type LeafErrorCode =
   | 'tag_misconfigured'
   | 'unsupported_media_type'
   | 'headers_too_large'
+  | 'too_many_attempts'
   | 'internal_error';
 
 const STATUS: Record<LeafErrorCode, number> = {
@@ -59,6 +60,7 @@ const STATUS: Record<LeafErrorCode, number> = {
   tag_misconfigured: 503,
   unsupported_media_type: 415,
   headers_too_large: 431,
+  too_many_attempts: 429,
   // Only for a fault of ours that no typed error describes; logged, and answered without details.
   internal_error: 500,
 };
@@ -70,14 +72,21 @@ export class LeafError extends Error {
   readonly fields: Readonly<Record<string, string>> | undefined;
   /** The methods a route offers, for `method_not_allowed` (sent as the Allow header). */
   readonly allow: string | undefined;
+  /** For `too_many_attempts`: when to try again (sent as the Retry-After header). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: LeafErrorCode, message: string, options?: { cause?: unknown; fields?: Record<string, string>; allow?: string }) {
+  constructor(
+    code: LeafErrorCode,
+    message: string,
+    options?: { cause?: unknown; fields?: Record<string, string>; allow?: string; retryAfterSeconds?: number },
+  ) {
     super(message, options);
     this.name = 'LeafError';
     this.code = code;
     this.status = STATUS[code];
     this.fields = options?.fields;
     this.allow = options?.allow;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

@@ -1,6 +1,7 @@
-import { isAuthorized } from '@/lib/auth/credentials';
+import { credentialOf } from '@/lib/auth/credentials';
 import { LeafError } from '@/lib/errors';
 import { failure, errorAnswer, jsonOk, methodNotAllowed, toResponse } from '@/lib/http/answer';
+import { clientAddress } from '@/lib/http/clientAddress';
 import { type Runtime, processLogger, runtimeOrNotReady } from '@/lib/runtime';
 
 /** A JSON Response through the one answer builder. */
@@ -8,22 +9,39 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
   return toResponse(jsonOk(body, status, headers));
 }
 
-type Handler<P> = (ctx: { request: Request; runtime: Runtime; params: P }) => Promise<Response>;
+/**
+ * Who is asking: `actor` names the credential for the audit trail (null on a public route without one), `address`
+ * is the client's socket address as server.ts stamped it.
+ */
+export interface Requester {
+  actor: string | null;
+  address: string;
+}
+
+type Handler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Requester & { actor: string } }) => Promise<Response>;
+type PublicHandler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Requester }) => Promise<Response>;
 
 /** Wraps a route: runtime, credential check (unless `public`), and typed errors → JSON statuses. */
-export function route<P = Record<string, string>>(handler: Handler<P>, options: { public?: boolean } = {}) {
+export function route<P = Record<string, string>>(handler: Handler<P>): ReturnType<typeof publicRoute<P>>;
+export function route<P = Record<string, string>>(handler: PublicHandler<P>, options: { public: true }): ReturnType<typeof publicRoute<P>>;
+export function route<P = Record<string, string>>(handler: Handler<P> | PublicHandler<P>, options: { public?: boolean } = {}) {
+  return publicRoute<P>(async (ctx) => {
+    if (!options.public && ctx.who.actor === null) throw new LeafError('unauthorized', 'A valid admin token or session is required.');
+    return (handler as PublicHandler<P>)(ctx);
+  });
+}
+
+function publicRoute<P>(handler: PublicHandler<P>) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       const runtime = await runtimeOrNotReady();
-      if (!options.public) {
-        const ok = isAuthorized(
-          runtime.admin.token,
-          { authorization: request.headers.get('authorization'), cookie: request.headers.get('cookie') },
-          Date.now(),
-        );
-        if (!ok) throw new LeafError('unauthorized', 'A valid admin token or session is required.');
-      }
-      return await handler({ request, runtime, params: await context.params });
+      const actor = credentialOf(
+        runtime.admin.token,
+        { authorization: request.headers.get('authorization'), cookie: request.headers.get('cookie') },
+        Date.now(),
+      );
+      const who = { actor, address: clientAddress(request.headers) };
+      return await handler({ request, runtime, params: await context.params, who });
     } catch (error) {
       return toResponse(failure(error, processLogger(), { method: request.method, path: new URL(request.url).pathname }));
     }

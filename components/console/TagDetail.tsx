@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { Notice } from '../ui/Notice';
 import { isApiError } from './api';
+import { AuditList } from './AuditList';
 import { BufferGauges } from './BufferGauges';
 import { RateChart, StepChart } from './Charts';
 import { DeleteTagForm, EditTagForm, RaiseMaxIdForm } from './EditTagForms';
@@ -82,6 +83,7 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
       </div>
 
       <LoadLog loads={history.loads} />
+      <AuditList bizTag={tag.bizTag} />
     </article>
   );
 }

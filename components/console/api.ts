@@ -4,6 +4,10 @@
  */
 
 export type {
+  AuditAction,
+  AuditEntryView,
+  AuditPage,
+  AuditTagRow,
   EngineView,
   FleetSummary,
   NodeBufferView,
@@ -22,7 +26,7 @@ export type {
   TagDetail,
   TagView,
 } from '@/lib/admin/views';
-import type { FleetSummary, HealthView, NodeTagsPage, TagDetail, TagView } from '@/lib/admin/views';
+import type { AuditPage, FleetSummary, HealthView, NodeTagsPage, TagDetail, TagView } from '@/lib/admin/views';
 import type { NodeAnswer } from '@/lib/fleet/nodeView';
 export type { FleetTagView, NodeState } from '@/lib/fleet/types';
 export type { NodeAnswer };
@@ -102,6 +106,14 @@ export const api = {
   nodeTags: (nodeId: string, q: string, limit: number) =>
     request<NodeTagsPage>(`/api/admin/nodes/${encodeURIComponent(nodeId)}/tags?${new URLSearchParams({ q, limit: String(limit) })}`),
   fleet: () => request<FleetSummary>('/api/admin/fleet'),
+  /** One page of the audit trail, newest first; `before` is the previous page's `nextBefore`. */
+  audit: ({ tag, before }: { tag?: string; before?: number }) => {
+    const params = new URLSearchParams();
+    if (tag !== undefined) params.set('tag', tag);
+    if (before !== undefined) params.set('before', String(before));
+    const query = params.toString();
+    return request<AuditPage>(`/api/admin/audit${query === '' ? '' : `?${query}`}`);
+  },
 
   /** The node's public health answer (200 even when degraded; the body says so). */
   health: () => request<HealthView>('/api/health'),

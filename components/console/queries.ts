@@ -1,6 +1,16 @@
 'use client';
 
-import { MutationCache, QueryCache, QueryClient, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  MutationCache,
+  QueryCache,
+  QueryClient,
+  infiniteQueryOptions,
+  queryOptions,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { type CreateTagRequest, type UpdateTagRequest, api, isApiError } from './api';
 
 /** Live views poll at this interval. */
@@ -33,6 +43,26 @@ export const HEALTH_POLL_MS = 3_000;
 export const sessionKeys = {
   all: ['session'] as const,
 };
+
+/** The whole trail, or one tag's entries (`tag` undefined: every entry). */
+export const auditKeys = {
+  all: ['audit'] as const,
+  list: (tag?: string) => [...auditKeys.all, 'list', tag ?? null] as const,
+};
+
+/** Newest first, page by page ("Older" loads the next); polled, so changes made through other nodes appear. */
+export const auditQuery = (tag?: string) =>
+  infiniteQueryOptions({
+    queryKey: auditKeys.list(tag),
+    queryFn: ({ pageParam }) => api.audit({ tag, before: pageParam }),
+    initialPageParam: undefined as number | undefined,
+    getNextPageParam: (last) => last.nextBefore ?? undefined,
+    refetchInterval: POLL_MS,
+  });
+
+export function useAudit(tag?: string) {
+  return useInfiniteQuery(auditQuery(tag));
+}
 
 export const sessionQuery = () => queryOptions({ queryKey: sessionKeys.all, queryFn: api.session, staleTime: 30_000 });
 export const tagListQuery = () => queryOptions({ queryKey: tagKeys.list(), queryFn: api.listTags, refetchInterval: POLL_MS });

@@ -73,3 +73,26 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
   }
   return fields;
 }
+
+export const AUDIT_PAGE_DEFAULT = 50;
+export const AUDIT_PAGE_MAX = 200;
+
+/** A decimal query parameter: whole, positive, exact. */
+const positiveParam = (what: string) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, `${what} must be a whole number of at least 1.`)
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n), `${what} is too large.`);
+
+/** The query of GET /api/admin/audit: `?before=<id>&limit=N&tag=<bizTag>`, every one optional. */
+export const auditQuerySchema = z.strictObject({
+  before: positiveParam('before').optional(),
+  limit: positiveParam('limit')
+    .refine((n) => n <= AUDIT_PAGE_MAX, `limit is at most ${AUDIT_PAGE_MAX}.`)
+    .optional()
+    .transform((n) => n ?? AUDIT_PAGE_DEFAULT),
+  tag: bizTag.optional(),
+});
+
+export type AuditQueryInput = z.output<typeof auditQuerySchema>;

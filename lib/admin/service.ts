@@ -1,14 +1,28 @@
 import { parseBizTag } from '../bizTag';
+import { type Clock, systemClock } from '../clock';
 import { LeafError, tagNotFound } from '../errors';
 import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
-import type { TagRow } from '../store/types';
-import { type CreateTagInput, type UpdateTagInput } from './schema';
-import type { TagDetail, TagView } from './views';
+import type { AuditRecord, AuditStamp, TagRow } from '../store/types';
+import { type AuditQueryInput, type CreateTagInput, type UpdateTagInput, auditQuerySchema, fieldErrors } from './schema';
+import type { AuditEntryView, AuditPage, TagDetail, TagView } from './views';
 
 export type { EngineView, TagDetail, TagView } from './views';
 
 type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
+/** Changes also need this node's id for their audit entries. */
+type ChangeRuntime = AdminRuntime & { config: Pick<Runtime['config'], 'snowflake'> };
+
+/** Who asks for a change: the credential as the audit trail names it, and the client's address. */
+export interface Requester {
+  actor: string;
+  address: string;
+}
+
+/** The audit stamp of a change made now through this node. */
+export function auditStamp(rt: { config: Pick<Runtime['config'], 'snowflake'> }, who: Requester, clock: Clock = systemClock): AuditStamp {
+  return { actor: who.actor, address: who.address, nodeId: rt.config.snowflake.nodeId, at: clock.now() };
+}
 
 /** A tag from a Next route param, which Next has already decoded once: validate, never decode again. */
 export function requireTag(param: string): string {
@@ -49,30 +63,70 @@ export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDe
   };
 }
 
-export async function createTag(rt: AdminRuntime, input: CreateTagInput): Promise<TagView> {
-  const row = await rt.store.createTag({ bizTag: input.bizTag, step: input.step, maxId: input.maxId, description: input.description ?? null });
+export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: Requester): Promise<TagView> {
+  const row = await rt.store.createTag(
+    { bizTag: input.bizTag, step: input.step, maxId: input.maxId, description: input.description ?? null },
+    auditStamp(rt, who),
+  );
   await rt.segments.refreshTags(); // usable on this node at once; other nodes see it within their refresh
   return view(rt, row);
 }
 
-export async function updateTag(rt: AdminRuntime, bizTag: string, input: UpdateTagInput): Promise<TagView> {
+export async function updateTag(rt: ChangeRuntime, bizTag: string, input: UpdateTagInput, who: Requester): Promise<TagView> {
   if ((await rt.store.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
-  // The raise comes first: if it is refused, nothing else of the request is applied.
-  let row = input.maxId !== undefined ? await rt.store.raiseMaxId(bizTag, input.maxId) : undefined;
+  // The raise comes first: if it is refused, nothing else of the request is applied. Each store call records its
+  // own audit entry (tag.raise, tag.edit) in its own transaction.
+  let row = input.maxId !== undefined ? await rt.store.raiseMaxId(bizTag, input.maxId, auditStamp(rt, who)) : undefined;
   if (input.step !== undefined || input.description !== undefined) {
-    row = await rt.store.updateTag(bizTag, { step: input.step, description: input.description });
+    row = await rt.store.updateTag(bizTag, { step: input.step, description: input.description }, auditStamp(rt, who));
   }
   await rt.segments.refreshTags();
   return view(rt, row as TagRow);
 }
 
-export async function deleteTag(rt: AdminRuntime, bizTag: string, confirm: string): Promise<{ deleted: true; maxId: string }> {
+export async function deleteTag(rt: ChangeRuntime, bizTag: string, confirm: string, who: Requester): Promise<{ deleted: true; maxId: string }> {
   if (confirm !== bizTag) {
     throw new LeafError('confirmation_mismatch', `Type the tag name "${bizTag}" exactly to delete it.`, {
       fields: { confirm: 'Does not match the tag name.' },
     });
   }
-  const { maxId } = await rt.store.deleteTag(bizTag);
+  const { maxId } = await rt.store.deleteTag(bizTag, auditStamp(rt, who));
   await rt.segments.refreshTags();
   return { deleted: true, maxId: String(maxId) };
+}
+
+/**
+ * The query of GET /api/admin/audit from the URL: `before`, `limit` (default 50, at most 200), `tag`. Anything
+ * else, a repeated parameter or a bad value is a 400 `validation_failed` naming the parameter.
+ */
+export function parseAuditQuery(params: URLSearchParams): AuditQueryInput {
+  const raw: Record<string, string> = {};
+  for (const [key, value] of params) {
+    if (key in raw) throw new LeafError('validation_failed', 'Some parameters are not valid.', { fields: { [key]: 'Give it once.' } });
+    raw[key] = value;
+  }
+  const parsed = auditQuerySchema.safeParse(raw);
+  if (!parsed.success) throw new LeafError('validation_failed', 'Some parameters are not valid.', { fields: fieldErrors(parsed.error) });
+  return parsed.data;
+}
+
+/** One page of the audit trail, newest first; one row more than asked tells whether an older page exists. */
+export async function auditPage(rt: Pick<Runtime, 'store'>, { before, limit, tag }: AuditQueryInput): Promise<AuditPage> {
+  const rows = await rt.store.listAudit({ before, limit: limit + 1, bizTag: tag });
+  const entries = rows.slice(0, limit).map(auditEntryView);
+  return { entries, nextBefore: rows.length > limit ? entries[entries.length - 1]!.id : null };
+}
+
+function auditEntryView(r: AuditRecord): AuditEntryView {
+  return {
+    id: r.id,
+    at: new Date(r.at).toISOString(),
+    action: r.action,
+    bizTag: r.bizTag,
+    actor: r.actor,
+    address: r.address,
+    nodeId: r.nodeId,
+    before: r.before,
+    after: r.after,
+  };
 }

@@ -2,7 +2,7 @@ import type { SegmentLoadRecord } from '../segment/buffer';
 import type { TagSnapshot } from '../segment/engine';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
-import type { HostHealth } from '../store/types';
+import type { AuditAction, AuditTagRow, HostHealth } from '../store/types';
 import type { FleetTagView, NextSegmentState, NodeState } from '../fleet/types';
 
 /** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */
@@ -124,4 +124,31 @@ export interface HealthView {
   lastRefreshAt: string | null;
   lastRefreshError: string | null;
   snowflake: SnowflakeStatus | { state: 'off' };
+}
+
+export type { AuditAction, AuditTagRow };
+
+/** One entry of GET /api/admin/audit: an admin change or a login, as leaf_audit keeps it. */
+export interface AuditEntryView {
+  /** Grows with every entry; `?before=<id>` pages back from it. */
+  id: number;
+  /** ISO time on the recording node's clock. */
+  at: string;
+  action: AuditAction;
+  /** null for logins and logouts. */
+  bizTag: string | null;
+  /** `token:<8 hex of sha256(token)>`, `session:<id>`, or `anonymous` for a failed login. */
+  actor: string;
+  /** The client's address as the recording node's socket saw it. */
+  address: string;
+  nodeId: string;
+  /** The tag row before and after the change; null where absent (before a create, after a delete, logins). */
+  before: AuditTagRow | null;
+  after: AuditTagRow | null;
+}
+
+/** Newest first; `nextBefore` is the `before` of the next (older) page, null on the last. */
+export interface AuditPage {
+  entries: AuditEntryView[];
+  nextBefore: number | null;
 }

@@ -1,6 +1,10 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Session cookie: `<expiry ms>.<HMAC(token, expiry)>`. Stateless, so every node of a cluster accepts it. */
+/**
+ * Session cookie: `<expiry ms>.<session id>.<HMAC(token, expiry and id)>`. Stateless, so every node of a cluster
+ * accepts it; signed with the admin token, so rotating the token on every node revokes every session. The random
+ * id names the session in the audit trail.
+ */
 export const SESSION_COOKIE = 'leaf_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
@@ -11,21 +15,38 @@ export function secretEquals(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
-function sign(token: string, expiresAt: number): string {
-  return createHmac('sha256', token).update(`leaf-session:${expiresAt}`).digest('base64url');
+function sign(token: string, expiresAt: number, sessionId: string): string {
+  return createHmac('sha256', token).update(`leaf-session:${expiresAt}:${sessionId}`).digest('base64url');
 }
 
-export function createSessionValue(token: string, now: number): { value: string; expiresAt: number } {
+const SESSION_ID = /^[A-Za-z0-9_-]{16}$/;
+
+export function createSessionValue(token: string, now: number): { value: string; expiresAt: number; sessionId: string } {
   const expiresAt = now + SESSION_TTL_MS;
-  return { value: `${expiresAt}.${sign(token, expiresAt)}`, expiresAt };
+  const sessionId = randomBytes(12).toString('base64url');
+  return { value: `${expiresAt}.${sessionId}.${sign(token, expiresAt, sessionId)}`, expiresAt, sessionId };
+}
+
+/** The session's id when the cookie value is genuine and unexpired, else null. */
+export function sessionIdOf(token: string, value: string, now: number): string | null {
+  const [expiry, sessionId, signature, ...rest] = value.split('.');
+  if (rest.length > 0 || signature === undefined || sessionId === undefined || !SESSION_ID.test(sessionId)) return null;
+  const expiresAt = Number(expiry);
+  if (!/^\d+$/.test(expiry ?? '') || !Number.isSafeInteger(expiresAt) || expiresAt <= now) return null;
+  return secretEquals(signature, sign(token, expiresAt, sessionId)) ? sessionId : null;
 }
 
 export function verifySessionValue(token: string, value: string, now: number): boolean {
-  const dot = value.indexOf('.');
-  if (dot <= 0) return false;
-  const expiresAt = Number(value.slice(0, dot));
-  if (!Number.isSafeInteger(expiresAt) || expiresAt <= now) return false;
-  return secretEquals(value.slice(dot + 1), sign(token, expiresAt));
+  return sessionIdOf(token, value, now) !== null;
+}
+
+/** How the audit trail names a Bearer credential: never the token, only a short hash of it. */
+export function tokenActor(token: string): string {
+  return `token:${createHash('sha256').update(token).digest('hex').slice(0, 8)}`;
+}
+
+export function sessionActor(sessionId: string): string {
+  return `session:${sessionId}`;
 }
 
 export function readCookie(header: string | null | undefined, name: string): string | null {
@@ -44,10 +65,21 @@ export function bearer(header: string | null | undefined): string | null {
   return m ? m[1]!.trim() : null;
 }
 
-/** A request is the operator's when it carries the token as a Bearer header or a valid session cookie. */
-export function isAuthorized(token: string, headers: { authorization?: string | null; cookie?: string | null }, now: number): boolean {
+type CredentialHeaders = { authorization?: string | null; cookie?: string | null };
+
+/**
+ * Who is asking, as the audit trail names them — `token:<hash>` for the token as a Bearer header, `session:<id>`
+ * for a valid session cookie — or null when neither holds. A wrong Bearer is not rescued by a good cookie.
+ */
+export function credentialOf(token: string, headers: CredentialHeaders, now: number): string | null {
   const presented = bearer(headers.authorization);
-  if (presented !== null) return secretEquals(presented, token);
+  if (presented !== null) return secretEquals(presented, token) ? tokenActor(token) : null;
   const session = readCookie(headers.cookie, SESSION_COOKIE);
-  return session !== null && verifySessionValue(token, session, now);
+  const sessionId = session === null ? null : sessionIdOf(token, session, now);
+  return sessionId === null ? null : sessionActor(sessionId);
+}
+
+/** A request is the operator's when it carries the token as a Bearer header or a valid session cookie. */
+export function isAuthorized(token: string, headers: CredentialHeaders, now: number): boolean {
+  return credentialOf(token, headers, now) !== null;
 }

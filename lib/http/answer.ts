@@ -36,11 +36,12 @@ export function jsonOk(value: unknown, status = 200, headers?: Readonly<Record<s
   return { status, headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers }, body: JSON.stringify(value) };
 }
 
-/** The answer for a typed error: its status, its code and message, `fields` for a form, `Allow` for a 405. */
+/** The answer for a typed error: its status, its code and message, `fields` for a form, `Allow` for a 405, `Retry-After` for a 429. */
 export function errorAnswer(error: LeafError, headers?: Readonly<Record<string, string>>): Answer {
   const body: { code: string; message: string; fields?: Record<string, string> } = { code: error.code, message: error.message };
   if (error.fields !== undefined) body.fields = { ...error.fields };
-  const extra = error.allow === undefined ? headers : { ...headers, allow: error.allow };
+  let extra = error.allow === undefined ? headers : { ...headers, allow: error.allow };
+  if (error.retryAfterSeconds !== undefined) extra = { ...extra, 'retry-after': String(error.retryAfterSeconds) };
   return { status: error.status, headers: extra === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...extra }, body: JSON.stringify({ error: body }) };
 }
 

@@ -5,12 +5,19 @@ import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { MYSQL_NOW_MS as DB_NOW_MS } from './dbClock';
 import { migrateMysql } from './migrate';
 import { MysqlNodes } from './mysqlNodes';
+import { auditInsert } from './auditRows';
+import { insertAuditMysql, listAuditMysql } from './mysqlAudit';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
   type Allocation,
+  type AuditAction,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditStamp,
+  type AuditStore,
   MAX_SAFE_ID,
   type NewTag,
   type SegmentStore,
@@ -64,6 +71,15 @@ const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
  */
 const ATTEMPTS = 8;
 
+/** A statement inside a transaction (it cannot commit by itself). */
+type TxStatement = <R = unknown>(text: string, values: unknown[]) => Promise<R>;
+
+/** The tag's row, locked until the transaction ends; undefined when there is none. */
+async function lockRow(q: TxStatement, bizTag: string): Promise<TagRow | undefined> {
+  const [row] = await q<AllocRow[]>('SELECT * FROM `leaf_alloc` WHERE biz_tag = ? FOR UPDATE', [bizTag]);
+  return row === undefined ? undefined : toTagRow(row);
+}
+
 /** A statement of an attempt; `phase` says whether it can commit by itself (see mysqlErrors.ts). */
 type Statement = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promise<R>;
 
@@ -93,7 +109,7 @@ interface Compiled {
  * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock (and Galera's certification),
  * whose OK packet carries the new max_id: one round trip per segment. Failures are retried as mysqlErrors.ts rules.
  */
-export class MysqlStore implements SegmentStore, WorkerStore, NodeStore {
+export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditStore {
   readonly dialect = 'mysql' as const;
   private readonly cluster: PoolCluster;
   private readonly target: MysqlTarget;
@@ -202,8 +218,8 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore {
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
 
-  async createTag({ bizTag, step, maxId, description = null }: NewTag): Promise<TagRow> {
-    await this.transaction(async (q) => {
+  async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
+    return this.transaction(async (q) => {
       // FOR UPDATE locks the tombstone (or its gap), so a concurrent delete cannot slip a lower row in.
       const [tomb] = await q<Array<Pick<TombstoneRow, 'max_id'>>>(
         'SELECT max_id FROM `leaf_alloc_tombstone` WHERE biz_tag = ? FOR UPDATE',
@@ -215,47 +231,74 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore {
       const header = await q<ResultSetHeader>(insert.sql, insert.params);
       if (header.affectedRows === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
       if (tombstoneMax !== undefined) await q('DELETE FROM `leaf_alloc_tombstone` WHERE biz_tag = ?', [bizTag]);
+      const after = (await lockRow(q, bizTag)) as TagRow;
+      if (audit !== undefined) await this.recordAudit(q, audit, 'tag.create', bizTag, undefined, after);
+      return after;
     });
-    return (await this.getTag(bizTag)) as TagRow;
   }
 
-  async updateTag(bizTag: string, { step, description }: TagChanges): Promise<TagRow> {
+  /**
+   * Edits and raises are transactions (row locked, change, row read again, audit row, commit) so the audit row
+   * commits with the change or not at all. Like create and delete, an unknown outcome of the COMMIT is not
+   * retried (the audit row would be written twice): the caller gets store_unavailable and may look and repeat.
+   */
+  async updateTag(bizTag: string, { step, description }: TagChanges, audit?: AuditStamp): Promise<TagRow> {
     const set: Partial<typeof leafAlloc.$inferInsert> = {};
     if (step !== undefined) set.step = step;
     if (description !== undefined) set.description = description;
-    // Touch update_time too, so a no-op edit still matches the row (affectedRows counts matched rows).
-    const header = await this.write<ResultSetHeader>(
-      this.db.update(leafAlloc).set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)),
-      true, // setting the same values twice is the same edit
-    );
-    if (header.affectedRows === 0) throw tagNotFound(bizTag);
-    return (await this.getTag(bizTag)) as TagRow;
-  }
-
-  async raiseMaxId(bizTag: string, maxId: number): Promise<TagRow> {
-    const header = await this.write<ResultSetHeader>(
-      this.db.update(leafAlloc).set({ maxId }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, maxId))),
-      true, // raising to the same value again still matches (max_id <= it) and changes nothing
-    );
-    const row = await this.getTag(bizTag);
-    if (row === undefined) throw tagNotFound(bizTag);
-    if (header.affectedRows === 0) throw lowered(bizTag, row.maxId, maxId);
-    return row;
-  }
-
-  async deleteTag(bizTag: string): Promise<{ maxId: number }> {
+    const update = this.db.update(leafAlloc).set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
     return this.transaction(async (q) => {
-      const [row] = await q<Array<Pick<AllocRow, 'max_id'>>>('SELECT max_id FROM `leaf_alloc` WHERE biz_tag = ? FOR UPDATE', [bizTag]);
-      if (row === undefined) throw tagNotFound(bizTag);
-      const maxId = exactId(row.max_id, bizTag);
+      const before = await lockRow(q, bizTag);
+      if (before === undefined) throw tagNotFound(bizTag);
+      await q(update.sql, update.params);
+      const after = (await lockRow(q, bizTag)) as TagRow;
+      if (audit !== undefined) await this.recordAudit(q, audit, 'tag.edit', bizTag, before, after);
+      return after;
+    });
+  }
+
+  async raiseMaxId(bizTag: string, maxId: number, audit?: AuditStamp): Promise<TagRow> {
+    const raise = this.db.update(leafAlloc).set({ maxId }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
+    return this.transaction(async (q) => {
+      // FOR UPDATE: no claim can move max_id between this check and the update (a Galera claim on another node
+      // that commits first makes this transaction fail certification, and it is run again, check included).
+      const before = await lockRow(q, bizTag);
+      if (before === undefined) throw tagNotFound(bizTag);
+      if (before.maxId > maxId) throw lowered(bizTag, before.maxId, maxId);
+      await q(raise.sql, raise.params);
+      const after = (await lockRow(q, bizTag)) as TagRow;
+      if (audit !== undefined) await this.recordAudit(q, audit, 'tag.raise', bizTag, before, after);
+      return after;
+    });
+  }
+
+  async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: number }> {
+    return this.transaction(async (q) => {
+      const before = await lockRow(q, bizTag);
+      if (before === undefined) throw tagNotFound(bizTag);
+      const maxId = before.maxId;
       await q(
         'INSERT INTO `leaf_alloc_tombstone` (biz_tag, max_id) VALUES (?, ?) ' +
           'ON DUPLICATE KEY UPDATE max_id = GREATEST(max_id, VALUES(max_id)), deleted_at = CURRENT_TIMESTAMP',
         [bizTag, maxId],
       );
       await q('DELETE FROM `leaf_alloc` WHERE biz_tag = ?', [bizTag]);
+      if (audit !== undefined) await this.recordAudit(q, audit, 'tag.delete', bizTag, before, undefined);
       return { maxId };
     });
+  }
+
+  async appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void> {
+    // Not retried after an unknown outcome: the row would be written twice.
+    await insertAuditMysql(this.db, (text, params) => this.query(text, params, false), auditInsert(entry, entry.action, entry.bizTag ?? null, undefined, undefined));
+  }
+
+  listAudit(query: AuditQuery): Promise<AuditRecord[]> {
+    return listAuditMysql(this.db, (text, params) => this.query(text, params, true), query);
+  }
+
+  private recordAudit(q: TxStatement, stamp: AuditStamp, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): Promise<void> {
+    return insertAuditMysql(this.db, q, auditInsert(stamp, action, bizTag, before, after));
   }
 
   async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {
@@ -270,7 +313,7 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore {
    * before COMMIT was sent changed nothing, so the whole transaction is run again (fn must be re-runnable); a lost
    * answer to COMMIT is an unknown outcome and is not retried: the caller gets store_unavailable.
    */
-  private transaction<T>(fn: (q: <R = unknown>(text: string, values: unknown[]) => Promise<R>) => Promise<T>): Promise<T> {
+  private transaction<T>(fn: (q: TxStatement) => Promise<T>): Promise<T> {
     return this.attempt(false, async (q, rollback) => {
       try {
         await q('BEGIN', [], 'uncommitted');

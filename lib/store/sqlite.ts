@@ -6,11 +6,18 @@ import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { SQLITE_NOW_MS as DB_NOW_MS } from './dbClock';
+import { auditInsert } from './auditRows';
 import { migrateSqlite } from './migrate';
 import { SqliteNodes } from './sqliteNodes';
 import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
+import { insertAuditSqlite, listAuditSqlite } from './sqliteAudit';
 import {
   type Allocation,
+  type AuditAction,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditStamp,
+  type AuditStore,
   MAX_SAFE_ID,
   type NewTag,
   type SegmentStore,
@@ -39,7 +46,7 @@ export interface SqliteStoreOptions {
  * The embedded default: one SQLite file in WAL mode. Several processes may share the file; each claim is one
  * UPDATE … RETURNING, atomic under SQLite's write lock.
  */
-export class SqliteStore implements SegmentStore, WorkerStore, NodeStore {
+export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditStore {
   readonly dialect = 'sqlite' as const;
   /** True when this open created the database file, e.g. to seed a demo tag on first start. */
   readonly created: boolean;
@@ -107,7 +114,12 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore {
   }
 
   async getTag(bizTag: string): Promise<TagRow | undefined> {
-    const row = this.guard(() => this.db.select(this.rowColumns()).from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).get());
+    return this.guard(() => this.readRow(bizTag));
+  }
+
+  /** Synchronous, so transactions can read the row before and after their change. */
+  private readRow(bizTag: string): TagRow | undefined {
+    const row = this.db.select(this.rowColumns()).from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).get();
     return row === undefined ? undefined : toTagRow(row);
   }
 
@@ -141,7 +153,7 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore {
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
 
-  async createTag({ bizTag, step, maxId, description = null }: NewTag): Promise<TagRow> {
+  async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
     const insert = this.sqlite.transaction(() => {
       const tombstone = this.db.select().from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).get();
       if (tombstone !== undefined && maxId !== undefined && maxId < tombstone.maxId) throw belowTombstone(bizTag, tombstone.maxId);
@@ -152,43 +164,49 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore {
         .run();
       if (inserted.changes === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
       if (tombstone !== undefined) this.db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
+      const after = this.readRow(bizTag) as TagRow;
+      if (audit !== undefined) this.recordAudit(audit, 'tag.create', bizTag, undefined, after);
+      return after;
     });
-    this.guard(() => insert.immediate());
-    return (await this.getTag(bizTag)) as TagRow;
+    return this.guard(() => insert.immediate());
   }
 
-  async updateTag(bizTag: string, { step, description }: TagChanges): Promise<TagRow> {
+  async updateTag(bizTag: string, { step, description }: TagChanges, audit?: AuditStamp): Promise<TagRow> {
     const set: Partial<typeof leafAlloc.$inferInsert> = {};
     if (step !== undefined) set.step = step;
     if (description !== undefined) set.description = description;
-    const result = this.guard(() =>
+    const update = this.sqlite.transaction(() => {
+      const before = this.readRow(bizTag);
+      if (before === undefined) throw tagNotFound(bizTag);
       this.db
         .update(leafAlloc)
         .set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` })
         .where(eq(leafAlloc.bizTag, bizTag))
-        .run(),
-    );
-    if (result.changes === 0) throw tagNotFound(bizTag);
-    return (await this.getTag(bizTag)) as TagRow;
+        .run();
+      const after = this.readRow(bizTag) as TagRow;
+      if (audit !== undefined) this.recordAudit(audit, 'tag.edit', bizTag, before, after);
+      return after;
+    });
+    return this.guard(() => update.immediate());
   }
 
-  async raiseMaxId(bizTag: string, maxId: number): Promise<TagRow> {
-    const result = this.guard(() =>
-      this.db
-        .update(leafAlloc)
-        .set({ maxId, updateTime: sql`CURRENT_TIMESTAMP` })
-        .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, maxId)))
-        .run(),
-    );
-    const row = await this.getTag(bizTag);
-    if (row === undefined) throw tagNotFound(bizTag);
-    if (result.changes === 0) throw lowered(bizTag, row.maxId, maxId);
-    return row;
+  async raiseMaxId(bizTag: string, maxId: number, audit?: AuditStamp): Promise<TagRow> {
+    const raise = this.sqlite.transaction(() => {
+      const before = this.readRow(bizTag);
+      if (before === undefined) throw tagNotFound(bizTag);
+      // Under the write lock (immediate) no claim can move max_id between this check and the update.
+      if (before.maxId > maxId) throw lowered(bizTag, before.maxId, maxId);
+      this.db.update(leafAlloc).set({ maxId, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).run();
+      const after = this.readRow(bizTag) as TagRow;
+      if (audit !== undefined) this.recordAudit(audit, 'tag.raise', bizTag, before, after);
+      return after;
+    });
+    return this.guard(() => raise.immediate());
   }
 
-  async deleteTag(bizTag: string): Promise<{ maxId: number }> {
+  async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: number }> {
     const remove = this.sqlite.transaction(() => {
-      const row = this.db.select({ maxId: leafAlloc.maxId }).from(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).get();
+      const row = this.readRow(bizTag);
       if (row === undefined) throw tagNotFound(bizTag);
       this.db
         .insert(leafAllocTombstone)
@@ -199,9 +217,22 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore {
         })
         .run();
       this.db.delete(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).run();
+      if (audit !== undefined) this.recordAudit(audit, 'tag.delete', bizTag, row, undefined);
       return { maxId: row.maxId };
     });
     return this.guard(() => remove.immediate());
+  }
+
+  async appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void> {
+    this.guard(() => this.recordAudit(entry, entry.action, entry.bizTag ?? null, undefined, undefined));
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditRecord[]> {
+    return this.guard(() => listAuditSqlite(this.db, query));
+  }
+
+  private recordAudit(stamp: AuditStamp, action: AuditAction, bizTag: string | null, before: TagRow | undefined, after: TagRow | undefined): void {
+    insertAuditSqlite(this.db, auditInsert(stamp, action, bizTag, before, after));
   }
 
   async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {

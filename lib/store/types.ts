@@ -53,14 +53,16 @@ export interface SegmentStore extends SegmentSource {
   /**
    * Inserts a tag. A deleted tag's tombstone is honoured: without `maxId` the new row continues at the old
    * max_id; a lower `maxId` is refused (`max_id_below_tombstone`). `tag_exists` when the row is there.
+   * With `audit`, each change writes its leaf_audit row (before and after) in the same transaction: a change
+   * without its audit row cannot commit, and a refused change writes none.
    */
-  createTag(tag: NewTag): Promise<TagRow>;
+  createTag(tag: NewTag, audit?: AuditStamp): Promise<TagRow>;
   /** `tag_not_found` when missing. */
-  updateTag(bizTag: string, changes: TagChanges): Promise<TagRow>;
+  updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow>;
   /** Raises max_id (never lowers it: `max_id_lowered`, which would hand out IDs again). */
-  raiseMaxId(bizTag: string, maxId: number): Promise<TagRow>;
+  raiseMaxId(bizTag: string, maxId: number, audit?: AuditStamp): Promise<TagRow>;
   /** Deletes the row and leaves a tombstone with its max_id, in one transaction. */
-  deleteTag(bizTag: string): Promise<{ maxId: number }>;
+  deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: number }>;
   getTombstone(bizTag: string): Promise<{ maxId: number } | undefined>;
   ping(): Promise<void>;
   /**
@@ -180,7 +182,7 @@ export interface NodeStore {
 }
 
 /** What a leaf-ts node needs from its database. */
-export type LeafStore = SegmentStore & WorkerStore & NodeStore;
+export type LeafStore = SegmentStore & WorkerStore & NodeStore & AuditStore;
 
 /** A BIGINT read as text (or number) converted to a JS number only when exact. */
 export function exactId(value: unknown, bizTag: string): number {
@@ -189,4 +191,56 @@ export function exactId(value: unknown, bizTag: string): number {
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has max_id ${String(value)}, beyond the exact integer range.`);
   }
   return n;
+}
+
+/** What an audit row records, besides the rows themselves. */
+export type AuditAction = 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout';
+
+/** Who changed something, from where, through which node, when (ms since the Unix epoch). */
+export interface AuditStamp {
+  /** `token:<first 8 hex of sha256(token)>`, `session:<id>`, or `anonymous` (a failed login). */
+  actor: string;
+  /** The client's socket address as server.ts saw it. */
+  address: string;
+  nodeId: string;
+  at: number;
+}
+
+/** A tag row as the audit trail keeps it: the admin API's row, max_id as a decimal string. */
+export interface AuditTagRow {
+  bizTag: string;
+  maxId: string;
+  step: number;
+  description: string | null;
+  updateTime: string;
+}
+
+export interface AuditRecord extends AuditStamp {
+  id: number;
+  action: AuditAction;
+  bizTag: string | null;
+  before: AuditTagRow | null;
+  after: AuditTagRow | null;
+}
+
+export interface AuditQuery {
+  /** Only rows with an id below this one (keyset pagination, newest first). */
+  before?: number;
+  limit: number;
+  bizTag?: string;
+}
+
+/**
+ * leaf_audit, append-only: there is no update or delete. Tag changes write their row inside their own transaction
+ * (the `audit` argument of createTag, updateTag, raiseMaxId, deleteTag); logins append one on their own.
+ */
+export interface AuditStore {
+  appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void>;
+  /** Newest first (by id). */
+  listAudit(query: AuditQuery): Promise<AuditRecord[]>;
+}
+
+/** The audit trail's copy of a row. */
+export function auditTagRow(row: TagRow): AuditTagRow {
+  return { bizTag: row.bizTag, maxId: String(row.maxId), step: row.step, description: row.description, updateTime: row.updateTime.toISOString() };
 }

@@ -21,9 +21,11 @@ describe('admin credentials', () => {
     expect(verifySessionValue('tok', value, NOW + 1000)).toBe(true);
     expect(verifySessionValue('other-token', value, NOW + 1000)).toBe(false);
     expect(verifySessionValue('tok', value, NOW + SESSION_TTL_MS + 1)).toBe(false);
-    const [exp, sig] = value.split('.');
-    expect(verifySessionValue('tok', `${Number(exp) + 1000}.${sig}`, NOW)).toBe(false); // extended expiry: bad signature
-    for (const bad of ['', '.', 'abc', '123', '123.', 'x.y']) expect(verifySessionValue('tok', bad, NOW)).toBe(false);
+    const [exp, id, sig] = value.split('.');
+    expect(verifySessionValue('tok', `${Number(exp) + 1000}.${id}.${sig}`, NOW)).toBe(false); // extended expiry: bad signature
+    for (const bad of ['', '.', 'abc', '123', '123.', 'x.y', `${exp}.${sig}`, `${exp}.${id}.${sig}.x`, `${exp}..${sig}`]) {
+      expect(verifySessionValue('tok', bad, NOW)).toBe(false);
+    }
     expect(isAuthorized('tok', { cookie: `theme=dark; leaf_session=${value}` }, NOW)).toBe(true);
     // A wrong Bearer is not rescued by a good cookie.
     expect(isAuthorized('tok', { authorization: 'Bearer nope', cookie: `leaf_session=${value}` }, NOW)).toBe(false);

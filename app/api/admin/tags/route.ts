@@ -12,9 +12,9 @@ export const GET = route(async ({ runtime }) => {
   return json({ tags: withFleet(tags, nodes) });
 });
 
-export const POST = route(async ({ request, runtime }) => {
+export const POST = route(async ({ request, runtime, who }) => {
   const input = await readJsonBody(request, createTagSchema);
-  return json({ tag: await createTag(runtime, input) }, 201);
+  return json({ tag: await createTag(runtime, input, who) }, 201);
 });
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).

@@ -1,18 +1,18 @@
 import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { loginSchema } from '@/lib/admin/schema';
-import { SESSION_COOKIE, createSessionValue, secretEquals } from '@/lib/auth/credentials';
-import { LeafError } from '@/lib/errors';
+import { login } from '@/lib/admin/sessions';
+import { SESSION_COOKIE, SESSION_TTL_MS } from '@/lib/auth/credentials';
+import { processLoginThrottle } from '@/lib/auth/loginThrottle';
 
 export const dynamic = 'force-dynamic';
 
 export const POST = route(
-  async ({ request, runtime }) => {
+  async ({ request, runtime, who }) => {
     const { token } = await readJsonBody(request, loginSchema);
-    if (!secretEquals(token, runtime.admin.token)) throw new LeafError('unauthorized', 'Wrong token.');
-    const { value } = createSessionValue(runtime.admin.token, Date.now());
+    const { value } = await login(runtime, processLoginThrottle(), token, who.address);
     const secure = new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https';
-    const cookie = `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${12 * 60 * 60}${secure ? '; Secure' : ''}`;
+    const cookie = `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}${secure ? '; Secure' : ''}`;
     return json({ ok: true }, 200, { 'set-cookie': cookie });
   },
   { public: true },

@@ -20,16 +20,16 @@ export const GET = route<Params>(async ({ runtime, params }) => {
   });
 });
 
-export const PATCH = route<Params>(async ({ request, runtime, params }) => {
+export const PATCH = route<Params>(async ({ request, runtime, params, who }) => {
   const bizTag = requireTag(params.tag);
   const input = await readJsonBody(request, updateTagSchema);
-  return json({ tag: await updateTag(runtime, bizTag, input) });
+  return json({ tag: await updateTag(runtime, bizTag, input, who) });
 });
 
-export const DELETE = route<Params>(async ({ request, runtime, params }) => {
+export const DELETE = route<Params>(async ({ request, runtime, params, who }) => {
   const bizTag = requireTag(params.tag);
   const { confirm } = await readJsonBody(request, deleteTagSchema);
-  return json(await deleteTag(runtime, bizTag, confirm));
+  return json(await deleteTag(runtime, bizTag, confirm, who));
 });
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).

@@ -1,0 +1,73 @@
+import { type AuditAction, type AuditRecord, type AuditStamp, type AuditTagRow, type TagRow, auditTagRow } from './types';
+
+/** The limits of leaf_audit's text columns (lib/store/schema): a longer value is cut, never refused. */
+const ACTOR_MAX = 128;
+const ADDRESS_MAX = 64;
+const NODE_ID_MAX = 255;
+
+/** One leaf_audit row as both dialects insert it (field names of the drizzle schemas). */
+export interface AuditInsert {
+  at: number;
+  action: AuditAction;
+  bizTag: string | null;
+  actor: string;
+  address: string;
+  nodeId: string;
+  before: string | null;
+  after: string | null;
+}
+
+export function auditInsert(
+  stamp: AuditStamp,
+  action: AuditAction,
+  bizTag: string | null,
+  before: TagRow | undefined,
+  after: TagRow | undefined,
+): AuditInsert {
+  return {
+    at: stamp.at,
+    action,
+    bizTag,
+    actor: stamp.actor.slice(0, ACTOR_MAX),
+    address: stamp.address.slice(0, ADDRESS_MAX),
+    nodeId: stamp.nodeId.slice(0, NODE_ID_MAX),
+    before: before === undefined ? null : JSON.stringify(auditTagRow(before)),
+    after: after === undefined ? null : JSON.stringify(auditTagRow(after)),
+  };
+}
+
+/** A stored row, whichever dialect read it (ids and times may arrive as decimal strings). */
+export interface AuditStored {
+  id: number | string;
+  at: number | string;
+  action: string;
+  bizTag: string | null;
+  actor: string;
+  address: string;
+  nodeId: string;
+  before: string | null;
+  after: string | null;
+}
+
+export function auditRecord(r: AuditStored): AuditRecord {
+  return {
+    id: Number(r.id),
+    at: Number(r.at),
+    action: r.action as AuditAction,
+    bizTag: r.bizTag,
+    actor: r.actor,
+    address: r.address,
+    nodeId: r.nodeId,
+    before: parseRow(r.before),
+    after: parseRow(r.after),
+  };
+}
+
+function parseRow(text: string | null): AuditTagRow | null {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as AuditTagRow;
+  } catch {
+    return null; // written by hand: shown as absent rather than failing the whole list
+  }
+}

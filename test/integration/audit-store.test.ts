@@ -1,0 +1,192 @@
+/**
+ * leaf_audit on MysqlStore (real MariaDB) and SqliteStore (real file), the same cases for both: every audited change
+ * writes exactly one entry with the rows before and after, in the change's own transaction — with the audit table
+ * gone the change itself is rolled back; a refused change writes nothing; listing is newest first, pages by id and
+ * filters by tag.
+ */
+import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLeafError } from '../../lib/errors';
+import { MysqlStore } from '../../lib/store/mysql';
+import { SqliteStore } from '../../lib/store/sqlite';
+import type { AuditRecord, AuditStamp, LeafStore } from '../../lib/store/types';
+import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+
+interface Harness {
+  store: LeafStore;
+  /** Moves leaf_audit out of the way (and back), so an audit insert fails. */
+  hideAuditTable(hidden: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+let tmp: TempDir;
+const opened: Harness[] = [];
+beforeAll(() => {
+  tmp = tempDir('leaf-it-audit-');
+});
+afterAll(async () => {
+  for (const h of opened.splice(0)) await h.close().catch(() => undefined);
+  tmp?.remove();
+});
+
+const factories: Record<'mysql' | 'sqlite', () => Promise<Harness>> = {
+  async mysql() {
+    const db = await freshMysqlDatabase();
+    const store = await MysqlStore.open({ url: db.url });
+    const conn = await mysql.createConnection({ uri: db.url });
+    const h: Harness = {
+      store,
+      async hideAuditTable(hidden) {
+        await conn.query(hidden ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden' : 'RENAME TABLE leaf_audit_hidden TO leaf_audit');
+      },
+      async close() {
+        await conn.end();
+        await store.close();
+        await db.drop();
+      },
+    };
+    opened.push(h);
+    return h;
+  },
+  async sqlite() {
+    const file = tmp.file(`audit-${opened.length}.db`);
+    const store = new SqliteStore({ file });
+    const conn = new Database(file, { timeout: 5_000 });
+    const h: Harness = {
+      store,
+      async hideAuditTable(hidden) {
+        conn.exec(hidden ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden' : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit');
+      },
+      async close() {
+        conn.close();
+        await store.close();
+      },
+    };
+    opened.push(h);
+    return h;
+  },
+};
+
+let at = 1_800_000_000_000;
+const stamp = (actor = 'token:0123abcd'): AuditStamp => ({ actor, address: '203.0.113.7', nodeId: 'node-a:3000', at: ++at });
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return isLeafError(error) ? error.code : `not a LeafError: ${String(error)}`;
+  }
+  return 'succeeded';
+}
+
+/** Every entry of the trail, newest first, through pages of `limit`. */
+async function everything(store: LeafStore, bizTag?: string, limit = 2): Promise<AuditRecord[]> {
+  const all: AuditRecord[] = [];
+  for (let before: number | undefined; ; ) {
+    const page = await store.listAudit({ before, limit, bizTag });
+    all.push(...page);
+    if (page.length < limit) return all;
+    before = page[page.length - 1]!.id;
+  }
+}
+
+describe.each(['mysql', 'sqlite'] as const)('%s store: audit trail', (dialect) => {
+  let h: Harness;
+  let s: LeafStore;
+  beforeAll(async () => {
+    h = await factories[dialect]();
+    s = h.store;
+  });
+
+  it('create, edit, raise and delete each write one entry with the rows before and after', async () => {
+    const created = await s.createTag({ bizTag: 'a-tag', step: 10, maxId: 100, description: 'first' }, stamp('session:AAAAAAAAAAAAAAAA'));
+    const edited = await s.updateTag('a-tag', { step: 20, description: 'second' }, stamp());
+    const raised = await s.raiseMaxId('a-tag', 5_000, stamp());
+    expect(await s.deleteTag('a-tag', stamp())).toEqual({ maxId: 5_000 });
+
+    const entries = await s.listAudit({ limit: 10, bizTag: 'a-tag' });
+    expect(entries.map((e) => e.action)).toEqual(['tag.delete', 'tag.raise', 'tag.edit', 'tag.create']);
+    const [del, raise, edit, create] = entries as [AuditRecord, AuditRecord, AuditRecord, AuditRecord];
+    expect(create).toMatchObject({ bizTag: 'a-tag', actor: 'session:AAAAAAAAAAAAAAAA', address: '203.0.113.7', nodeId: 'node-a:3000', before: null });
+    expect(create.after).toEqual({ bizTag: 'a-tag', maxId: '100', step: 10, description: 'first', updateTime: created.updateTime.toISOString() });
+    expect(edit.before).toMatchObject({ maxId: '100', step: 10, description: 'first' });
+    expect(edit.after).toEqual({ bizTag: 'a-tag', maxId: '100', step: 20, description: 'second', updateTime: edited.updateTime.toISOString() });
+    expect(raise.before).toMatchObject({ maxId: '100', step: 20 });
+    expect(raise.after).toMatchObject({ maxId: '5000', step: 20, updateTime: raised.updateTime.toISOString() });
+    expect(del.before).toMatchObject({ maxId: '5000', step: 20, description: 'second' });
+    expect(del.after).toBeNull();
+    // Stamped as given, ids growing with time.
+    expect(entries.map((e) => e.at)).toEqual([...entries.map((e) => e.at)].sort((x, y) => y - x));
+    expect(entries.map((e) => e.id)).toEqual([...entries.map((e) => e.id)].sort((x, y) => y - x));
+  });
+
+  it('a refused change writes no entry', async () => {
+    await s.createTag({ bizTag: 'r-tag', step: 10, maxId: 1_000 }, stamp());
+    await s.createTag({ bizTag: 'r-gone', step: 10, maxId: 9_000 }, stamp());
+    await s.deleteTag('r-gone', stamp());
+    const count = async () => (await everything(s)).length;
+    const before = await count();
+    expect(await codeOf(s.createTag({ bizTag: 'r-tag', step: 10 }, stamp()))).toBe('tag_exists');
+    expect(await codeOf(s.createTag({ bizTag: 'r-gone', step: 10, maxId: 5 }, stamp()))).toBe('max_id_below_tombstone');
+    expect(await codeOf(s.raiseMaxId('r-tag', 999, stamp()))).toBe('max_id_lowered');
+    expect(await codeOf(s.raiseMaxId('r-missing', 999, stamp()))).toBe('tag_not_found');
+    expect(await codeOf(s.updateTag('r-missing', { step: 5 }, stamp()))).toBe('tag_not_found');
+    expect(await codeOf(s.deleteTag('r-missing', stamp()))).toBe('tag_not_found');
+    expect(await count()).toBe(before);
+    // And an unaudited change (no stamp) writes none either.
+    await s.updateTag('r-tag', { step: 11 });
+    expect(await count()).toBe(before);
+  });
+
+  it('the entry is written in the change\'s transaction: when it cannot be written, the change is rolled back', async () => {
+    await s.createTag({ bizTag: 't-tag', step: 10, maxId: 700, description: 'kept' }, stamp());
+    const row = await s.getTag('t-tag');
+    await h.hideAuditTable(true);
+    try {
+      expect(await codeOf(s.updateTag('t-tag', { step: 99, description: 'lost' }, stamp()))).toBe('store_unavailable');
+      expect(await codeOf(s.raiseMaxId('t-tag', 90_000, stamp()))).toBe('store_unavailable');
+      expect(await codeOf(s.deleteTag('t-tag', stamp()))).toBe('store_unavailable');
+      expect(await codeOf(s.createTag({ bizTag: 't-new', step: 10 }, stamp()))).toBe('store_unavailable');
+      expect(await codeOf(s.appendAudit({ action: 'auth.login', ...stamp('session:BBBBBBBBBBBBBBBB') }))).toBe('store_unavailable');
+      expect(await s.getTag('t-tag'), 'edit, raise and delete rolled back').toEqual(row);
+      expect(await s.getTombstone('t-tag')).toBeUndefined();
+      expect(await s.getTag('t-new'), 'create rolled back').toBeUndefined();
+    } finally {
+      await h.hideAuditTable(false);
+    }
+    // With the table back, the same edit goes through with its entry.
+    await s.updateTag('t-tag', { step: 99 }, stamp());
+    expect((await s.listAudit({ limit: 1, bizTag: 't-tag' }))[0]).toMatchObject({ action: 'tag.edit', after: { step: 99 } });
+  });
+
+  it('lists newest first, pages by id without gaps or repeats, filters by tag; logins have no tag and no rows', async () => {
+    const own = await factories[dialect](); // a trail of its own
+    const o = own.store;
+    await o.createTag({ bizTag: 'p-a', step: 1 }, stamp());
+    await o.createTag({ bizTag: 'p-b', step: 1 }, stamp());
+    for (let i = 2; i <= 7; i++) await o.updateTag('p-a', { step: i }, stamp());
+    await o.appendAudit({ action: 'auth.login', ...stamp('session:CCCCCCCCCCCCCCCC') });
+    await o.appendAudit({ action: 'auth.login_failed', ...stamp('anonymous'), address: '198.51.100.1' });
+    await o.updateTag('p-b', { step: 2 }, stamp());
+
+    const all = await o.listAudit({ limit: 200 });
+    expect(all).toHaveLength(11);
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((x, y) => y - x));
+    expect(new Set(all.map((e) => e.id)).size).toBe(11);
+    for (const limit of [1, 2, 3, 4, 11, 50]) expect((await everything(o, undefined, limit)).map((e) => e.id), `limit ${limit}`).toEqual(all.map((e) => e.id));
+
+    const onlyA = await everything(o, 'p-a', 3);
+    expect(onlyA.map((e) => e.action)).toEqual([...Array(6).fill('tag.edit'), 'tag.create']);
+    expect(onlyA.map((e) => e.after?.step)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect((await o.listAudit({ limit: 50, bizTag: 'p-b' })).map((e) => e.action)).toEqual(['tag.edit', 'tag.create']);
+    expect(await o.listAudit({ limit: 50, bizTag: 'p-none' })).toEqual([]);
+    expect(await o.listAudit({ limit: 50, before: all[all.length - 1]!.id })).toEqual([]);
+
+    const logins = all.filter((e) => e.action.startsWith('auth.'));
+    expect(logins).toEqual([
+      expect.objectContaining({ action: 'auth.login_failed', bizTag: null, actor: 'anonymous', address: '198.51.100.1', before: null, after: null }),
+      expect.objectContaining({ action: 'auth.login', bizTag: null, actor: 'session:CCCCCCCCCCCCCCCC', before: null, after: null }),
+    ]);
+  });
+});
