@@ -117,6 +117,19 @@ test.describe.serial('fleet of two nodes', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'tag-fleet.png'), fullPage: true });
   });
 
+  test('the audit list on A shows an edit made through B', async ({ signedIn: page, request }) => {
+    const bizTag = 'payments';
+    const r = await request.patch(`${nodeB!.url}/api/admin/tags/${bizTag}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      data: { description: 'Edited through node B' },
+    });
+    expect(r.status(), await r.text()).toBe(200);
+    await page.goto('/audit');
+    const edit = page.getByTestId('audit-list').getByTestId('audit-row').filter({ hasText: 'Edited through node B' });
+    await expect(edit).toHaveAttribute('data-action', 'tag.edit');
+    await expect(edit.getByRole('cell', { name: 'node-b', exact: true })).toBeVisible();
+  });
+
   test('a killed node turns gone', async ({ signedIn: page }) => {
     await page.goto('/nodes');
     const rowB = page.getByTestId('node-row-node-b');
