@@ -76,7 +76,7 @@ describe.each(dialects)('leaf_node statements ($name)', (dialect) => {
   });
 
   it('a live row is refused to others, re-registered by its holder, taken when stopped', async () => {
-    const [a, b] = stores as [NodeStore, NodeStore];
+    const [a, b] = [stores[0]!, stores[1]!];
     expect(await a.registerNode(registration('n1', 'A'), 10_000)).toBe(true);
     expect(await b.registerNode(registration('n1', 'B'), 10_000)).toBe(false);
     expect(await a.registerNode(registration('n1', 'A'), 10_000)).toBe(true); // a retried registration is ours
@@ -94,7 +94,7 @@ describe.each(dialects)('leaf_node statements ($name)', (dialect) => {
   });
 
   it('a row silent past goneMs (database clock) is taken; take-over needs the row exactly as seen', async () => {
-    const [a, b, c] = stores as [NodeStore, NodeStore, NodeStore];
+    const [a, b, c] = [stores[0]!, stores[1]!, stores[2]!];
     expect(await a.registerNode(registration('n2', 'A'), 10_000)).toBe(true);
     await sleep(60);
     expect(await b.registerNode(registration('n2', 'B'), 10_000)).toBe(false);
@@ -110,7 +110,7 @@ describe.each(dialects)('leaf_node statements ($name)', (dialect) => {
   });
 
   it('lists rows with the database clock (also when empty of others), derives gone, and prunes old rows', async () => {
-    const [a] = stores as [NodeStore];
+    const a = stores[0]!;
     const before = Date.now();
     const { dbNow, rows } = await a.listNodes();
     expect(Math.abs(dbNow - before)).toBeLessThan(5_000); // the database's clock, near ours on one machine
