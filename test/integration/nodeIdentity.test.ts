@@ -1,0 +1,181 @@
+/**
+ * Node identity with real server processes (production build) on one SQLite file: a second process started with
+ * a live node's LEAF_NODE_ID refuses with one line naming the first one's address while the first keeps serving
+ * snowflake IDs without a single 503; ten processes started at once with one id leave exactly one up; a kill -9'd
+ * node restarted with its id comes back within a bounded time; a killed node shows gone, a stopped one stopped.
+ */
+import type { ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NodeAnswer } from '../../lib/fleet/nodeView';
+import { type NodeServer, freePort, isRunning, pollFor, sleep, spawnServer, startNodeServer, stopChild, waitForHealth } from '../../tools/harness';
+import { type TempDir, tempDir } from '../support/context';
+
+const TOKEN = 'node-identity-admin-token';
+const HEARTBEAT_MS = 500;
+const GONE_MS = 2_000;
+/** NodeRegistry.watchMs for HEARTBEAT_MS. */
+const WATCH_MS = HEARTBEAT_MS + 1_000;
+
+let tmp: TempDir;
+let env: NodeJS.ProcessEnv;
+const started: ChildProcess[] = [];
+
+beforeAll(() => {
+  tmp = tempDir('leaf-it-identity-');
+  const base: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LEAF_') && k !== 'DATABASE_URL') base[k] = v;
+  env = {
+    ...base,
+    NODE_ENV: 'production',
+    LEAF_SQLITE_FILE: tmp.file('leaf.db'),
+    LEAF_ADMIN_TOKEN: TOKEN,
+    LEAF_NODE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+    LEAF_NODE_GONE_MS: String(GONE_MS),
+    LEAF_LOG_LEVEL: 'info',
+  } as NodeJS.ProcessEnv;
+});
+afterAll(async () => {
+  await Promise.all(started.map((c) => stopChild(c, 0, { signal: 'SIGKILL' })));
+  tmp?.remove();
+});
+
+async function startNode(nodeId: string, extra: Record<string, string> = {}): Promise<NodeServer & { out(): string }> {
+  let out = '';
+  const server = await startNodeServer({ env: { ...env, LEAF_NODE_ID: nodeId, ...extra }, timeoutMs: 60_000, onOutput: (t) => (out += t) });
+  started.push(server.child);
+  return { ...server, out: () => out };
+}
+
+/** Spawns a server and resolves when it is healthy ('up') or has exited (its code and output). */
+async function launch(nodeId: string): Promise<{ child: ChildProcess; port: number; outcome: Promise<'up' | number>; out(): string }> {
+  const port = await freePort();
+  let out = '';
+  const child = spawnServer({ port, env: { ...env, LEAF_NODE_ID: nodeId }, onOutput: (t) => (out += t) });
+  started.push(child);
+  const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
+  const outcome = Promise.race([waitForHealth(child, port, 90_000).then(() => 'up' as const, () => exited), exited]);
+  return { child, port, outcome, out: () => out };
+}
+
+function get(port: number, path: string, agent?: http.Agent): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const req = http.get(
+      { host: '127.0.0.1', port, path, agent: agent ?? false, timeout: 5_000, headers: { authorization: `Bearer ${TOKEN}` } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve({ status: 0, body: '' }));
+  });
+}
+
+async function nodes(port: number): Promise<NodeAnswer[]> {
+  const r = await get(port, '/api/admin/nodes?tags=none');
+  expect(r.status).toBe(200);
+  return (JSON.parse(r.body) as { nodes: NodeAnswer[] }).nodes;
+}
+
+/** Snowflake IDs from `port` in a loop until stop(): how many of each status. */
+function hammer(port: number): { stop(): Promise<Map<number, number>> } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const statuses = new Map<number, number>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { status } = await get(port, '/api/id/snowflake', agent);
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      await sleep(2);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      agent.destroy();
+      return statuses;
+    },
+  };
+}
+
+const REFUSAL = (nodeId: string, port: number) =>
+  new RegExp(
+    `^leaf-ts: cannot start: node id "${nodeId}" is live in another process at 127\\.0\\.0\\.1:${port} \\(instance [0-9a-f-]{36}, heartbeat \\d+ s ago\\); give each node its own LEAF_NODE_ID$`,
+    'm',
+  );
+
+describe('node identity across processes (SQLite)', () => {
+  let first: NodeServer & { out(): string };
+
+  it('a second process with a live node id refuses, naming the first; the first serves snowflake IDs with no 503', async () => {
+    first = await startNode('twin');
+    const load = hammer(first.port);
+    await sleep(500);
+    const second = await launch('twin');
+    const outcome = await second.outcome;
+    await sleep(2 * HEARTBEAT_MS);
+    const statuses = await load.stop();
+    expect(outcome, second.out()).toBe(1);
+    expect(second.out()).toMatch(REFUSAL('twin', first.port));
+    expect([...statuses.keys()], JSON.stringify([...statuses])).toEqual([200]);
+    expect(statuses.get(200)).toBeGreaterThan(100);
+    const [self] = (await nodes(first.port)).filter((n) => n.nodeId === 'twin');
+    expect(self).toMatchObject({ state: 'up', address: `127.0.0.1:${first.port}` });
+  }, 120_000);
+
+  it('ten processes started at once with one id: exactly one up, nine refuse, and the one keeps its worker id', async () => {
+    const ten = await Promise.all(Array.from({ length: 10 }, () => launch('crowd')));
+    const outcomes = await Promise.all(ten.map((p) => p.outcome));
+    const up = ten.filter((_, i) => outcomes[i] === 'up');
+    expect(up, outcomes.join(',')).toHaveLength(1);
+    const winner = up[0]!;
+    for (const [i, p] of ten.entries()) if (outcomes[i] !== 'up') expect(p.out()).toMatch(REFUSAL('crowd', winner.port));
+    const before = (await nodes(winner.port)).find((n) => n.nodeId === 'crowd');
+    const load = hammer(winner.port);
+    await sleep(3 * HEARTBEAT_MS);
+    const statuses = await load.stop();
+    expect([...statuses.keys()], JSON.stringify([...statuses])).toEqual([200]);
+    const crowd = (await nodes(first.port)).filter((n) => n.nodeId === 'crowd');
+    expect(crowd).toEqual([expect.objectContaining({ state: 'up', address: `127.0.0.1:${winner.port}` })]);
+    expect(crowd[0]?.snowflake).toMatchObject({ state: 'ready', workerId: before?.snowflake.workerId });
+    expect(isRunning(winner.child)).toBe(true);
+    await stopChild(winner.child, 5_000);
+  }, 240_000);
+
+  it('a node killed with kill -9 shows gone after LEAF_NODE_GONE_MS; restarted with its id it comes back within a bounded time', async () => {
+    const victim = await startNode('victim');
+    await pollFor(5_000, async () => ((await nodes(first.port)).find((n) => n.nodeId === 'victim')?.state === 'up' ? true : undefined));
+    const killedAt = Date.now();
+    await stopChild(victim.child, 0, { signal: 'SIGKILL' });
+    const gone = await pollFor(GONE_MS + 4 * HEARTBEAT_MS + 2_000, async () =>
+      (await nodes(first.port)).find((n) => n.nodeId === 'victim' && n.state === 'gone'),
+    );
+    expect(gone, 'victim never showed as gone').toBeDefined();
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(GONE_MS - HEARTBEAT_MS - 1_000); // not before (1 s read cache)
+
+    // Killed again, restarted at once: its silent row is taken over after one watch, not refused.
+    const again = await startNode('victim');
+    await stopChild(again.child, 0, { signal: 'SIGKILL' });
+    const restartAt = Date.now();
+    const back = await startNode('victim');
+    const tookMs = Date.now() - restartAt;
+    expect(tookMs).toBeLessThan(WATCH_MS + 30_000);
+    expect(back.out()).toContain('"tookOverFrom"');
+    expect((await get(back.port, '/api/id/snowflake')).status).toBe(200);
+    await stopChild(back.child, 5_000);
+  }, 180_000);
+
+  it('a graceful stop shows stopped at once, and a restart with its id takes it without waiting', async () => {
+    const node = await startNode('polite');
+    await stopChild(node.child, 5_000); // SIGTERM
+    await sleep(1_100); // the read cache
+    expect((await nodes(first.port)).find((n) => n.nodeId === 'polite')?.state).toBe('stopped');
+    const restarted = await startNode('polite');
+    expect(restarted.out()).not.toContain('node_id_held');
+    await stopChild(restarted.child, 5_000);
+  }, 120_000);
+});
