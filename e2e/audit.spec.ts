@@ -58,3 +58,14 @@ test.describe('audit trail', () => {
     await expect(page.getByRole('button', { name: 'Older' })).toHaveCount(0);
   });
 });
+
+test('the audit page at phone width: rows become cards, no sideways scrolling', async ({ signedIn: page, request }, testInfo) => {
+  const bizTag = uniqueTag('phone-audit');
+  await (await adminApi(request)).createTag({ bizTag, step: 10, description: 'A long description that has to wrap on a phone screen, surely' });
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto('/audit');
+  await expect(page.getByTestId('audit-list').getByRole('link', { name: bizTag })).toBeVisible();
+  await expect(page.getByTestId('audit-list').locator('thead')).toBeHidden();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await page.screenshot({ path: testInfo.outputPath('audit-phone.png'), fullPage: true });
+});
