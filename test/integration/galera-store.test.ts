@@ -364,4 +364,58 @@ describe('MysqlStore on Galera', () => {
       expect(await c.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_030, step: 10 });
     }
   });
+
+  // Worst case: every node claims the row without pause. An audited change is a transaction of several round trips
+  // (lock and read, change, read, insert, commit), so a claim committed through another node meanwhile often wins
+  // certification, and a change may lose all its attempts: it answers store_unavailable, applied nowhere and
+  // recorded nowhere. What must hold is that every applied change has exactly one entry, the same on every node.
+  it('audited edits and raises through three nodes while claims race them: one entry per applied change, the same trail on every node', async () => {
+    const tag = 'aud-race';
+    const stamp = (i: number) => ({ actor: `token:race000${i}`, address: `10.0.0.${i}`, nodeId: `node-${i}`, at: Date.now() });
+    await stores[0].createTag({ bizTag: tag, step: 10, maxId: 1 }, stamp(0));
+    let stop = false;
+    const claims = stores.map(() => timed());
+    const claiming = stores.map((s, i) => claimLoop(s, tag, () => stop, claims[i]));
+    const applied = [0, 0, 0];
+    let refused = 0;
+    let lost = 0;
+    const failed: unknown[] = [];
+    await Promise.all(
+      stores.map(async (s, i) => {
+        for (let n = 1; n <= 8; n++) {
+          try {
+            if (n % 2 === 0) await s.updateTag(tag, { description: `d${i}-${n}` }, stamp(i));
+            else await s.raiseMaxId(tag, 1_000 * (3 * n + i), stamp(i));
+            applied[i]++;
+          } catch (error) {
+            if (isLeafError(error) && error.code === 'max_id_lowered') refused++;
+            else if (isLeafError(error) && error.code === 'store_unavailable' && (error.cause as { errno?: number }).errno === 1213) lost++;
+            else failed.push(error);
+          }
+        }
+      }),
+    );
+    stop = true;
+    await Promise.all(claiming);
+    expect(failed).toEqual([]);
+    expect(claims.flatMap((c) => c.errors)).toEqual([]);
+
+    type Entry = { id: string; action: string; node_id: string; before: string | null; after: string | null };
+    const trails = await Promise.all([0, 1, 2].map((i) => rows<Entry>(i, 'SELECT id, action, node_id, `before`, `after` FROM leaf_audit WHERE biz_tag = ? ORDER BY id', [tag])));
+    expect(trails[1]).toEqual(trails[0]);
+    expect(trails[2]).toEqual(trails[0]);
+    const trail = trails[0]!;
+    expect(applied[0]! + applied[1]! + applied[2]!, 'some changes get through').toBeGreaterThan(0);
+    expect(trail).toHaveLength(1 + applied[0]! + applied[1]! + applied[2]!);
+    for (let i = 0; i < 3; i++) expect(trail.filter((e) => e.node_id === `node-${i}`)).toHaveLength(applied[i]! + (i === 0 ? 1 : 0));
+    // Each entry's rows are the ones its own transaction saw: a raise lands exactly on its target, never below
+    // where it started; an edit changes the description only.
+    for (const e of trail.slice(1)) {
+      const before = JSON.parse(e.before!);
+      const after = JSON.parse(e.after!);
+      if (e.action === 'tag.raise') expect(Number(after.maxId)).toBeGreaterThanOrEqual(Number(before.maxId));
+      else expect({ ...after, description: before.description, updateTime: before.updateTime }).toEqual(before);
+    }
+    report(`audited race: ${trail.length - 1} changes applied, ${refused} raises refused, ${lost} lost certification 8 times, ${claims.reduce((n, c) => n + c.ok.length, 0)} claims, retries ${JSON.stringify(sumRetries())}`);
+  });
 });
