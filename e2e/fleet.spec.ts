@@ -117,6 +117,19 @@ test.describe.serial('fleet of two nodes', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'tag-fleet.png'), fullPage: true });
   });
 
+  test('phone width: the Nodes page (expanded) and the tag page with two nodes have no sideways scrolling', async ({ signedIn: page }) => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto('/nodes');
+    const rowB = page.getByTestId('node-row-node-b');
+    await expect(rowB.getByTestId('node-state')).toHaveText('up');
+    await rowB.getByTestId('node-expand').click();
+    await expect(page.getByTestId('node-tags-node-b').getByTestId('node-tag-row-payments')).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.goto('/tags/checkout');
+    await expect(page.getByTestId('node-buffers').getByTestId('node-buffer-node-b')).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  });
+
   test('the audit list on A shows an edit made through B', async ({ signedIn: page, request }) => {
     const bizTag = 'payments';
     const r = await request.patch(`${nodeB!.url}/api/admin/tags/${bizTag}`, {

@@ -43,11 +43,11 @@ export function NodeTagsPanel({ nodeId }: { nodeId: string }) {
                 {tags.data.tags.map((t) => (
                   <tr key={t.bizTag} data-testid={`node-tag-row-${t.bizTag}`}>
                     <th scope="row"><Link href={`/tags/${encodeURIComponent(t.bizTag)}`} className="tag-link">{t.bizTag}</Link></th>
-                    <td className="num">{formatInt(t.buffered)}</td>
-                    <td className="num">{formatInt(t.step)}</td>
-                    <td className="num">{formatRate(t.ratePerSec)}</td>
-                    <td>{t.next}</td>
-                    <td className={`num ${runwayLow(t.runwaySeconds, warn) ? 'runway-low' : ''}`}>{formatRunway(t.runwaySeconds)}</td>
+                    <td className="num" data-label="IDs buffered">{formatInt(t.buffered)}</td>
+                    <td className="num" data-label="Step">{formatInt(t.step)}</td>
+                    <td className="num" data-label="Rate (IDs/s)">{formatRate(t.ratePerSec)}</td>
+                    <td data-label="Next segment">{t.next}</td>
+                    <td className={`num ${runwayLow(t.runwaySeconds, warn) ? 'runway-low' : ''}`} data-label="Runway">{formatRunway(t.runwaySeconds)}</td>
                   </tr>
                 ))}
               </tbody>

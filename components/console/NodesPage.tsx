@@ -88,7 +88,7 @@ function NodeTableRow({ node, now, open, onToggle }: { node: NodeAnswer; now: nu
       <td data-label="Last heartbeat" data-testid="node-heartbeat">{formatAgo(Date.parse(node.lastHeartbeat), now)}</td>
       <td className="num" data-label="Tags held" data-testid="node-tags-held">{formatInt(node.tagsHeld)}</td>
       <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">{formatInt(node.idsBuffered)}</td>
-      <td>
+      <td data-label="Tags">
         <button type="button" className="button-quiet small" aria-expanded={open} data-testid="node-expand" onClick={onToggle}>
           {open ? 'Hide tags' : 'Tags'}
         </button>

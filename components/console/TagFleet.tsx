@@ -80,12 +80,12 @@ function NodeBuffers({ nodes, warn }: { nodes: NodeBufferView[]; warn: number })
             return (
               <tr key={n.nodeId} data-testid={`node-buffer-${n.nodeId}`} data-state={n.state}>
                 <th scope="row" className="mono">{n.nodeId}</th>
-                <td><span className={`state node-state-${n.state}`}>{NODE_STATE_LABEL[n.state]}</span></td>
-                <td className="num" data-testid="node-buffer-buffered">{formatInt(n.buffered)}</td>
-                <td className="num">{formatInt(n.step)}</td>
-                <td className="num">{formatRate(n.ratePerSec)}</td>
-                <td>{n.next}</td>
-                <td className={`num ${low ? 'runway-low' : ''}`}>{formatRunway(n.runwaySeconds)}</td>
+                <td data-label="State"><span className={`state node-state-${n.state}`}>{NODE_STATE_LABEL[n.state]}</span></td>
+                <td className="num" data-label="Buffered" data-testid="node-buffer-buffered">{formatInt(n.buffered)}</td>
+                <td className="num" data-label="Step">{formatInt(n.step)}</td>
+                <td className="num" data-label="Rate (IDs/s)">{formatRate(n.ratePerSec)}</td>
+                <td data-label="Next segment">{n.next}</td>
+                <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway">{formatRunway(n.runwaySeconds)}</td>
               </tr>
             );
           })}
