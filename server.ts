@@ -62,14 +62,24 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
   });
 
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     logger.log('info', 'shutting_down', { signal });
     server.close();
     server.closeAllConnections();
-    void closeRuntime().finally(() => process.exit(0));
+    void closeRuntime().finally(() => process.exit(code));
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // Another process took this node's identity (it found this one silent): two processes share one node id, and
+  // this one gives way rather than fight over the snowflake worker lease.
+  void getRuntime()
+    .then((runtime) => runtime.fleet.whenLost())
+    .then((taker) => {
+      const where = taker === undefined ? 'another process' : `another process at ${taker.address} (instance ${taker.instanceId})`;
+      process.stderr.write(`leaf-ts: stopping: node id "${config.node.id}" was taken over by ${where}; give each node its own LEAF_NODE_ID\n`);
+      shutdown('node_identity_lost', 1);
+    })
+    .catch(() => {}); // not open yet: the open that succeeds later has its own registry, watched the same way
 }
 
 function send(res: http.ServerResponse, answer: Answer): void {
