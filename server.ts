@@ -15,6 +15,12 @@ import { refuseWithBody } from './lib/http/refuse';
 import type { Logger } from './lib/log';
 import { closeRuntime, getRuntime, processLogger } from './lib/runtime';
 
+/**
+ * A configuration found wrong after the process started (sysexits' EX_CONFIG): a node id live in another process,
+ * a bad epoch. A cluster primary does not restart a worker that exits with it — it would refuse again.
+ */
+const EXIT_CONFIG = 78;
+
 async function main(config: LeafConfig, logger: Logger): Promise<void> {
   const { port, host: hostname, dev, fastLane } = config;
   const app = next({ dev, hostname, port });
@@ -77,7 +83,7 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     .then((taker) => {
       const where = taker === undefined ? 'another process' : `another process at ${taker.address} (instance ${taker.instanceId})`;
       process.stderr.write(`leaf-ts: stopping: node id "${config.node.id}" was taken over by ${where}; give each node its own LEAF_NODE_ID\n`);
-      shutdown('node_identity_lost', 1);
+      shutdown('node_identity_lost', EXIT_CONFIG);
     })
     .catch(() => {}); // not open yet: the open that succeeds later has its own registry, watched the same way
 }
@@ -95,11 +101,18 @@ function primary(config: LeafConfig, logger: Logger): void {
     const worker = cluster.fork({ LEAF_WORKER_INDEX: String(index) });
     worker.on('exit', (code, signal) => {
       if (stopping) return;
+      if (code === EXIT_CONFIG) {
+        // It refused its configuration (its node id is live in another process): a restart would refuse again.
+        logger.log('error', 'cluster_worker_refused', { index, code });
+        if (++refused >= workers) process.exit(EXIT_CONFIG);
+        return;
+      }
       logger.log('warn', 'cluster_worker_exited', { index, code, signal });
       setTimeout(() => fork(index), 1_000); // a crashed node restarts with the same identity
     });
   };
   let stopping = false;
+  let refused = 0;
   for (let i = 0; i < workers; i++) fork(i);
   const stop = (signal: NodeJS.Signals) => {
     stopping = true;
@@ -126,16 +139,16 @@ function start(): void {
   if (cluster.isPrimary && config.workers > 1) return primary(config, logger);
   main(config, logger).catch((error: unknown) => {
     // A misconfiguration found while opening (a bad epoch, a node id live in another process): the same plain line.
-    if (isLeafError(error) && error.code === 'invalid_config') refuse(error);
+    if (isLeafError(error) && error.code === 'invalid_config') refuse(error, EXIT_CONFIG);
     logger.log('error', 'start_failed', { error });
     process.exit(1);
   });
 }
 
-function refuse(error: unknown): never {
+function refuse(error: unknown, code = 1): never {
   const lines = isLeafError(error) ? error.message.split('\n') : [String(error)];
   for (const line of lines) process.stderr.write(`leaf-ts: cannot start: ${line}\n`);
-  process.exit(1);
+  process.exit(code);
 }
 
 start();

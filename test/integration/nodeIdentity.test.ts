@@ -119,7 +119,7 @@ describe('node identity across processes (SQLite)', () => {
     const outcome = await second.outcome;
     await sleep(2 * HEARTBEAT_MS);
     const statuses = await load.stop();
-    expect(outcome, second.out()).toBe(1);
+    expect(outcome, second.out()).toBe(78); // EX_CONFIG
     expect(second.out()).toMatch(REFUSAL('twin', first.port));
     expect([...statuses.keys()], JSON.stringify([...statuses])).toEqual([200]);
     expect(statuses.get(200)).toBeGreaterThan(100);
@@ -139,7 +139,7 @@ describe('node identity across processes (SQLite)', () => {
     const winner = running[0]!;
     for (const p of ten) {
       if (p === winner) continue;
-      expect(await exits[ten.indexOf(p)]).toBe(1);
+      expect(await exits[ten.indexOf(p)]).toBe(78);
       const line = p.out().split('\n').find((l) => l.startsWith('leaf-ts: '));
       expect(line, p.out()).toMatch(
         /^leaf-ts: (cannot start: node id "crowd" is live in another process at 127\.0\.0\.1:\d+ \(instance [0-9a-f-]{36}, heartbeat \d+ s ago\)|stopping: node id "crowd" was taken over by another process at 127\.0\.0\.1:\d+ \(instance [0-9a-f-]{36}\)); give each node its own LEAF_NODE_ID$/,
