@@ -104,11 +104,12 @@ export class NodeRegistry {
   }
 
   /**
-   * How long a held row is watched for a heartbeat before it counts as left behind by a dead process: two beats
-   * (at least one and a second), so a live holder whose event loop is briefly busy still shows it is alive.
+   * How long a held row is watched for a heartbeat before it counts as left behind by a dead process: a beat and
+   * a half (at least a beat and a second), so a live holder whose event loop is briefly busy still shows it is
+   * alive, while a restart after kill -9 waits only this long (4.5 s by default).
    */
   get watchMs(): number {
-    return this.heartbeatMs + Math.max(1_000, this.heartbeatMs);
+    return this.heartbeatMs + Math.max(1_000, Math.floor(this.heartbeatMs / 2));
   }
 
   /**

@@ -15,7 +15,7 @@ const TOKEN = 'node-identity-admin-token';
 const HEARTBEAT_MS = 1_000;
 const GONE_MS = 3_000;
 /** NodeRegistry.watchMs for HEARTBEAT_MS. */
-const WATCH_MS = 2 * HEARTBEAT_MS;
+const WATCH_MS = HEARTBEAT_MS + 1_000;
 
 let tmp: TempDir;
 let env: NodeJS.ProcessEnv;
