@@ -13,7 +13,7 @@ import { processIdHandler } from './lib/http/defaultHandler';
 import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
 import { refuseWithBody } from './lib/http/refuse';
 import type { Logger } from './lib/log';
-import { closeRuntime, getRuntime, processLogger } from './lib/runtime';
+import { closeRuntime, currentRuntime, getRuntime, processLogger } from './lib/runtime';
 
 /**
  * A configuration found wrong after the process started (sysexits' EX_CONFIG): a node id live in another process,
@@ -78,14 +78,17 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   // Another process took this node's identity (it found this one silent): two processes share one node id, and
   // this one gives way rather than fight over the snowflake worker lease.
-  void getRuntime()
-    .then((runtime) => runtime.fleet.whenLost())
-    .then((taker) => {
+  const watchIdentity = (): void => {
+    const runtime = currentRuntime();
+    // Not open yet (the database was down at start): a later request opens it; look again then.
+    if (runtime === null) return void setTimeout(watchIdentity, 1_000).unref();
+    void runtime.fleet.whenLost().then((taker) => {
       const where = taker === undefined ? 'another process' : `another process at ${taker.address} (instance ${taker.instanceId})`;
       process.stderr.write(`leaf-ts: stopping: node id "${config.node.id}" was taken over by ${where}; give each node its own LEAF_NODE_ID\n`);
       shutdown('node_identity_lost', EXIT_CONFIG);
-    })
-    .catch(() => {}); // not open yet: the open that succeeds later has its own registry, watched the same way
+    });
+  };
+  watchIdentity();
 }
 
 function send(res: http.ServerResponse, answer: Answer): void {
