@@ -14,7 +14,13 @@ import { processIdHandler } from './lib/http/defaultHandler';
 import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
 import { refuseWithBody } from './lib/http/refuse';
 import type { Logger } from './lib/log';
-import { closeRuntime, getRuntime, processLogger } from './lib/runtime';
+import { closeRuntime, currentRuntime, getRuntime, processLogger } from './lib/runtime';
+
+/**
+ * A configuration found wrong after the process started (sysexits' EX_CONFIG): a node id live in another process,
+ * a bad epoch. A cluster primary does not restart a worker that exits with it — it would refuse again.
+ */
+const EXIT_CONFIG = 78;
 
 async function main(config: LeafConfig, logger: Logger): Promise<void> {
   const { port, host: hostname, dev, fastLane } = config;
@@ -65,14 +71,27 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
   });
 
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     logger.log('info', 'shutting_down', { signal });
     server.close();
     server.closeAllConnections();
-    void closeRuntime().finally(() => process.exit(0));
+    void closeRuntime().finally(() => process.exit(code));
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // Another process took this node's identity (it found this one silent): two processes share one node id, and
+  // this one gives way rather than fight over the snowflake worker lease.
+  const watchIdentity = (): void => {
+    const runtime = currentRuntime();
+    // Not open yet (the database was down at start): a later request opens it; look again then.
+    if (runtime === null) return void setTimeout(watchIdentity, 1_000).unref();
+    void runtime.fleet.whenLost().then((taker) => {
+      const where = taker === undefined ? 'another process' : `another process at ${taker.address} (instance ${taker.instanceId})`;
+      process.stderr.write(`leaf-ts: stopping: node id "${config.node.id}" was taken over by ${where}; give each node its own LEAF_NODE_ID\n`);
+      shutdown('node_identity_lost', EXIT_CONFIG);
+    });
+  };
+  watchIdentity();
 }
 
 function send(res: http.ServerResponse, answer: Answer): void {
@@ -88,11 +107,18 @@ function primary(config: LeafConfig, logger: Logger): void {
     const worker = cluster.fork({ LEAF_WORKER_INDEX: String(index) });
     worker.on('exit', (code, signal) => {
       if (stopping) return;
+      if (code === EXIT_CONFIG) {
+        // It refused its configuration (its node id is live in another process): a restart would refuse again.
+        logger.log('error', 'cluster_worker_refused', { index, code });
+        if (++refused >= workers) process.exit(EXIT_CONFIG);
+        return;
+      }
       logger.log('warn', 'cluster_worker_exited', { index, code, signal });
       setTimeout(() => fork(index), 1_000); // a crashed node restarts with the same identity
     });
   };
   let stopping = false;
+  let refused = 0;
   for (let i = 0; i < workers; i++) fork(i);
   const stop = (signal: NodeJS.Signals) => {
     stopping = true;
@@ -119,16 +145,16 @@ function start(): void {
   if (cluster.isPrimary && config.workers > 1) return primary(config, logger);
   main(config, logger).catch((error: unknown) => {
     // A misconfiguration found while opening (a bad epoch, a node id live in another process): the same plain line.
-    if (isLeafError(error) && error.code === 'invalid_config') refuse(error);
+    if (isLeafError(error) && error.code === 'invalid_config') refuse(error, EXIT_CONFIG);
     logger.log('error', 'start_failed', { error });
     process.exit(1);
   });
 }
 
-function refuse(error: unknown): never {
+function refuse(error: unknown, code = 1): never {
   const lines = isLeafError(error) ? error.message.split('\n') : [String(error)];
   for (const line of lines) process.stderr.write(`leaf-ts: cannot start: ${line}\n`);
-  process.exit(1);
+  process.exit(code);
 }
 
 start();

@@ -133,12 +133,17 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     // Another process holds our identity now: its snowflake worker would re-take ours (same node id) — let it.
     onLost: () => void snowflake?.stop(),
   });
+  // The clock's timers do not keep the process alive, and at start nothing else may: hold it open while the
+  // identity check watches another process's row.
+  const keepAlive = setInterval(() => {}, 60_000);
   try {
     // The identity first: a twin found here stops the start before it could take the snowflake worker lease.
     await fleet.start();
   } catch (error) {
     await store.close();
     throw error;
+  } finally {
+    clearInterval(keepAlive);
   }
   await Promise.all([segments.start(), snowflake?.start()]);
   prometheus.bind(segments, snowflake);

@@ -70,6 +70,7 @@ export class NodeRegistry {
   private reading: Promise<NodeView[]> | null = null;
   private cached: { at: number; views: NodeView[] } | null = null;
   private countsReading: Promise<Record<NodeState, number>> | null = null;
+  private readonly lostSignal: { promise: Promise<NodeRow | undefined>; resolve(taker: NodeRow | undefined): void };
   private cachedCounts: { at: number; counts: Record<NodeState, number> } | null = null;
 
   constructor(options: NodeRegistryOptions) {
@@ -85,13 +86,28 @@ export class NodeRegistry {
     this.logger = options.logger ?? silentLogger;
     this.onLost = options.onLost;
     this.startedAt = this.clock.now();
+    let resolve!: (taker: NodeRow | undefined) => void;
+    const promise = new Promise<NodeRow | undefined>((r) => (resolve = r));
+    this.lostSignal = { promise, resolve };
+  }
+
+  /**
+   * Settles when another process has taken this node's identity (with its row, when it could be read): this
+   * process was silent long enough to look dead. The server exits then, naming the other process — a twin.
+   */
+  whenLost(): Promise<NodeRow | undefined> {
+    return this.lostSignal.promise;
   }
 
   get registration(): RegistrationState {
     return this.state;
   }
 
-  /** How long a held row is watched for a heartbeat before it counts as left behind by a dead process. */
+  /**
+   * How long a held row is watched for a heartbeat before it counts as left behind by a dead process: a beat and
+   * a half (at least a beat and a second), so a live holder whose event loop is briefly busy still shows it is
+   * alive, while a restart after kill -9 waits only this long (4.5 s by default).
+   */
   get watchMs(): number {
     return this.heartbeatMs + Math.max(1_000, Math.floor(this.heartbeatMs / 2));
   }
@@ -194,9 +210,13 @@ export class NodeRegistry {
     this.logger.log('error', 'node_identity_lost', {
       nodeId: this.nodeId,
       instanceId: this.instanceId,
-      message: `node id "${this.nodeId}" was taken by another process while this one could not heartbeat; this process stops using it (restart it with its own LEAF_NODE_ID)`,
+      message: `node id "${this.nodeId}" was taken by another process while this one could not heartbeat; this process stops using it`,
     });
     this.onLost?.();
+    this.store.getNode(this.nodeId).then(
+      (taker) => this.lostSignal.resolve(taker),
+      () => this.lostSignal.resolve(undefined),
+    );
   }
 
   private async prune(): Promise<void> {

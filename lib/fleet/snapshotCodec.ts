@@ -3,7 +3,8 @@ import type { NextSegmentState, NodeSnapshot, NodeTagState } from './types';
 /**
  * The `leaf_node.snapshot` column: a node's state written by every heartbeat. With 10,000 tags the JSON is most of
  * the beat's cost, so each tag is a bare array (`[buffered, step, ratePerSec, next, issued]`) rather than an object
- * with field names — about a third of the size — and rates are rounded so an idle tag encodes the same each beat.
+ * with field names — half the size with 10,000 tags (~520 KB; the tag names are the rest) — and rates are rounded
+ * so an idle tag encodes the same each beat.
  */
 
 const FORMAT = 1;

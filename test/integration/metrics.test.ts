@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPrometheusMetrics } from '@/lib/metrics/prometheus';
+import { registerFleetGauge } from '@/lib/metrics/fleetGauge';
 import { SegmentEngine } from '@/lib/segment/engine';
 import { ensurePackage, findExecutable } from '../../tools/harness/apt';
 import { FakeClock, FakeStore } from '../unit/fakes';
@@ -24,6 +25,7 @@ beforeAll(async () => {
   const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, onLoad: metrics.observeLoad });
   await engine.start();
   metrics.bind(engine, null);
+  registerFleetGauge(metrics.registry, { stateCounts: async () => ({ up: 2, gone: 1, stopped: 0 }) });
   for (let i = 0; i < 150; i++) await engine.next('orders');
   await engine.next('users.v2:eu');
   exposition = await metrics.registry.metrics();
@@ -43,6 +45,7 @@ describe('Prometheus exposition', () => {
     expect(exposition).toMatch(/^nodejs_heap_size_total_bytes /m);
     expect(exposition).not.toMatch(/leaf_process_/);
     expect(exposition).toMatch(/^leaf_ids_issued_total\{biz_tag="orders"\} 150$/m);
+    expect(exposition).toMatch(/^leaf_fleet_nodes\{state="up"\} 2$/m);
     expect(exposition).toMatch(/^leaf_segment_loads_total\{biz_tag="orders",outcome="ok"\} \d+$/m);
   });
 });

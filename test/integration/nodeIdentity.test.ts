@@ -12,8 +12,8 @@ import { type NodeServer, freePort, isRunning, pollFor, sleep, spawnServer, star
 import { type TempDir, tempDir } from '../support/context';
 
 const TOKEN = 'node-identity-admin-token';
-const HEARTBEAT_MS = 500;
-const GONE_MS = 2_000;
+const HEARTBEAT_MS = 1_000;
+const GONE_MS = 3_000;
 /** NodeRegistry.watchMs for HEARTBEAT_MS. */
 const WATCH_MS = HEARTBEAT_MS + 1_000;
 
@@ -48,10 +48,10 @@ async function startNode(nodeId: string, extra: Record<string, string> = {}): Pr
 }
 
 /** Spawns a server and resolves when it is healthy ('up') or has exited (its code and output). */
-async function launch(nodeId: string): Promise<{ child: ChildProcess; port: number; outcome: Promise<'up' | number>; out(): string }> {
+async function launch(nodeId: string, extra: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; outcome: Promise<'up' | number>; out(): string }> {
   const port = await freePort();
   let out = '';
-  const child = spawnServer({ port, env: { ...env, LEAF_NODE_ID: nodeId }, onOutput: (t) => (out += t) });
+  const child = spawnServer({ port, env: { ...env, LEAF_NODE_ID: nodeId, ...extra }, onOutput: (t) => (out += t) });
   started.push(child);
   const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
   const outcome = Promise.race([waitForHealth(child, port, 90_000).then(() => 'up' as const, () => exited), exited]);
@@ -119,7 +119,7 @@ describe('node identity across processes (SQLite)', () => {
     const outcome = await second.outcome;
     await sleep(2 * HEARTBEAT_MS);
     const statuses = await load.stop();
-    expect(outcome, second.out()).toBe(1);
+    expect(outcome, second.out()).toBe(78); // EX_CONFIG
     expect(second.out()).toMatch(REFUSAL('twin', first.port));
     expect([...statuses.keys()], JSON.stringify([...statuses])).toEqual([200]);
     expect(statuses.get(200)).toBeGreaterThan(100);
@@ -127,13 +127,24 @@ describe('node identity across processes (SQLite)', () => {
     expect(self).toMatchObject({ state: 'up', address: `127.0.0.1:${first.port}` });
   }, 120_000);
 
-  it('ten processes started at once with one id: exactly one up, nine refuse, and the one keeps its worker id', async () => {
+  it('ten processes started at once with one id: exactly one stays up, the rest give way with one line, no ping-pong', async () => {
     const ten = await Promise.all(Array.from({ length: 10 }, () => launch('crowd')));
-    const outcomes = await Promise.all(ten.map((p) => p.outcome));
-    const up = ten.filter((_, i) => outcomes[i] === 'up');
-    expect(up, outcomes.join(',')).toHaveLength(1);
-    const winner = up[0]!;
-    for (const [i, p] of ten.entries()) if (outcomes[i] !== 'up') expect(p.out()).toMatch(REFUSAL('crowd', winner.port));
+    const exits = ten.map((p) => new Promise<number>((resolve) => (p.child.exitCode !== null ? resolve(p.child.exitCode) : p.child.once('exit', (c) => resolve(c ?? -1)))));
+    await Promise.all(ten.map((p) => p.outcome));
+    // A process up early may still find its row taken by a racer that judged it dead during a busy start (ten
+    // Next servers on two cores): it then stops with its own line. Give that a few heartbeats to settle.
+    await sleep(WATCH_MS + 3 * HEARTBEAT_MS);
+    const running = ten.filter((p) => isRunning(p.child));
+    expect(running, ten.map((p) => p.child.exitCode).join(',')).toHaveLength(1);
+    const winner = running[0]!;
+    for (const p of ten) {
+      if (p === winner) continue;
+      expect(await exits[ten.indexOf(p)]).toBe(78);
+      const line = p.out().split('\n').find((l) => l.startsWith('leaf-ts: '));
+      expect(line, p.out()).toMatch(
+        /^leaf-ts: (cannot start: node id "crowd" is live in another process at 127\.0\.0\.1:\d+ \(instance [0-9a-f-]{36}, heartbeat \d+ s ago\)|stopping: node id "crowd" was taken over by another process at 127\.0\.0\.1:\d+ \(instance [0-9a-f-]{36}\)); give each node its own LEAF_NODE_ID$/,
+      );
+    }
     const before = (await nodes(winner.port)).find((n) => n.nodeId === 'crowd');
     const load = hammer(winner.port);
     await sleep(3 * HEARTBEAT_MS);
@@ -142,32 +153,36 @@ describe('node identity across processes (SQLite)', () => {
     const crowd = (await nodes(first.port)).filter((n) => n.nodeId === 'crowd');
     expect(crowd).toEqual([expect.objectContaining({ state: 'up', address: `127.0.0.1:${winner.port}` })]);
     expect(crowd[0]?.snowflake).toMatchObject({ state: 'ready', workerId: before?.snowflake.workerId });
-    expect(isRunning(winner.child)).toBe(true);
     await stopChild(winner.child, 5_000);
   }, 240_000);
 
-  it('a node killed with kill -9 shows gone after LEAF_NODE_GONE_MS; restarted with its id it comes back within a bounded time', async () => {
+  it('a node killed with kill -9 shows gone after LEAF_NODE_GONE_MS', async () => {
     const victim = await startNode('victim');
     await pollFor(5_000, async () => ((await nodes(first.port)).find((n) => n.nodeId === 'victim')?.state === 'up' ? true : undefined));
     const killedAt = Date.now();
     await stopChild(victim.child, 0, { signal: 'SIGKILL' });
-    const gone = await pollFor(GONE_MS + 4 * HEARTBEAT_MS + 2_000, async () =>
+    const gone = await pollFor(GONE_MS + 2 * HEARTBEAT_MS + 2_000, async () =>
       (await nodes(first.port)).find((n) => n.nodeId === 'victim' && n.state === 'gone'),
     );
     expect(gone, 'victim never showed as gone').toBeDefined();
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(GONE_MS - HEARTBEAT_MS - 1_000); // not before (1 s read cache)
+  }, 120_000);
 
-    // Killed again, restarted at once: its silent row is taken over after one watch, not refused.
-    const again = await startNode('victim');
-    await stopChild(again.child, 0, { signal: 'SIGKILL' });
+  it('a node killed with kill -9 and restarted at once with its id takes its row over after one watch', async () => {
+    // A long LEAF_NODE_GONE_MS, so the row is still live when the restart looks at it: only the watch can tell.
+    const slow = { LEAF_NODE_GONE_MS: '60000' };
+    const node = await startNode('phoenix', slow);
+    await stopChild(node.child, 0, { signal: 'SIGKILL' });
     const restartAt = Date.now();
-    const back = await startNode('victim');
-    const tookMs = Date.now() - restartAt;
-    expect(tookMs).toBeLessThan(WATCH_MS + 30_000);
+    const back = await startNode('phoenix', slow);
+    expect(Date.now() - restartAt).toBeLessThan(30_000);
+    expect(back.out()).toContain('"node_id_held"');
     expect(back.out()).toContain('"tookOverFrom"');
-    expect((await get(back.port, '/api/id/snowflake')).status).toBe(200);
+    // Its snowflake worker waits out the crashed holder's reservation (a lease) first, then serves.
+    const served = await pollFor(15_000, async () => ((await get(back.port, '/api/id/snowflake')).status === 200 ? true : undefined));
+    expect(served).toBe(true);
     await stopChild(back.child, 5_000);
-  }, 180_000);
+  }, 120_000);
 
   it('a graceful stop shows stopped at once, and a restart with its id takes it without waiting', async () => {
     const node = await startNode('polite');

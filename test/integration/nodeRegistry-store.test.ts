@@ -1,6 +1,7 @@
 /**
- * The fleet registry's statements on a real SQLite file and a real MariaDB: the conditional registration (ten
- * concurrent registrations of one id through ten separate connections → exactly one wins), take-over only of a row
+ * The fleet registry's statements on a real SQLite file, a real MariaDB and a 3-node Galera cluster: the conditional
+ * registration (ten concurrent registrations of one id through ten separate stores → exactly one wins; on Galera
+ * through three nodes at once, where the losers' certification failures are retried and then see the winner), take-over only of a row
  * as it was seen, heartbeats only by the holder, goodbye, gone on the database clock, and pruning.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { NodeRegistration, NodeStore } from '../../lib/store/types';
 import { sleep } from '../../tools/harness';
-import type { TestDatabase } from '../../tools/harness';
+import { GaleraCluster, type TestDatabase } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 
 interface Dialect {
@@ -21,6 +22,7 @@ interface Dialect {
 
 let tmp: TempDir;
 let database: TestDatabase | undefined;
+let galera: GaleraCluster | undefined;
 
 beforeAll(async () => {
   tmp = tempDir('leaf-it-nodes-');
@@ -38,6 +40,20 @@ const dialects: Dialect[] = [
       return Array.from({ length: n }, () => new SqliteStore({ file }));
     },
     async teardown() {},
+  },
+  {
+    name: 'galera (3 nodes; each store prefers another node)',
+    async open(n) {
+      galera ??= await GaleraCluster.create({ nodes: 3 });
+      const db = await galera.createDatabase('leaf_gnodes');
+      const cluster = galera;
+      return Promise.all(
+        Array.from({ length: n }, (_, i) => MysqlStore.open({ url: cluster.multiHostUrl([i % 3, (i + 1) % 3, (i + 2) % 3], db.name), connectionLimit: 2 })),
+      );
+    },
+    async teardown() {
+      await galera?.destroy();
+    },
   },
   {
     name: 'mariadb',

@@ -209,6 +209,7 @@ describe('NodeRegistry: heartbeat', () => {
     await run(clock, 3 * HEARTBEAT, HEARTBEAT);
     expect(reg.registration).toBe('lost');
     expect(lost).toBe(1);
+    expect((await reg.whenLost())?.instanceId).toBe(other.instanceId);
     expect(store.rows.get('h:3000')?.instanceId).toBe(other.instanceId);
     expect(other.registration).toBe('up');
   });
