@@ -22,16 +22,19 @@ type Handler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Re
 type PublicHandler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Requester }) => Promise<Response>;
 
 /** Wraps a route: runtime, credential check (unless `public`), and typed errors → JSON statuses. */
-export function route<P = Record<string, string>>(handler: Handler<P>): ReturnType<typeof publicRoute<P>>;
-export function route<P = Record<string, string>>(handler: PublicHandler<P>, options: { public: true }): ReturnType<typeof publicRoute<P>>;
+export function route<P = Record<string, string>>(handler: Handler<P>): ReturnType<typeof withRequester<P>>;
+export function route<P = Record<string, string>>(handler: PublicHandler<P>, options: { public: true }): ReturnType<typeof withRequester<P>>;
 export function route<P = Record<string, string>>(handler: Handler<P> | PublicHandler<P>, options: { public?: boolean } = {}) {
-  return publicRoute<P>(async (ctx) => {
-    if (!options.public && ctx.who.actor === null) throw new LeafError('unauthorized', 'A valid admin token or session is required.');
-    return (handler as PublicHandler<P>)(ctx);
+  return withRequester<P>(async (ctx) => {
+    if (options.public) return (handler as PublicHandler<P>)(ctx);
+    const { actor } = ctx.who;
+    if (actor === null) throw new LeafError('unauthorized', 'A valid admin token or session is required.');
+    return (handler as Handler<P>)({ ...ctx, who: { ...ctx.who, actor } });
   });
 }
 
-function publicRoute<P>(handler: PublicHandler<P>) {
+/** The runtime and who is asking, for any route; typed errors → JSON statuses. */
+function withRequester<P>(handler: PublicHandler<P>) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       const runtime = await runtimeOrNotReady();
