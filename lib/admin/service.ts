@@ -4,9 +4,10 @@ import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
 import type { TagRow } from '../store/types';
 import { type CreateTagInput, type UpdateTagInput } from './schema';
-import type { TagDetail, TagView } from './views';
+import { type TagListQuery, listTagPage } from './tagList';
+import type { TagDetail, TagListPage, TagView } from './views';
 
-export type { EngineView, TagDetail, TagView } from './views';
+export type { EngineView, TagDetail, TagListPage, TagView } from './views';
 
 type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
 
@@ -31,8 +32,9 @@ function withoutIdentity({ bizTag: _tag, ...rest }: TagSnapshot): Omit<TagSnapsh
   return rest;
 }
 
-export async function listTagViews(rt: AdminRuntime): Promise<TagView[]> {
-  return (await rt.store.listTagRows()).map((row) => view(rt, row));
+/** One page of the tag list (lib/admin/tagList.ts), each row with this node's engine state. */
+export function listTags(rt: AdminRuntime, query: TagListQuery): Promise<TagListPage> {
+  return listTagPage(rt, query, (row) => view(rt, row));
 }
 
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {

@@ -1,11 +1,13 @@
 import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { createTagSchema } from '@/lib/admin/schema';
-import { createTag, listTagViews } from '@/lib/admin/service';
+import { createTag, listTags } from '@/lib/admin/service';
+import { parseTagListQuery } from '@/lib/admin/tagList';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route(async ({ runtime }) => json({ tags: await listTagViews(runtime) }));
+/** `?q=&sort=&offset=&limit=`: one page, searched and sorted on the server (lib/admin/tagList.ts). */
+export const GET = route(async ({ request, runtime }) => json(await listTags(runtime, parseTagListQuery(new URL(request.url).searchParams))));
 
 export const POST = route(async ({ request, runtime }) => {
   const input = await readJsonBody(request, createTagSchema);
