@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from './errors';
 import { LOG_LEVELS, type LogLevel } from './log';
+import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, parseMetricsTags } from './metrics/tagSelection';
 import { DEFAULT_EPOCH_MS } from './snowflake/layout';
 import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
 
@@ -44,6 +45,8 @@ export interface LeafConfig {
   snowflake: SnowflakeConfig;
   /** `/api/bench/constant`, the benchmark's Next ceiling. */
   benchRoutes: boolean;
+  /** LEAF_METRICS_TAGS: which tags get per-tag series in /api/metrics. */
+  metricsTags: MetricsTagSelection;
 }
 
 export interface SnowflakeConfig {
@@ -123,6 +126,9 @@ const ENV_SCHEMA = z.object({
   LEAF_NODE_ID: optional(z.string()),
   LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_BENCH_ROUTES: onOff(false),
+  LEAF_METRICS_TAGS: optional(z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR })).transform(
+    (v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection)),
+  ),
 });
 
 /**
@@ -174,6 +180,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       leaseMs: e.LEAF_WORKER_LEASE_MS,
     },
     benchRoutes: e.LEAF_BENCH_ROUTES,
+    metricsTags: e.LEAF_METRICS_TAGS,
   };
 }
 

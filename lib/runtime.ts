@@ -97,7 +97,7 @@ export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
 
 async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   const store = await openStore(config.store);
-  const prometheus = createPrometheusMetrics();
+  const prometheus = createPrometheusMetrics({ tags: config.metricsTags });
   const loadLog = new LoadLog();
   const segments = new SegmentEngine({
     store,
@@ -110,8 +110,8 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   const { enabled, nodeId, epochMs, leaseMs } = config.snowflake;
   const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, leaseMs, logger }) : null;
   await Promise.all([segments.start(), snowflake?.start()]);
-  prometheus.bind(segments, snowflake);
   const rates = new RateTracker({ clock: systemClock });
+  prometheus.bind(segments, snowflake, { rates, store });
   const sampler = setInterval(() => rates.record(segments.issuedTotals()), 1_000);
   sampler.unref();
   logger.log('info', 'runtime_ready', {

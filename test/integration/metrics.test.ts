@@ -15,7 +15,7 @@ let promtool = '';
 
 beforeAll(async () => {
   promtool = ensurePackage('prometheus', () => findExecutable(['promtool']), (line) => process.stderr.write(`[metrics] ${line}\n`));
-  const metrics = createPrometheusMetrics();
+  const metrics = createPrometheusMetrics({ tags: { kind: 'all' } });
   const clock = new FakeClock();
   const store = new FakeStore([
     { bizTag: 'orders', step: 100 },
@@ -23,10 +23,10 @@ beforeAll(async () => {
   ]);
   const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, onLoad: metrics.observeLoad });
   await engine.start();
-  metrics.bind(engine, null);
+  metrics.bind(engine, null, { store });
   for (let i = 0; i < 150; i++) await engine.next('orders');
   await engine.next('users.v2:eu');
-  exposition = await metrics.registry.metrics();
+  exposition = await metrics.scrape();
 }, 300_000);
 
 describe('Prometheus exposition', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { listTags } from '@/lib/admin/service';
 import { TAG_LIST_MAX_LIMIT, parseTagListQuery } from '@/lib/admin/tagList';
 import { isLeafError } from '@/lib/errors';
+import { LoadLog } from '@/lib/metrics/loadLog';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { TagRow } from '@/lib/store/types';
@@ -52,7 +53,7 @@ describe('tag list page', () => {
     await segments.take('t020', 10);
     clock.advance(2_000);
     rates.record(segments.issuedTotals());
-    return { store: { listTagRows: async () => rows() } as never, segments, rates };
+    return { store: { listTagRows: async () => rows() } as never, segments, rates, loadLog: new LoadLog() };
   }
 
   it('pages by name with totals over every tag', async () => {
