@@ -9,12 +9,11 @@ export class MonotonicSum {
 
   /** The total for this scrape, from every tag's counter now. */
   update(perTag: ReadonlyMap<string, number>): number {
-    let sum = this.retired;
     for (const [tag, before] of this.last) {
       const now = perTag.get(tag);
       if (now === undefined || now < before) this.retired += before;
     }
-    sum = this.retired;
+    let sum = this.retired;
     for (const v of perTag.values()) sum += v;
     this.last = new Map(perTag);
     return sum;
