@@ -2,22 +2,28 @@
 
 import Link from 'next/link';
 import { Meter } from '../ui/Meter';
-import type { TagView } from './api';
+import type { TagListParams, TagListSortKey, TagView } from './api';
 import { SEGMENT_STATE_LABEL, currentStep, formatDecimal, formatInt, formatRate, nextSegmentState, remainingPercent } from './format';
 
-/** One row per tag; at phone width each row becomes a card (labels from data-label). */
-export function TagTable({ tags }: { tags: TagView[] }) {
+interface Sorting {
+  sort: TagListParams['sort'];
+  onSort: (key: TagListSortKey) => void;
+}
+
+/** One row per tag (one page of them: the server sorts and slices); at phone width each row becomes a card (labels from data-label). */
+export function TagTable({ tags, sort, onSort }: { tags: TagView[] } & Sorting) {
+  const sorting = { sort, onSort };
   return (
     <div className="table-wrap">
       <table className="tag-table" aria-label="Tags">
         <thead>
           <tr>
-            <th scope="col">Tag</th>
-            <th scope="col" className="num">Rate (IDs/s)</th>
+            <SortableHeader label="Tag" sortKey="name" {...sorting} />
+            <SortableHeader label="Rate (IDs/s)" sortKey="rate" className="num" {...sorting} />
             <th scope="col" className="num">Step</th>
-            <th scope="col">Buffer left</th>
+            <SortableHeader label="Buffer left" sortKey="remaining" {...sorting} />
             <th scope="col">Next segment</th>
-            <th scope="col" className="num">max_id</th>
+            <SortableHeader label="max_id" sortKey="maxId" className="num" {...sorting} />
             <th scope="col">Description</th>
           </tr>
         </thead>
@@ -28,6 +34,22 @@ export function TagTable({ tags }: { tags: TagView[] }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** A column header that sorts the list on the server; aria-sort says how it is sorted now. */
+function SortableHeader({ label, sortKey, className, sort, onSort }: { label: string; sortKey: TagListSortKey; className?: string } & Sorting) {
+  const active = sort.replace(/^-/, '') === sortKey;
+  const descending = sort.startsWith('-');
+  return (
+    <th scope="col" className={className} aria-sort={active ? (descending ? 'descending' : 'ascending') : 'none'}>
+      <button type="button" className="sort-button" onClick={() => onSort(sortKey)}>
+        {label}
+        <span aria-hidden="true" className="sort-mark">
+          {active ? (descending ? ' ▼' : ' ▲') : ''}
+        </span>
+      </button>
+    </th>
   );
 }
 
