@@ -1,4 +1,5 @@
 import { LeafError } from '../errors';
+import { bufferedIds } from '../fleet/buffered';
 import { runwaySeconds } from '../fleet/runway';
 import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
@@ -50,11 +51,6 @@ function whole(raw: string | null, min: number, max: number, fallback: number, n
     return fallback;
   }
   return n;
-}
-
-/** IDs this node can hand out for a tag without the database: the current segment's rest plus a loaded next one. */
-export function bufferedIds(snap: TagSnapshot): number {
-  return (snap.current?.remaining ?? 0) + (snap.pending?.step ?? 0);
 }
 
 interface Entry {

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { bufferedIds } from '../admin/tagList';
 import { type Clock, systemClock } from '../clock';
+import { bufferedIds } from '../fleet/buffered';
 import { runwaySeconds } from '../fleet/runway';
 import type { SegmentLoadRecord } from '../segment/buffer';
 import type { SegmentEngine, TagSnapshot } from '../segment/engine';
@@ -126,7 +126,8 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
       if (r !== null && r < runwayWarnSeconds) short++;
       const failedAt = loadCounts.get(bizTag)?.lastFailedAt ?? -Infinity;
       candidates.push({ bizTag, ratePerSec: rate, problem: snap.lastError !== null || now - failedAt < failedLoadWindowMs || (r !== null && r < runwayWarnSeconds) });
-      states[snap.current === null ? 'unloaded' : snap.lastError !== null ? 'failed' : snap.loading ? 'loading' : snap.pending !== null ? 'ready' : 'none']++;
+      // The same order as a node's heartbeat (lib/fleet): a loaded next segment is ready even after a failed retry.
+      states[snap.current === null ? 'unloaded' : snap.pending !== null ? 'ready' : snap.loading ? 'loading' : snap.lastError !== null ? 'failed' : 'none']++;
     }
     const chosen = selectTags(selection, candidates);
     for (const snap of snaps) {
