@@ -22,6 +22,7 @@ test.describe('dashboard', () => {
     const bizTag = uniqueTag('order');
     form = await dashboard.createTag({ bizTag, step: '500', maxId: '1000', description: 'Order numbers' });
     await expect(form.getByRole('status')).toContainText(`Created ${bizTag}`);
+    await dashboard.search(bizTag);
     const row = dashboard.row(bizTag);
     await expect(row).toBeVisible();
     await expect(row.getByRole('link', { name: bizTag })).toHaveAttribute('href', `/tags/${bizTag}`);
@@ -36,6 +37,7 @@ test.describe('dashboard', () => {
     await api.createTag({ bizTag, step: 1000, description: 'Live row' });
     const dashboard = new DashboardPage(page);
     await dashboard.goto();
+    await dashboard.search(bizTag);
     const row = dashboard.row(bizTag);
     await expect(row).toContainText('no load yet');
     await api.waitForSampling(bizTag);
@@ -74,6 +76,7 @@ test.describe('dashboard', () => {
   test('figures stay on screen, marked stale, when polls start failing', async ({ signedIn: page }) => {
     const dashboard = new DashboardPage(page);
     await dashboard.goto();
+    await dashboard.search('demo');
     await expect(dashboard.row('demo')).toBeVisible();
     await page.route(TAG_LIST, (route) => route.abort('connectionrefused'));
     await expect(page.getByTestId('tags-error')).toContainText('The server stopped answering', { timeout: 10_000 });
