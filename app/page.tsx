@@ -1,10 +1,14 @@
 import { Dashboard } from '@/components/console/Dashboard';
 import { RequireSession } from '@/components/console/RequireSession';
+import { PrefetchFirstPage } from '@/components/console/TagListControls';
 
 export default function Home() {
   return (
-    <RequireSession>
-      <Dashboard />
-    </RequireSession>
+    <>
+      <PrefetchFirstPage />
+      <RequireSession>
+        <Dashboard />
+      </RequireSession>
+    </>
   );
 }

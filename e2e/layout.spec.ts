@@ -12,6 +12,7 @@ test.describe('layout', () => {
 
     const dashboard = new DashboardPage(page);
     await dashboard.goto();
+    await dashboard.search(bizTag);
     await expect(dashboard.row(bizTag)).toBeVisible();
     await expect(page.locator('thead').first()).toBeHidden();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);

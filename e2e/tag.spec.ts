@@ -57,6 +57,7 @@ test.describe('tag page', () => {
     await expect(page.getByTestId('stat-step')).toContainText('750');
     const dashboard = new DashboardPage(page);
     await dashboard.goto();
+    await dashboard.search(bizTag);
     await expect(dashboard.row(bizTag)).toContainText('750');
     await expect(dashboard.row(bizTag)).toContainText('Invoices, edited');
   });
@@ -88,6 +89,7 @@ test.describe('tag page', () => {
     const dashboard = new DashboardPage(page);
     await dashboard.goto();
     await dashboard.createTag({ bizTag, step: '100' });
+    await dashboard.search(bizTag);
     await dashboard.row(bizTag).getByRole('link', { name: bizTag }).click();
     const tag = new TagPage(page, bizTag);
     await expect(page.getByRole('heading', { name: bizTag, level: 1 })).toBeVisible();
@@ -106,6 +108,7 @@ test.describe('tag page', () => {
     expect(gone.status()).toBe(404);
 
     await dashboard.createTag({ bizTag, step: '100' });
+    await dashboard.search(bizTag);
     await expect(dashboard.row(bizTag)).toBeVisible();
     await dashboard.row(bizTag).getByRole('link', { name: bizTag }).click();
     await expect(page.getByRole('heading', { name: bizTag, level: 1 })).toBeVisible();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from './errors';
 import { LOG_LEVELS, type LogLevel } from './log';
+import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, parseMetricsTags } from './metrics/tagSelection';
 import { DEFAULT_EPOCH_MS } from './snowflake/layout';
 import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
 
@@ -52,6 +53,8 @@ export interface LeafConfig {
    * the console, and the outage the step advice plans for — a database restart or failover.
    */
   runwayWarnSeconds: number;
+  /** LEAF_METRICS_TAGS: which tags get per-tag series in /api/metrics. */
+  metricsTags: MetricsTagSelection;
 }
 
 export interface SnowflakeConfig {
@@ -147,6 +150,9 @@ const ENV_SCHEMA = z.object({
   LEAF_NODE_HEARTBEAT_MS: integer(100, 600_000, 3_000, 'an integer from 100 to 600000 (ms)'),
   LEAF_NODE_GONE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_NODE_PRUNE_MS: integer(1, 365 * 86_400_000, 86_400_000, 'a positive integer (ms)'),
+  LEAF_METRICS_TAGS: optional(z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR })).transform(
+    (v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection)),
+  ),
 });
 
 /**
@@ -218,6 +224,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     },
     benchRoutes: e.LEAF_BENCH_ROUTES,
     runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,
+    metricsTags: e.LEAF_METRICS_TAGS,
   };
 }
 

@@ -106,7 +106,7 @@ export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
 
 async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   const store = await openStore(config.store);
-  const prometheus = createPrometheusMetrics();
+  const prometheus = createPrometheusMetrics({ tags: config.metricsTags, runwayWarnSeconds: config.runwayWarnSeconds });
   const loadLog = new LoadLog();
   const segments = new SegmentEngine({
     store,
@@ -146,7 +146,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     clearInterval(keepAlive);
   }
   await Promise.all([segments.start(), snowflake?.start()]);
-  prometheus.bind(segments, snowflake);
+  prometheus.bind(segments, snowflake, { rates, store });
   registerFleetGauge(prometheus.registry, fleet);
   const sampler = setInterval(() => rates.record(segments.issuedTotals()), 1_000);
   sampler.unref();

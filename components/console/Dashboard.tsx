@@ -7,10 +7,14 @@ import { NewTagForm } from './NewTagForm';
 import { FleetTotals } from './FleetTotals';
 import { useFleet, useTags } from './queries';
 import { TagTable } from './TagTable';
+import { Pager, TagSearch, useTagListParams } from './TagListControls';
 import { LiveStamp } from './LiveStamp';
+import { formatInt, formatRate } from './format';
 
 export function Dashboard() {
-  const tags = useTags();
+  const list = useTagListParams();
+  const tags = useTags(list.params);
+  const page = tags.data;
   const runwayWarnSeconds = useFleet().data?.runwayWarnSeconds;
   const [creating, setCreating] = useState(false);
 
@@ -45,8 +49,17 @@ export function Dashboard() {
 
         {tags.isPending && <p className="muted">Loading tags…</p>}
 
-        {tags.data !== undefined &&
-          (tags.data.length === 0 ? (
+        {page !== undefined && page.totals.tags > 0 && (
+          <div className="tag-list-bar">
+            <TagSearch value={list.search} onChange={list.setSearch} />
+            <span className="muted" data-testid="tags-totals">
+              {formatInt(page.totals.tags)} tags · {formatRate(page.totals.ratePerSec)} IDs/s on this node
+            </span>
+          </div>
+        )}
+
+        {page !== undefined &&
+          (page.totals.tags === 0 ? (
             <div className="empty card" data-testid="tags-empty">
               <h2>No tags yet</h2>
               <p className="muted">A tag is one ID sequence, such as <code>order</code> or <code>user</code>. Create the first one to start handing out IDs.</p>
@@ -56,8 +69,15 @@ export function Dashboard() {
                 </button>
               )}
             </div>
+          ) : page.total === 0 ? (
+            <p className="muted" data-testid="tags-no-match">
+              No tag or description contains “{list.params.q}”.
+            </p>
           ) : (
-            <TagTable tags={tags.data} runwayWarnSeconds={runwayWarnSeconds} />
+            <>
+              <TagTable tags={page.tags} sort={list.params.sort} onSort={list.sortBy} runwayWarnSeconds={runwayWarnSeconds} />
+              <Pager offset={page.offset} limit={page.limit} total={page.total} onOffset={list.setOffset} />
+            </>
           ))}
       </section>
 

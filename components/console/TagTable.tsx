@@ -2,24 +2,30 @@
 
 import Link from 'next/link';
 import { Meter } from '../ui/Meter';
-import type { TagView } from './api';
+import type { TagListParams, TagListSortKey, TagView } from './api';
 import { FleetCells, FleetHeaders } from './FleetCells';
 import { SEGMENT_STATE_LABEL, currentStep, formatDecimal, formatInt, formatRate, nextSegmentState, remainingPercent } from './format';
 
-/** One row per tag; at phone width each row becomes a card (labels from data-label). */
-export function TagTable({ tags, runwayWarnSeconds }: { tags: TagView[]; runwayWarnSeconds?: number }) {
+interface Sorting {
+  sort: TagListParams['sort'];
+  onSort: (key: TagListSortKey) => void;
+}
+
+/** One row per tag (one page of them: the server sorts and slices); at phone width each row becomes a card (labels from data-label). */
+export function TagTable({ tags, sort, onSort, runwayWarnSeconds }: { tags: TagView[]; runwayWarnSeconds?: number } & Sorting) {
+  const sorting = { sort, onSort };
   return (
     <div className="table-wrap">
       <table className="tag-table" aria-label="Tags">
         <thead>
           <tr>
-            <th scope="col">Tag</th>
-            <th scope="col" className="num">Rate (IDs/s)</th>
+            <SortableHeader label="Tag" sortKey="name" {...sorting} />
+            <SortableHeader label="Rate (IDs/s)" sortKey="rate" className="num" {...sorting} />
             <th scope="col" className="num">Step</th>
-            <th scope="col">Buffer left</th>
+            <SortableHeader label="Buffer left" sortKey="remaining" {...sorting} />
             <th scope="col">Next segment</th>
             <FleetHeaders />
-            <th scope="col" className="num">max_id</th>
+            <SortableHeader label="max_id" sortKey="maxId" className="num" {...sorting} />
             <th scope="col">Description</th>
           </tr>
         </thead>
@@ -30,6 +36,22 @@ export function TagTable({ tags, runwayWarnSeconds }: { tags: TagView[]; runwayW
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** A column header that sorts the list on the server; aria-sort says how it is sorted now. */
+function SortableHeader({ label, sortKey, className, sort, onSort }: { label: string; sortKey: TagListSortKey; className?: string } & Sorting) {
+  const active = sort.replace(/^-/, '') === sortKey;
+  const descending = sort.startsWith('-');
+  return (
+    <th scope="col" className={className} aria-sort={active ? (descending ? 'descending' : 'ascending') : 'none'}>
+      <button type="button" className="sort-button" onClick={() => onSort(sortKey)}>
+        {label}
+        <span aria-hidden="true" className="sort-mark">
+          {active ? (descending ? ' ▼' : ' ▲') : ''}
+        </span>
+      </button>
+    </th>
   );
 }
 

@@ -24,15 +24,31 @@ export type {
   SegmentView,
   StepPoint,
   TagDetail,
+  TagListPage,
+  TagListSortKey,
   TagView,
 } from '@/lib/admin/views';
-import type { AuditPage, FleetSummary, HealthView, NodeTagsPage, TagDetail, TagView } from '@/lib/admin/views';
+import type { AuditPage, FleetSummary, HealthView, NodeTagsPage, TagDetail, TagListPage, TagListSortKey, TagView } from '@/lib/admin/views';
 import type { NodeAnswer } from '@/lib/fleet/nodeView';
 export type { FleetTagView, NodeState } from '@/lib/fleet/types';
 export type { NodeAnswer };
 import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
 
 export type { CreateTagRequest, UpdateTagRequest };
+
+/** The query of GET /api/admin/tags: search, sort (`-` for descending), one page. */
+export interface TagListParams {
+  q: string;
+  sort: TagListSortKey | `-${TagListSortKey}`;
+  offset: number;
+  limit: number;
+}
+
+function tagListPath({ q, sort, offset, limit }: TagListParams): string {
+  const params = new URLSearchParams({ sort, offset: String(offset), limit: String(limit) });
+  if (q !== '') params.set('q', q);
+  return `/api/admin/tags?${params}`;
+}
 
 /** An error answer of the API, or a request that got no answer (status 0, code `network_error`). */
 export class ApiError extends Error {
@@ -93,7 +109,7 @@ export const api = {
   login: (token: string) => request<{ ok: true }>('/api/auth/login', { method: 'POST', body: { token } }),
   logout: () => request<{ ok: true }>('/api/auth/logout', { method: 'POST' }),
 
-  listTags: () => request<{ tags: TagView[] }>('/api/admin/tags').then((r) => r.tags),
+  listTags: (params: TagListParams) => request<TagListPage>(tagListPath(params)),
   getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),
   createTag: (input: CreateTagRequest) => request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
   updateTag: (bizTag: string, input: UpdateTagRequest) =>

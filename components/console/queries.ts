@@ -5,13 +5,14 @@ import {
   QueryCache,
   QueryClient,
   infiniteQueryOptions,
+  keepPreviousData,
   queryOptions,
   useInfiniteQuery,
   useMutation,
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
-import { type CreateTagRequest, type UpdateTagRequest, api, isApiError } from './api';
+import { type CreateTagRequest, type TagListParams, type UpdateTagRequest, api, isApiError } from './api';
 
 /** Live views poll at this interval. */
 export const POLL_MS = 2_000;
@@ -19,7 +20,9 @@ export const POLL_MS = 2_000;
 /** Keys go generic to specific, so an invalidation names exactly what changed. */
 export const tagKeys = {
   all: ['tags'] as const,
+  /** Every page of the list (what a mutation invalidates); with params, one page. */
   list: () => [...tagKeys.all, 'list'] as const,
+  page: (params: TagListParams) => [...tagKeys.list(), params] as const,
   detail: (bizTag: string) => [...tagKeys.all, 'detail', bizTag] as const,
 };
 
@@ -65,7 +68,9 @@ export function useAudit(tag?: string) {
 }
 
 export const sessionQuery = () => queryOptions({ queryKey: sessionKeys.all, queryFn: api.session, staleTime: 30_000 });
-export const tagListQuery = () => queryOptions({ queryKey: tagKeys.list(), queryFn: api.listTags, refetchInterval: POLL_MS });
+/** One page of the list, polled: only what the screen shows travels. The previous page stays up while the next loads. */
+export const tagListQuery = (params: TagListParams) =>
+  queryOptions({ queryKey: tagKeys.page(params), queryFn: () => api.listTags(params), refetchInterval: POLL_MS, placeholderData: keepPreviousData });
 export const healthQuery = () => queryOptions({ queryKey: healthKeys.all, queryFn: api.health, refetchInterval: HEALTH_POLL_MS });
 export const nodeListQuery = () => queryOptions({ queryKey: nodeKeys.list(), queryFn: api.listNodes, refetchInterval: POLL_MS });
 export const nodeTagsQuery = (nodeId: string, q: string, limit: number) =>
@@ -102,8 +107,8 @@ export function useSession() {
   return useQuery(sessionQuery());
 }
 
-export function useTags() {
-  return useQuery(tagListQuery());
+export function useTags(params: TagListParams) {
+  return useQuery(tagListQuery(params));
 }
 
 export function useHealth() {

@@ -55,6 +55,12 @@ export class DashboardPage {
   row(bizTag: string): Locator {
     return this.page.getByTestId(`tag-row-${bizTag}`);
   }
+  /** The list shows a page of 50: narrows it to `text` (tags from other tests may push a row to a later page). */
+  async search(text: string) {
+    const answered = this.page.waitForResponse((r) => r.url().includes('/api/admin/tags?') && new URL(r.url()).searchParams.get('q') === text.trim());
+    await this.page.getByLabel('Search tags').fill(text);
+    await answered;
+  }
   async createTag(values: { bizTag: string; step?: string; maxId?: string; description?: string }) {
     const form = this.page.getByRole('form', { name: 'New tag' });
     if (!(await form.isVisible())) await this.page.getByRole('button', { name: 'New tag' }).click();

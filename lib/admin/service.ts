@@ -5,9 +5,10 @@ import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
 import type { AuditRecord, AuditStamp, TagRow } from '../store/types';
 import { type AuditQueryInput, type CreateTagInput, type UpdateTagInput, auditQuerySchema, fieldErrors } from './schema';
-import type { AuditEntryView, AuditPage, TagDetail, TagView } from './views';
+import { type TagListQuery, listTagPage } from './tagList';
+import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from './views';
 
-export type { EngineView, TagDetail, TagView } from './views';
+export type { EngineView, TagDetail, TagListPage, TagView } from './views';
 
 type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
 /** Changes also need this node's id for their audit entries. */
@@ -45,8 +46,9 @@ function withoutIdentity({ bizTag: _tag, ...rest }: TagSnapshot): Omit<TagSnapsh
   return rest;
 }
 
-export async function listTagViews(rt: AdminRuntime): Promise<TagView[]> {
-  return (await rt.store.listTagRows()).map((row) => view(rt, row));
+/** One page of the tag list (lib/admin/tagList.ts), each row with this node's engine state. */
+export function listTags(rt: AdminRuntime, query: TagListQuery): Promise<TagListPage> {
+  return listTagPage(rt, query, (row) => view(rt, row));
 }
 
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {

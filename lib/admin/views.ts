@@ -37,6 +37,27 @@ export interface TagView {
   fleet?: FleetTagView | null;
 }
 
+/** Sort keys of GET /api/admin/tags (`sort=rate`, `sort=-rate` for descending). */
+export const TAG_LIST_SORT_KEYS = ['name', 'rate', 'remaining', 'runway', 'maxId', 'updated'] as const;
+export type TagListSortKey = (typeof TAG_LIST_SORT_KEYS)[number];
+
+/** GET /api/admin/tags: one page of the searched, sorted list, and this node's totals over every tag. */
+export interface TagListPage {
+  tags: TagView[];
+  /** Rows matching `q` (every row without it). */
+  total: number;
+  offset: number;
+  limit: number;
+  totals: {
+    /** Every tag in the table, whatever `q` says. */
+    tags: number;
+    /** Tags this node holds a segment for. */
+    loaded: number;
+    /** IDs per second over every tag on this node. */
+    ratePerSec: number;
+  };
+}
+
 export interface TagDetail {
   tag: TagView;
   history: { rate: RatePoint[]; steps: StepPoint[]; loads: LoadRecord[] };

@@ -1,7 +1,8 @@
 import type { RateTracker } from '../metrics/rateTracker';
 import type { SegmentEngine, TagSnapshot } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
-import type { NextSegmentState, NodeSnapshot, NodeSnowflakeState, NodeTagState } from './types';
+import { bufferedIds, nextSegmentState } from './buffered';
+import type { NodeSnapshot, NodeSnowflakeState, NodeTagState } from './types';
 
 export interface SnapshotSources {
   segments: Pick<SegmentEngine, 'tags' | 'snapshot'>;
@@ -23,9 +24,7 @@ export function takeNodeSnapshot({ segments, rates, snowflake, leaseMs }: Snapsh
 }
 
 export function tagState(s: TagSnapshot, ratePerSec: number): NodeTagState {
-  const pending = s.pending === null ? 0 : s.pending.max - s.pending.start + 1;
-  const next: NextSegmentState = s.pending !== null ? 'ready' : s.loading ? 'loading' : s.lastError !== null ? 'failed' : 'none';
-  return { buffered: (s.current?.remaining ?? 0) + pending, step: s.step, ratePerSec, next, issued: s.issuedTotal };
+  return { buffered: bufferedIds(s), step: s.step, ratePerSec, next: nextSegmentState(s), issued: s.issuedTotal };
 }
 
 function snowflakeState(snowflake: Pick<SnowflakeNode, 'status'> | null, leaseMs: number): NodeSnowflakeState {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollFor } from '../../tools/harness';
 import { type ServerProcess, startServer } from './serverProcess';
 
 /** The admin API on the real server: credentials, validation, refusals that protect uniqueness, tombstones. */
@@ -174,7 +175,9 @@ describe('tag management', () => {
 
   it('lists tags with engine state and serves the detail history', async () => {
     for (let i = 0; i < 3; i++) await nextId('demo');
-    const { tags } = await (await api('/api/admin/tags')).json();
+    const page = await (await api('/api/admin/tags?q=DEM&sort=-rate')).json();
+    expect(page).toMatchObject({ total: 1, offset: 0, limit: 50, totals: { tags: expect.any(Number), loaded: expect.any(Number), ratePerSec: expect.any(Number) } });
+    const { tags } = page;
     const demo = tags.find((t: { bizTag: string }) => t.bizTag === 'demo');
     expect(demo.engine).toMatchObject({ minStep: 1000, loading: expect.any(Boolean) });
     expect(demo.engine.issuedTotal).toBeGreaterThanOrEqual(3);
@@ -186,12 +189,21 @@ describe('tag management', () => {
 });
 
 describe('metrics', () => {
-  it('exposes Prometheus text with per-tag series', async () => {
-    await nextId('demo');
-    const r = await api('/api/metrics');
-    expect(r.status).toBe(200);
-    expect(r.headers.get('content-type')).toMatch(/text\/plain/);
-    const text = await r.text();
+  it('exposes Prometheus text with node totals, and per-tag series for a busy tag (LEAF_METRICS_TAGS top:100)', async () => {
+    // A tag counts as busy once the once-a-second rate sampler has seen it issue.
+    const text = await pollFor(10_000, async () => {
+      await nextId('demo');
+      const r = await api('/api/metrics');
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/text\/plain/);
+      const body = await r.text();
+      return /leaf_ids_issued_total\{biz_tag="demo"\}/.test(body) ? body : undefined;
+    }, 250);
+    expect(text).toBeDefined();
+    expect(text).toMatch(/^leaf_ids_issued_all_total \d+/m);
+    expect(text).toMatch(/^leaf_segment_tags\{state="unloaded"\} \d+/m);
+    expect(text).toMatch(/^leaf_store_up 1$/m);
+    expect(text).toMatch(/^leaf_snowflake_lease_ok 1$/m);
     expect(text).toMatch(/leaf_ids_issued_total\{biz_tag="demo"\} \d+/);
     expect(text).toMatch(/leaf_segment_loads_total\{biz_tag="demo",outcome="ok"\} \d+/);
     expect(text).toMatch(/leaf_segment_remaining\{biz_tag="demo"\} \d+/);

@@ -350,6 +350,10 @@ function adminCases(): Case[] {
     body: JSON.stringify({ bizTag: 'sneaky', step: 5 }),
     codes: ['unsupported_media_type'],
   });
+  // The tag list's query: each bad parameter is a 400 naming it.
+  for (const query of ['limit=0', 'limit=501', 'limit=-5', 'limit=1e3', 'offset=-1', 'offset=x', 'sort=size', 'sort=--rate', 'sort=', `q=${'q'.repeat(200)}`, 'limit=%FF']) {
+    cases.push({ name: `list: ${query.slice(0, 20)}`, method: 'GET', target: `/api/admin/tags?${query}`, auth: true, codes: ['invalid_request'] });
+  }
   // Wrong methods the routes answer themselves.
   for (const method of ['PUT', 'PATCH', 'DELETE']) cases.push({ name: 'tags collection method', method, target: '/api/admin/tags', auth: true, status: [405], codes: ['method_not_allowed'] });
   for (const method of ['POST', 'PUT']) cases.push({ name: 'tag method', method, target: '/api/admin/tags/sweep', auth: true, status: [405], codes: ['method_not_allowed'] });

@@ -11,6 +11,7 @@ export { GaleraCluster, type GaleraClusterOptions, type GaleraNode, type NodePor
 export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type TestDatabase, createDatabase, ensureMariadb, findMariadb, withDatabase } from './mariadb';
 export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, httpGetStatus, spawnServer, startNodeServer, waitForHealth } from './node';
 export { freePort, freePortSync } from './ports';
+export { type PrometheusScrape, type PrometheusServer, ensurePrometheus, startPrometheus } from './prometheus';
 export { type RedisServer, ensureRedis, startRedis } from './redis';
 export { rng, shuffled } from './rng';
 export { pollFor, sleep } from './wait';

@@ -5,8 +5,8 @@ export const dynamic = 'force-dynamic';
 
 /** Prometheus text format; scrape with `authorization: Bearer <admin token>`. */
 export const GET = route(async ({ runtime }) => {
-  const { registry } = runtime.prometheus;
-  return toResponse({ status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' }, body: await registry.metrics() });
+  const { registry, scrape } = runtime.prometheus;
+  return toResponse({ status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' }, body: await scrape() });
 });
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).

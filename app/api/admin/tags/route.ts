@@ -1,15 +1,20 @@
 import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { createTagSchema } from '@/lib/admin/schema';
-import { createTag, listTagViews } from '@/lib/admin/service';
+import { createTag, listTags } from '@/lib/admin/service';
+import { parseTagListQuery } from '@/lib/admin/tagList';
 import { withFleet } from '@/lib/admin/fleetViews';
 import { fleetNodes } from '@/app/_server/fleet';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route(async ({ runtime }) => {
-  const [tags, nodes] = await Promise.all([listTagViews(runtime), fleetNodes(runtime)]);
-  return json({ tags: withFleet(tags, nodes) });
+/**
+ * `?q=&sort=&offset=&limit=`: one page, searched and sorted on the server (lib/admin/tagList.ts), each row with
+ * its fleet totals from the registry (one shared read a second, whatever the page size).
+ */
+export const GET = route(async ({ request, runtime }) => {
+  const [page, nodes] = await Promise.all([listTags(runtime, parseTagListQuery(new URL(request.url).searchParams)), fleetNodes(runtime)]);
+  return json({ ...page, tags: withFleet(page.tags, nodes) });
 });
 
 export const POST = route(async ({ request, runtime, who }) => {
