@@ -138,9 +138,12 @@ export class SnowflakeNode {
   status(): SnowflakeStatus {
     const g = this.generator;
     // The generator refuses past the reservation by itself; say so instead of 'ready'.
-    const unrenewed = this.state === 'ready' && g !== null && this.clock.now() >= this.reservedUntil;
+    const now = this.clock.now();
+    // A fence that has passed is 'ready' whether or not an ID was asked for since (the switch itself is lazy).
+    const state = this.state === 'fencing' && this.fenceUntil !== 0 && now >= this.fenceUntil ? 'ready' : this.state;
+    const unrenewed = state === 'ready' && g !== null && now >= this.reservedUntil;
     return {
-      state: unrenewed ? 'unrenewed' : this.state,
+      state: unrenewed ? 'unrenewed' : state,
       nodeId: this.nodeId,
       workerId: g?.workerId ?? null,
       epoch: new Date(this.epochMs).toISOString(),

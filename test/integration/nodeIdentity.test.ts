@@ -155,11 +155,14 @@ describe('node identity across processes (SQLite)', () => {
     }
     // A winner that took the row over from a live holder waits out that holder's snowflake fence (its IDs may
     // still be in flight) — bounded by one lease. From then on it serves without a single 503: no ping-pong.
-    const ready = await pollFor(LEASE_MS + 10_000, async () => {
+    let seen = '';
+    const ready = await pollFor(LEASE_MS + 20_000, async () => {
+      const id = await get(winner.port, '/api/id/snowflake');
       const self = (await nodes(winner.port)).find((n) => n.nodeId === 'crowd');
-      return self?.snowflake.state === 'ready' && (await get(winner.port, '/api/id/snowflake')).status === 200 ? self : undefined;
-    });
-    expect(ready, winner.out()).toBeDefined();
+      seen = `${new Date().toISOString()} ${id.status} ${id.body} ${JSON.stringify(self?.snowflake)}`;
+      return self?.snowflake.state === 'ready' && id.status === 200 ? self : undefined;
+    }, 500);
+    expect(ready, `${seen}\n${winner.out()}`).toBeDefined();
     const load = hammer(winner.port);
     await sleep(WATCH_MS + 2 * HEARTBEAT_MS);
     const statuses = await load.stop();

@@ -107,6 +107,8 @@ describe('worker id leases (fake clock)', () => {
     expect(store.rows.get(5)!.nodeId).toBe('host-new:3000');
     expect(node.status().state).toBe('fencing');
     await elapse(clock, 201);
+    // Past the fence it says ready at once, before any ID was asked for (what its heartbeat publishes).
+    expect(node.status()).toMatchObject({ state: 'ready' });
     expect(decompose(await idNow(node), EPOCH).timestampMs).toBeGreaterThan(fence);
   });
 
