@@ -58,7 +58,6 @@ test.describe.serial('fleet of two nodes', () => {
     // B's next heartbeat (every 500 ms) carries the new buffer; A reads the registry at most once a second.
     await expect(rowB.getByTestId('node-tags-held')).toHaveText('1', { timeout: 10_000 });
     await expect(rowB.getByTestId('node-ids-buffered')).not.toHaveText('0');
-    await expect(rowA.getByTestId('node-tags-held')).toHaveText('0');
     const bBuffered = (await rowB.getByTestId('node-ids-buffered').textContent()) ?? '';
     // The fleet total is both rows' sum (A may hold other tags when the whole suite runs).
     const count = async (testId: string, within = page.locator('body')) => Number(((await within.getByTestId(testId).textContent()) ?? '').replace(/,/g, ''));
