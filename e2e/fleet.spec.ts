@@ -71,6 +71,8 @@ test.describe.serial('fleet of two nodes', () => {
 
     // The dashboard, served by A, which holds nothing of the tag: the fleet columns are B's.
     await page.goto('/');
+    // One page of 50 rows, sorted by name: with the whole suite's tags, find this one by searching.
+    await page.getByLabel('Search tags').fill(bizTag);
     const row = page.getByTestId(`tag-row-${bizTag}`);
     await expect(row.getByTestId('fleet-nodes-cell')).toHaveText('1');
     await expect(row.getByTestId('fleet-buffered-cell')).toHaveText(bBuffered);
