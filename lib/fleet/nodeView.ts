@@ -1,6 +1,6 @@
 import type { NodeRow } from '../store/types';
 import { runwaySeconds } from './runway';
-import { decodeSnapshot } from './snapshotCodec';
+import { decodeSnapshotWith } from './snapshotCodec';
 import type { NodeState, NodeView } from './types';
 
 /**
@@ -13,9 +13,7 @@ export function nodeState(row: Pick<NodeRow, 'state' | 'heartbeatAt'>, dbNow: nu
 }
 
 export function nodeView(row: NodeRow, dbNow: number, goneMs: number): NodeView {
-  const snapshot = decodeSnapshot(row.snapshot);
-  const tags: NodeView['tags'] = {};
-  for (const [tag, t] of Object.entries(snapshot.tags)) tags[tag] = { ...t, runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) };
+  const { snowflake, tags } = decodeSnapshotWith(row.snapshot, (t) => Object.assign(t, { runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) }));
   return {
     nodeId: row.nodeId,
     instanceId: row.instanceId,
@@ -24,7 +22,7 @@ export function nodeView(row: NodeRow, dbNow: number, goneMs: number): NodeView 
     state: nodeState(row, dbNow, goneMs),
     startedAt: new Date(row.startedAt).toISOString(),
     lastHeartbeat: new Date(row.heartbeatAt).toISOString(),
-    snowflake: snapshot.snowflake,
+    snowflake,
     tags,
   };
 }

@@ -37,18 +37,27 @@ export const EMPTY_SNAPSHOT: NodeSnapshot = { snowflake: { state: 'off', workerI
  * than failing the whole node list.
  */
 export function decodeSnapshot(text: string): NodeSnapshot {
+  return decodeSnapshotWith(text, (state) => state);
+}
+
+/**
+ * decodeSnapshot, each tag's state passed through `view` as it is built: one object per tag, not two (the
+ * registry reads every node's snapshot once a second: 30,000 tags with 10,000 tags on 3 nodes).
+ */
+export function decodeSnapshotWith<T>(text: string, view: (state: NodeTagState) => T): { snowflake: NodeSnapshot['snowflake']; tags: Record<string, T> } {
   let e: Partial<Encoded>;
   try {
     e = JSON.parse(text) as Partial<Encoded>;
   } catch {
-    return EMPTY_SNAPSHOT;
+    return { snowflake: EMPTY_SNAPSHOT.snowflake, tags: {} };
   }
-  if (e?.v !== FORMAT || !Array.isArray(e.s) || typeof e.t !== 'object' || e.t === null) return EMPTY_SNAPSHOT;
+  if (e?.v !== FORMAT || !Array.isArray(e.s) || typeof e.t !== 'object' || e.t === null) return { snowflake: EMPTY_SNAPSHOT.snowflake, tags: {} };
   const [state, workerId, lease] = e.s;
-  const tags: Record<string, NodeTagState> = {};
-  for (const [tag, a] of Object.entries(e.t)) {
+  const tags: Record<string, T> = {};
+  for (const tag in e.t) {
+    const a = e.t[tag];
     if (!Array.isArray(a)) continue;
-    tags[tag] = { buffered: a[0], step: a[1], ratePerSec: a[2], next: NEXT_STATES[a[3]] ?? 'none', issued: a[4] };
+    tags[tag] = view({ buffered: a[0], step: a[1], ratePerSec: a[2], next: NEXT_STATES[a[3]] ?? 'none', issued: a[4] });
   }
   return {
     snowflake: { state: String(state), workerId: workerId ?? null, leaseExpiresAt: lease == null ? null : new Date(lease).toISOString() },
