@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { LeafError } from './errors';
 import { LOG_LEVELS, type LogLevel } from './log';
 import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, parseMetricsTags } from './metrics/tagSelection';
-import { DEFAULT_EPOCH_MS } from './snowflake/layout';
+import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
 
 /**
@@ -60,6 +60,8 @@ export interface LeafConfig {
 export interface SnowflakeConfig {
   enabled: boolean;
   epochMs: number;
+  /** LEAF_SNOWFLAKE_MIN_ID: every snowflake ID sorts above it; a node whose clock has not passed it refuses to start. */
+  minId: bigint | null;
   nodeId: string;
   leaseMs: number;
 }
@@ -98,12 +100,19 @@ const integer = (min: number, max: number, fallback: number, what = `an integer 
       .refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, { message: what }),
   ).transform((v) => (v === undefined ? fallback : Number(v)));
 
+// `leaf` names Leaf's epoch rather than a second variable: the layout is Leaf's already, so the epoch is all a
+// preset would set, and one variable cannot contradict itself.
+const epochMs = (v: string) => (v.toLowerCase() === 'leaf' ? LEAF_EPOCH_MS : /^\d+$/.test(v) ? Number(v) : Date.parse(v));
 const epoch = optional(
-  z.string().refine((v) => Number.isSafeInteger(/^\d+$/.test(v) ? Number(v) : Date.parse(v)), {
-    message: 'an ISO date (2026-01-01T00:00:00Z) or ms since 1970',
+  z.string().refine((v) => Number.isSafeInteger(epochMs(v)), {
+    message: "an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657)",
   }),
-)
-  .transform((v) => (v === undefined ? DEFAULT_EPOCH_MS : /^\d+$/.test(v) ? Number(v) : Date.parse(v)));
+).transform((v) => (v === undefined ? DEFAULT_EPOCH_MS : epochMs(v)));
+
+// A bigint, never a JS number: Leaf's IDs are far above 2^53.
+const snowflakeId = optional(
+  z.string().refine((v) => /^\d{1,19}$/.test(v) && BigInt(v) <= MAX_SNOWFLAKE, { message: `a snowflake ID, a decimal integer from 0 to ${MAX_SNOWFLAKE}` }),
+).transform((v) => (v === undefined ? null : BigInt(v)));
 
 const databaseUrl = optional(
   z
@@ -143,6 +152,7 @@ const ENV_SCHEMA = z.object({
   LEAF_ID_TOKEN: optional(z.string()),
   LEAF_SNOWFLAKE: onOff(true),
   LEAF_SNOWFLAKE_EPOCH: epoch,
+  LEAF_SNOWFLAKE_MIN_ID: snowflakeId,
   LEAF_NODE_ID: optional(z.string()),
   LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_BENCH_ROUTES: onOff(false),
@@ -211,6 +221,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     snowflake: {
       enabled: e.LEAF_SNOWFLAKE,
       epochMs: e.LEAF_SNOWFLAKE_EPOCH,
+      minId: e.LEAF_SNOWFLAKE_MIN_ID,
       nodeId,
       leaseMs: e.LEAF_WORKER_LEASE_MS,
     },

@@ -10,6 +10,7 @@ import { LoadLog } from './metrics/loadLog';
 import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
 import { RateTracker } from './metrics/rateTracker';
 import { SegmentEngine } from './segment/engine';
+import { checkFloor } from './snowflake/floor';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
 import type { LeafStore } from './store/types';
@@ -105,6 +106,9 @@ export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
 }
 
 async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
+  const { enabled, nodeId, epochMs, minId, leaseMs } = config.snowflake;
+  // Before the store: a floor this clock has not passed refuses the start even while the database is down.
+  if (enabled) checkFloor(minId, epochMs, systemClock.now());
   const store = await openStore(config.store);
   const prometheus = createPrometheusMetrics({ tags: config.metricsTags, runwayWarnSeconds: config.runwayWarnSeconds });
   const loadLog = new LoadLog();
@@ -116,8 +120,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
       loadLog.record(bizTag, record);
     },
   });
-  const { enabled, nodeId, epochMs, leaseMs } = config.snowflake;
-  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, leaseMs, logger }) : null;
+  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, minId, leaseMs, logger }) : null;
   const rates = new RateTracker({ clock: systemClock });
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
   const fleet = new NodeRegistry({

@@ -8,6 +8,7 @@ import { NODE_STATE_LABEL, formatAgo, formatInt, formatUptime } from './format';
 import { LiveStamp } from './LiveStamp';
 import { NodeTagsPanel } from './NodeTagsPanel';
 import { useNodes } from './queries';
+import { SnowflakeSettings } from './SnowflakeSettings';
 
 /** Every node of the fleet, as the registry's heartbeats report them; a row expands to the node's tags. */
 export function NodesPage() {
@@ -21,6 +22,7 @@ export function NodesPage() {
         <LiveStamp updatedAt={nodes.dataUpdatedAt} failing={nodes.isError} />
       </div>
       <FleetTotals />
+      <SnowflakeSettings />
       {nodes.isError && (
         <Notice kind="error" testId="nodes-error" title={nodes.data === undefined ? 'The nodes cannot be loaded.' : 'The server stopped answering; the rows below are from the last good answer.'}>
           {nodes.error.message}

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../clock';
 import { LeafError } from '../errors';
+import { floorTimestampMs } from './floor';
 import { MAX_SEQUENCE, MAX_TIME_OFFSET, MAX_WORKER_ID, composeBase } from './layout';
 
 export interface SnowflakeGeneratorOptions {
@@ -13,6 +14,11 @@ export interface SnowflakeGeneratorOptions {
   maxBackwardWaitMs?: number;
   /** Highest timestamp this worker id may already have used (from its lease row): IDs start after it. */
   lastTimestampMs?: number;
+  /**
+   * The floor (LEAF_SNOWFLAKE_MIN_ID): IDs carry only milliseconds after the floor's, so every one sorts above it —
+   * also after a clock step back, which meets the floor's millisecond as it meets the last issued ID.
+   */
+  minId?: bigint | null;
   /** No ID may carry a timestamp at or past this (the lease reservation); `extendUntil` moves it. */
   issueUntilMs?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -49,7 +55,8 @@ export class SnowflakeGenerator {
     this.random = options.random ?? Math.random;
     this.maxBackwardWaitMs = options.maxBackwardWaitMs ?? 5;
     this.sleep = options.sleep ?? defaultSleep;
-    this.lastMs = Math.max(options.lastTimestampMs ?? 0, options.epochMs - 1);
+    const floorMs = options.minId == null ? -1 : floorTimestampMs(options.minId, options.epochMs);
+    this.lastMs = Math.max(options.lastTimestampMs ?? 0, options.epochMs - 1, floorMs);
     this.issueUntilMs = options.issueUntilMs ?? Number.POSITIVE_INFINITY;
   }
 

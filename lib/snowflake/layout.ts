@@ -20,6 +20,12 @@ export const MAX_SNOWFLAKE = (1n << 63n) - 1n;
 /** Default epoch: 2026-01-01T00:00:00Z. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
 
+/**
+ * Leaf's epoch (`twepoch` of its SnowflakeIDGenImpl, Twitter's): 2010-11-04T01:42:54.657Z. Leaf's layout is this
+ * one (timestampLeftShift 22, workerIdShift 12), so with this epoch Leaf's IDs and ours share one number line.
+ */
+export const LEAF_EPOCH_MS = 1_288_834_974_657;
+
 /** The ID's high part for one millisecond and worker; add the sequence to it. */
 export function composeBase(timeOffset: number, workerId: number): bigint {
   return (BigInt(timeOffset) << TIME_SHIFT) | (BigInt(workerId) << WORKER_SHIFT);

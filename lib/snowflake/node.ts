@@ -3,8 +3,9 @@ import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { WorkerLease, WorkerStore } from '../store/types';
+import { checkFloor } from './floor';
 import { SnowflakeGenerator, validate } from './generator';
-import { MAX_WORKER_ID } from './layout';
+import { LEAF_EPOCH_MS, MAX_WORKER_ID } from './layout';
 
 /** How many expired leases to try before giving up on this round (others may be racing for them). */
 const EXPIRED_ATTEMPTS = 16;
@@ -39,6 +40,8 @@ export interface SnowflakeNodeOptions {
   /** Who this node is: host:port, or a configured name. A restart with the same identity gets its id back. */
   nodeId: string;
   epochMs: number;
+  /** LEAF_SNOWFLAKE_MIN_ID: every ID sorts above it; a start whose clock is not past it is refused. */
+  minId?: bigint | null;
   /** Lease length; renewed every third of it. A node that cannot renew stops issuing within this time. */
   leaseMs?: number;
   clock?: Clock;
@@ -58,6 +61,10 @@ export interface SnowflakeStatus {
   nodeId: string;
   workerId: number | null;
   epoch: string;
+  /** `leaf` when the epoch is Leaf's (LEAF_SNOWFLAKE_EPOCH=leaf): its IDs and Leaf's share one number line. */
+  epochPreset: 'leaf' | null;
+  /** The floor (LEAF_SNOWFLAKE_MIN_ID) as a decimal string, or null. */
+  minId: string | null;
   lastTimestamp: string | null;
   leaseRenewedAt: string | null;
   /** While fencing: when snowflake IDs resume. */
@@ -73,6 +80,7 @@ export interface SnowflakeStatus {
 export class SnowflakeNode {
   readonly nodeId: string;
   readonly epochMs: number;
+  readonly minId: bigint | null;
   readonly instanceId = randomUUID();
   private readonly store: WorkerStore;
   private readonly leaseMs: number;
@@ -92,11 +100,13 @@ export class SnowflakeNode {
     this.store = options.store;
     this.nodeId = options.nodeId;
     this.epochMs = options.epochMs;
+    this.minId = options.minId ?? null;
     this.leaseMs = options.leaseMs ?? 10_000;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.random = options.random;
     validate(0, this.epochMs, this.clock.now()); // a bad epoch fails at construction, not on a request
+    checkFloor(this.minId, this.epochMs, this.clock.now()); // so does a floor this clock has not passed
   }
 
   /** Acquires a worker id (resolves either way) and keeps the lease renewed until `stop()`. */
@@ -147,6 +157,8 @@ export class SnowflakeNode {
       nodeId: this.nodeId,
       workerId: g?.workerId ?? null,
       epoch: new Date(this.epochMs).toISOString(),
+      epochPreset: this.epochMs === LEAF_EPOCH_MS ? 'leaf' : null,
+      minId: this.minId === null ? null : this.minId.toString(),
       lastTimestamp: g && g.lastTimestampMs >= this.epochMs ? new Date(g.lastTimestampMs).toISOString() : null,
       leaseRenewedAt: this.renewedAt === null ? null : new Date(this.renewedAt).toISOString(),
       fenceUntil: this.fenceUntil === 0 ? null : new Date(this.fenceUntil).toISOString(),
@@ -199,6 +211,7 @@ export class SnowflakeNode {
     this.generator = new SnowflakeGenerator({
       workerId: lease.workerId,
       epochMs: this.epochMs,
+      minId: this.minId,
       clock: this.clock,
       random: this.random,
       lastTimestampMs: lease.lastTimestampMs,

@@ -36,7 +36,7 @@ describe('loadConfig', () => {
       metricsTags: { kind: 'top', n: 100 },
       store: { mysqlUrl: null, sqliteFile: DEFAULT_SQLITE_FILE, migrationsDir: path.resolve('drizzle') },
       dataDir: path.resolve('data'),
-      snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, leaseMs: 10_000 },
+      snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, minId: null, leaseMs: 10_000 },
     });
     expect(c.snowflake.nodeId).toMatch(/:3000$/);
     expect(c.node).toEqual({ id: c.snowflake.nodeId, address: '127.0.0.1:3000', heartbeatMs: 3_000, goneMs: 10_000, pruneMs: 86_400_000 });
@@ -93,6 +93,13 @@ describe('loadConfig', () => {
     ['ID token', { LEAF_ID_TOKEN: 'id' }, (c) => c.idToken, 'id'],
     ['epoch in ms', { LEAF_SNOWFLAKE_EPOCH: '1288834974657' }, (c) => c.snowflake.epochMs, 1288834974657],
     ['epoch as ISO', { LEAF_SNOWFLAKE_EPOCH: '2020-01-01T00:00:00Z' }, (c) => c.snowflake.epochMs, Date.parse('2020-01-01T00:00:00Z')],
+    ["Leaf's epoch by name", { LEAF_SNOWFLAKE_EPOCH: 'leaf' }, (c) => c.snowflake.epochMs, 1288834974657],
+    ["Leaf's epoch by name, any case", { LEAF_SNOWFLAKE_EPOCH: 'Leaf' }, (c) => c.snowflake.epochMs, 1288834974657],
+    // Above 2^53: a JS number would round it.
+    ['floor as a bigint', { LEAF_SNOWFLAKE_MIN_ID: '9007199254740993' }, (c) => c.snowflake.minId, 9007199254740993n],
+    ['the largest floor', { LEAF_SNOWFLAKE_MIN_ID: '9223372036854775807' }, (c) => c.snowflake.minId, 2n ** 63n - 1n],
+    ['floor 0', { LEAF_SNOWFLAKE_MIN_ID: '0' }, (c) => c.snowflake.minId, 0n],
+    ['no floor when empty', { LEAF_SNOWFLAKE_MIN_ID: '' }, (c) => c.snowflake.minId, null],
     ['node id and worker index', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' }, (c) => [c.snowflake.nodeId, c.workerIndex], ['a:1#2', 2]],
     ['lease', { LEAF_WORKER_LEASE_MS: '3000' }, (c) => c.snowflake.leaseMs, 3000],
     ['node id for the registry', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '0' }, (c) => c.node.id, 'a:1#0'],
@@ -148,7 +155,12 @@ describe('loadConfig', () => {
     [{ LEAF_NODE_GONE_MS: '6000' }, 'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (3000 ms) (got "6000")'],
     [{ LEAF_NODE_HEARTBEAT_MS: '5000' }, 'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (5000 ms) (got the default 10000)'],
     [{ LEAF_NODE_PRUNE_MS: '5000' }, 'LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (10000 ms) (got "5000")'],
-    [{ LEAF_SNOWFLAKE_EPOCH: 'yesterday' }, 'LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z) or ms since 1970 (got "yesterday")'],
+    [{ LEAF_SNOWFLAKE_EPOCH: 'yesterday' }, `LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657) (got "yesterday")`],
+    [{ LEAF_SNOWFLAKE_EPOCH: 'leafy' }, `LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657) (got "leafy")`],
+    [{ LEAF_SNOWFLAKE_MIN_ID: '9223372036854775808' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "9223372036854775808")`],
+    [{ LEAF_SNOWFLAKE_MIN_ID: '-1' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "-1")`],
+    [{ LEAF_SNOWFLAKE_MIN_ID: '1e18' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "1e18")`],
+    [{ LEAF_SNOWFLAKE_MIN_ID: '12345678901234567890' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "12345678901234567890")`],
     [{ LEAF_SNOWFLAKE_EPOCH: '2030-01-01T00:00:00Z' }, 'LEAF_SNOWFLAKE_EPOCH must not be in the future (got "2030-01-01T00:00:00Z")'],
   ])('refuses %j', (env, message) => {
     expect(problem(env)).toBe(message);
