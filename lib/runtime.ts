@@ -116,8 +116,8 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
       loadLog.record(bizTag, record);
     },
   });
-  const { enabled, nodeId, epochMs, leaseMs } = config.snowflake;
-  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, leaseMs, logger }) : null;
+  const { enabled, nodeId, epochMs, leaseMs, workerIds } = config.snowflake;
+  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, leaseMs, workerIds, logger }) : null;
   const rates = new RateTracker({ clock: systemClock });
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
   const fleet = new NodeRegistry({
