@@ -44,7 +44,7 @@ export const WORKER_IDS_GRAMMAR = `worker ids from 0 to ${MAX_WORKER_ID}: a rang
  * wrong with the text in a few words.
  */
 export function parseWorkerIds(text: string): WorkerIdSet | { problem: string } {
-  const ids: number[] = [];
+  const ids = new Set<number>();
   for (const [i, raw] of text.split(',').entries()) {
     const part = raw.trim();
     if (part === '') return { problem: text.trim() === '' ? 'it is empty' : `entry ${i + 1} is empty` };
@@ -52,10 +52,10 @@ export function parseWorkerIds(text: string): WorkerIdSet | { problem: string } 
     if (m === null) return { problem: `"${part}" is neither an id nor a range start-end` };
     const start = Number(m[1]);
     const end = m[2] === undefined ? start : Number(m[2]);
-    const above = start > MAX_WORKER_ID ? start : end > MAX_WORKER_ID ? end : null;
+    const above = start > MAX_WORKER_ID ? m[1] : end > MAX_WORKER_ID ? m[2] : null; // as typed: 1e+23 says nothing
     if (above !== null) return { problem: `${above} is above ${MAX_WORKER_ID}` };
     if (start > end) return { problem: `"${part}" starts above its end` };
-    for (let id = start; id <= end; id++) ids.push(id);
+    for (let id = start; id <= end; id++) ids.add(id);
   }
   return WorkerIdSet.of(ids);
 }

@@ -129,6 +129,7 @@ describe('loadConfig', () => {
     [{ LEAF_METRICS_TAGS: 'top:-1' }, 'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top:-1")'],
     [{ LEAF_WORKER_LEASE_MS: '0' }, 'LEAF_WORKER_LEASE_MS must be a positive integer (ms) (got "0")'],
     [{ LEAF_WORKER_IDS: '1024' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (1024 is above 1023) (got "1024")'],
+    [{ LEAF_WORKER_IDS: '0-99999999999999999999999' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (99999999999999999999999 is above 1023) (got "0-99999999999999999999999")'],
     [{ LEAF_WORKER_IDS: '512-2047' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (2047 is above 1023) (got "512-2047")'],
     [{ LEAF_WORKER_IDS: '600-500' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("600-500" starts above its end) (got "600-500")'],
     [{ LEAF_WORKER_IDS: '-5' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("-5" is neither an id nor a range start-end) (got "-5")'],
