@@ -26,6 +26,8 @@ test.describe.serial('fleet of two nodes', () => {
         LEAF_NODE_ID: 'node-b',
         LEAF_NODE_HEARTBEAT_MS: '500',
         LEAF_NODE_GONE_MS: '2000',
+        // Worker ids reserved as for a migration beside Java Leaf nodes: the Nodes page shows each node's range.
+        LEAF_WORKER_IDS: '600-603,700',
       },
       timeoutMs: 30_000,
     });
@@ -53,6 +55,9 @@ test.describe.serial('fleet of two nodes', () => {
     await expect(rowB.getByTestId('node-state')).toHaveText('up');
     await expect(page.getByTestId('fleet-nodes-up')).toHaveText('2', { timeout: 10_000 });
     await expect(rowB.getByTestId('node-tags-held')).toHaveText('0');
+    await expect(rowA.getByTestId('node-worker-ids')).toHaveText('of 0-1023');
+    await expect(rowB.getByTestId('node-worker-ids')).toHaveText(/^of 600-603,\u200b?700$/);
+    await expect(rowB.getByTestId('node-worker-id')).toHaveText(/^60[0-3]$|^700$/);
 
     await takeFromB(request, bizTag, 300);
     // B's next heartbeat (every 500 ms) carries the new buffer; A reads the registry at most once a second.

@@ -5,6 +5,7 @@ import { LeafError } from './errors';
 import { LOG_LEVELS, type LogLevel } from './log';
 import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, parseMetricsTags } from './metrics/tagSelection';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
+import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
 import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
 
 /**
@@ -64,6 +65,8 @@ export interface SnowflakeConfig {
   minId: bigint | null;
   nodeId: string;
   leaseMs: number;
+  /** LEAF_WORKER_IDS: the only worker ids this node leases (default all, 0–1023). */
+  workerIds: WorkerIdSet;
 }
 
 export interface NodeConfig {
@@ -155,6 +158,14 @@ const ENV_SCHEMA = z.object({
   LEAF_SNOWFLAKE_MIN_ID: snowflakeId,
   LEAF_NODE_ID: optional(z.string()),
   LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
+  LEAF_WORKER_IDS: optional(
+    z.string().transform((v, ctx) => {
+      const parsed = parseWorkerIds(v);
+      if (parsed instanceof WorkerIdSet) return parsed;
+      ctx.addIssue({ code: 'custom', message: `${WORKER_IDS_GRAMMAR} (${parsed.problem})` });
+      return z.NEVER;
+    }),
+  ).transform((v) => v ?? WorkerIdSet.ALL),
   LEAF_BENCH_ROUTES: onOff(false),
   LEAF_RUNWAY_WARN_SECONDS: integer(1, 86_400, 120, 'a whole number of seconds from 1 to 86400'),
   LEAF_NODE_HEARTBEAT_MS: integer(100, 600_000, 3_000, 'an integer from 100 to 600000 (ms)'),
@@ -224,6 +235,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       minId: e.LEAF_SNOWFLAKE_MIN_ID,
       nodeId,
       leaseMs: e.LEAF_WORKER_LEASE_MS,
+      workerIds: e.LEAF_WORKER_IDS,
     },
     node: {
       id: nodeId,

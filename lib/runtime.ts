@@ -106,7 +106,7 @@ export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
 }
 
 async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
-  const { enabled, nodeId, epochMs, minId, leaseMs } = config.snowflake;
+  const { enabled, nodeId, epochMs, minId, leaseMs, workerIds } = config.snowflake;
   // Before the store: a floor this clock has not passed refuses the start even while the database is down.
   if (enabled) checkFloor(minId, epochMs, systemClock.now());
   const store = await openStore(config.store);
@@ -120,7 +120,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
       loadLog.record(bizTag, record);
     },
   });
-  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, minId, leaseMs, logger }) : null;
+  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, minId, leaseMs, workerIds, logger }) : null;
   const rates = new RateTracker({ clock: systemClock });
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
   const fleet = new NodeRegistry({

@@ -83,8 +83,15 @@ function NodeTableRow({ node, now, open, onToggle }: { node: NodeAnswer; now: nu
       </td>
       <td data-label="Uptime">{node.state === 'up' ? formatUptime(now - Date.parse(node.startedAt)) : '—'}</td>
       <td data-label="Version" className="mono">{node.version}</td>
-      <td className="num" data-label="Worker id" data-testid="node-worker-id">
-        {node.snowflake.workerId ?? <span className="muted">{node.snowflake.state === 'off' ? 'off' : '—'}</span>}
+      <td className="num" data-label="Worker id">
+        <span data-testid="node-worker-id">
+          {node.snowflake.workerId ?? <span className="muted">{node.snowflake.state === 'off' ? 'off' : '—'}</span>}
+        </span>
+        {node.snowflake.workerIds !== undefined && (
+          <div className="muted small mono" data-testid="node-worker-ids" title="LEAF_WORKER_IDS: the only worker ids this node leases">
+            of {node.snowflake.workerIds.replaceAll(',', ',\u200b')}
+          </div>
+        )}
       </td>
       <td data-label="Lease expires">{lease === null ? <span className="muted">—</span> : lease >= now ? `in ${formatUptime(lease - now)}` : `expired ${formatAgo(lease, now)}`}</td>
       <td data-label="Last heartbeat" data-testid="node-heartbeat">{formatAgo(Date.parse(node.lastHeartbeat), now)}</td>

@@ -31,5 +31,10 @@ function snowflakeState(snowflake: Pick<SnowflakeNode, 'status'> | null, leaseMs
   if (snowflake === null) return { state: 'off', workerId: null, leaseExpiresAt: null };
   const s = snowflake.status();
   const renewed = s.leaseRenewedAt === null || s.workerId === null ? null : Date.parse(s.leaseRenewedAt);
-  return { state: s.state, workerId: s.workerId, leaseExpiresAt: renewed === null ? null : new Date(renewed + leaseMs).toISOString() };
+  return {
+    state: s.state,
+    workerId: s.workerId,
+    leaseExpiresAt: renewed === null ? null : new Date(renewed + leaseMs).toISOString(),
+    workerIds: s.workerIds,
+  };
 }

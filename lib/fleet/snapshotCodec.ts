@@ -14,8 +14,9 @@ type EncodedTag = [buffered: number, step: number, ratePerSec: number, next: num
 
 interface Encoded {
   v: number;
-  /** [state, workerId, leaseExpiresAt (ms) or null] */
-  s: [string, number | null, number | null];
+  /** [state, workerId, leaseExpiresAt (ms) or null, workerIds?] — workerIds came later: a reader of the first
+   * three still reads this, and a row without it (an older node) decodes without it. */
+  s: [string, number | null, number | null, string?];
   t: Record<string, EncodedTag>;
 }
 
@@ -26,7 +27,7 @@ export function encodeSnapshot(snapshot: NodeSnapshot): string {
   }
   const sf = snapshot.snowflake;
   const lease = sf.leaseExpiresAt === null ? null : Date.parse(sf.leaseExpiresAt);
-  const encoded: Encoded = { v: FORMAT, s: [sf.state, sf.workerId, lease], t };
+  const encoded: Encoded = { v: FORMAT, s: sf.workerIds === undefined ? [sf.state, sf.workerId, lease] : [sf.state, sf.workerId, lease, sf.workerIds], t };
   return JSON.stringify(encoded);
 }
 
@@ -52,7 +53,7 @@ export function decodeSnapshotWith<T>(text: string, view: (state: NodeTagState) 
     return { snowflake: EMPTY_SNAPSHOT.snowflake, tags: {} };
   }
   if (e?.v !== FORMAT || !Array.isArray(e.s) || typeof e.t !== 'object' || e.t === null) return { snowflake: EMPTY_SNAPSHOT.snowflake, tags: {} };
-  const [state, workerId, lease] = e.s;
+  const [state, workerId, lease, workerIds] = e.s;
   const tags: Record<string, T> = {};
   for (const tag in e.t) {
     const a = e.t[tag];
@@ -60,7 +61,12 @@ export function decodeSnapshotWith<T>(text: string, view: (state: NodeTagState) 
     tags[tag] = view({ buffered: a[0], step: a[1], ratePerSec: a[2], next: NEXT_STATES[a[3]] ?? 'none', issued: a[4] });
   }
   return {
-    snowflake: { state: String(state), workerId: workerId ?? null, leaseExpiresAt: lease == null ? null : new Date(lease).toISOString() },
+    snowflake: {
+      state: String(state),
+      workerId: workerId ?? null,
+      leaseExpiresAt: lease == null ? null : new Date(lease).toISOString(),
+      ...(typeof workerIds === 'string' ? { workerIds } : {}),
+    },
     tags,
   };
 }

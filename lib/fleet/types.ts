@@ -26,6 +26,8 @@ export interface NodeSnowflakeState {
   workerId: number | null;
   /** ISO; when the lease runs out unless renewed (node clock). null without a lease. */
   leaseExpiresAt: string | null;
+  /** LEAF_WORKER_IDS, canonical (`512-1023`): the ids it may lease. Absent with snowflake off, and from older nodes. */
+  workerIds?: string;
 }
 
 /** The JSON kept in `leaf_node.snapshot`, rewritten by each heartbeat. */

@@ -5,17 +5,25 @@ import { type Logger, silentLogger } from '../log';
 import type { WorkerLease, WorkerStore } from '../store/types';
 import { checkFloor } from './floor';
 import { SnowflakeGenerator, validate } from './generator';
-import { LEAF_EPOCH_MS, MAX_WORKER_ID } from './layout';
+import { LEAF_EPOCH_MS } from './layout';
+import { WorkerIdSet } from './workerIds';
 
 /** How many expired leases to try before giving up on this round (others may be racing for them). */
 const EXPIRED_ATTEMPTS = 16;
 
 /**
- * Leases a worker id: its own previous one (a restart), else a never-used one, else an expired one.
- * Each claim is one conditional statement in the store, so two nodes never hold the same id.
+ * Leases a worker id of `workerIds`: its own previous one (a restart), else a never-used one, else an expired one.
+ * Each claim is one conditional statement in the store for one id of the set, so two nodes never hold the same id
+ * and no race can hand this node an id outside its set.
  */
-export async function acquireWorker(store: WorkerStore, nodeId: string, instanceId: string, leaseMs: number): Promise<WorkerLease> {
-  const rows = await store.listWorkers();
+export async function acquireWorker(
+  store: WorkerStore,
+  nodeId: string,
+  instanceId: string,
+  leaseMs: number,
+  workerIds: WorkerIdSet = WorkerIdSet.ALL,
+): Promise<WorkerLease> {
+  const rows = (await store.listWorkers()).filter((r) => workerIds.has(r.workerId));
   const fenced = async (workerId: number): Promise<WorkerLease> => {
     const fence = await store.readWorkerFence(workerId, instanceId);
     if (fence === undefined) throw new LeafError('snowflake_unavailable', `Worker id ${workerId} was lost right after it was claimed.`);
@@ -25,14 +33,14 @@ export async function acquireWorker(store: WorkerStore, nodeId: string, instance
     if (await store.claimOwnWorker(row.workerId, nodeId, instanceId, leaseMs)) return fenced(row.workerId);
   }
   const used = new Set(rows.map((r) => r.workerId));
-  for (let id = 0; id <= MAX_WORKER_ID; id++) {
+  for (const id of workerIds.ids) {
     if (!used.has(id) && (await store.claimFreeWorker(id, nodeId, instanceId, leaseMs))) return fenced(id);
   }
   const byExpiry = rows.filter((r) => r.nodeId !== nodeId).sort((a, b) => a.leaseExpiresAt - b.leaseExpiresAt);
   for (const row of byExpiry.slice(0, EXPIRED_ATTEMPTS)) {
     if (await store.claimExpiredWorker(row.workerId, nodeId, instanceId, leaseMs)) return fenced(row.workerId);
   }
-  throw new LeafError('snowflake_unavailable', `All ${MAX_WORKER_ID + 1} worker ids are leased by live nodes.`);
+  throw new LeafError('snowflake_unavailable', `All ${workerIds.size} worker ids of LEAF_WORKER_IDS=${workerIds.text} are leased by live nodes.`);
 }
 
 export interface SnowflakeNodeOptions {
@@ -44,6 +52,8 @@ export interface SnowflakeNodeOptions {
   minId?: bigint | null;
   /** Lease length; renewed every third of it. A node that cannot renew stops issuing within this time. */
   leaseMs?: number;
+  /** The only worker ids it may lease (LEAF_WORKER_IDS); default all. */
+  workerIds?: WorkerIdSet;
   clock?: Clock;
   logger?: Logger;
   random?: () => number;
@@ -60,6 +70,8 @@ export interface SnowflakeStatus {
   state: SnowflakeState;
   nodeId: string;
   workerId: number | null;
+  /** The ids it may lease, canonical (`512-1023`). */
+  workerIds: string;
   epoch: string;
   /** `leaf` when the epoch is Leaf's (LEAF_SNOWFLAKE_EPOCH=leaf): its IDs and Leaf's share one number line. */
   epochPreset: 'leaf' | null;
@@ -81,6 +93,7 @@ export class SnowflakeNode {
   readonly nodeId: string;
   readonly epochMs: number;
   readonly minId: bigint | null;
+  readonly workerIds: WorkerIdSet;
   readonly instanceId = randomUUID();
   private readonly store: WorkerStore;
   private readonly leaseMs: number;
@@ -102,6 +115,7 @@ export class SnowflakeNode {
     this.epochMs = options.epochMs;
     this.minId = options.minId ?? null;
     this.leaseMs = options.leaseMs ?? 10_000;
+    this.workerIds = options.workerIds ?? WorkerIdSet.ALL;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.random = options.random;
@@ -156,6 +170,7 @@ export class SnowflakeNode {
       state: unrenewed ? 'unrenewed' : state,
       nodeId: this.nodeId,
       workerId: g?.workerId ?? null,
+      workerIds: this.workerIds.text,
       epoch: new Date(this.epochMs).toISOString(),
       epochPreset: this.epochMs === LEAF_EPOCH_MS ? 'leaf' : null,
       minId: this.minId === null ? null : this.minId.toString(),
@@ -202,7 +217,7 @@ export class SnowflakeNode {
   }
 
   private async acquire(): Promise<void> {
-    const lease = await acquireWorker(this.store, this.nodeId, this.instanceId, this.leaseMs);
+    const lease = await acquireWorker(this.store, this.nodeId, this.instanceId, this.leaseMs, this.workerIds);
     const reserveUntil = this.clock.now() + this.leaseMs;
     if (!(await this.store.renewWorker(lease.workerId, this.instanceId, this.leaseMs, reserveUntil))) {
       throw new LeafError('snowflake_unavailable', `Worker id ${lease.workerId} was taken over during start.`);

@@ -102,6 +102,13 @@ describe('loadConfig', () => {
     ['no floor when empty', { LEAF_SNOWFLAKE_MIN_ID: '' }, (c) => c.snowflake.minId, null],
     ['node id and worker index', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' }, (c) => [c.snowflake.nodeId, c.workerIndex], ['a:1#2', 2]],
     ['lease', { LEAF_WORKER_LEASE_MS: '3000' }, (c) => c.snowflake.leaseMs, 3000],
+    ['all worker ids by default', {}, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['0-1023', 1024]],
+    ['LEAF_WORKER_IDS range', { LEAF_WORKER_IDS: '512-1023' }, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['512-1023', 512]],
+    ['LEAF_WORKER_IDS list', { LEAF_WORKER_IDS: '3,5,7' }, (c) => c.snowflake.workerIds.ids, [3, 5, 7]],
+    ['LEAF_WORKER_IDS mix, spaced', { LEAF_WORKER_IDS: ' 100-199 , 0 - 9 ' }, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['0-9,100-199', 110]],
+    ['LEAF_WORKER_IDS overlaps merge', { LEAF_WORKER_IDS: '5-9,0-5,10,1023' }, (c) => c.snowflake.workerIds.text, '0-10,1023'],
+    ['LEAF_WORKER_IDS one id', { LEAF_WORKER_IDS: '0' }, (c) => c.snowflake.workerIds.ids, [0]],
+    ['LEAF_WORKER_IDS empty counts as unset', { LEAF_WORKER_IDS: '' }, (c) => c.snowflake.workerIds.size, 1024],
     ['node id for the registry', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '0' }, (c) => c.node.id, 'a:1#0'],
     ['address of a wildcard bind names the host', { HOST: '0.0.0.0', PORT: '8080' }, (c) => c.node.address, `${os.hostname()}:8080`],
     ['address of a named bind', { HOST: '10.1.2.3', PORT: '8080' }, (c) => c.node.address, '10.1.2.3:8080'],
@@ -128,6 +135,17 @@ describe('loadConfig', () => {
     [{ LEAF_METRICS_TAGS: 'top' }, 'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top")'],
     [{ LEAF_METRICS_TAGS: 'top:-1' }, 'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top:-1")'],
     [{ LEAF_WORKER_LEASE_MS: '0' }, 'LEAF_WORKER_LEASE_MS must be a positive integer (ms) (got "0")'],
+    [{ LEAF_WORKER_IDS: '1024' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (1024 is above 1023) (got "1024")'],
+    [{ LEAF_WORKER_IDS: '0-99999999999999999999999' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (99999999999999999999999 is above 1023) (got "0-99999999999999999999999")'],
+    [{ LEAF_WORKER_IDS: '512-2047' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (2047 is above 1023) (got "512-2047")'],
+    [{ LEAF_WORKER_IDS: '600-500' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("600-500" starts above its end) (got "600-500")'],
+    [{ LEAF_WORKER_IDS: '-5' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("-5" is neither an id nor a range start-end) (got "-5")'],
+    [{ LEAF_WORKER_IDS: '1-2-3' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("1-2-3" is neither an id nor a range start-end) (got "1-2-3")'],
+    [{ LEAF_WORKER_IDS: 'all' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("all" is neither an id nor a range start-end) (got "all")'],
+    [{ LEAF_WORKER_IDS: '1.5' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("1.5" is neither an id nor a range start-end) (got "1.5")'],
+    [{ LEAF_WORKER_IDS: '3,,7' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (entry 2 is empty) (got "3,,7")'],
+    [{ LEAF_WORKER_IDS: '512-1023,' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (entry 2 is empty) (got "512-1023,")'],
+    [{ LEAF_WORKER_IDS: '  ' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (it is empty) (got "  ")'],
     [{ LEAF_RUNWAY_WARN_SECONDS: '0' }, 'LEAF_RUNWAY_WARN_SECONDS must be a whole number of seconds from 1 to 86400 (got "0")'],
     [{ LEAF_RUNWAY_WARN_SECONDS: '2m' }, 'LEAF_RUNWAY_WARN_SECONDS must be a whole number of seconds from 1 to 86400 (got "2m")'],
     [{ LEAF_ADMIN_TOKEN: 'short' }, 'LEAF_ADMIN_TOKEN must be at least 16 characters (it guards deletes) (got 5 characters)'],
@@ -170,6 +188,13 @@ describe('loadConfig', () => {
     expect(problem({ PORT: 'abc', LEAF_LOG_LEVEL: 'loud' }).split('\n')).toEqual([
       'PORT must be a port number from 0 to 65535 (got "abc")',
       'LEAF_LOG_LEVEL must be debug, info, warn, error (got "loud")',
+    ]);
+  });
+
+  it('names a bad LEAF_WORKER_IDS on its own line beside other bad variables', () => {
+    expect(problem({ LEAF_WORKER_IDS: '9-1', PORT: 'abc' }).split('\n')).toEqual([
+      'PORT must be a port number from 0 to 65535 (got "abc")',
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("9-1" starts above its end) (got "9-1")',
     ]);
   });
 

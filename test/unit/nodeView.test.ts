@@ -39,6 +39,14 @@ describe('snapshot encoding', () => {
     expect(back.tags.sick?.next).toBe('failed');
   });
 
+  it("carries the node's LEAF_WORKER_IDS; a snapshot of an older node, without it, still reads", () => {
+    const ranged: NodeSnapshot = { snowflake: { ...SNAPSHOT.snowflake, workerIds: '512-1023' }, tags: {} };
+    expect(decodeSnapshot(encodeSnapshot(ranged)).snowflake).toStrictEqual(ranged.snowflake);
+    const older = JSON.stringify({ v: 1, s: ['ready', 3, Date.parse('2026-12-03T00:00:10.000Z')], t: {} });
+    expect(decodeSnapshot(older).snowflake).toStrictEqual(SNAPSHOT.snowflake);
+    expect(JSON.parse(encodeSnapshot(SNAPSHOT)).s).toHaveLength(3); // nothing added for a node that has none
+  });
+
   it('is compact: 10,000 tags take about half the plain JSON', () => {
     const big: NodeSnapshot = { snowflake: SNAPSHOT.snowflake, tags: {} };
     for (let i = 0; i < 10_000; i++) big.tags[`tenant-${i}.orders`] = { buffered: 123_456, step: 100_000, ratePerSec: 42.5, next: 'ready', issued: 9_876_543 };

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decompose } from '@/lib/snowflake/layout';
 import { SnowflakeNode } from '@/lib/snowflake/node';
+import { WorkerIdSet, parseWorkerIds } from '@/lib/snowflake/workerIds';
 import { FakeClock, FakeWorkerStore, flush } from './fakes';
 
 /**
@@ -22,8 +23,8 @@ function setup() {
   return { clock, store };
 }
 
-async function startNode(clock: FakeClock, store: FakeWorkerStore, nodeId: string, leaseMs = LEASE_MS): Promise<SnowflakeNode> {
-  const node = new SnowflakeNode({ store, nodeId, epochMs: EPOCH, leaseMs, clock });
+async function startNode(clock: FakeClock, store: FakeWorkerStore, nodeId: string, leaseMs = LEASE_MS, workerIds?: WorkerIdSet): Promise<SnowflakeNode> {
+  const node = new SnowflakeNode({ store, nodeId, epochMs: EPOCH, leaseMs, clock, workerIds });
   nodes.push(node);
   await node.start();
   return node;
@@ -149,5 +150,90 @@ describe('worker id leases (fake clock)', () => {
     await elapse(clock, 1_000); // retries within a second
     expect(node.workerId).not.toBeNull();
     expect(decompose(await idNow(node), EPOCH).workerId).not.toBe(stolen);
+  });
+});
+
+function ids(text: string): WorkerIdSet {
+  const set = parseWorkerIds(text);
+  if (!(set instanceof WorkerIdSet)) throw new Error(set.problem);
+  return set;
+}
+
+describe('reserved worker ids, LEAF_WORKER_IDS (fake clock)', () => {
+  it('nodes starting at once lease only ids of their set, each a different one; one too many is refused, naming the set', async () => {
+    const { clock, store } = setup();
+    const set = ids('512-515');
+    const racers = Array.from({ length: 5 }, (_, i) => new SnowflakeNode({ store, nodeId: `host-${i}:3000`, epochMs: EPOCH, leaseMs: LEASE_MS, clock, workerIds: set }));
+    nodes.push(...racers);
+    await Promise.all(racers.map((n) => n.start())); // their claims interleave: all list the same free ids first
+    const held = racers.map((n) => n.workerId).filter((id) => id !== null);
+    expect(held.sort((a, b) => a - b)).toEqual([512, 513, 514, 515]);
+    expect([...store.rows.keys()].sort((a, b) => a - b)).toEqual([512, 513, 514, 515]); // nothing outside was even claimed
+    const refused = racers.find((n) => n.workerId === null)!;
+    const message = 'All 4 worker ids of LEAF_WORKER_IDS=512-515 are leased by live nodes.';
+    expect(() => refused.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable', status: 503, message }));
+    expect(refused.status()).toMatchObject({ state: 'starting', workerId: null, workerIds: '512-515', lastError: message });
+    for (const n of racers.filter((r) => r !== refused)) expect(decompose(await idNow(n), EPOCH).workerId).toBe(n.workerId);
+  });
+
+  it('free ids of the set first, then its longest-expired lease; never a free or expired id outside it', async () => {
+    const { clock, store } = setup();
+    // Outside the set: id 0 expired longest of all, ids 1..1023 otherwise free. Inside {3,5,7}: 3 live, 5 expired.
+    await store.claimFreeWorker(0, 'dead-0:1', 'i-0', -9_000);
+    await store.claimFreeWorker(3, 'live-3:1', 'i-3', 60_000);
+    await store.claimFreeWorker(5, 'dead-5:1', 'i-5', -1_000);
+    const set = ids('3,5,7');
+    const first = await startNode(clock, store, 'host-a:3000', LEASE_MS, set);
+    expect(first.workerId).toBe(7); // the free one
+    const second = await startNode(clock, store, 'host-b:3000', LEASE_MS, set);
+    expect(second.workerId).toBe(5); // the expired one of the set, not id 0
+    expect(store.rows.get(0)!.nodeId).toBe('dead-0:1');
+    const third = await startNode(clock, store, 'host-c:3000', LEASE_MS, set);
+    expect(third.workerId).toBeNull();
+    expect(third.status().lastError).toBe('All 3 worker ids of LEAF_WORKER_IDS=3,5,7 are leased by live nodes.');
+  });
+
+  it('a refused node takes an id of its set once that lease expires, above its fence', async () => {
+    const { clock, store } = setup();
+    const set = ids('40-41');
+    const a = await startNode(clock, store, 'host-a:3000', LEASE_MS, set);
+    // 41's holder reserved timestamps ahead (a fast clock), then died (kill -9): no more renewals, no release.
+    await store.claimFreeWorker(41, 'host-b:3000', 'i-b', LEASE_MS);
+    const fence = clock.now() + LEASE_MS + 3_000;
+    await store.renewWorker(41, 'i-b', LEASE_MS, fence);
+    const waiting = await startNode(clock, store, 'host-c:3000', LEASE_MS, set);
+    expect(waiting.workerId).toBeNull();
+    await elapse(clock, LEASE_MS + 1_100); // the lease runs out; the waiting node retries at least once a second
+    expect(waiting.workerId).toBe(41);
+    expect(waiting.status().state).toBe('fencing');
+    expect(a.workerId).toBe(40);
+    await elapse(clock, fence - clock.now() + 1);
+    const id = decompose(await idNow(waiting), EPOCH);
+    expect(id.workerId).toBe(41);
+    expect(id.timestampMs).toBeGreaterThan(fence);
+    expect([...store.rows.keys()].sort()).toEqual([40, 41]);
+  });
+
+  it('a node whose id was taken re-leases within its set, with every id outside it free', async () => {
+    const { clock, store } = setup();
+    const set = ids('700,900');
+    const node = await startNode(clock, store, 'host-a:3000', 150, set);
+    expect(node.workerId).toBe(700);
+    Object.assign(store.rows.get(700)!, { nodeId: 'host-b:3000', instanceId: 'someone-else', leaseExpiresAt: clock.now() + 60_000 });
+    await elapse(clock, 50); // the renewal finds the lease gone
+    await elapse(clock, 1_000);
+    expect(node.workerId).toBe(900);
+  });
+
+  it('a restart with the same node id gets its old id back only when it is in the set', async () => {
+    const { clock, store } = setup();
+    const before = await startNode(clock, store, 'host-a:3000');
+    expect(before.workerId).toBe(0);
+    await before.stop();
+    const narrowed = await startNode(clock, store, 'host-a:3000', LEASE_MS, ids('512-1023'));
+    expect(narrowed.workerId).toBe(512);
+    await narrowed.stop();
+    const widened = await startNode(clock, store, 'host-a:3000', LEASE_MS, ids('0-9'));
+    expect(widened.workerId).toBe(0);
   });
 });
