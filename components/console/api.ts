@@ -5,6 +5,8 @@
 
 export type {
   AuditAction,
+  AuditEntryRow,
+  SemanticsSettings,
   AuditEntryView,
   AuditPage,
   AuditTagRow,
