@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '@/lib/clock';
 import { LeafError } from '@/lib/errors';
 import { DEFAULT_SEMANTICS, type Semantics, switchBump } from '@/lib/segment/semantics';
-import type { Allocation, NewTag, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
+import type { Allocation, NewTag, SemanticsSettings, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
 
 interface FakeTimer {
   id: number;
@@ -105,6 +105,14 @@ export class FakeStore implements SegmentSource {
     const added = step ?? r.step;
     r.maxId += added;
     return { bizTag, maxId: r.maxId, step: added, semantics: this.ownSemantics.get(bizTag) ?? this.defaultSemantics };
+  }
+
+  async tagSemantics(bizTag: string): Promise<Semantics> {
+    return this.ownSemantics.get(bizTag) ?? this.defaultSemantics;
+  }
+
+  async getSemantics(): Promise<SemanticsSettings> {
+    return { default: this.defaultSemantics, tags: Object.fromEntries(this.ownSemantics) };
   }
 
   /** The stores' switch of the fleet default: followers going leaf-ts → leaf skip one ID. */
