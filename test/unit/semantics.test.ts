@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSegment } from '@/lib/segment/buffer';
 import { SegmentEngine } from '@/lib/segment/engine';
 import { type Semantics, claimedRange, switchBump } from '@/lib/segment/semantics';
+import { CONFIG_ACTOR, ensureFleetSemantics } from '@/lib/segment/fleetSemantics';
 import { FakeClock, FakeStore, flush } from './fakes';
 
 describe('claim semantics', () => {
@@ -108,5 +109,30 @@ describe('engine in both semantics', () => {
     await drain(b, 'order', 10, ids);
     await drain(a, 'order', 40, ids); // a's preloaded leaf-ts segment ends at the max_id b's leaf claim starts at
     expect(new Set(ids).size).toBeLessThan(ids.length);
+  });
+});
+
+describe('LEAF_SEGMENT_SEMANTICS at start', () => {
+  it('switches the fleet default through the store (audited as the config) and logs only when it changed', async () => {
+    const store = new FakeStore([{ bizTag: 'order', step: 10, maxId: 100 }]);
+    const stamps: string[] = [];
+    const semanticsStore = {
+      getSemantics: () => store.getSemantics(),
+      tagSemantics: (t: string) => store.tagSemantics(t),
+      setTagSemantics: () => Promise.reject(new Error('not used')),
+      setDefaultSemantics: async (to: Semantics, audit?: { actor: string }) => {
+        stamps.push(audit?.actor ?? 'none');
+        const before = store.defaultSemantics;
+        store.switchDefault(to);
+        return { before, after: to, bumped: switchBump(before, to) };
+      },
+    };
+    const lines: Array<[string, string, unknown]> = [];
+    const logger = { log: (level: string, event: string, fields?: unknown) => void lines.push([level, event, fields]) };
+    await ensureFleetSemantics({ store: semanticsStore, semantics: 'leaf', nodeId: 'n1', logger, now: 0 });
+    await ensureFleetSemantics({ store: semanticsStore, semantics: 'leaf', nodeId: 'n2', logger, now: 0 });
+    expect(stamps).toEqual([CONFIG_ACTOR, CONFIG_ACTOR]);
+    expect(store.rows.get('order')?.maxId).toBe(101);
+    expect(lines).toEqual([['warn', 'fleet_semantics_switched', { before: 'leaf-ts', after: 'leaf', tagsSkippedOneId: 1, by: CONFIG_ACTOR }]]);
   });
 });
