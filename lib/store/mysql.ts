@@ -9,7 +9,17 @@ import { auditInsert } from './auditRows';
 import { insertAuditMysql, listAuditMysql } from './mysqlAudit';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
-import { bumpDefaultFollowersMysql, bumpTagMysql, claimSemanticsMysql, listSemanticsMysql, lockSemanticsRowsMysql, writeSemanticsRowMysql } from './mysqlSemantics';
+import {
+  bumpDefaultFollowersMysql,
+  bumpTagMysql,
+  claimSemanticsMysql,
+  claimStatementMysql,
+  decodeClaimMysql,
+  listSemanticsMysql,
+  lockAllRowsMysql,
+  lockSemanticsRowsMysql,
+  writeSemanticsRowMysql,
+} from './mysqlSemantics';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
@@ -209,21 +219,12 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
     // A claim whose outcome is unknown may be claimed again (retryUnknown): the first one then counts as taken and
     // its segment is a gap. The segment comes only from the OK packet of the claim that answered — never from a
-    // later read of max_id, which could include another node's claim (see withRetries). The tag's semantics are
-    // read in the same transaction, after the UPDATE (see mysqlSemantics.ts for why a switch cannot fall between).
-    const update = this.db
-      .update(leafAlloc)
-      .set({ maxId: sql`LAST_INSERT_ID(${leafAlloc.maxId} + ${added})` })
-      .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - added)))
-      .toSQL();
-    const claimed = await this.transaction(async (q) => {
-      const header = await q<ResultSetHeader>(update.sql, update.params);
-      // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then.
-      if (header.affectedRows !== 1) return undefined;
-      return { maxId: exactId(header.insertId, bizTag), semantics: await claimSemanticsMysql(q, bizTag) };
-    }, true);
-    if (claimed !== undefined) return { bizTag, maxId: claimed.maxId, step: added, semantics: claimed.semantics };
-    // The read below only names the refusal.
+    // later read of max_id, which could include another node's claim (see withRetries). The same statement reads
+    // the tag's semantics (mysqlSemantics.ts: why a switch cannot fall between, and how both come back in it).
+    const claim = claimStatementMysql(bizTag, added, MAX_SAFE_ID - added);
+    const header = await this.query<ResultSetHeader>(claim.text, claim.params, true);
+    // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then. The read below only names the refusal.
+    if (header.affectedRows === 1) return { bizTag, step: added, ...decodeClaimMysql(header.insertId, bizTag) };
     if ((await this.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
   }
@@ -242,6 +243,7 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
    */
   async setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch> {
     return this.transaction(async (q) => {
+      await lockAllRowsMysql(q);
       const before = (await lockSemanticsRowsMysql(q)).fleet ?? DEFAULT_SEMANTICS;
       if (before === semantics) return { before, after: semantics, bumped: 0 };
       const bumped = await bumpDefaultFollowersMysql(q, switchBump(before, semantics));
@@ -253,9 +255,9 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
 
   async setTagSemantics(bizTag: string, semantics: Semantics | null, audit?: AuditStamp): Promise<SemanticsSwitch> {
     return this.transaction(async (q) => {
-      const { fleet, own } = await lockSemanticsRowsMysql(q, bizTag);
       const row = await lockRow(q, bizTag);
       if (row === undefined) throw tagNotFound(bizTag);
+      const { fleet, own } = await lockSemanticsRowsMysql(q, bizTag);
       const before = own ?? fleet ?? DEFAULT_SEMANTICS;
       const after = semantics ?? fleet ?? DEFAULT_SEMANTICS;
       const by = switchBump(before, after);
@@ -369,11 +371,10 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
   /**
    * One connection, BEGIN … COMMIT; any throw rolls back. Every statement keeps the query timeout. A failure
    * before COMMIT was sent changed nothing, so the whole transaction is run again (fn must be re-runnable); a lost
-   * answer to COMMIT is an unknown outcome and is not retried (the caller gets store_unavailable) unless
-   * `retryUnknown` says a second run is harmless (a claim: the first one's segment is then a gap).
+   * answer to COMMIT is an unknown outcome and is not retried: the caller gets store_unavailable.
    */
-  private transaction<T>(fn: (q: TxStatement) => Promise<T>, retryUnknown = false): Promise<T> {
-    return this.attempt(retryUnknown, async (q, rollback) => {
+  private transaction<T>(fn: (q: TxStatement) => Promise<T>): Promise<T> {
+    return this.attempt(false, async (q, rollback) => {
       try {
         await q('BEGIN', [], 'uncommitted');
         const result = await fn((text, values) => q(text, values, 'uncommitted'));

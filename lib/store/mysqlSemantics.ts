@@ -1,15 +1,19 @@
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
-import { MAX_SAFE_ID, type SemanticsSettings } from './types';
+import { MAX_SAFE_ID, type SemanticsSettings, exactId } from './types';
 
 /**
- * leaf_semantics on MySQL/MariaDB: the statements of the claim's and the switch's transactions (MysqlStore runs
- * them). Why they are safe together: a switch that changes a tag's semantics updates that tag's leaf_alloc row
- * (max_id + 1, or for leaf → leaf-ts a write of the same value) before it commits, and a claim updates the row
- * before it reads the semantics. Both hold the row's lock to their commit, so a claim either runs wholly before the
- * switch (it reads the old semantics: its first consistent read comes after its UPDATE, and the switch is not
- * committed) or wholly after it (its UPDATE waited for the switch's commit, its read sees the new semantics). On
- * Galera the two write sets share that row's key, so certification lets one of them commit first and fails the
- * other (1213), which runs again from the start.
+ * leaf_semantics on MySQL/MariaDB: the claim's statement and the switch's transaction (MysqlStore runs them).
+ *
+ * The claim stays one autocommit statement (one round trip, one write set on Galera): its UPDATE of the tag's row
+ * reads the tag's semantics in a subquery, and both come back in the OK packet's LAST_INSERT_ID (see
+ * claimStatementMysql). Why a switch cannot fall between a claim and its semantics: a switch that changes a tag's
+ * semantics writes that tag's leaf_alloc row (max_id + 1, or for leaf → leaf-ts + 0) and its leaf_semantics row in
+ * one transaction. The claim holds the row's lock before it reads leaf_semantics, and InnoDB reads other tables
+ * inside an UPDATE as locking reads (shared locks, the latest committed rows) under REPEATABLE READ, the default:
+ * so a claim either runs wholly before the switch (old semantics, and the switch's + 1 follows it) or after it
+ * (new semantics, above the + 1). Both take the locks in that order (leaf_alloc, then leaf_semantics), so they do
+ * not deadlock. On Galera, where locks are local, the two write sets share the row's key: certification commits
+ * one first and fails the other (1213), which runs again from the start and then reads what committed.
  */
 
 /** A statement inside a transaction. */
@@ -20,7 +24,32 @@ interface SemanticsRow {
   semantics: string;
 }
 
-/** The claim's read, after its UPDATE: the tag's own row, else the fleet default, else leaf-ts. A plain read. */
+/**
+ * The claim: max_id + `added`, guarded below 2^53, and LAST_INSERT_ID(2 × new max_id + 1 if the tag's semantics are
+ * leaf) — one value the OK packet carries (max_id < 2^53, so it fits a BIGINT). max_id itself is that value halved
+ * (integer division), in the same assignment, so no reliance on the order in which UPDATE evaluates assignments.
+ */
+export function claimStatementMysql(bizTag: string, added: number, maxBefore: number): { text: string; params: unknown[] } {
+  const isLeaf =
+    "(COALESCE((SELECT s.semantics FROM `leaf_semantics` s WHERE s.biz_tag = ?), (SELECT d.semantics FROM `leaf_semantics` d WHERE d.biz_tag = ?), ?) = 'leaf')";
+  return {
+    text: `UPDATE \`leaf_alloc\` SET max_id = LAST_INSERT_ID((max_id + ?) * 2 + ${isLeaf}) DIV 2 WHERE biz_tag = ? AND max_id <= ?`,
+    params: [added, bizTag, FLEET_DEFAULT_KEY, DEFAULT_SEMANTICS, bizTag, maxBefore],
+  };
+}
+
+/** The claim's LAST_INSERT_ID back into max_id and semantics (a decimal string when beyond 2^53). */
+export function decodeClaimMysql(insertId: unknown, bizTag: string): { maxId: number; semantics: Semantics } {
+  const encoded = BigInt(String(insertId));
+  return { maxId: exactId(String(encoded >> 1n), bizTag), semantics: (encoded & 1n) === 1n ? 'leaf' : 'leaf-ts' };
+}
+
+/** The switch of the fleet default locks every leaf_alloc row first: the claims' order (row, then semantics). */
+export async function lockAllRowsMysql(run: Run): Promise<void> {
+  await run('SELECT biz_tag FROM `leaf_alloc` ORDER BY biz_tag FOR UPDATE', []);
+}
+
+/** A tag's effective semantics: its own row, else the fleet default, else leaf-ts. */
 export async function claimSemanticsMysql(run: Run, bizTag: string): Promise<Semantics> {
   const rows = await run<SemanticsRow[]>('SELECT biz_tag, semantics FROM `leaf_semantics` WHERE biz_tag IN (?, ?)', [bizTag, FLEET_DEFAULT_KEY]);
   return pick(rows, bizTag) ?? pick(rows, FLEET_DEFAULT_KEY) ?? DEFAULT_SEMANTICS;
