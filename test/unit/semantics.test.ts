@@ -3,6 +3,7 @@ import { createSegment } from '@/lib/segment/buffer';
 import { SegmentEngine } from '@/lib/segment/engine';
 import { type Semantics, claimedRange, switchBump } from '@/lib/segment/semantics';
 import { CONFIG_ACTOR, ensureFleetSemantics } from '@/lib/segment/fleetSemantics';
+import { claimStatementMysql, decodeClaimMysql } from '@/lib/store/mysqlSemantics';
 import { FakeClock, FakeStore, flush } from './fakes';
 
 describe('claim semantics', () => {
@@ -134,5 +135,23 @@ describe('LEAF_SEGMENT_SEMANTICS at start', () => {
     expect(stamps).toEqual([CONFIG_ACTOR, CONFIG_ACTOR]);
     expect(store.rows.get('order')?.maxId).toBe(101);
     expect(lines).toEqual([['warn', 'fleet_semantics_switched', { before: 'leaf-ts', after: 'leaf', tagsSkippedOneId: 1, by: CONFIG_ACTOR }]]);
+  });
+});
+
+describe('the MySQL claim statement', () => {
+  it.each([
+    [2 * 1_100 + 1, 1_100, 'leaf'],
+    [2 * 1_100, 1_100, 'leaf-ts'],
+    ['18014398509481983', Number.MAX_SAFE_INTEGER, 'leaf'], // 2 × (2^53 − 1) + 1: beyond 2^53, as mysql2 gives it
+    ['18014398509481982', Number.MAX_SAFE_INTEGER, 'leaf-ts'],
+  ] as const)('LAST_INSERT_ID %s decodes to max_id %i in %s', (insertId, maxId, semantics) => {
+    expect(decodeClaimMysql(insertId, 't')).toEqual({ maxId, semantics });
+  });
+
+  it('carries the tag, the fleet default key and the 2^53 guard as parameters, never in the text', () => {
+    const { text, params } = claimStatementMysql("x'--", 50, Number.MAX_SAFE_INTEGER - 50);
+    expect(text).not.toContain("x'--");
+    expect(text).toMatch(/LAST_INSERT_ID\(\(max_id \+ \?\) \* 2 \+ .*\) DIV 2 WHERE biz_tag = \? AND max_id <= \?$/);
+    expect(params).toEqual([50, "x'--", '*', 'leaf-ts', "x'--", Number.MAX_SAFE_INTEGER - 50]);
   });
 });
