@@ -1,4 +1,4 @@
-import { type Table, and, asc, eq, lt, lte, sql } from 'drizzle-orm';
+import { type Table, and, asc, eq, lt, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import mysql, { type Connection, type PoolCluster, type PoolConnection, type PoolNamespace, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
