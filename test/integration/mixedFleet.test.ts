@@ -2,7 +2,9 @@
  * A mixed fleet on real MariaDB (issue 12): Java Leaf nodes and leaf-ts nodes claiming from the same leaf_alloc rows.
  *
  * - In `leaf` semantics, a Java Leaf claimer (tools/leafJava/claimer.ts: Leaf's SQL, transaction, range and dynamic
- *   step) and two leaf-ts node processes hand out 1,000,000 IDs together over 8 tags: no ID twice.
+ *   step) and two leaf-ts node processes hand out 1,000,000 IDs together over 8 tags: no ID twice — once with
+ *   engine processes (restarted now and then, so many claims), once with two real servers (server.ts, production
+ *   build) started with LEAF_SEGMENT_SEMANTICS=leaf, which switch the fleet default themselves.
  * - The same run in `leaf-ts` semantics (today's behaviour without the setting) must find duplicates: the hazard
  *   is real, and the check above could fail.
  * - Two leaf-ts nodes serve while the fleet default is switched leaf-ts → leaf → leaf-ts … through the store's
@@ -17,7 +19,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Semantics } from '../../lib/segment/semantics';
 import { MysqlStore } from '../../lib/store/mysql';
-import type { TestDatabase } from '../../tools/harness';
+import { type NodeServer, type TestDatabase, startNodeServer } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir } from '../support/context';
 import { type WorkerHandle, killAllWorkers, startWorker } from '../support/procs';
 
@@ -71,6 +73,11 @@ interface RunOptions {
   paceMs: number;
   /** While the nodes run: switch the fleet default every `everyMs`, alternating; `raw` writes the row without the skip. */
   switching?: { everyMs: number; raw: boolean };
+  /**
+   * The leaf-ts nodes are real servers (server.ts, production build) started with LEAF_SEGMENT_SEMANTICS =
+   * `semantics`, which set the fleet default themselves; clients take IDs through their `?count=` route.
+   */
+  servers?: boolean;
 }
 
 /** Reads `[tag, id]` pairs; copies when the Buffer is not 8-byte aligned. */
@@ -94,13 +101,32 @@ async function run(o: RunOptions): Promise<Outcome> {
   const url = (database as TestDatabase).url;
   const tags = Array.from({ length: TAG_COUNT }, (_, i) => `${o.name}-${i}`);
   for (const bizTag of tags) await store.createTag({ bizTag, step: DB_STEP });
-  await store.setDefaultSemantics(o.semantics);
+  // With servers: the default starts as the other semantics, so the servers' start-up switch has work to do.
+  if (o.servers === true) await store.setDefaultSemantics(o.semantics === 'leaf' ? 'leaf-ts' : 'leaf');
+  const servers = o.servers === true ? await startServers(url, o.semantics) : [];
+  if (o.servers === true) expect((await store.getSemantics()).default, 'set by the servers at start').toBe(o.semantics);
+  else await store.setDefaultSemantics(o.semantics);
+  try {
+    return await runNodes(o, url, tags, servers.map((s) => s.url));
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
 
-  const roles: Array<'leaf-ts' | 'leaf-java'> = o.java ? ['leaf-java', 'leaf-ts', 'leaf-ts'] : ['leaf-ts', 'leaf-ts'];
+/** Two leaf-ts servers on the database, each its own node id. */
+async function startServers(url: string, semantics: Semantics): Promise<NodeServer[]> {
+  const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: url, LEAF_SEGMENT_SEMANTICS: semantics, LEAF_ADMIN_TOKEN: 'mixed-fleet-admin-token-0123', LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' } as NodeJS.ProcessEnv;
+  return Promise.all([0, 1].map((i) => startNodeServer({ env: { ...env, LEAF_NODE_ID: `mixed-${i}` }, timeoutMs: 60_000 })));
+}
+
+async function runNodes(o: RunOptions, url: string, tags: string[], serverUrls: string[]): Promise<Outcome> {
+  const leafTs = serverUrls.length > 0 ? 'leaf-ts-http' : 'leaf-ts';
+  const roles: Array<'leaf-ts' | 'leaf-java' | 'leaf-ts-http'> = o.java ? ['leaf-java', leafTs, leafTs] : [leafTs, leafTs];
   const quota = Math.floor(o.total / roles.length);
   const workers: WorkerHandle[] = roles.map((role, i) => {
     const w = startWorker('mixedFleet.mts', `${o.name}-${role}-${i}`, { LEAF_WORKER_MAX_MS: String(RUN_BOUND_MS + 10_000) });
-    w.send({ type: 'config', role, url, tags, quota, paceMs: o.paceMs, restartEvery: 20_000, outFile: tmp.file(`${o.name}-${i}.f64`), seed: 1000 + i });
+    const baseUrl = serverUrls[(i - (o.java ? 1 : 0)) % Math.max(1, serverUrls.length)];
+    w.send({ type: 'config', role, url, baseUrl, tags, quota, paceMs: o.paceMs, restartEvery: 20_000, outFile: tmp.file(`${o.name}-${i}.f64`), seed: 1000 + i });
     return w;
   });
   await Promise.all(workers.map((w) => w.next('ready', 30_000)));
@@ -154,7 +180,7 @@ async function run(o: RunOptions): Promise<Outcome> {
   roles.forEach((role, w) => (role === 'leaf-java' ? (claims.java += results[w]!.claims) : (claims.leafTs += results[w]!.claims)));
   console.log(
     `[${o.name}] ${o.semantics}${o.switching ? ` with ${switches} ${o.switching.raw ? 'raw ' : ''}switches` : ''}: ${issued} IDs, ` +
-      `claims java=${claims.java} leaf-ts=${claims.leafTs}, refused by the regression guard=${refused}, duplicates=${duplicates}${examples.length ? ` e.g. ${examples.join(', ')}` : ''}; ` +
+      `claims java=${claims.java} leaf-ts=${serverUrls.length > 0 ? '(in the servers)' : claims.leafTs}, refused by the regression guard=${refused}, duplicates=${duplicates}${examples.length ? ` e.g. ${examples.join(', ')}` : ''}; ` +
       `run ${Math.max(...results.map((r) => r.ms))} ms`,
   );
   return { issued, duplicates, examples, claims, refused, switches };
@@ -169,6 +195,16 @@ describe.skipIf(!mariadbAvailable())('mixed fleet: Java Leaf and leaf-ts nodes o
     expect(r.duplicates, r.examples.join(', ')).toBe(0);
     expect(r.refused).toBe(0);
   }, 90_000);
+
+  it('leaf semantics with two real leaf-ts servers started with LEAF_SEGMENT_SEMANTICS=leaf and a Java Leaf claimer: 1,000,000 IDs, none twice', async () => {
+    const r = await run({ name: 'mix-http', semantics: 'leaf', java: true, total: 1_000_000, paceMs: 8_000, servers: true });
+    expect(r.issued).toBeGreaterThanOrEqual(999_999);
+    expect(r.claims.java).toBeGreaterThan(50);
+    expect(r.duplicates, r.examples.join(', ')).toBe(0);
+    const audit = await store.listAudit({ limit: 50 });
+    // Two servers started together: one of them switched (one audit entry), the other found it done.
+    expect(audit.filter((e) => e.action === 'fleet.semantics' && e.actor === 'config:LEAF_SEGMENT_SEMANTICS')).toHaveLength(1);
+  }, 120_000);
 
   it('leaf-ts semantics (today without the setting): the same run issues IDs twice — the hazard is real', async () => {
     const r = await run({ name: 'mix-ts', semantics: 'leaf-ts', java: true, total: 600_000, paceMs: 4_000 });

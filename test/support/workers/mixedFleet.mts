@@ -16,8 +16,10 @@ import { rng } from '../../../tools/harness/rng';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 
 interface Config extends Message {
-  role: 'leaf-ts' | 'leaf-java';
+  /** `leaf-ts-http`: a client of a real leaf-ts server (server.ts) at `baseUrl`, through its `?count=` route. */
+  role: 'leaf-ts' | 'leaf-java' | 'leaf-ts-http';
   url: string;
+  baseUrl?: string;
   tags: string[];
   quota: number;
   paceMs: number;
@@ -82,9 +84,23 @@ function javaNode(url: string): Node {
   };
 }
 
+function httpNode(baseUrl: string): Node {
+  return {
+    take: async (tag, n) => {
+      const r = await fetch(`${baseUrl}/api/id/segment/${tag}?count=${n}`);
+      const body = (await r.json()) as { ids?: string[]; error?: { code: string; message: string } };
+      if (r.status !== 200 || body.ids === undefined) throw Object.assign(new Error(`HTTP ${r.status}: ${body.error?.message}`), { code: body.error?.code });
+      return body.ids.map(Number);
+    },
+    restart: async () => undefined,
+    claims: () => 0, // the server's own; not counted here
+    close: async () => undefined,
+  };
+}
+
 async function main(): Promise<void> {
   const cfg = await nextMessage<Config>('config');
-  const node = cfg.role === 'leaf-ts' ? await leafTsNode(cfg.url) : javaNode(cfg.url);
+  const node = cfg.role === 'leaf-ts' ? await leafTsNode(cfg.url) : cfg.role === 'leaf-ts-http' ? httpNode(cfg.baseUrl as string) : javaNode(cfg.url);
   const random = rng(cfg.seed);
   await send({ type: 'ready' });
   const go = await nextMessage<Message & { at: number }>('go');
