@@ -242,6 +242,9 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
    * follower's row committed first on another Galera node), never after an unknown outcome (the audit row).
    */
   async setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch> {
+    // Already so (every node start with LEAF_SEGMENT_SEMANTICS asks): no need to lock every row to find out.
+    const current = (await this.getSemantics()).default;
+    if (current === semantics) return { before: current, after: current, bumped: 0 };
     return this.transaction(async (q) => {
       await lockAllRowsMysql(q);
       const before = (await lockSemanticsRowsMysql(q)).fleet ?? DEFAULT_SEMANTICS;
