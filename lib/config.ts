@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { LeafError } from './errors';
 import { LOG_LEVELS, type LogLevel } from './log';
 import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, parseMetricsTags } from './metrics/tagSelection';
+import { SEMANTICS, type Semantics } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
 import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
@@ -56,6 +57,11 @@ export interface LeafConfig {
   runwayWarnSeconds: number;
   /** LEAF_METRICS_TAGS: which tags get per-tag series in /api/metrics. */
   metricsTags: MetricsTagSelection;
+  /**
+   * LEAF_SEGMENT_SEMANTICS: at start, before serving, the fleet default in the database is made this (with the
+   * switch's one-ID skip when it changes). null: the database decides.
+   */
+  segmentSemantics: Semantics | null;
 }
 
 export interface SnowflakeConfig {
@@ -174,6 +180,7 @@ const ENV_SCHEMA = z.object({
   LEAF_METRICS_TAGS: optional(z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR })).transform(
     (v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection)),
   ),
+  LEAF_SEGMENT_SEMANTICS: optional(z.enum(SEMANTICS, { message: 'leaf or leaf-ts' })).transform((v) => v ?? null),
 });
 
 /**
@@ -248,6 +255,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     benchRoutes: e.LEAF_BENCH_ROUTES,
     runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,
     metricsTags: e.LEAF_METRICS_TAGS,
+    segmentSemantics: e.LEAF_SEGMENT_SEMANTICS,
   };
 }
 

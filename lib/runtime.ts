@@ -1,3 +1,4 @@
+import { ensureFleetSemantics } from './segment/fleetSemantics';
 import { type AdminToken, resolveAdminToken } from './auth/adminToken';
 import { type LeafConfig, processConfig } from './config';
 import { systemClock } from './clock';
@@ -110,6 +111,15 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   // Before the store: a floor this clock has not passed refuses the start even while the database is down.
   if (enabled) checkFloor(minId, epochMs, systemClock.now());
   const store = await openStore(config.store);
+  if (config.segmentSemantics !== null) {
+    // Before the first claim: every claim then reads the default this node was told to keep.
+    try {
+      await ensureFleetSemantics({ store, semantics: config.segmentSemantics, nodeId: config.node.id, logger, now: systemClock.now() });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
   const prometheus = createPrometheusMetrics({ tags: config.metricsTags, runwayWarnSeconds: config.runwayWarnSeconds });
   const loadLog = new LoadLog();
   const segments = new SegmentEngine({

@@ -5,6 +5,7 @@ import { Notice } from '../ui/Notice';
 import { DatabaseCard } from './DatabaseCard';
 import { NewTagForm } from './NewTagForm';
 import { FleetTotals } from './FleetTotals';
+import { FleetSemanticsCard } from './Semantics';
 import { useFleet, useTags } from './queries';
 import { TagTable } from './TagTable';
 import { Pager, TagSearch, useTagListParams } from './TagListControls';
@@ -82,6 +83,7 @@ export function Dashboard() {
       </section>
 
       <DatabaseCard />
+      <FleetSemanticsCard />
     </>
   );
 }

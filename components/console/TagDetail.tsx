@@ -8,6 +8,7 @@ import { AuditList } from './AuditList';
 import { BufferGauges } from './BufferGauges';
 import { RateChart, StepChart } from './Charts';
 import { DeleteTagForm, EditTagForm, RaiseMaxIdForm } from './EditTagForms';
+import { TagSemanticsForm } from './Semantics';
 import { chartWindow, currentStep, formatAgo, formatDecimal, formatInt, formatRate } from './format';
 import { LiveStamp } from './LiveStamp';
 import { LoadLog } from './LoadLog';
@@ -79,6 +80,7 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
         <TryIt bizTag={tag.bizTag} />
         <EditTagForm key={`edit-${tag.bizTag}`} tag={tag} />
         <RaiseMaxIdForm tag={tag} />
+        <TagSemanticsForm tag={tag} />
         <DeleteTagForm bizTag={tag.bizTag} />
       </div>
 

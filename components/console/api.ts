@@ -3,8 +3,11 @@
  * queries.ts call these. The server is the authority on every rule; this module only moves JSON.
  */
 
+import type { Semantics } from '@/lib/segment/semantics';
 export type {
   AuditAction,
+  AuditEntryRow,
+  SemanticsSettings,
   AuditEntryView,
   AuditPage,
   AuditTagRow,
@@ -28,10 +31,10 @@ export type {
   TagListSortKey,
   TagView,
 } from '@/lib/admin/views';
-import type { AuditPage, FleetSummary, HealthView, NodeTagsPage, TagDetail, TagListPage, TagListSortKey, TagView } from '@/lib/admin/views';
+import type { AuditPage, FleetSummary, HealthView, NodeTagsPage, SemanticsSettings, TagDetail, TagListPage, TagListSortKey, TagView } from '@/lib/admin/views';
 import type { NodeAnswer } from '@/lib/fleet/nodeView';
 export type { FleetTagView, NodeState } from '@/lib/fleet/types';
-export type { NodeAnswer };
+export type { NodeAnswer, Semantics };
 import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
 
 export type { CreateTagRequest, UpdateTagRequest };
@@ -122,6 +125,8 @@ export const api = {
   nodeTags: (nodeId: string, q: string, limit: number) =>
     request<NodeTagsPage>(`/api/admin/nodes/${encodeURIComponent(nodeId)}/tags?${new URLSearchParams({ q, limit: String(limit) })}`),
   fleet: () => request<FleetSummary>('/api/admin/fleet'),
+  semantics: () => request<SemanticsSettings>('/api/admin/semantics'),
+  setFleetSemantics: (semantics: Semantics) => request<SemanticsSettings>('/api/admin/semantics', { method: 'PUT', body: { semantics } }),
   /** One page of the audit trail, newest first; `before` is the previous page's `nextBefore`. */
   audit: ({ tag, before }: { tag?: string; before?: number }) => {
     const params = new URLSearchParams();

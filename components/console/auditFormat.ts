@@ -1,4 +1,4 @@
-import type { AuditAction, AuditEntryView, AuditTagRow } from './api';
+import type { AuditAction, AuditEntryRow, AuditEntryView, AuditTagRow } from './api';
 import { formatDecimal, formatInt } from './format';
 
 /** Presentation of audit entries: what the console's audit list says about each. */
@@ -8,6 +8,8 @@ export const AUDIT_ACTION_LABEL: Record<AuditAction, string> = {
   'tag.edit': 'edited',
   'tag.raise': 'max_id raised',
   'tag.delete': 'deleted',
+  'tag.semantics': 'semantics switched',
+  'fleet.semantics': 'fleet default semantics switched',
   'auth.login': 'login',
   'auth.login_failed': 'login refused',
   'auth.logout': 'logout',
@@ -24,7 +26,13 @@ function shown(row: AuditTagRow, field: Field): string {
 
 /** One line per changed field, `step 100 → 750`; a create lists the new row, a delete what it ended at. */
 export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | 'after'>): string[] {
-  const { before, after } = entry;
+  const semantics = semanticsChange(entry);
+  const before = tagRow(entry.before);
+  const after = tagRow(entry.after);
+  if (semantics !== null) {
+    const maxId = before !== null && after !== null && before.maxId !== after.maxId ? [`max_id ${shown(before, 'maxId')} → ${shown(after, 'maxId')}`] : [];
+    return [semantics, ...maxId];
+  }
   const fields: Field[] = ['step', 'maxId', 'description'];
   if (before === null && after !== null) return fields.filter((f) => f !== 'description' || after.description !== null).map((f) => `${FIELD_LABEL[f]} ${shown(after, f)}`);
   if (before !== null && after === null) return [`at max_id ${shown(before, 'maxId')}`];
@@ -33,6 +41,18 @@ export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | '
     return changed.length > 0 ? changed : ['no change'];
   }
   return entry.action === 'auth.login_failed' ? ['wrong token'] : [];
+}
+
+function tagRow(row: AuditEntryRow | null): AuditTagRow | null {
+  return row !== null && 'maxId' in row ? row : null;
+}
+
+/** `semantics leaf-ts → leaf (3 tags skipped one ID)` for a switch; null for any other entry. */
+function semanticsChange({ before, after }: Pick<AuditEntryView, 'before' | 'after'>): string | null {
+  if (before === null || after === null || !('semantics' in before) || !('semantics' in after)) return null;
+  const bumped = after.bumped ?? 0;
+  const skip = bumped === 0 ? '' : ` (${formatInt(bumped)} ${bumped === 1 ? 'tag' : 'tags'} skipped one ID)`;
+  return `semantics ${before.semantics} → ${after.semantics}${skip}`;
 }
 
 /** `2026-12-03 03:04:05` in the viewer's time zone; the ISO time is kept for the title. */

@@ -12,7 +12,7 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
-import { type CreateTagRequest, type TagListParams, type UpdateTagRequest, api, isApiError } from './api';
+import { type CreateTagRequest, type Semantics, type TagListParams, type UpdateTagRequest, api, isApiError } from './api';
 
 /** Live views poll at this interval. */
 export const POLL_MS = 2_000;
@@ -35,6 +35,8 @@ export const nodeKeys = {
 export const fleetKeys = {
   all: ['fleet'] as const,
 };
+
+export const semanticsKeys = { all: ['semantics'] as const };
 
 export const healthKeys = {
   all: ['health'] as const,
@@ -168,12 +170,29 @@ export function useUpdateTag(bizTag: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: UpdateTagRequest) => api.updateTag(bizTag, input),
-    onSuccess: () =>
-      Promise.all([
-        client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),
-        client.invalidateQueries({ queryKey: tagKeys.list() }),
-      ]),
+    onSuccess: (_tag, input) =>
+      input.semantics !== undefined
+        ? invalidateAfterSwitch(client)
+        : Promise.all([client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }), client.invalidateQueries({ queryKey: tagKeys.list() })]),
   });
+}
+
+export function useSemantics() {
+  return useQuery({ queryKey: semanticsKeys.all, queryFn: api.semantics, refetchInterval: POLL_MS });
+}
+
+/** A switch moves max_id (the skip) and writes an audit entry: the tags and the audit refresh too. */
+function invalidateAfterSwitch(client: QueryClient) {
+  return Promise.all([
+    client.invalidateQueries({ queryKey: semanticsKeys.all }),
+    client.invalidateQueries({ queryKey: tagKeys.all }),
+    client.invalidateQueries({ queryKey: auditKeys.all }),
+  ]);
+}
+
+export function useSetFleetSemantics() {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: (semantics: Semantics) => api.setFleetSemantics(semantics), onSuccess: () => invalidateAfterSwitch(client) });
 }
 
 export function useDeleteTag(bizTag: string) {

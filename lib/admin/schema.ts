@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, formatLimit } from '../bizTag';
+import { SEMANTICS } from '../segment/semantics';
 import { MAX_STEP } from '../segment/step';
 
 /**
@@ -43,11 +44,24 @@ const description = z
 
 export const createTagSchema = z.strictObject({ bizTag, step, maxId: maxId.optional(), description: description.optional() });
 
+/** Claim semantics (lib/segment/semantics.ts): `leaf` as Leaf's Java server, `leaf-ts` this project's own. */
+const semantics = z.enum(SEMANTICS, { error: 'One of "leaf" or "leaf-ts".' });
+
 export const updateTagSchema = z
-  .strictObject({ step: step.optional(), description: description.optional(), maxId: maxId.optional() })
-  .refine((v) => v.step !== undefined || v.description !== undefined || v.maxId !== undefined, {
-    message: 'Nothing to change: give step, description or maxId.',
+  .strictObject({
+    step: step.optional(),
+    description: description.optional(),
+    maxId: maxId.optional(),
+    /** null: the tag follows the fleet default again. */
+    semantics: semantics.nullable().optional(),
+  })
+  .refine((v) => v.step !== undefined || v.description !== undefined || v.maxId !== undefined || v.semantics !== undefined, {
+    message: 'Nothing to change: give step, description, maxId or semantics.',
   });
+
+/** PUT /api/admin/semantics: the fleet default. */
+export const fleetSemanticsSchema = z.strictObject({ semantics });
+export type FleetSemanticsInput = z.output<typeof fleetSemanticsSchema>;
 
 export const deleteTagSchema = z.strictObject({ confirm: z.string({ error: 'Type the tag name to confirm.' }) });
 

@@ -3,8 +3,9 @@ import { type Clock, systemClock } from '../clock';
 import { LeafError, tagNotFound } from '../errors';
 import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
-import type { AuditRecord, AuditStamp, TagRow } from '../store/types';
-import { type AuditQueryInput, type CreateTagInput, type UpdateTagInput, auditQuerySchema, fieldErrors } from './schema';
+import type { Semantics } from '../segment/semantics';
+import type { AuditRecord, AuditStamp, SemanticsSettings, SemanticsSwitch, TagRow } from '../store/types';
+import { type AuditQueryInput, type CreateTagInput, type FleetSemanticsInput, type UpdateTagInput, auditQuerySchema, fieldErrors } from './schema';
 import { type TagListQuery, listTagPage } from './tagList';
 import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from './views';
 
@@ -30,13 +31,14 @@ export function requireTag(param: string): string {
   return parseBizTag(param);
 }
 
-function view(rt: AdminRuntime, row: TagRow): TagView {
+function view(rt: AdminRuntime, row: TagRow, semantics: Semantics): TagView {
   const snap = rt.segments.snapshot(row.bizTag);
   return {
     bizTag: row.bizTag,
     maxId: String(row.maxId),
     step: row.step,
     description: row.description,
+    semantics,
     updateTime: row.updateTime.toISOString(),
     engine: snap === undefined ? null : { ...withoutIdentity(snap), ratePerSec: Math.round(rt.rates.ratePerSec(row.bizTag) * 10) / 10 },
   };
@@ -47,8 +49,14 @@ function withoutIdentity({ bizTag: _tag, ...rest }: TagSnapshot): Omit<TagSnapsh
 }
 
 /** One page of the tag list (lib/admin/tagList.ts), each row with this node's engine state. */
-export function listTags(rt: AdminRuntime, query: TagListQuery): Promise<TagListPage> {
-  return listTagPage(rt, query, (row) => view(rt, row));
+export async function listTags(rt: AdminRuntime, query: TagListQuery): Promise<TagListPage> {
+  const settings = await rt.store.getSemantics();
+  return listTagPage(rt, query, (row) => view(rt, row, settings.tags[row.bizTag] ?? settings.default));
+}
+
+/** The view of a row just read or changed, with its effective semantics. */
+async function freshView(rt: AdminRuntime, row: TagRow): Promise<TagView> {
+  return view(rt, row, await rt.store.tagSemantics(row.bizTag));
 }
 
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {
@@ -56,7 +64,7 @@ export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDe
   if (row === undefined) throw tagNotFound(bizTag);
   const loads = rt.loadLog.loads(bizTag);
   return {
-    tag: view(rt, row),
+    tag: await freshView(rt, row),
     history: {
       rate: rt.rates.history(bizTag),
       steps: loads.filter((l) => l.ok).map((l) => ({ t: l.at, step: l.step })),
@@ -71,7 +79,7 @@ export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: R
     auditStamp(rt, who),
   );
   await rt.segments.refreshTags(); // usable on this node at once; other nodes see it within their refresh
-  return view(rt, row);
+  return freshView(rt, row);
 }
 
 export async function updateTag(rt: ChangeRuntime, bizTag: string, input: UpdateTagInput, who: Requester): Promise<TagView> {
@@ -82,8 +90,25 @@ export async function updateTag(rt: ChangeRuntime, bizTag: string, input: Update
   if (input.step !== undefined || input.description !== undefined) {
     row = await rt.store.updateTag(bizTag, { step: input.step, description: input.description }, auditStamp(rt, who));
   }
+  if (input.semantics !== undefined) {
+    // Its own transaction and audit entry (tag.semantics); leaf-ts → leaf raises max_id by one (the skip).
+    await rt.store.setTagSemantics(bizTag, input.semantics, auditStamp(rt, who));
+    row = await rt.store.getTag(bizTag);
+    if (row === undefined) throw tagNotFound(bizTag);
+  }
   await rt.segments.refreshTags();
-  return view(rt, row as TagRow);
+  return freshView(rt, row as TagRow);
+}
+
+/** GET /api/admin/semantics: the fleet default and the tags with their own setting. */
+export function semanticsSettings(rt: Pick<Runtime, 'store'>): Promise<SemanticsSettings> {
+  return rt.store.getSemantics();
+}
+
+/** PUT /api/admin/semantics: one transaction with its skip and audit entry (fleet.semantics); then the settings. */
+export async function setFleetSemantics(rt: ChangeRuntime, input: FleetSemanticsInput, who: Requester): Promise<SemanticsSettings & { switched: SemanticsSwitch }> {
+  const switched = await rt.store.setDefaultSemantics(input.semantics, auditStamp(rt, who));
+  return { ...(await rt.store.getSemantics()), switched };
 }
 
 export async function deleteTag(rt: ChangeRuntime, bizTag: string, confirm: string, who: Requester): Promise<{ deleted: true; maxId: string }> {

@@ -2,7 +2,8 @@ import type { SegmentLoadRecord } from '../segment/buffer';
 import type { TagSnapshot } from '../segment/engine';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
-import type { AuditAction, AuditTagRow, HostHealth } from '../store/types';
+import type { Semantics } from '../segment/semantics';
+import type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow, HostHealth, SemanticsSettings, SemanticsSwitch } from '../store/types';
 import type { FleetTagView, NextSegmentState, NodeState } from '../fleet/types';
 
 /** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */
@@ -30,6 +31,8 @@ export interface TagView {
   maxId: string;
   step: number;
   description: string | null;
+  /** Effective claim semantics: the tag's own setting, else the fleet default (GET /api/admin/semantics). */
+  semantics: Semantics;
   updateTime: string;
   /** null when this node holds no buffer for the tag. */
   engine: EngineView | null;
@@ -147,7 +150,7 @@ export interface HealthView {
   snowflake: SnowflakeStatus | { state: 'off' };
 }
 
-export type { AuditAction, AuditTagRow };
+export type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow, SemanticsSettings, SemanticsSwitch };
 
 /** One entry of GET /api/admin/audit: an admin change or a login, as leaf_audit keeps it. */
 export interface AuditEntryView {
@@ -163,9 +166,12 @@ export interface AuditEntryView {
   /** The client's address as the recording node's socket saw it. */
   address: string;
   nodeId: string;
-  /** The tag row before and after the change; null where absent (before a create, after a delete, logins). */
-  before: AuditTagRow | null;
-  after: AuditTagRow | null;
+  /**
+   * The tag row before and after the change; null where absent (before a create, after a delete, logins). A
+   * semantics switch adds `semantics` (and `bumped` after) to the rows; a fleet switch has only those.
+   */
+  before: AuditEntryRow | null;
+  after: AuditEntryRow | null;
 }
 
 /** Newest first; `nextBefore` is the `before` of the next (older) page, null on the last. */

@@ -3,6 +3,8 @@
  * JS runs one request at a time, so no locks: the only concurrency is the in-flight load promise.
  */
 
+import { type Semantics, claimedRange } from './semantics';
+
 /** Fraction of a segment consumed before the next one is fetched in the background (Leaf: 10%). */
 export const PRELOAD_RATIO = 0.1;
 
@@ -18,9 +20,10 @@ export interface Segment {
   readonly preloadAt: number;
 }
 
-export function createSegment(maxId: number, step: number): Segment {
-  const start = maxId - step + 1;
-  return { start, max: maxId, step, next: start, preloadAt: start + Math.ceil(step * PRELOAD_RATIO) };
+/** The segment a claim owns: which IDs depends on the claim's own semantics (see semantics.ts). */
+export function createSegment(maxId: number, step: number, semantics: Semantics): Segment {
+  const { first: start, last } = claimedRange(maxId, step, semantics);
+  return { start, max: last, step, next: start, preloadAt: start + Math.ceil(step * PRELOAD_RATIO) };
 }
 
 export interface SegmentLoadRecord {

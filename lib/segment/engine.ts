@@ -286,7 +286,7 @@ export class SegmentEngine {
           `Tag "${buffer.bizTag}" returned an unusable segment (max_id ${allocation.maxId}, step ${allocation.step}).`,
         );
       }
-      const segment = createSegment(allocation.maxId, allocation.step);
+      const segment = createSegment(allocation.maxId, allocation.step, allocation.semantics);
       const high = this.highWater.get(buffer.bizTag);
       if (high !== undefined && segment.start <= high) {
         // The row went backwards (restored backup, manual edit): serving it would repeat IDs.
@@ -304,6 +304,7 @@ export class SegmentEngine {
         start: segment.start,
         max: segment.max,
         step: segment.step,
+        semantics: allocation.semantics,
         durationMs: loadedAt - startedAt,
       });
     } catch (error) {

@@ -1,4 +1,4 @@
-import { type AuditAction, type AuditRecord, type AuditStamp, type AuditTagRow, type TagRow, auditTagRow } from './types';
+import { type AuditAction, type AuditEntryRow, type AuditRecord, type AuditSemantics, type AuditStamp, type TagRow, auditTagRow } from './types';
 
 /** The limits of leaf_audit's text columns (lib/store/schema): a longer value is cut, never refused. */
 const ACTOR_MAX = 128;
@@ -21,8 +21,8 @@ export function auditInsert(
   stamp: AuditStamp,
   action: AuditAction,
   bizTag: string | null,
-  before: TagRow | undefined,
-  after: TagRow | undefined,
+  before: TagRow | AuditSemantics | undefined,
+  after: TagRow | AuditSemantics | undefined,
 ): AuditInsert {
   return {
     at: stamp.at,
@@ -31,9 +31,16 @@ export function auditInsert(
     actor: stamp.actor.slice(0, ACTOR_MAX),
     address: stamp.address.slice(0, ADDRESS_MAX),
     nodeId: stamp.nodeId.slice(0, NODE_ID_MAX),
-    before: before === undefined ? null : JSON.stringify(auditTagRow(before)),
-    after: after === undefined ? null : JSON.stringify(auditTagRow(after)),
+    before: before === undefined ? null : JSON.stringify(entryRow(before)),
+    after: after === undefined ? null : JSON.stringify(entryRow(after)),
   };
+}
+
+/** A tag row (with its semantics when a switch carries them), or a fleet switch's own record. */
+function entryRow(row: TagRow | AuditSemantics | (TagRow & AuditSemantics)): AuditEntryRow {
+  if (!('bizTag' in row)) return row;
+  const tagRow = auditTagRow(row);
+  return 'semantics' in row ? { ...tagRow, semantics: row.semantics, ...(row.bumped === undefined ? {} : { bumped: row.bumped }) } : tagRow;
 }
 
 /** A stored row, whichever dialect read it (ids and times may arrive as decimal strings). */
@@ -63,10 +70,10 @@ export function auditRecord(r: AuditStored): AuditRecord {
   };
 }
 
-function parseRow(text: string | null): AuditTagRow | null {
+function parseRow(text: string | null): AuditEntryRow | null {
   if (text === null) return null;
   try {
-    return JSON.parse(text) as AuditTagRow;
+    return JSON.parse(text) as AuditEntryRow;
   } catch {
     return null; // written by hand: shown as absent rather than failing the whole list
   }

@@ -1,4 +1,4 @@
-import { type Table, and, asc, eq, lt, lte, sql } from 'drizzle-orm';
+import { type Table, and, asc, eq, lt, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import mysql, { type Connection, type PoolCluster, type PoolConnection, type PoolNamespace, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
 import { LeafError, storeUnavailable, tagNotFound } from '../errors';
@@ -9,6 +9,18 @@ import { auditInsert } from './auditRows';
 import { insertAuditMysql, listAuditMysql } from './mysqlAudit';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
+import {
+  bumpDefaultFollowersMysql,
+  bumpTagMysql,
+  claimSemanticsMysql,
+  claimStatementMysql,
+  decodeClaimMysql,
+  listSemanticsMysql,
+  lockAllRowsMysql,
+  lockSemanticsRowsMysql,
+  writeSemanticsRowMysql,
+} from './mysqlSemantics';
+import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
@@ -17,10 +29,13 @@ import {
   type AuditQuery,
   type AuditRecord,
   type AuditStamp,
+  type AuditSemantics,
   type AuditStore,
   MAX_SAFE_ID,
   type NewTag,
   type SegmentStore,
+  type SemanticsSettings,
+  type SemanticsSwitch,
   type TagChanges,
   type TagInfo,
   type TagRow,
@@ -204,18 +219,59 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
     // A claim whose outcome is unknown may be claimed again (retryUnknown): the first one then counts as taken and
     // its segment is a gap. The segment comes only from the OK packet of the claim that answered — never from a
-    // later read of max_id, which could include another node's claim (see withRetries).
-    const header = await this.write<ResultSetHeader>(
-      this.db
-        .update(leafAlloc)
-        .set({ maxId: sql`LAST_INSERT_ID(${leafAlloc.maxId} + ${added})` })
-        .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - added))),
-      true,
-    );
+    // later read of max_id, which could include another node's claim (see withRetries). The same statement reads
+    // the tag's semantics (mysqlSemantics.ts: why a switch cannot fall between, and how both come back in it).
+    const claim = claimStatementMysql(bizTag, added, MAX_SAFE_ID - added);
+    const header = await this.query<ResultSetHeader>(claim.text, claim.params, true);
     // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then. The read below only names the refusal.
-    if (header.affectedRows === 1) return { bizTag, maxId: exactId(header.insertId, bizTag), step: added };
+    if (header.affectedRows === 1) return { bizTag, step: added, ...decodeClaimMysql(header.insertId, bizTag) };
     if ((await this.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
+  }
+
+  getSemantics(): Promise<SemanticsSettings> {
+    return listSemanticsMysql((text, params) => this.query(text, params, true));
+  }
+
+  tagSemantics(bizTag: string): Promise<Semantics> {
+    return claimSemanticsMysql((text, params) => this.query(text, params, true), bizTag);
+  }
+
+  /**
+   * Like the other admin writes: a transaction run again after a certification failure (1213, a claim of a
+   * follower's row committed first on another Galera node), never after an unknown outcome (the audit row).
+   */
+  async setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch> {
+    // Already so (every node start with LEAF_SEGMENT_SEMANTICS asks): no need to lock every row to find out.
+    const current = (await this.getSemantics()).default;
+    if (current === semantics) return { before: current, after: current, bumped: 0 };
+    return this.transaction(async (q) => {
+      await lockAllRowsMysql(q);
+      const before = (await lockSemanticsRowsMysql(q)).fleet ?? DEFAULT_SEMANTICS;
+      if (before === semantics) return { before, after: semantics, bumped: 0 };
+      const bumped = await bumpDefaultFollowersMysql(q, switchBump(before, semantics));
+      await writeSemanticsRowMysql(q, FLEET_DEFAULT_KEY, semantics);
+      if (audit !== undefined) await insertAuditMysql(this.db, q, auditInsert(audit, 'fleet.semantics', null, { semantics: before }, { semantics, bumped }));
+      return { before, after: semantics, bumped };
+    });
+  }
+
+  async setTagSemantics(bizTag: string, semantics: Semantics | null, audit?: AuditStamp): Promise<SemanticsSwitch> {
+    return this.transaction(async (q) => {
+      const row = await lockRow(q, bizTag);
+      if (row === undefined) throw tagNotFound(bizTag);
+      const { fleet, own } = await lockSemanticsRowsMysql(q, bizTag);
+      const before = own ?? fleet ?? DEFAULT_SEMANTICS;
+      const after = semantics ?? fleet ?? DEFAULT_SEMANTICS;
+      const by = switchBump(before, after);
+      await bumpTagMysql(q, bizTag, by);
+      if (semantics !== own) await writeSemanticsRowMysql(q, bizTag, semantics);
+      if (audit !== undefined && semantics !== own) {
+        const rowAfter = (await lockRow(q, bizTag)) as TagRow;
+        await this.recordAudit(q, audit, 'tag.semantics', bizTag, { ...row, semantics: before }, { ...rowAfter, semantics: after, bumped: by });
+      }
+      return { before, after, bumped: by };
+    });
   }
 
   async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
@@ -297,7 +353,14 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     return listAuditMysql(this.db, (text, params) => this.query(text, params, true), query);
   }
 
-  private recordAudit(q: TxStatement, stamp: AuditStamp, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): Promise<void> {
+  private recordAudit(
+    q: TxStatement,
+    stamp: AuditStamp,
+    action: AuditAction,
+    bizTag: string,
+    before: TagRow | (TagRow & AuditSemantics) | undefined,
+    after: TagRow | (TagRow & AuditSemantics) | undefined,
+  ): Promise<void> {
     return insertAuditMysql(this.db, q, auditInsert(stamp, action, bizTag, before, after));
   }
 

@@ -11,6 +11,8 @@ import { migrateSqlite } from './migrate';
 import { SqliteNodes } from './sqliteNodes';
 import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import { insertAuditSqlite, listAuditSqlite } from './sqliteAudit';
+import { bumpDefaultFollowersSqlite, bumpTagSqlite, effectiveSemantics, listSemanticsSqlite, readSemanticsRows, writeSemanticsRow } from './sqliteSemantics';
+import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
 import {
   type Allocation,
   type AuditAction,
@@ -21,6 +23,8 @@ import {
   MAX_SAFE_ID,
   type NewTag,
   type SegmentStore,
+  type SemanticsSettings,
+  type SemanticsSwitch,
   type TagChanges,
   type TagInfo,
   type TagRow,
@@ -137,20 +141,61 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
   async allocate(bizTag: string, step?: number): Promise<Allocation> {
     if (step !== undefined && (!Number.isSafeInteger(step) || step < 1)) throw badStep(bizTag, step);
     const added = step === undefined ? leafAlloc.step : step;
-    const row = this.guard(() =>
-      this.db
+    // One immediate transaction: the UPDATE, then the tag's semantics, so no switch can fall between them.
+    const claim = this.sqlite.transaction(() => {
+      const row = this.db
         .update(leafAlloc)
         .set({ maxId: sql`${leafAlloc.maxId} + ${added}`, updateTime: sql`CURRENT_TIMESTAMP` })
         // The guard keeps max_id exact as a JS number: the claim is refused, not rounded.
         .where(and(eq(leafAlloc.bizTag, bizTag), gte(leafAlloc.step, 1), lte(leafAlloc.maxId, sql`${MAX_SAFE_ID} - ${added}`)))
         .returning({ maxId: leafAlloc.maxId, step: leafAlloc.step })
-        .get(),
-    );
-    if (row !== undefined) return { bizTag, maxId: row.maxId, step: step ?? row.step };
+        .get();
+      return row === undefined ? undefined : { ...row, semantics: effectiveSemantics(this.db, bizTag) };
+    });
+    const row = this.guard(() => claim.immediate());
+    if (row !== undefined) return { bizTag, maxId: row.maxId, step: step ?? row.step, semantics: row.semantics };
     const current = await this.getTag(bizTag);
     if (current === undefined) throw tagNotFound(bizTag);
     if (current.step < 1) throw badStep(bizTag, current.step);
     throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
+  }
+
+  async getSemantics(): Promise<SemanticsSettings> {
+    return this.guard(() => listSemanticsSqlite(this.db));
+  }
+
+  async tagSemantics(bizTag: string): Promise<Semantics> {
+    return this.guard(() => effectiveSemantics(this.db, bizTag));
+  }
+
+  async setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch> {
+    const change = this.sqlite.transaction(() => {
+      const before = readSemanticsRows(this.db).fleet ?? DEFAULT_SEMANTICS;
+      if (before === semantics) return { before, after: semantics, bumped: 0 };
+      const bumped = switchBump(before, semantics) === 1 ? bumpDefaultFollowersSqlite(this.db) : 0;
+      writeSemanticsRow(this.db, FLEET_DEFAULT_KEY, semantics);
+      if (audit !== undefined) insertAuditSqlite(this.db, auditInsert(audit, 'fleet.semantics', null, { semantics: before }, { semantics, bumped }));
+      return { before, after: semantics, bumped };
+    });
+    return this.guard(() => change.immediate());
+  }
+
+  async setTagSemantics(bizTag: string, semantics: Semantics | null, audit?: AuditStamp): Promise<SemanticsSwitch> {
+    const change = this.sqlite.transaction(() => {
+      const row = this.readRow(bizTag);
+      if (row === undefined) throw tagNotFound(bizTag);
+      const { fleet, own } = readSemanticsRows(this.db, bizTag);
+      const before = own ?? fleet ?? DEFAULT_SEMANTICS;
+      const after = semantics ?? fleet ?? DEFAULT_SEMANTICS;
+      const bumped = switchBump(before, after) === 1 ? bumpTagSqlite(this.db, bizTag) : 0;
+      if (semantics !== own) writeSemanticsRow(this.db, bizTag, semantics);
+      if (audit !== undefined && semantics !== own) {
+        const rowAfter = this.readRow(bizTag) as TagRow;
+        insertAuditSqlite(this.db, auditInsert(audit, 'tag.semantics', bizTag, { ...row, semantics: before }, { ...rowAfter, semantics: after, bumped }));
+      }
+      return { before, after, bumped };
+    });
+    return this.guard(() => change.immediate());
   }
 
   async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {

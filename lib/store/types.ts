@@ -1,4 +1,5 @@
 import { LeafError } from '../errors';
+import type { Semantics } from '../segment/semantics';
 
 /** What the segment engine needs from a database. Both dialects implement it; tests fake it. */
 export interface TagInfo {
@@ -15,10 +16,15 @@ export interface TagRow extends TagInfo {
 
 export interface Allocation {
   bizTag: string;
-  /** max_id after the claim: the segment is [maxId - step + 1, maxId]. */
+  /** max_id after the claim. */
   maxId: number;
   /** The step that was added, i.e. the size of the claimed segment. */
   step: number;
+  /**
+   * The tag's effective semantics, read in the claim's own transaction after its UPDATE: `leaf-ts` owns
+   * [maxId - step + 1, maxId], `leaf` owns [maxId - step, maxId - 1] (lib/segment/semantics.ts).
+   */
+  semantics: Semantics;
 }
 
 export interface NewTag {
@@ -45,7 +51,38 @@ export interface SegmentSource {
   allocate(bizTag: string, step?: number): Promise<Allocation>;
 }
 
-export interface SegmentStore extends SegmentSource {
+/** leaf_semantics as the admin API shows it: the fleet default and each tag's own setting. */
+export interface SemanticsSettings {
+  /** The `*` row; `leaf-ts` without one. */
+  default: Semantics;
+  /** Tags with their own row (a tag without one follows the default). */
+  tags: Record<string, Semantics>;
+}
+
+/** What a switch did: the effective semantics before and after, and how many rows skipped one ID (max_id + 1). */
+export interface SemanticsSwitch {
+  before: Semantics;
+  after: Semantics;
+  /** leaf_alloc rows bumped (tombstones not counted). */
+  bumped: number;
+}
+
+/**
+ * Switching semantics: one transaction that changes leaf_semantics and, for each tag whose effective semantics goes
+ * leaf-ts → leaf, raises max_id by one (the last leaf-ts claim may have served max_id itself, the first leaf claim
+ * would start at it), tombstones included; with `audit`, its entry in the same transaction.
+ */
+export interface SemanticsStore {
+  getSemantics(): Promise<SemanticsSettings>;
+  /** The effective semantics of one tag (its own row, else the default). */
+  tagSemantics(bizTag: string): Promise<Semantics>;
+  /** Sets the fleet default: every tag without its own row, and every tombstone without one, follows it. */
+  setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch>;
+  /** Sets a tag's own semantics; null removes its row, so it follows the default. `tag_not_found` when missing. */
+  setTagSemantics(bizTag: string, semantics: Semantics | null, audit?: AuditStamp): Promise<SemanticsSwitch>;
+}
+
+export interface SegmentStore extends SegmentSource, SemanticsStore {
   readonly dialect: 'sqlite' | 'mysql';
   /** Full rows, for the console. */
   listTagRows(): Promise<TagRow[]>;
@@ -194,7 +231,7 @@ export function exactId(value: unknown, bizTag: string): number {
 }
 
 /** What an audit row records, besides the rows themselves. */
-export type AuditAction = 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout';
+export type AuditAction = 'tag.semantics' | 'fleet.semantics' | 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout';
 
 /** Who changed something, from where, through which node, when (ms since the Unix epoch). */
 export interface AuditStamp {
@@ -215,12 +252,22 @@ export interface AuditTagRow {
   updateTime: string;
 }
 
+/** A semantics switch as the audit trail keeps it (`tag.semantics` with the tag row beside it, `fleet.semantics` alone). */
+export interface AuditSemantics {
+  /** Effective semantics. */
+  semantics: Semantics;
+  /** `after` only: leaf_alloc rows whose max_id grew by one. */
+  bumped?: number;
+}
+
+export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics);
+
 export interface AuditRecord extends AuditStamp {
   id: number;
   action: AuditAction;
   bizTag: string | null;
-  before: AuditTagRow | null;
-  after: AuditTagRow | null;
+  before: AuditEntryRow | null;
+  after: AuditEntryRow | null;
 }
 
 export interface AuditQuery {

@@ -218,6 +218,8 @@ const GUARDED: Array<Omit<Case, 'name'>> = [
   { method: 'PATCH', target: '/api/admin/tags/demo', body: '{"step":7,"maxId":"5000000"}', headers: [['Content-Type', 'application/json']] },
   { method: 'DELETE', target: '/api/admin/tags/sweep', body: '{"confirm":"sweep"}', headers: [['Content-Type', 'application/json']] },
   { method: 'GET', target: '/api/admin/workers' },
+  // A switch to leaf would raise every tag's max_id by one: a hole in the check would show in leaf_alloc.
+  { method: 'PUT', target: '/api/admin/semantics', body: '{"semantics":"leaf"}', headers: [['Content-Type', 'application/json']] },
   { method: 'GET', target: '/api/metrics' },
   { method: 'HEAD', target: '/api/admin/tags' },
 ];
@@ -259,6 +261,8 @@ const PATCH_BODIES: Array<[body: string, codes: string[]]> = [
   ['{"maxId":"999"}', ['max_id_lowered']], ['{"maxId":1}', ['max_id_lowered']],
   ['{"maxId":"999","step":20,"description":"should not apply"}', ['max_id_lowered']],
   ['{"step":20,"maxId":"abc"}', ['validation_failed']],
+  ...['"java"', '"LEAF"', '""', '5', 'true', '["leaf"]', '{"x":1}'].map((s): [string, string[]] => [`{"semantics":${s}}`, ['validation_failed']]),
+  ['{"maxId":"999","semantics":"leaf"}', ['max_id_lowered']],
   ['{"description":5}', ['validation_failed']], [`{"description":"${long(257)}"}`, ['validation_failed']], ['{"description":["a"]}', ['validation_failed']],
   ['{"bizTag":"renamed"}', ['validation_failed']], ['{"step":10,"bogus":1}', ['validation_failed']], ['{"__proto__":{"step":5}}', ['validation_failed']],
   ['{"step":10,"step":0}', ['validation_failed']],
@@ -357,6 +361,11 @@ function adminCases(): Case[] {
   // Wrong methods the routes answer themselves.
   for (const method of ['PUT', 'PATCH', 'DELETE']) cases.push({ name: 'tags collection method', method, target: '/api/admin/tags', auth: true, status: [405], codes: ['method_not_allowed'] });
   for (const method of ['POST', 'PUT']) cases.push({ name: 'tag method', method, target: '/api/admin/tags/sweep', auth: true, status: [405], codes: ['method_not_allowed'] });
+  for (const method of ['POST', 'PATCH', 'DELETE']) cases.push({ name: 'semantics method', method, target: '/api/admin/semantics', auth: true, status: [405], codes: ['method_not_allowed'] });
+  // The fleet default: any bad body is refused before the switch (which would move every max_id).
+  for (const body of ['{}', '[]', 'null', '{"semantics":"java"}', '{"semantics":null}', '{"semantics":"leaf","x":1}', '{"semantics":["leaf"]}']) {
+    cases.push({ name: 'semantics: bad body', method: 'PUT', target: '/api/admin/semantics', auth: true, headers: JSON_CT, body, codes: ['validation_failed'] });
+  }
   cases.push({ name: 'login method', method: 'GET', target: '/api/auth/login', status: [405], codes: ['method_not_allowed'] });
   // Long URLs under the header limit.
   cases.push({ name: 'admin long tag (12 KB)', method: 'GET', target: `/api/admin/tags/${long(12_000)}`, auth: true, codes: ['invalid_tag'] });

@@ -104,12 +104,12 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
     expect(essentials(plain)).toEqual({ bizTag: 'c-plain', maxId: 1, step: 100, description: null });
     expect(plain.updateTime).toBeInstanceOf(Date);
     expect(Number.isNaN(plain.updateTime.getTime())).toBe(false);
-    expect(await s.allocate('c-plain')).toEqual({ bizTag: 'c-plain', maxId: 101, step: 100 });
+    expect(await s.allocate('c-plain')).toEqual({ bizTag: 'c-plain', maxId: 101, step: 100, semantics: 'leaf-ts' });
 
     const migrated = await s.createTag({ bizTag: 'c-migrated', step: 50, maxId: 1_000_000, description: 'from the old scheme' });
     expect(essentials(migrated)).toEqual({ bizTag: 'c-migrated', maxId: 1_000_000, step: 50, description: 'from the old scheme' });
     expect(essentials(await s.getTag('c-migrated'))).toEqual(essentials(migrated));
-    expect(await s.allocate('c-migrated')).toEqual({ bizTag: 'c-migrated', maxId: 1_000_050, step: 50 });
+    expect(await s.allocate('c-migrated')).toEqual({ bizTag: 'c-migrated', maxId: 1_000_050, step: 50, semantics: 'leaf-ts' });
   });
 
   it('createTag of an existing tag: tag_exists, the row unchanged', async () => {
@@ -135,7 +135,7 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
       expect(essentials(await s.getTag('u-tag'))).toEqual(essentials(row));
     }
     // The new step is what allocate adds.
-    expect(await s.allocate('u-tag')).toEqual({ bizTag: 'u-tag', maxId: 107, step: 30 });
+    expect(await s.allocate('u-tag')).toEqual({ bizTag: 'u-tag', maxId: 107, step: 30, semantics: 'leaf-ts' });
     await refused(s.updateTag('u-missing', { step: 5 }), 'tag_not_found');
     await refused(s.updateTag('u-missing', { description: 'x' }), 'tag_not_found');
     expect(await s.getTag('u-missing')).toBeUndefined();
@@ -163,7 +163,7 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
       }
       expect(essentials(await s.getTag('r-tag')), `after raise to ${c.to}`).toEqual({ ...before, maxId: c.after });
     }
-    expect(await s.allocate('r-tag')).toEqual({ bizTag: 'r-tag', maxId: 10_010, step: 10 });
+    expect(await s.allocate('r-tag')).toEqual({ bizTag: 'r-tag', maxId: 10_010, step: 10, semantics: 'leaf-ts' });
     await refused(s.raiseMaxId('r-missing', 5), 'tag_not_found');
     expect(await s.getTag('r-missing')).toBeUndefined();
   });
@@ -181,7 +181,7 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
     const again = await s.createTag({ bizTag: 'd-tag', step: 7 });
     expect(essentials(again)).toEqual({ bizTag: 'd-tag', maxId: 201, step: 7, description: null });
     expect(await s.getTombstone('d-tag'), 'the tombstone is consumed by the re-creation').toBeUndefined();
-    expect(await s.allocate('d-tag'), 'continues strictly above the deleted IDs').toEqual({ bizTag: 'd-tag', maxId: 208, step: 7 });
+    expect(await s.allocate('d-tag'), 'continues strictly above the deleted IDs').toEqual({ bizTag: 'd-tag', maxId: 208, step: 7, semantics: 'leaf-ts' });
   });
 
   it('createTag below the tombstone: max_id_below_tombstone, no row; at or above it: fine', async () => {
@@ -196,7 +196,7 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
     const higher = await s.createTag({ bizTag: 't-tag', step: 10, maxId: 6_000, description: 'higher' });
     expect(essentials(higher)).toEqual({ bizTag: 't-tag', maxId: 6_000, step: 10, description: 'higher' });
     expect(await s.getTombstone('t-tag')).toBeUndefined();
-    expect(await s.allocate('t-tag')).toEqual({ bizTag: 't-tag', maxId: 6_010, step: 10 });
+    expect(await s.allocate('t-tag')).toEqual({ bizTag: 't-tag', maxId: 6_010, step: 10, semantics: 'leaf-ts' });
 
     // Exactly at the tombstone is allowed too: the next segment starts above it.
     await s.createTag({ bizTag: 't-equal', step: 10, maxId: 300 });

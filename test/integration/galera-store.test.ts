@@ -15,6 +15,7 @@ import { decompose } from '../../lib/snowflake/layout';
 import { migrationsFolder } from '../../lib/store/migrate';
 import { MysqlStore, type MysqlRetryStats } from '../../lib/store/mysql';
 import type { Allocation } from '../../lib/store/types';
+import { claimedRange } from '../../lib/segment/semantics';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
 import { waitFor, within } from '../support/context';
 
@@ -417,5 +418,47 @@ describe('MysqlStore on Galera', () => {
       else expect({ ...after, description: before.description, updateTime: before.updateTime }).toEqual(before);
     }
     report(`audited race: ${trail.length - 1} changes applied, ${refused} raises refused, ${lost} lost certification 8 times, ${claims.reduce((n, c) => n + c.ok.length, 0)} claims, retries ${JSON.stringify(sumRetries())}`);
+  });
+
+  it('the fleet default flipped through one node while three nodes claim one row: each claim owns its range under its own semantics, none overlap', async () => {
+    const tag = 'sem-race';
+    await stores[0].createTag({ bizTag: tag, step: 5, maxId: 1_000 });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag(tag)))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    let stop = false;
+    const claims: Allocation[] = [];
+    // A claim every few ms per node: far more than Leaf's one claim per segment, yet a switch (a transaction of a few
+    // round trips) can still win certification against them.
+    const claiming = stores.map(async (s) => {
+      while (!stop) {
+        claims.push(await s.allocate(tag));
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+    });
+    let switched = 0;
+    let lost = 0;
+    for (const to of ['leaf', 'leaf-ts', 'leaf', 'leaf-ts', 'leaf', 'leaf-ts'] as const) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      for (let attempt = 0; attempt < 5; attempt++) {
+        try {
+          await stores[switched % 3]!.setDefaultSemantics(to);
+          switched++;
+          break;
+        } catch (error) {
+          // A switch that lost certification on every attempt changed nothing (1213 is a certain non-commit).
+          expect(error).toMatchObject({ code: 'store_unavailable', cause: { errno: 1213 } });
+          lost++;
+        }
+      }
+    }
+    stop = true;
+    await Promise.all(claiming);
+    const ranges = claims.map((a) => claimedRange(a.maxId, a.step, a.semantics)).sort((a, b) => a.first - b.first);
+    for (let k = 1; k < ranges.length; k++) expect(ranges[k]!.first, `range ${k}`).toBeGreaterThan(ranges[k - 1]!.last);
+    const leaf = claims.filter((a) => a.semantics === 'leaf').length;
+    report(`semantics race: ${claims.length} claims (${leaf} in leaf), ${switched} switches applied, ${lost} lost certification on every attempt`);
+    expect(switched).toBe(6);
+    expect(leaf).toBeGreaterThan(0);
+    expect(leaf).toBeLessThan(claims.length);
+    await stores[0].setDefaultSemantics('leaf-ts');
   });
 });

@@ -140,17 +140,17 @@ describe.each([
 
   it("allocate: the row's own step, an explicit step, an operator's step change", async () => {
     await h.store.createTag({ bizTag: 'steps', step: 100 });
-    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 101, step: 100 });
-    expect(await h.store.allocate('steps', 250)).toEqual({ bizTag: 'steps', maxId: 351, step: 250 });
-    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 451, step: 100 });
+    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 101, step: 100, semantics: 'leaf-ts' });
+    expect(await h.store.allocate('steps', 250)).toEqual({ bizTag: 'steps', maxId: 351, step: 250, semantics: 'leaf-ts' });
+    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 451, step: 100, semantics: 'leaf-ts' });
     expect(await h.store.getTag('steps')).toMatchObject({ maxId: 451, step: 100 });
     await h.raw.setStep('steps', 300);
-    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 751, step: 300 });
+    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 751, step: 300, semantics: 'leaf-ts' });
     expect((await h.raw.row('steps'))?.maxId).toBe(751n);
 
     // A tag migrated from an older scheme: the first segment starts above its max_id.
     await h.store.createTag({ bizTag: 'steps-offset', step: 100, maxId: 5_000 });
-    expect(await h.store.allocate('steps-offset')).toEqual({ bizTag: 'steps-offset', maxId: 5_100, step: 100 });
+    expect(await h.store.allocate('steps-offset')).toEqual({ bizTag: 'steps-offset', maxId: 5_100, step: 100, semantics: 'leaf-ts' });
     const tags = await h.store.listTags();
     expect(tags.map((t) => t.bizTag)).toEqual([...tags.map((t) => t.bizTag)].sort());
     expect(tags).toContainEqual({ bizTag: 'steps', step: 300 });
@@ -182,7 +182,7 @@ describe.each([
     expect(await h.store.getTag('edge')).toMatchObject({ maxId: MAX_SAFE_ID - 50 });
 
     // Exactly up to 2^53-1 is fine; one more is not.
-    expect(await h.store.allocate('edge', 50)).toEqual({ bizTag: 'edge', maxId: MAX_SAFE_ID, step: 50 });
+    expect(await h.store.allocate('edge', 50)).toEqual({ bizTag: 'edge', maxId: MAX_SAFE_ID, step: 50, semantics: 'leaf-ts' });
     expect((await h.raw.row('edge'))?.maxId).toBe(MAX);
     expect((await leafErrorOf(h.store.allocate('edge', 1))).code).toBe('id_space_exhausted');
     expect((await h.raw.row('edge'))?.maxId).toBe(MAX);

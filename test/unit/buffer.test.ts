@@ -13,7 +13,7 @@ describe('TagBuffer transitions', () => {
 
   it('a first load installs the segment as current and takes its step as the floor', () => {
     const b = new TagBuffer('order', 50);
-    const s = createSegment(100, 99); // the row's step changed since the tag list was read
+    const s = createSegment(100, 99, 'leaf-ts'); // the row's step changed since the tag list was read
     b.loadSucceeded(s, 1_000, true);
     expect(b).toMatchObject({ current: s, pending: null, minStep: 99, step: 99, lastLoadAt: 1_000 });
     expect(b.servingSegment()).toBe(s);
@@ -21,18 +21,18 @@ describe('TagBuffer transitions', () => {
 
   it('a later load keeps the floor and goes to pending while current has IDs left', () => {
     const b = new TagBuffer('order', 10);
-    const first = createSegment(11, 10);
+    const first = createSegment(11, 10, 'leaf-ts');
     b.loadSucceeded(first, 1_000, true);
-    const second = createSegment(31, 20);
+    const second = createSegment(31, 20, 'leaf-ts');
     b.loadSucceeded(second, 2_000, false);
     expect(b).toMatchObject({ current: first, pending: second, minStep: 10, step: 20, lastLoadAt: 2_000 });
   });
 
   it('switches to pending once current is used up, counting what current issued', () => {
     const b = new TagBuffer('order', 10);
-    const first = createSegment(11, 10);
+    const first = createSegment(11, 10, 'leaf-ts');
     b.loadSucceeded(first, 0, true);
-    b.loadSucceeded(createSegment(31, 20), 0, false);
+    b.loadSucceeded(createSegment(31, 20, 'leaf-ts'), 0, false);
     first.next = first.max + 1; // all of 2..11 served
     const next = b.servingSegment();
     expect(next).toMatchObject({ start: 12, max: 31 });
@@ -46,10 +46,10 @@ describe('TagBuffer transitions', () => {
 
   it('a load landing when current is used up becomes current at once', () => {
     const b = new TagBuffer('order', 10);
-    const first = createSegment(11, 10);
+    const first = createSegment(11, 10, 'leaf-ts');
     b.loadSucceeded(first, 0, true);
     first.next = first.max + 1;
-    const second = createSegment(21, 10);
+    const second = createSegment(21, 10, 'leaf-ts');
     b.loadSucceeded(second, 0, false);
     expect(b.current).toBe(second);
     expect(b.pending).toBeNull();

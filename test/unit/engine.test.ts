@@ -294,7 +294,7 @@ describe('SegmentEngine: failures', () => {
 
   it('refuses a segment beyond 2^53', async () => {
     const store = new FakeStore([{ bizTag: 'huge', step: 10 }]);
-    store.allocate = async (bizTag) => ({ bizTag, maxId: 2 ** 53 + 10, step: 10 });
+    store.allocate = async (bizTag) => ({ bizTag, maxId: 2 ** 53 + 10, step: 10, semantics: 'leaf-ts' });
     const engine = new SegmentEngine({ store, refreshIntervalMs: 0 });
     await engine.start();
     expect((await rejection(engine.next('huge'))).code).toBe('id_space_exhausted');

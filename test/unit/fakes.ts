@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '@/lib/clock';
 import { LeafError } from '@/lib/errors';
-import type { Allocation, NewTag, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
+import { DEFAULT_SEMANTICS, type Semantics, switchBump } from '@/lib/segment/semantics';
+import type { Allocation, NewTag, SemanticsSettings, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
 
 interface FakeTimer {
   id: number;
@@ -73,6 +74,9 @@ export class FakeStore implements SegmentSource {
   readonly rows = new Map<string, { maxId: number; step: number }>();
   readonly allocateCalls: Array<{ bizTag: string; step: number | undefined }> = [];
   listCalls = 0;
+  /** leaf_semantics: the fleet default and tags' own rows, read by every claim. */
+  defaultSemantics: Semantics = DEFAULT_SEMANTICS;
+  readonly ownSemantics = new Map<string, Semantics>();
   failWith: Error | null = null;
   hold = false;
   private held: Deferred[] = [];
@@ -100,7 +104,22 @@ export class FakeStore implements SegmentSource {
     if (!r) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
     const added = step ?? r.step;
     r.maxId += added;
-    return { bizTag, maxId: r.maxId, step: added };
+    return { bizTag, maxId: r.maxId, step: added, semantics: this.ownSemantics.get(bizTag) ?? this.defaultSemantics };
+  }
+
+  async tagSemantics(bizTag: string): Promise<Semantics> {
+    return this.ownSemantics.get(bizTag) ?? this.defaultSemantics;
+  }
+
+  async getSemantics(): Promise<SemanticsSettings> {
+    return { default: this.defaultSemantics, tags: Object.fromEntries(this.ownSemantics) };
+  }
+
+  /** The stores' switch of the fleet default: followers going leaf-ts → leaf skip one ID. */
+  switchDefault(to: Semantics): void {
+    const bump = switchBump(this.defaultSemantics, to);
+    for (const [bizTag, r] of this.rows) if (!this.ownSemantics.has(bizTag)) r.maxId += bump;
+    this.defaultSemantics = to;
   }
 
   async createTag({ bizTag, step, maxId = 1 }: NewTag): Promise<void> {

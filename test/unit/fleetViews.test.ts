@@ -28,7 +28,7 @@ function node(nodeId: string, state: NodeState, tags: Record<string, NodeTagStat
   };
 }
 
-const row = (bizTag: string): TagView => ({ bizTag, maxId: '0', step: 1000, description: null, updateTime: new Date(T0).toISOString(), engine: null });
+const row = (bizTag: string): TagView => ({ bizTag, maxId: '0', step: 1000, description: null, semantics: 'leaf-ts', updateTime: new Date(T0).toISOString(), engine: null });
 
 describe('fleet views', () => {
   const fleet = [

@@ -71,3 +71,13 @@ export const leafAudit = mysqlTable(
   },
   (t) => [index('leaf_audit_biz_tag').on(t.bizTag, t.id)],
 );
+
+/**
+ * Which claim semantics a tag follows (lib/segment/semantics.ts): `leaf` serves [max_id − step, max_id − 1] as Leaf's
+ * Java server does, `leaf-ts` [max_id − step + 1, max_id]. The row `*` is the fleet default; no row at all means
+ * `leaf-ts`. A side table, so leaf_alloc stays exactly Leaf's. Every claim reads it in its own transaction.
+ */
+export const leafSemantics = mysqlTable('leaf_semantics', {
+  bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
+  semantics: varchar('semantics', { length: 8 }).notNull(),
+});

@@ -1,0 +1,56 @@
+import { and, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
+import { leafAlloc, leafAllocTombstone, leafSemantics } from './schema/sqlite';
+import { MAX_SAFE_ID, type SemanticsSettings } from './types';
+
+/**
+ * leaf_semantics on SQLite: synchronous statements, run by SqliteStore inside its immediate transactions (the
+ * claim's and the switch's), so a claim and a switch never interleave.
+ */
+
+/** The fleet default and the tag's own row, as stored (undefined: no row). */
+export function readSemanticsRows(db: BetterSQLite3Database, bizTag?: string): { fleet: Semantics | undefined; own: Semantics | undefined } {
+  const keys = bizTag === undefined ? [FLEET_DEFAULT_KEY] : [FLEET_DEFAULT_KEY, bizTag];
+  const rows = db.select().from(leafSemantics).where(inArray(leafSemantics.bizTag, keys)).all();
+  const of = (key: string) => storedSemantics(rows.find((r) => r.bizTag === key)?.semantics);
+  return { fleet: of(FLEET_DEFAULT_KEY), own: bizTag === undefined ? undefined : of(bizTag) };
+}
+
+export function effectiveSemantics(db: BetterSQLite3Database, bizTag: string): Semantics {
+  const { fleet, own } = readSemanticsRows(db, bizTag);
+  return own ?? fleet ?? DEFAULT_SEMANTICS;
+}
+
+export function listSemanticsSqlite(db: BetterSQLite3Database): SemanticsSettings {
+  const settings: SemanticsSettings = { default: DEFAULT_SEMANTICS, tags: {} };
+  for (const row of db.select().from(leafSemantics).all()) {
+    const value = storedSemantics(row.semantics);
+    if (value === undefined) continue;
+    if (row.bizTag === FLEET_DEFAULT_KEY) settings.default = value;
+    else settings.tags[row.bizTag] = value;
+  }
+  return settings;
+}
+
+/** Writes (or with null removes) one leaf_semantics row. */
+export function writeSemanticsRow(db: BetterSQLite3Database, key: string, semantics: Semantics | null): void {
+  if (semantics === null) {
+    db.delete(leafSemantics).where(eq(leafSemantics.bizTag, key)).run();
+    return;
+  }
+  db.insert(leafSemantics).values({ bizTag: key, semantics }).onConflictDoUpdate({ target: leafSemantics.bizTag, set: { semantics } }).run();
+}
+
+/** max_id + 1 for one tag (row and tombstone); how many leaf_alloc rows moved. */
+export function bumpTagSqlite(db: BetterSQLite3Database, bizTag: string): number {
+  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(eq(leafAllocTombstone.bizTag, bizTag), lte(leafAllocTombstone.maxId, MAX_SAFE_ID - 1))).run();
+  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - 1))).run().changes;
+}
+
+/** max_id + 1 for every tag (row and tombstone) that follows the fleet default; how many leaf_alloc rows moved. */
+export function bumpDefaultFollowersSqlite(db: BetterSQLite3Database): number {
+  const own = db.select({ bizTag: leafSemantics.bizTag }).from(leafSemantics);
+  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(notInArray(leafAllocTombstone.bizTag, own), lte(leafAllocTombstone.maxId, MAX_SAFE_ID - 1))).run();
+  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(notInArray(leafAlloc.bizTag, own), lte(leafAlloc.maxId, MAX_SAFE_ID - 1))).run().changes;
+}
