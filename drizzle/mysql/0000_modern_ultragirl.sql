@@ -1,4 +1,4 @@
-CREATE TABLE `leaf_alloc` (
+CREATE TABLE IF NOT EXISTS `leaf_alloc` (
 	`biz_tag` varchar(128) NOT NULL DEFAULT '',
 	`max_id` bigint NOT NULL DEFAULT '1',
 	`step` int NOT NULL,

@@ -8,6 +8,11 @@ import type { Connection } from 'mysql2/promise';
  * Applies drizzle-kit's generated migrations from `drizzle/<dialect>/`. Our own small runner, because several
  * nodes start at once: each dialect takes a lock first (SQLite: BEGIN IMMEDIATE; MySQL: GET_LOCK), so two
  * nodes never apply the same migration twice. Journal table and hashes match drizzle's own migrator.
+ *
+ * The first migration creates `leaf_alloc` only IF NOT EXISTS (edited by hand after drizzle-kit): on a database a
+ * Java Leaf fleet already uses, its table is adopted as it is — same columns — so a leaf-ts node can start beside
+ * the Java nodes (test/integration/leafDatabase.test.ts). Which migrations are pending goes by their timestamps,
+ * not their hashes, so the edit does not re-run it anywhere.
  */
 export function migrationsFolder(dialect: 'sqlite' | 'mysql', root: string = defaultMigrationsDir()): string {
   return path.join(/*turbopackIgnore: true*/ root, dialect);
