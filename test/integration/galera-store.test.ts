@@ -354,7 +354,7 @@ describe('MysqlStore on Galera', () => {
       expect(await b.updateTag(tag, { step: 20, description: 'moved' })).toMatchObject({ step: 20, description: 'moved' });
       expect(await c.raiseMaxId(tag, 1_000)).toMatchObject({ maxId: 1_000, step: 20 });
       await expect(a.raiseMaxId(tag, 900)).rejects.toMatchObject({ code: 'max_id_lowered' });
-      expect(await a.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_020, step: 20 });
+      expect(await a.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_020, step: 20, semantics: 'leaf-ts' });
       await expect(c.createTag({ bizTag: tag, step: 1 })).rejects.toMatchObject({ code: 'tag_exists' });
       expect(await b.deleteTag(tag)).toEqual({ maxId: 1_020 });
       expect(await c.getTombstone(tag)).toEqual({ maxId: 1_020 });
@@ -362,7 +362,7 @@ describe('MysqlStore on Galera', () => {
       await expect(c.createTag({ bizTag: tag, step: 10, maxId: 5 })).rejects.toMatchObject({ code: 'max_id_below_tombstone' });
       expect(await a.createTag({ bizTag: tag, step: 10 })).toMatchObject({ maxId: 1_020 });
       expect(await b.getTombstone(tag)).toBeUndefined();
-      expect(await c.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_030, step: 10 });
+      expect(await c.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_030, step: 10, semantics: 'leaf-ts' });
     }
   });
 

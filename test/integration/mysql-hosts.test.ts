@@ -195,7 +195,7 @@ describe('DATABASE_URL with several hosts', () => {
     const store = await MysqlStore.open({ url: db.url });
     try {
       await store.createTag({ bizTag: 'single', step: 5 });
-      expect(await store.allocate('single')).toEqual({ bizTag: 'single', maxId: 6, step: 5 });
+      expect(await store.allocate('single')).toEqual({ bizTag: 'single', maxId: 6, step: 5, semantics: 'leaf-ts' });
       const [host] = await store.hosts();
       expect(host).toMatchObject({ host: `127.0.0.1:${livePort}`, reachable: true });
     } finally {
