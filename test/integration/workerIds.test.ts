@@ -110,8 +110,11 @@ describe.each(['sqlite', 'mysql'] as const)('reserved worker ids, 10 servers at 
     const published = await pollFor(10_000, async () => {
       const r = await fetch(`${first[0]!.server.url}/api/admin/nodes?tags=none`, { headers: { authorization: `Bearer ${TOKEN}` } });
       const nodes = ((await r.json()) as { nodes: NodeAnswer[] }).nodes.filter((n) => n.nodeId.startsWith('crowd-'));
-      return nodes.length === NODES && nodes.every((n) => n.snowflake.workerIds === RESERVED) ? nodes : undefined;
+      // Heartbeats lag the leases (a beat, plus the 1 s read cache): wait until the 8 ids show there too.
+      const settled = nodes.length === NODES && nodes.every((n) => n.snowflake.workerIds === RESERVED) && nodes.filter((n) => n.snowflake.workerId !== null).length === 8;
+      return settled ? nodes : undefined;
     });
+    expect(published, 'the heartbeats never showed 8 leased ids with the range').toBeDefined();
     expect(published?.map((n) => n.snowflake.workerId).filter((id) => id !== null).length).toBe(8);
 
     // Past a renewal, the same 8 hold the same ids: no ping-pong, and the 2 still wait.
