@@ -43,11 +43,11 @@ type RouteKind = 'segment' | 'segment-range' | 'leaf-segment' | 'snowflake' | 's
 
 /**
  * Every ID route. `param`: the path ends in one segment after the prefix (a tag, an ID, or Leaf's snowflake key,
- * which is validated like a tag and otherwise ignored), followed by `suffix` when there is one; else the path is
- * exactly the prefix.
+ * which is validated like a tag and otherwise ignored); else the path is exactly the prefix. The range lease,
+ * `/api/id/segment/{tag}/range`, is matched only once a path under the segment prefix is not a single tag, so the
+ * single-ID route pays nothing for it (RANGE_SUFFIX).
  */
-export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; suffix?: string; kind: RouteKind }> = [
-  { path: '/api/id/segment/', param: true, suffix: '/range', kind: 'segment-range' },
+export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
   { path: '/api/id/segment/', param: true, kind: 'segment' },
   { path: '/api/segment/get/', param: true, kind: 'leaf-segment' },
   { path: '/api/id/snowflake', param: false, kind: 'snowflake' },
@@ -134,18 +134,22 @@ function matchRoute(path: string): Route | null {
   for (const r of ID_ROUTES) {
     if (r.param ? !path.startsWith(r.path) : path !== r.path) continue;
     if (!r.param) return { kind: r.kind, param: '' };
-    if (r.suffix === undefined) {
-      const rest = segmentAfter(path, r.path);
-      return rest === null ? UNKNOWN : { kind: r.kind, param: rest };
-    }
-    // With a suffix, anything else falls through to the routes below (a tag may be called "range").
-    const rest = path.endsWith(r.suffix) ? segmentAfter(path.slice(0, -r.suffix.length), r.path) : null;
+    const rest = segmentAfter(path, r.path);
     if (rest !== null) return { kind: r.kind, param: rest };
+    return r.kind === 'segment' ? rangeRoute(path, r.path) : UNKNOWN;
   }
   for (const prefix of OWNED_PREFIXES) {
     if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return UNKNOWN;
   }
   return null;
+}
+
+const RANGE_SUFFIX = '/range';
+
+/** `{prefix}{tag}/range` as the range lease of that tag; anything else under the prefix is unknown. */
+function rangeRoute(path: string, prefix: string): Route {
+  const tag = path.endsWith(RANGE_SUFFIX) ? segmentAfter(path.slice(0, -RANGE_SUFFIX.length), prefix) : null;
+  return tag === null ? UNKNOWN : { kind: 'segment-range', param: tag };
 }
 
 /** The one path segment after `prefix`, or null when there is none or more than one. */
