@@ -174,6 +174,16 @@ describe('SegmentEngine.leaseRanges', () => {
     expect((await unknown).code).toBe('tag_not_found');
   });
 
+  it('a store that fails: both kinds of lease are store_unavailable and count as failed requests; the buffer serves again after', async () => {
+    const { store, engine } = await setup();
+    store.failWith = new Error('connection refused');
+    expect((await rejection(() => engine.leaseRanges('order', 50))).code).toBe('store_unavailable');
+    expect((await rejection(() => engine.leaseRanges('order', 5_000))).code).toBe('store_unavailable');
+    expect(engine.snapshot('order')?.failedRequests).toBe(2);
+    store.failWith = null;
+    expect(runs(await engine.leaseRanges('order', 50), 50)).toEqual([[2, 51]]);
+  });
+
   it('a lease past 2^53 is id_space_exhausted, and one below the regression floor is refused', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 100, maxId: 2 ** 53 - 500 }]);
     expect((await rejection(() => engine.leaseRanges('order', 1_000))).code).toBe('id_space_exhausted');
