@@ -12,6 +12,9 @@ export function isValidBizTag(value: string): boolean {
 /** Largest batch one request may take. */
 export const MAX_COUNT = 10_000;
 
+/** Most IDs one range lease may take: its answer is a run per segment touched, so its size does not grow with this. */
+export const MAX_LEASE_COUNT = 10_000_000;
+
 /** A limit as people read it in messages: 10,000 — never typed out by hand, so it cannot drift from the value. */
 export function formatLimit(n: number): string {
   return n.toLocaleString('en-US');

@@ -1,7 +1,7 @@
 import { hostProblems } from '../admin/hostHealth';
 import type { HealthView } from '../admin/views';
 import { bearer, secretEquals } from '../auth/credentials';
-import { MAX_COUNT, invalidTag, parseBizTag } from '../bizTag';
+import { MAX_COUNT, MAX_LEASE_COUNT, formatLimit, invalidTag, parseBizTag } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
@@ -39,11 +39,13 @@ export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'>;
 /** An answer, or null when the path is not an ID route (the caller passes the request on). */
 export type IdHandler = (method: string, url: string, authorization?: string | null) => Answer | Promise<Answer> | null;
 
-type RouteKind = 'segment' | 'leaf-segment' | 'snowflake' | 'snowflake-decode' | 'leaf-snowflake' | 'health';
+type RouteKind = 'segment' | 'segment-range' | 'leaf-segment' | 'snowflake' | 'snowflake-decode' | 'leaf-snowflake' | 'health';
 
 /**
  * Every ID route. `param`: the path ends in one segment after the prefix (a tag, an ID, or Leaf's snowflake key,
- * which is validated like a tag and otherwise ignored); else the path is exactly the prefix.
+ * which is validated like a tag and otherwise ignored); else the path is exactly the prefix. The range lease,
+ * `/api/id/segment/{tag}/range`, is matched only once a path under the segment prefix is not a single tag, so the
+ * single-ID route pays nothing for it (RANGE_SUFFIX).
  */
 export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
   { path: '/api/id/segment/', param: true, kind: 'segment' },
@@ -90,6 +92,11 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
           result = withRuntime(deps, issueSegment, bizTag, countIn(url, q), false);
           break;
         }
+        case 'segment-range': {
+          const bizTag = decodeTag(route.param);
+          result = withRuntime(deps, leaseSegment, bizTag, leaseCountIn(url, q), false);
+          break;
+        }
         case 'leaf-segment': {
           const bizTag = decodeTag(route.param);
           if (countIn(url, q) !== 0) throw new LeafError('invalid_request', LEAF_ROUTE_COUNT_MESSAGE);
@@ -128,12 +135,21 @@ function matchRoute(path: string): Route | null {
     if (r.param ? !path.startsWith(r.path) : path !== r.path) continue;
     if (!r.param) return { kind: r.kind, param: '' };
     const rest = segmentAfter(path, r.path);
-    return rest === null ? UNKNOWN : { kind: r.kind, param: rest };
+    if (rest !== null) return { kind: r.kind, param: rest };
+    return r.kind === 'segment' ? rangeRoute(path, r.path) : UNKNOWN;
   }
   for (const prefix of OWNED_PREFIXES) {
     if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return UNKNOWN;
   }
   return null;
+}
+
+const RANGE_SUFFIX = '/range';
+
+/** `{prefix}{tag}/range` as the range lease of that tag; anything else under the prefix is unknown. */
+function rangeRoute(path: string, prefix: string): Route {
+  const tag = path.endsWith(RANGE_SUFFIX) ? segmentAfter(path.slice(0, -RANGE_SUFFIX.length), prefix) : null;
+  return tag === null ? UNKNOWN : { kind: 'segment-range', param: tag };
 }
 
 /** The one path segment after `prefix`, or null when there is none or more than one. */
@@ -157,18 +173,30 @@ function decodeTag(raw: string): string {
 
 /** `count` of the query string that starts after `q` (-1: no query); 0 when absent. */
 function countIn(url: string, q: number): number {
-  return q === -1 ? 0 : parseCount(url, q + 1);
+  return q === -1 ? 0 : parseCount(url, q + 1, MAX_COUNT);
 }
 
-/** Reads `count` from the query string; 0 when absent. Rejects repeats, signs, decimals, and out-of-range values. */
-function parseCount(url: string, from: number): number {
+/** A range lease's `count`: required, 1 to MAX_LEASE_COUNT. */
+function leaseCountIn(url: string, q: number): number {
+  const n = q === -1 ? 0 : parseCount(url, q + 1, MAX_LEASE_COUNT);
+  if (n === 0) throw invalidCount(MAX_LEASE_COUNT);
+  return n;
+}
+
+/** No count any route accepts is longer; a longer one is refused before it is read. */
+const MAX_COUNT_DIGITS = String(MAX_LEASE_COUNT).length;
+
+/**
+ * Reads `count` from the query string; 0 when absent. Rejects repeats, signs, decimals, and values above `max`.
+ */
+function parseCount(url: string, from: number, max: number): number {
   let found: string | null = null;
   let start = from;
   while (start <= url.length) {
     let end = url.indexOf('&', start);
     if (end === -1) end = url.length;
     if (url.startsWith('count=', start) || (end - start === 5 && url.startsWith('count', start))) {
-      if (found !== null) throw invalidCount();
+      if (found !== null) throw invalidCount(max);
       found = url.slice(start + 6, end);
     }
     start = end + 1;
@@ -179,22 +207,24 @@ function parseCount(url: string, from: number): number {
     try {
       found = decodeURIComponent(found);
     } catch {
-      throw invalidCount();
+      throw invalidCount(max);
     }
   }
-  if (found.length === 0 || found.length > 5) throw invalidCount();
+  if (found.length === 0 || found.length > MAX_COUNT_DIGITS) throw invalidCount(max);
   let n = 0;
   for (let i = 0; i < found.length; i++) {
     const c = found.charCodeAt(i) - 48;
-    if (c < 0 || c > 9 || (i === 0 && c === 0)) throw invalidCount();
+    if (c < 0 || c > 9 || (i === 0 && c === 0)) throw invalidCount(max);
     n = n * 10 + c;
   }
-  if (n > MAX_COUNT) throw invalidCount();
+  if (n > max) throw invalidCount(max);
   return n;
 }
 
-function invalidCount(): LeafError {
-  return new LeafError('invalid_count', `count must be a whole number from 1 to ${MAX_COUNT}.`);
+function invalidCount(max: number): LeafError {
+  // The batch's message stays as it always was; the lease's larger limit reads with separators.
+  const limit = max === MAX_COUNT ? String(MAX_COUNT) : formatLimit(max);
+  return new LeafError('invalid_count', `count must be a whole number from 1 to ${limit}.`);
 }
 
 function issueSegment({ segments: engine }: IdRuntime, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
@@ -206,6 +236,12 @@ function issueSegment({ segments: engine }: IdRuntime, bizTag: string, count: nu
   const ranges = engine.takeRanges(bizTag, count);
   if (ranges instanceof Promise) return ranges.then((r) => batch(bizTag, r));
   return batch(bizTag, ranges);
+}
+
+function leaseSegment({ segments: engine }: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {
+  const ranges = engine.leaseRanges(bizTag, count);
+  if (ranges instanceof Promise) return ranges.then((r) => lease(bizTag, r));
+  return lease(bizTag, ranges);
 }
 
 // Tags are validated to a JSON-safe alphabet, so they are concatenated without escaping.
@@ -222,6 +258,15 @@ function batch(bizTag: string, { bounds }: IdRanges): Answer {
     for (let id = r === 0 ? (bounds[0] as number) + 1 : (bounds[r] as number); id <= last; id++) body += '","' + id;
   }
   return jsonText(body + '"]}');
+}
+
+/** A lease: one `{start,end}` per run, so its size does not grow with the count. */
+function lease(bizTag: string, { bounds, count }: IdRanges): Answer {
+  let body = '{"tag":"' + bizTag + '","count":' + count + ',"ranges":[';
+  for (let r = 0; r < bounds.length; r += 2) {
+    body += (r === 0 ? '{"start":"' : ',{"start":"') + bounds[r] + '","end":"' + bounds[r + 1] + '"}';
+  }
+  return jsonText(body + ']}');
 }
 
 function snowflakeOff(): LeafError {

@@ -173,7 +173,18 @@ export class TagBuffer {
     return c === null ? 0 : Math.max(0, c.max - c.next + 1);
   }
 
-  /** IDs issued by this buffer so far. Derived, so the hot path counts nothing. */
+  /** IDs the two segments still hold. */
+  available(): number {
+    const p = this._pending;
+    return this.remainingInCurrent() + (p === null ? 0 : p.max - p.next + 1);
+  }
+
+  /** `count` IDs went out in a lease claimed for it alone (never through the two segments): they count as issued. */
+  countLeasedDirectly(count: number): void {
+    this.issuedBefore += count;
+  }
+
+  /** IDs issued by this tag so far. Derived, so the hot path counts nothing. */
   issuedTotal(): number {
     const c = this._current;
     return this.issuedBefore + (c === null ? 0 : c.next - c.start);

@@ -1,3 +1,4 @@
+import { MAX_LEASE_COUNT, formatLimit } from '../bizTag';
 import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
@@ -167,6 +168,48 @@ export class SegmentEngine {
     return this.takeSlow(bizTag, count, out);
   }
 
+  /**
+   * A range lease: exactly `count` IDs (1 to MAX_LEASE_COUNT) as inclusive increasing runs, for a caller that hands
+   * them out itself. From the two segments when they hold enough (synchronously, like a batch). Otherwise a lease
+   * larger than a segment of the tag's current step is claimed for itself — one `allocate(tag, count)` of exactly
+   * its size, one run, the double buffer left as it was for single IDs — so a huge lease costs one claim, not
+   * count/step of them, and does not inflate the dynamic step. A smaller one waits for the next segment like a
+   * batch (a segment holds at least the step, so one or two loads). Every wait is bounded by `loadWaitMs`.
+   */
+  leaseRanges(bizTag: string, count: number): IdRanges | Promise<IdRanges> {
+    if (!Number.isSafeInteger(count) || count < 1 || count > MAX_LEASE_COUNT) {
+      throw new LeafError('invalid_count', `count must be a whole number from 1 to ${formatLimit(MAX_LEASE_COUNT)}.`);
+    }
+    const buffer = this.buffers.get(bizTag);
+    if (buffer !== undefined && buffer.available() >= count) {
+      const out = newRanges();
+      this.fill(buffer, count, out);
+      return out;
+    }
+    return this.leaseSlow(bizTag, count);
+  }
+
+  private async leaseSlow(bizTag: string, count: number): Promise<IdRanges> {
+    const buffer = this.buffers.get(bizTag) ?? (await this.lookUpMissingTag(bizTag));
+    if (count <= buffer.available() || count <= buffer.step) return this.takeSlow(bizTag, count, newRanges());
+    try {
+      const segment = await this.bounded(this.claim(buffer, count, 'lease'), () => {
+        return new LeafError(
+          'segment_unavailable',
+          `A lease of ${count} IDs of tag "${bizTag}" was not claimed within ${this.loadWaitMs} ms; if it lands later, its IDs are skipped.`,
+        );
+      });
+      if (segment.max - segment.start + 1 !== count) {
+        throw new LeafError('store_unavailable', `The store claimed ${segment.step} IDs of tag "${bizTag}" for a lease of ${count}.`);
+      }
+      buffer.countLeasedDirectly(count);
+      return { bounds: [segment.start, segment.max], count };
+    } catch (error) {
+      buffer.countFailedRequest();
+      throw error;
+    }
+  }
+
   /** Takes IDs from the buffer into `out` until it holds `count`. Returns whether it got there. */
   private fill(buffer: TagBuffer, count: number, out: IdRanges): boolean {
     while (out.count < count) {
@@ -174,7 +217,10 @@ export class SegmentEngine {
       if (segment === null) return false;
       const n = Math.min(count - out.count, segment.max - segment.next + 1);
       const first = segment.next;
-      out.bounds.push(first, first + n - 1);
+      const bounds = out.bounds;
+      // A segment that starts right after the one before (the common case) extends its run.
+      if (bounds.length > 0 && bounds[bounds.length - 1] === first - 1) bounds[bounds.length - 1] = first + n - 1;
+      else bounds.push(first, first + n - 1);
       out.count += n;
       segment.next = first + n;
       this.maybePreload(buffer, segment);
@@ -230,19 +276,25 @@ export class SegmentEngine {
     return this.missRefresh;
   }
 
-  private async awaitLoad(buffer: TagBuffer, load: Promise<void>): Promise<void> {
+  private awaitLoad(buffer: TagBuffer, load: Promise<void>): Promise<void> {
+    return this.bounded(load, () => {
+      return new LeafError(
+        'segment_unavailable',
+        `Both segments of tag "${buffer.bizTag}" are used up and the next one did not arrive within ${this.loadWaitMs} ms.`,
+      );
+    });
+  }
+
+  /** `work`, or `timedOut()` thrown once `loadWaitMs` has passed; a failure that is not a LeafError is the store's. */
+  private async bounded<T>(work: Promise<T>, timedOut: () => LeafError): Promise<T> {
     let timer: TimerHandle | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve('timeout'), this.loadWaitMs);
+    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve(TIMED_OUT), this.loadWaitMs);
     });
     try {
-      const outcome = await Promise.race([load.then(() => 'loaded' as const), timeout]);
-      if (outcome === 'timeout') {
-        throw new LeafError(
-          'segment_unavailable',
-          `Both segments of tag "${buffer.bizTag}" are used up and the next one did not arrive within ${this.loadWaitMs} ms.`,
-        );
-      }
+      const outcome = await Promise.race([work, timeout]);
+      if (outcome === TIMED_OUT) throw timedOut();
+      return outcome as T;
     } catch (error) {
       throw isLeafError(error) ? error : storeUnavailable(error);
     } finally {
@@ -273,11 +325,23 @@ export class SegmentEngine {
   }
 
   private async load(buffer: TagBuffer): Promise<void> {
-    const startedAt = this.clock.now();
     const step =
       buffer.lastLoadAt === undefined
         ? undefined // the first load takes the DB's step
-        : nextStep({ step: buffer.step, minStep: buffer.minStep, sinceLastLoadMs: startedAt - buffer.lastLoadAt });
+        : nextStep({ step: buffer.step, minStep: buffer.minStep, sinceLastLoadMs: this.clock.now() - buffer.lastLoadAt });
+    const segment = await this.claim(buffer, step, 'segment');
+    buffer.loadSucceeded(segment, this.clock.now(), step === undefined);
+  }
+
+  /**
+   * One claim from the store (`step` undefined: the row's own), checked before anything is served from it. The
+   * regression guard compares with the highest ID of the claims this engine had finished when this one began:
+   * those were committed before its UPDATE, so it must lie above them; a claim running at the same time (a lease
+   * beside a segment load) may land in either order.
+   */
+  private async claim(buffer: TagBuffer, step: number | undefined, purpose: 'segment' | 'lease'): Promise<Segment> {
+    const startedAt = this.clock.now();
+    const floor = this.highWater.get(buffer.bizTag);
     try {
       const allocation = await this.store.allocate(buffer.bizTag, step);
       if (!Number.isSafeInteger(allocation.maxId) || !Number.isSafeInteger(allocation.step) || allocation.step < 1) {
@@ -287,19 +351,17 @@ export class SegmentEngine {
         );
       }
       const segment = createSegment(allocation.maxId, allocation.step, allocation.semantics);
-      const high = this.highWater.get(buffer.bizTag);
-      if (high !== undefined && segment.start <= high) {
+      if (floor !== undefined && segment.start <= floor) {
         // The row went backwards (restored backup, manual edit): serving it would repeat IDs.
         throw new LeafError(
           'segment_regressed',
-          `Tag "${buffer.bizTag}" returned segment ${segment.start}..${segment.max}, at or below ID ${high} already claimed; refusing to serve it.`,
+          `Tag "${buffer.bizTag}" returned segment ${segment.start}..${segment.max}, at or below ID ${floor} already claimed; refusing to serve it.`,
         );
       }
-      this.highWater.set(buffer.bizTag, segment.max);
+      this.highWater.set(buffer.bizTag, Math.max(segment.max, this.highWater.get(buffer.bizTag) ?? segment.max));
       const loadedAt = this.clock.now();
-      buffer.loadSucceeded(segment, loadedAt, step === undefined);
       this.onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
-      this.logger.log('info', 'segment_loaded', {
+      this.logger.log('info', purpose === 'lease' ? 'lease_claimed' : 'segment_loaded', {
         bizTag: buffer.bizTag,
         start: segment.start,
         max: segment.max,
@@ -307,6 +369,7 @@ export class SegmentEngine {
         semantics: allocation.semantics,
         durationMs: loadedAt - startedAt,
       });
+      return segment;
     } catch (error) {
       const leafError = isLeafError(error) ? error : storeUnavailable(error);
       this.onLoad?.(buffer.bizTag, {
@@ -316,7 +379,7 @@ export class SegmentEngine {
         ok: false,
         error: leafError.code,
       });
-      this.logger.log(leafError.code === 'segment_regressed' ? 'error' : 'warn', 'segment_load_failed', {
+      this.logger.log(leafError.code === 'segment_regressed' ? 'error' : 'warn', purpose === 'lease' ? 'lease_claim_failed' : 'segment_load_failed', {
         bizTag: buffer.bizTag,
         code: leafError.code,
         error,
@@ -369,6 +432,8 @@ export class SegmentEngine {
     };
   }
 }
+
+const TIMED_OUT = Symbol('timed out');
 
 /** IDs as inclusive ranges `[first0, last0, first1, last1, …]`; `count` is how many IDs they hold. */
 export interface IdRanges {

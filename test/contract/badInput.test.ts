@@ -134,7 +134,7 @@ const BAD_SNOWFLAKE_IDS = [
   '00000000000000000001', '%EF%BC%91', 'NaN', 'null', '0b1', '1_0', long(5_000), "1'%20OR%20'1'='1", '1;', '%E0%A4%A',
 ];
 
-const ID_ROUTES_GET = ['/api/id/segment/demo', '/api/segment/get/demo', '/api/id/snowflake', '/api/id/snowflake/123', '/api/snowflake/get/demo', '/api/health'];
+const ID_ROUTES_GET = ['/api/id/segment/demo', '/api/id/segment/demo/range?count=5', '/api/segment/get/demo', '/api/id/snowflake', '/api/id/snowflake/123', '/api/snowflake/get/demo', '/api/health'];
 
 function idRouteCases(): Case[] {
   const cases: Case[] = [];
@@ -142,6 +142,7 @@ function idRouteCases(): Case[] {
     cases.push({ name: 'segment tag', method: 'GET', target: `/api/id/segment/${t}`, codes: ['invalid_tag', 'tag_not_found'] });
     cases.push({ name: 'leaf segment tag', method: 'GET', target: `/api/segment/get/${t}`, codes: ['invalid_tag', 'tag_not_found'] });
     cases.push({ name: 'segment tag + count', method: 'GET', target: `/api/id/segment/${t}?count=3`, codes: ['invalid_tag', 'tag_not_found'] });
+    cases.push({ name: 'range lease tag', method: 'GET', target: `/api/id/segment/${t}/range?count=3`, codes: ['invalid_tag', 'tag_not_found'] });
   }
   // The snowflake key is ignored, so only keys that fail the tag check are bad input there.
   for (const t of BAD_TAGS.filter((t) => decodedTag(t) === null)) {
@@ -157,6 +158,10 @@ function idRouteCases(): Case[] {
   }
   for (const q of BAD_COUNT_QUERIES) {
     cases.push({ name: 'segment count', method: 'GET', target: `/api/id/segment/demo?${q}`, codes: ['invalid_count'] });
+    // 10001..100000 are fine leases; every other bad count is bad here too.
+    if (!['count=10001', 'count=99999', 'count=100000'].includes(q)) {
+      cases.push({ name: 'range lease count', method: 'GET', target: `/api/id/segment/demo/range?${q}`, codes: ['invalid_count'] });
+    }
     cases.push({ name: 'snowflake count', method: 'GET', target: `/api/id/snowflake?${q}`, codes: ['invalid_count'] });
     cases.push({ name: 'leaf segment count', method: 'GET', target: `/api/segment/get/demo?${q}`, codes: ['invalid_count', 'invalid_request'] });
     cases.push({ name: 'leaf snowflake count', method: 'GET', target: `/api/snowflake/get/demo?${q}`, codes: ['invalid_count', 'invalid_request'] });
@@ -179,6 +184,9 @@ function idRouteCases(): Case[] {
   cases.push({ name: 'long leaf path (12 KB)', method: 'GET', target: `/api/segment/get/${'%41'.repeat(4_000)}`, codes: ['invalid_tag'] });
   cases.push({ name: 'long snowflake id (12 KB)', method: 'GET', target: `/api/id/snowflake/${'9'.repeat(12_000)}`, codes: ['invalid_id'] });
   cases.push({ name: 'long query (12 KB)', method: 'GET', target: `/api/id/segment/demo?count=0&${'q'.repeat(12_000)}`, codes: ['invalid_count'] });
+  for (const q of ['count=10000001', 'count=99999999', 'count=100000000']) {
+    cases.push({ name: 'range lease over 10,000,000', method: 'GET', target: `/api/id/segment/demo/range?${q}`, codes: ['invalid_count'] });
+  }
   return cases;
 }
 

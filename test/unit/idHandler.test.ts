@@ -102,6 +102,15 @@ describe('ID handler', () => {
     ["/api/id/segment/o'rder", 'invalid_tag'],
     [`/api/id/segment/${'x'.repeat(129)}`, 'invalid_tag'],
     ['/api/segment/get/order?count=2', 'invalid_request'],
+    ['/api/id/segment/order/range', 'invalid_count'],
+    ['/api/id/segment/order/range?count=0', 'invalid_count'],
+    ['/api/id/segment/order/range?count=10000001', 'invalid_count'],
+    ['/api/id/segment/order/range?count=123456789', 'invalid_count'],
+    ['/api/id/segment/order/range?count=-1', 'invalid_count'],
+    ['/api/id/segment/order/range?count=1.5', 'invalid_count'],
+    ['/api/id/segment/order/range?count=01', 'invalid_count'],
+    ['/api/id/segment/order/range?count=1&count=2', 'invalid_count'],
+    ['/api/id/segment/or%20der/range?count=1', 'invalid_tag'],
   ])('%s → 400 %s', async (url, code) => {
     const { call, store } = await setup();
     const before = JSON.stringify([...store.rows]);
@@ -111,6 +120,40 @@ describe('ID handler', () => {
     expect(JSON.stringify([...store.rows])).toBe(before);
   });
 
+  it('range lease: exactly count IDs as decimal-string runs, continuing the single and batch routes', async () => {
+    const { call } = await setup();
+    expect(JSON.parse((await call('/api/id/segment/order')).body).id).toBe('2');
+    const r = await call('/api/id/segment/order/range?count=50');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(r.body)).toEqual({ tag: 'order', count: 50, ranges: [{ start: '3', end: '52' }] });
+    expect(JSON.parse((await call('/api/id/segment/order?count=2')).body).ids).toEqual(['53', '54']);
+    const encoded = JSON.parse((await call('/api/id/segment/a.b%3Ac-d_9/range?count=%33')).body);
+    expect(encoded).toEqual({ tag: 'a.b:c-d_9', count: 3, ranges: [{ start: '2', end: '4' }] });
+  });
+
+  it('range lease of 10,000,000: one run, an answer of constant size', async () => {
+    const { call } = await setup();
+    const small = await call('/api/id/segment/order/range?count=1000');
+    const big = await call('/api/id/segment/order/range?count=10000000');
+    const body = JSON.parse(big.body);
+    expect(body.count).toBe(10_000_000);
+    expect(body.ranges).toHaveLength(1);
+    expect(Number(body.ranges[0].end) - Number(body.ranges[0].start) + 1).toBe(10_000_000);
+    expect(big.body.length).toBeLessThan(small.body.length + 20);
+  });
+
+  it('a tag called "range" is still a tag; range of an unknown tag is 404', async () => {
+    const { call, store, segments } = await setup();
+    store.rows.set('range', { maxId: 1, step: 10 });
+    await segments.refreshTags();
+    expect(JSON.parse((await call('/api/id/segment/range')).body)).toEqual({ tag: 'range', id: '2' });
+    expect(JSON.parse((await call('/api/id/segment/range/range?count=2')).body).ranges).toEqual([{ start: '3', end: '4' }]);
+    const unknown = await call(`/api/id/segment/${'x'.repeat(128)}/range?count=5`);
+    expect(unknown.status).toBe(404);
+    expect(errorCode(unknown)).toBe('tag_not_found');
+  });
+
   it('128-character tag is valid syntax (unknown → 404)', async () => {
     const { call } = await setup();
     const r = await call(`/api/id/segment/${'x'.repeat(128)}`);
@@ -118,7 +161,7 @@ describe('ID handler', () => {
     expect(errorCode(r)).toBe('tag_not_found');
   });
 
-  it.each(['/api/id/segment/', '/api/id/segment/order/extra', '/api/id', '/api/id/nope', '/api/segment/get/', '/api/segment'])(
+  it.each(['/api/id/segment/', '/api/id/segment/order/extra', '/api/id/segment//range', '/api/id/segment/a/b/range', '/api/id/segment/order/range/x', '/api/id', '/api/id/nope', '/api/segment/get/', '/api/segment'])(
     '%s → 404 route_not_found JSON',
     async (url) => {
       const { call } = await setup();
