@@ -242,9 +242,12 @@ describe('failover and unconfirmed leases', () => {
     const { fleet, clock, client } = setup({ urls: [A, B], timeoutMs: 500 });
     fleet.behaviour.set(A, 'hang');
     const x = client.nextId('x');
-    clock.advance(500); // A timed out; x now waits on B
+    fleet.held = [];
+    clock.advance(500); // A timed out; x now waits on B, which has not answered yet
     await flush();
     const y = client.nextId('y');
+    await flush();
+    fleet.release();
     await Promise.all([x, y]);
     expect(fleet.calls.map((c) => `${new URL(c.url).origin}${new URL(c.url).pathname.split('/')[4]}`)).toEqual([`${A}x`, `${B}x`, `${B}y`]);
   });
