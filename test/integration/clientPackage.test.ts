@@ -50,7 +50,7 @@ it('examples/client installs leaf-ts by path and runs with plain node', async ()
     cwd: project,
     encoding: 'utf8',
     timeout: 60_000,
-    env: { PATH: process.env.PATH, LEAF_URLS: `http://127.0.0.1:${port}`, LEAF_ID_TOKEN: 'example-token' },
+    env: { ...process.env, LEAF_URLS: `http://127.0.0.1:${port}`, LEAF_ID_TOKEN: 'example-token' },
   });
   const first = BigInt(/first ID: (\d+)/.exec(out)?.[1] ?? '0');
   expect(first).toBe(2n ** 40n + 1n);
