@@ -41,6 +41,8 @@ function wholeIn(name: string, value: number, min: number, max: number): number 
  */
 export class LeafClient {
   private readonly tags = new Map<string, LeafTag>();
+  /** The tag asked for last: a caller on one tag skips the map lookup (a string compare, usually by pointer). */
+  private lastTag: LeafTag | undefined;
   private readonly fetcher: LeaseFetcher;
   private readonly clock: Clock;
   private readonly limits: LeaseLimits;
@@ -76,8 +78,9 @@ export class LeafClient {
    * promise).
    */
   nextId(tag: string): bigint | Promise<bigint> {
-    const handle = this.tags.get(tag);
-    return handle !== undefined ? handle.next() : this.tag(tag).next();
+    const last = this.lastTag;
+    if (last !== undefined && last.name === tag) return last.next();
+    return (this.lastTag = this.tag(tag)).next();
   }
 
   /** `count` IDs of `tag` (1 to 1,000,000): synchronously when buffered, else a promise. */

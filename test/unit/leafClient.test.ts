@@ -164,6 +164,33 @@ describe('LeafClient buffering', () => {
   });
 });
 
+describe('LeafClient options and tags', () => {
+  it.each([
+    ['no urls', { urls: [] }],
+    ['not a URL', { urls: ['10.0.0.5:3000'] }],
+    ['not http', { urls: ['ftp://a.test'] }],
+    ['timeoutMs 0', { urls: [A], timeoutMs: 0 }],
+    ['timeoutMs unbounded', { urls: [A], timeoutMs: Infinity }],
+    ['maxLease above the route limit', { urls: [A], maxLease: 10_000_001 }],
+    ['minLease above maxLease', { urls: [A], minLease: 5_000, maxLease: 1_000 }],
+  ])('refuses %s', (_label, options) => {
+    expect(() => new LeafClient({ fetch: new FakeFleet().fetch, ...options })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
+  });
+
+  it('keeps each tag its own sequence when calls alternate between tags', async () => {
+    const { fleet, client } = setup();
+    const a = [await client.nextId('a')];
+    const b = [await client.nextId('b')];
+    for (let i = 0; i < 5; i++) {
+      a.push(client.nextId('a') as bigint);
+      b.push(client.nextId('b') as bigint);
+    }
+    expect(a).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+    expect(b).toEqual([101n, 102n, 103n, 104n, 105n, 106n]);
+    expect(fleet.calls.map((c) => c.url.split('/')[6])).toEqual(['a', 'b']);
+  });
+});
+
 describe('lease sizes from the observed rate', () => {
   const limits = { minLease: 100, maxLease: 1_000_000, targetMs: 30_000 };
 
