@@ -60,9 +60,11 @@ export class LeaseFetcher {
         if (this.preferred === index) this.preferred = (index + 1) % this.urls.length;
       }
     }
-    // Every server failed. When they all said the same (say tag_not_found), that is the answer.
-    const same = failures[0]?.failure;
-    if (same !== undefined && failures.every(({ failure }) => failure.code === same.code && failure.status !== undefined)) throw same;
+    // Every server failed. When those that answered all said the same (say tag_not_found, the others being
+    // unreachable), that is the answer.
+    const answered = failures.filter(({ failure }) => failure.status !== undefined).map(({ failure }) => failure);
+    const same = answered[0];
+    if (same !== undefined && answered.every((failure) => failure.code === same.code)) throw same;
     const causes = failures.map(({ url, failure }) => `${url}: ${failure.code} (${failure.message})`);
     throw new LeafClientError('unavailable', `No server gave a lease of ${count} for "${tag}": ${causes.join('; ')}`);
   }

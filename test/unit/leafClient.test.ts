@@ -309,6 +309,15 @@ describe('failover and unconfirmed leases', () => {
     await expect(client.nextId('nope')).rejects.toMatchObject({ code: 'tag_not_found', status: 404 });
   });
 
+  it('reports what the servers that answered said when the others were unreachable', async () => {
+    const { fleet, clock, client } = setup({ urls: [A, B], timeoutMs: 500 });
+    fleet.behaviour.set(A, 'hang');
+    fleet.behaviour.set(B, 'notFound');
+    const id = client.nextId('nope');
+    clock.advance(500);
+    await expect(id).rejects.toMatchObject({ code: 'tag_not_found', status: 404 });
+  });
+
   it('a failed prefetch is retried once half of what is left is used, without a timer', async () => {
     const { fleet, clock, client } = setup();
     await client.nextId('orders');
