@@ -13,6 +13,13 @@ const NOT_TOOLS = {
   message: 'The product never imports its tests or tools.',
 };
 
+/** What every lib/ module must not import: lib/ is plain TypeScript below the app. */
+const PLAIN_LIB = [
+  { group: ['next', 'next/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ is plain TypeScript: no Next or React.' },
+  { group: ['@/app/*', '**/app/**', '@/components/*', '**/components/**'], message: 'lib/ never imports app/ or components/.' },
+  NOT_TOOLS,
+];
+
 export default tseslint.config(
   {
     ignores: ['.next/**', 'node_modules/**', 'drizzle/**', 'test-results/**', 'playwright-report/**', '.tmp/**', 'next-env.d.ts', 'dist/**'],
@@ -40,10 +47,17 @@ export default tseslint.config(
   // The boundaries.
   {
     files: ['lib/**/*.ts'],
+    rules: restrict(PLAIN_LIB),
+  },
+  {
+    // leaf-ts/client runs in other people's services: HTTP only, compiled on its own (tsconfig.client.json).
+    files: ['lib/client/**/*.ts'],
     rules: restrict([
-      { group: ['next', 'next/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ is plain TypeScript: no Next or React.' },
-      { group: ['@/app/*', '**/app/**', '@/components/*', '**/components/**'], message: 'lib/ never imports app/ or components/.' },
-      NOT_TOOLS,
+      ...PLAIN_LIB,
+      {
+        group: ['mysql2', 'mysql2/*', 'better-sqlite3', 'drizzle-orm', 'drizzle-orm/*', '@/lib/*', '**/store', '**/store/**', '**/segment/**', '**/snowflake/**', '**/http/**', '**/runtime', '**/config', '**/admin/**', '**/metrics/**', '**/fleet/**'],
+        message: 'leaf-ts/client talks to servers over HTTP: no database driver, no server modules, relative imports only (tsc does not map @/).',
+      },
     ]),
   },
   {

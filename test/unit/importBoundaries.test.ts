@@ -25,6 +25,13 @@ describe('import boundaries', () => {
     ['lib/http/X.ts', "import { json } from '../../app/_server/adminRoute';"],
     ['lib/X.ts', "import { freePort } from '../tools/harness';"],
     ['app/api/x/route.ts', "import { rng } from '@/test/support/rng';"],
+    ['lib/client/X.ts', "import mysql from 'mysql2/promise';"],
+    ['lib/client/X.ts', "import Database from 'better-sqlite3';"],
+    ['lib/client/X.ts', "import { sql } from 'drizzle-orm';"],
+    ['lib/client/X.ts', "import { SqliteStore } from '../store/sqlite';"],
+    ['lib/client/X.ts', "import { SegmentEngine } from '../segment/engine';"],
+    ['lib/client/X.ts', "import { systemClock } from '@/lib/clock';"],
+    ['lib/client/X.ts', "import { NextResponse } from 'next/server';"],
   ])('%s may not: %s', async (file, code) => {
     expect(await restricted(file, `${code}\nexport {};\n`)).toHaveLength(1);
   });
@@ -34,6 +41,8 @@ describe('import boundaries', () => {
     ['components/console/X.tsx', "import type { EngineView } from '@/lib/admin/views';"],
     ['lib/http/X.ts', "import { LeafError } from '../errors';"],
     ['app/api/x/route.ts', "import { processIdHandler } from '@/lib/http/defaultHandler';"],
+    ['lib/client/X.ts', "import { systemClock } from '../clock';"],
+    ['lib/client/X.ts', "import { isValidBizTag } from '../bizTag';"],
   ])('%s may: %s', async (file, code) => {
     expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([]);
   });

@@ -1,0 +1,173 @@
+import type { Clock } from '../clock';
+import { LeafClientError, closedError } from './errors';
+import type { Lease } from './lease';
+import { type LeaseLimits, PREFETCH_AT_USED, nextLeaseSize } from './leaseSize';
+
+/** The largest `take`: the IDs come back as an array of bigints, ~40 MB at this size. */
+export const MAX_TAKE = 1_000_000;
+
+export interface LeaseSource {
+  lease(tag: string, count: number): Promise<Lease>;
+}
+
+/**
+ * One tag's IDs in the client: the current lease being handed out and a standby lease fetched in the background
+ * once PREFETCH_AT_USED of the current one is used (Leaf's double buffer). `client.tag(name)` returns it, and
+ * `next()` on it skips the client's per-call map lookup.
+ *
+ * `next()` returns a bigint synchronously while the buffers hold IDs — no promise is allocated on that path —
+ * and a Promise<bigint> only when it must wait for a lease; `await` works on both.
+ */
+export class LeafTag {
+  /** The next ID of the current run and how many are left in it: the whole hot path. */
+  private cursor = 0n;
+  private left = 0;
+  /** `left` at or below which the next lease is fetched; -1 once fetched (or with no lease). */
+  private prefetchAt = -1;
+  /** The current lease's later runs `[start, end, …]` (a lease is usually one run) and how many IDs they hold. */
+  private queued: bigint[] = [];
+  private queuedCount = 0;
+  /** The current lease: size, when it began to be used, and the lease-wide remaining count that triggers the prefetch. */
+  private leaseSize = 0;
+  private leaseStartedAt = 0;
+  private leasePrefetchAt = 0;
+  private standby: Lease | null = null;
+  private loading: Promise<void> | null = null;
+  private closed = false;
+  /** The last failed lease request of this tag, for callers who want to see why a prefetch did not land. */
+  lastError: LeafClientError | null = null;
+
+  constructor(
+    readonly name: string,
+    private readonly source: LeaseSource,
+    private readonly clock: Clock,
+    private readonly limits: LeaseLimits,
+  ) {}
+
+  next(): bigint | Promise<bigint> {
+    if (this.left > 0) {
+      const id = this.cursor;
+      this.cursor = id + 1n;
+      if (--this.left <= this.prefetchAt) this.prefetch();
+      return id;
+    }
+    return this.nextSlow();
+  }
+
+  /** `count` IDs in increasing order within each lease: synchronously when buffered, else a promise. */
+  take(count: number): bigint[] | Promise<bigint[]> {
+    if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAKE) {
+      throw new LeafClientError('invalid_count', `count must be an integer from 1 to ${MAX_TAKE}`);
+    }
+    const out: bigint[] = [];
+    return this.fill(out, count) ? out : this.takeSlow(out, count);
+  }
+
+  /** IDs ready without a request: the current lease's rest plus the standby lease. */
+  get buffered(): number {
+    return this.left + this.queuedCount + (this.standby?.count ?? 0);
+  }
+
+  /** Drops every leased ID (never to be issued) and fails whatever waits. */
+  close(): void {
+    this.closed = true;
+    this.left = 0;
+    this.prefetchAt = -1;
+    this.queued = [];
+    this.queuedCount = 0;
+    this.standby = null;
+  }
+
+  private nextSlow(): bigint | Promise<bigint> {
+    if (this.closed) throw closedError();
+    if (this.advance()) return this.next();
+    return this.waitForLease(1).then(() => this.next());
+  }
+
+  private fill(out: bigint[], count: number): boolean {
+    while (out.length < count) {
+      if (this.left === 0 && !this.advance()) return false;
+      const n = Math.min(count - out.length, this.left);
+      let id = this.cursor;
+      for (let i = 0; i < n; i++) out.push(id++);
+      this.cursor = id;
+      this.left -= n;
+      if (this.left <= this.prefetchAt) this.prefetch();
+    }
+    return true;
+  }
+
+  private async takeSlow(out: bigint[], count: number): Promise<bigint[]> {
+    while (!this.fill(out, count)) await this.waitForLease(count - out.length);
+    return out;
+  }
+
+  /** Moves on to the current lease's next run, else to the standby lease. False when both are used up. */
+  private advance(): boolean {
+    if (this.closed) return false;
+    if (this.queued.length > 0) {
+      const [start, end] = this.queued.splice(0, 2) as [bigint, bigint];
+      this.startRun(start, end);
+      return true;
+    }
+    if (this.standby === null) return false;
+    const lease = this.standby;
+    this.standby = null;
+    this.leaseSize = lease.count;
+    this.leaseStartedAt = this.clock.now();
+    this.leasePrefetchAt = lease.count - Math.ceil(lease.count * PREFETCH_AT_USED);
+    this.queued = lease.bounds.slice(2);
+    this.queuedCount = lease.count;
+    this.startRun(lease.bounds[0] as bigint, lease.bounds[1] as bigint);
+    return true;
+  }
+
+  private startRun(start: bigint, end: bigint): void {
+    this.cursor = start;
+    this.left = Number(end - start) + 1;
+    this.queuedCount -= this.left;
+    // The lease-wide trigger as a count left in this run; negative means a later run of the lease holds it.
+    this.prefetchAt = this.leasePrefetchAt >= 0 ? this.leasePrefetchAt - this.queuedCount : -1;
+    if (this.left <= this.prefetchAt) this.prefetch();
+  }
+
+  /** Waits for the lease in flight, or asks for one big enough for `atLeast` when none is. */
+  private waitForLease(atLeast: number): Promise<void> {
+    if (this.closed) return Promise.reject(closedError());
+    return this.loading ?? this.load(Math.min(this.limits.maxLease, Math.max(atLeast, this.sizeNext(this.leaseSize))));
+  }
+
+  private prefetch(): void {
+    this.leasePrefetchAt = -1;
+    this.prefetchAt = -1;
+    if (this.loading !== null || this.standby !== null || this.closed) return;
+    const used = this.leaseSize - (this.left + this.queuedCount);
+    this.load(this.sizeNext(used)).catch(() => {
+      // Try again once half of what is left is used: no timer, no loop, and a foreground request retries anyway.
+      this.leasePrefetchAt = Math.floor((this.left + this.queuedCount) / 2);
+      this.prefetchAt = this.leasePrefetchAt - this.queuedCount;
+    });
+  }
+
+  private sizeNext(used: number): number {
+    return nextLeaseSize(this.limits, this.leaseSize, used, this.clock.now() - this.leaseStartedAt);
+  }
+
+  private load(count: number): Promise<void> {
+    const loading = this.source.lease(this.name, count).then(
+      (lease) => {
+        this.loading = null;
+        this.lastError = null;
+        // A lease landing after close is dropped: its IDs are never issued.
+        if (!this.closed) this.standby = lease;
+      },
+      (error: LeafClientError) => {
+        this.loading = null;
+        this.lastError = error;
+        throw error;
+      },
+    );
+    this.loading = loading;
+    return loading;
+  }
+}

@@ -1,0 +1,71 @@
+import { LeafClientError } from './errors';
+
+/** Leaf's `max_id` is a signed bigint: no ID is ever above 2^63−1. */
+export const MAX_ID = 2n ** 63n - 1n;
+/** The range route's own limit on one lease. */
+export const MAX_LEASE_COUNT = 10_000_000;
+
+/** A confirmed lease: `count` IDs as inclusive, increasing, non-overlapping runs `[start0, end0, start1, end1, …]`. */
+export interface Lease {
+  count: number;
+  bounds: bigint[];
+}
+
+/** A decimal ID as the service writes it: no sign, no leading zeros, no exponent. */
+const DECIMAL = /^(0|[1-9][0-9]{0,18})$/;
+
+function bad(message: string): LeafClientError {
+  return new LeafClientError('bad_response', message, 200);
+}
+
+function parseId(value: unknown, where: string): bigint {
+  if (typeof value !== 'string' || !DECIMAL.test(value)) throw bad(`${where} is not a decimal string`);
+  const id = BigInt(value);
+  if (id > MAX_ID) throw bad(`${where} is above 2^63-1`);
+  return id;
+}
+
+/**
+ * Confirms a 200 answer to `GET …/range?count=N` for `tag`, or throws `bad_response`. Only a lease that holds
+ * exactly the IDs asked for, in increasing runs that do not overlap, is ever used: anything else is dropped whole,
+ * since an ID the client cannot prove was leased to it might be someone else's.
+ */
+export function parseLease(text: string, tag: string, count: number): Lease {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw bad('the lease is not JSON');
+  }
+  const { tag: answeredTag, count: answeredCount, ranges } = (body ?? {}) as { tag?: unknown; count?: unknown; ranges?: unknown };
+  if (answeredTag !== tag) throw bad(`the lease is for tag ${JSON.stringify(answeredTag)}, not "${tag}"`);
+  if (answeredCount !== count) throw bad(`the lease holds ${String(answeredCount)} IDs, not the ${count} asked for`);
+  if (!Array.isArray(ranges) || ranges.length === 0 || ranges.length > count) throw bad('the lease has no usable ranges');
+  const bounds: bigint[] = [];
+  let total = 0n;
+  let previousEnd = -1n;
+  ranges.forEach((range: { start?: unknown; end?: unknown } | null, i) => {
+    const start = parseId(range?.start, `ranges[${i}].start`);
+    const end = parseId(range?.end, `ranges[${i}].end`);
+    if (end < start) throw bad(`ranges[${i}] ends before it starts`);
+    if (start <= previousEnd) throw bad(`ranges[${i}] overlaps or precedes the range before it`);
+    bounds.push(start, end);
+    total += end - start + 1n;
+    previousEnd = end;
+  });
+  if (total !== BigInt(count)) throw bad(`the ranges hold ${total} IDs, not ${count}`);
+  return { count, bounds };
+}
+
+/** The `{"error":{"code","message"}}` of a non-200 answer, or a `bad_response` naming the status. */
+export function parseErrorAnswer(status: number, text: string): LeafClientError {
+  try {
+    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof error?.code === 'string') {
+      return new LeafClientError(error.code, typeof error.message === 'string' ? error.message : error.code, status);
+    }
+  } catch {
+    // Not JSON (a proxy's page, a cut-off body): named by its status below.
+  }
+  return new LeafClientError('bad_response', `HTTP ${status} without a Leaf error body`, status);
+}

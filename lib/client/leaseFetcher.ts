@@ -1,0 +1,110 @@
+import type { Clock } from '../clock';
+import { LeafClientError, closedError } from './errors';
+import { type Lease, parseErrorAnswer, parseLease } from './lease';
+
+/** What the client needs of an answer: the global `fetch`'s Response satisfies it. */
+export interface FetchAnswer {
+  readonly status: number;
+  text(): Promise<string>;
+}
+
+/** The part of `fetch` the client uses; injectable for tests or a custom agent. */
+export type FetchLike = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<FetchAnswer>;
+
+export interface LeaseFetcherOptions {
+  urls: string[];
+  token?: string;
+  timeoutMs: number;
+  fetch: FetchLike;
+  clock: Clock;
+}
+
+/** Answers no other server would answer differently: the request itself is wrong, so failing over cannot help. */
+const FINAL_STATUSES = new Set([400, 401, 403]);
+
+/**
+ * Asks the servers for leases: the last server that answered first, then the others in turn, each attempt
+ * bounded by `timeoutMs` (headers and body). A lease is used only when its answer is confirmed; a timed-out,
+ * failed or malformed one is dropped whole, and its IDs are never issued.
+ */
+export class LeaseFetcher {
+  private readonly urls: string[];
+  private readonly headers: Record<string, string>;
+  private preferred = 0;
+  private closed = false;
+  /** Cancels every attempt in flight (close). */
+  private readonly inFlight = new Set<() => void>();
+
+  constructor(private readonly options: LeaseFetcherOptions) {
+    this.urls = options.urls.map((url) => url.replace(/\/+$/, ''));
+    this.headers = { accept: 'application/json' };
+    if (options.token !== undefined) this.headers.authorization = `Bearer ${options.token}`;
+  }
+
+  async lease(tag: string, count: number): Promise<Lease> {
+    const failures: Array<{ url: string; failure: LeafClientError }> = [];
+    const first = this.preferred;
+    for (let i = 0; i < this.urls.length; i++) {
+      if (this.closed) throw closedError();
+      const index = (first + i) % this.urls.length;
+      const url = this.urls[index] as string;
+      try {
+        const lease = await this.attempt(url, tag, count);
+        this.preferred = index;
+        return lease;
+      } catch (error) {
+        const failure = error as LeafClientError;
+        if (failure.code === 'closed' || (failure.status !== undefined && FINAL_STATUSES.has(failure.status))) throw failure;
+        failures.push({ url, failure });
+        // Other tags' requests start at the next server rather than wait on this one too.
+        if (this.preferred === index) this.preferred = (index + 1) % this.urls.length;
+      }
+    }
+    // Every server failed. When those that answered all said the same (say tag_not_found, the others being
+    // unreachable), that is the answer.
+    const answered = failures.filter(({ failure }) => failure.status !== undefined).map(({ failure }) => failure);
+    const same = answered[0];
+    if (same !== undefined && answered.every((failure) => failure.code === same.code)) throw same;
+    const causes = failures.map(({ url, failure }) => `${url}: ${failure.code} (${failure.message})`);
+    throw new LeafClientError('unavailable', `No server gave a lease of ${count} for "${tag}": ${causes.join('; ')}`);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const cancel of [...this.inFlight]) cancel();
+  }
+
+  private attempt(base: string, tag: string, count: number): Promise<Lease> {
+    const { clock, timeoutMs } = this.options;
+    const url = `${base}/api/id/segment/${encodeURIComponent(tag)}/range?count=${count}`;
+    return new Promise<Lease>((resolve, reject) => {
+      const controller = new AbortController();
+      let settled = false;
+      const settle = (error: LeafClientError | null, lease?: Lease) => {
+        if (settled) return;
+        settled = true;
+        clock.clearTimeout(timer);
+        this.inFlight.delete(cancel);
+        if (error !== null) {
+          controller.abort();
+          reject(error);
+        } else resolve(lease as Lease);
+      };
+      const cancel = () => settle(closedError());
+      const timer = clock.setTimeout(() => settle(new LeafClientError('timeout', `${url} did not answer within ${timeoutMs} ms`)), timeoutMs);
+      this.inFlight.add(cancel);
+      this.options
+        .fetch(url, { headers: this.headers, signal: controller.signal })
+        .then(async (answer) => {
+          const text = await answer.text();
+          if (answer.status !== 200) throw parseErrorAnswer(answer.status, text);
+          return parseLease(text, tag, count);
+        })
+        .then(
+          (lease) => settle(null, lease),
+          (error: unknown) =>
+            settle(error instanceof LeafClientError ? error : new LeafClientError('network', `${url}: ${(error as Error)?.message ?? String(error)}`)),
+        );
+    });
+  }
+}
