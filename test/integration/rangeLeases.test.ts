@@ -10,7 +10,7 @@ import type { Semantics } from '../../lib/segment/semantics';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { LeafStore } from '../../lib/store/types';
-import { type NodeServer, type TestDatabase, startNodeServer } from '../../tools/harness';
+import { type NodeServer, type TestDatabase, rng, startNodeServer } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir, within } from '../support/context';
 
 const TAG = 'leases';
@@ -67,17 +67,6 @@ afterAll(async () => {
   await database?.drop();
   tmp?.remove();
 });
-
-/** A small deterministic generator, so a failing run can be repeated with its seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 describe.each(dialects)('range leases from $name', (dialect) => {
   it(`${SERVERS} servers serve leases of 1..${MAX_LEASE} beside single IDs: no overlap, each lease exactly its count`, async (ctx) => {
