@@ -44,17 +44,7 @@ function entryRow(row: TagRow | AuditSemantics | (TagRow & AuditSemantics)): Aud
 }
 
 /** A stored row, whichever dialect read it (ids and times may arrive as decimal strings). */
-export interface AuditStored {
-  id: number | string;
-  at: number | string;
-  action: string;
-  bizTag: string | null;
-  actor: string;
-  address: string;
-  nodeId: string;
-  before: string | null;
-  after: string | null;
-}
+export type AuditStored = Omit<AuditInsert, 'at' | 'action'> & { id: number | string; at: number | string; action: string };
 
 export function auditRecord(r: AuditStored): AuditRecord {
   return {
