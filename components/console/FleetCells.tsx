@@ -15,6 +15,31 @@ export function FleetHeaders() {
   );
 }
 
+/** A node's buffer columns, shared by a node's tag table and a tag's per-node table; `buffered` names the first. */
+export function NodeBufferHeaders({ buffered }: { buffered: string }) {
+  return (
+    <>
+      <th scope="col" className="num">{buffered}</th>
+      <th scope="col" className="num">Step</th>
+      <th scope="col" className="num">Rate (IDs/s)</th>
+      <th scope="col">Next segment</th>
+      <th scope="col" className="num">Runway</th>
+    </>
+  );
+}
+
+/** The cells under NodeBufferHeaders after the buffered one (which each table writes itself). */
+export function NodeBufferCells({ step, ratePerSec, next, runwaySeconds, low }: { step: number; ratePerSec: number; next: string; runwaySeconds: number | null; low: boolean }) {
+  return (
+    <>
+      <td className="num" data-label="Step">{formatInt(step)}</td>
+      <td className="num" data-label="Rate (IDs/s)">{formatRate(ratePerSec)}</td>
+      <td data-label="Next segment">{next}</td>
+      <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway">{formatRunway(runwaySeconds)}</td>
+    </>
+  );
+}
+
 /** A tag's fleet figures in its row: summed over the up nodes, runway of the first node to run dry. */
 export function FleetCells({ tag, runwayWarnSeconds }: { tag: TagView; runwayWarnSeconds: number | undefined }) {
   const f = tag.fleet;

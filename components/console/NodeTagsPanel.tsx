@@ -3,7 +3,8 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { Notice } from '../ui/Notice';
-import { formatInt, formatRate, formatRunway, runwayLow } from './format';
+import { NodeBufferCells, NodeBufferHeaders } from './FleetCells';
+import { formatInt, runwayLow } from './format';
 import { useFleet, useNodeTags } from './queries';
 
 const PAGE = 20;
@@ -32,11 +33,7 @@ export function NodeTagsPanel({ nodeId }: { nodeId: string }) {
               <thead>
                 <tr>
                   <th scope="col">Tag</th>
-                  <th scope="col" className="num">IDs buffered</th>
-                  <th scope="col" className="num">Step</th>
-                  <th scope="col" className="num">Rate (IDs/s)</th>
-                  <th scope="col">Next segment</th>
-                  <th scope="col" className="num">Runway</th>
+                  <NodeBufferHeaders buffered="IDs buffered" />
                 </tr>
               </thead>
               <tbody>
@@ -44,10 +41,7 @@ export function NodeTagsPanel({ nodeId }: { nodeId: string }) {
                   <tr key={t.bizTag} data-testid={`node-tag-row-${t.bizTag}`}>
                     <th scope="row"><Link href={`/tags/${encodeURIComponent(t.bizTag)}`} className="tag-link">{t.bizTag}</Link></th>
                     <td className="num" data-label="IDs buffered">{formatInt(t.buffered)}</td>
-                    <td className="num" data-label="Step">{formatInt(t.step)}</td>
-                    <td className="num" data-label="Rate (IDs/s)">{formatRate(t.ratePerSec)}</td>
-                    <td data-label="Next segment">{t.next}</td>
-                    <td className={`num ${runwayLow(t.runwaySeconds, warn) ? 'runway-low' : ''}`} data-label="Runway">{formatRunway(t.runwaySeconds)}</td>
+                    <NodeBufferCells step={t.step} ratePerSec={t.ratePerSec} next={t.next} runwaySeconds={t.runwaySeconds} low={runwayLow(t.runwaySeconds, warn)} />
                   </tr>
                 ))}
               </tbody>

@@ -3,6 +3,7 @@
 import { stepNeeded } from '@/lib/fleet/runway';
 import { Notice } from '../ui/Notice';
 import type { FleetTagView, NodeBufferView, TagFleetDetail } from './api';
+import { NodeBufferCells, NodeBufferHeaders } from './FleetCells';
 import { NODE_STATE_LABEL, formatInt, formatRate, formatRunway, runwayLow, stepAdvice } from './format';
 
 /** The tag across the fleet: totals, the runway warning with step advice, and each node's buffer. */
@@ -67,11 +68,7 @@ function NodeBuffers({ nodes, warn }: { nodes: NodeBufferView[]; warn: number })
           <tr>
             <th scope="col">Node</th>
             <th scope="col">State</th>
-            <th scope="col" className="num">Buffered</th>
-            <th scope="col" className="num">Step</th>
-            <th scope="col" className="num">Rate (IDs/s)</th>
-            <th scope="col">Next segment</th>
-            <th scope="col" className="num">Runway</th>
+            <NodeBufferHeaders buffered="Buffered" />
           </tr>
         </thead>
         <tbody>
@@ -82,10 +79,7 @@ function NodeBuffers({ nodes, warn }: { nodes: NodeBufferView[]; warn: number })
                 <th scope="row" className="mono">{n.nodeId}</th>
                 <td data-label="State"><span className={`state node-state-${n.state}`}>{NODE_STATE_LABEL[n.state]}</span></td>
                 <td className="num" data-label="Buffered" data-testid="node-buffer-buffered">{formatInt(n.buffered)}</td>
-                <td className="num" data-label="Step">{formatInt(n.step)}</td>
-                <td className="num" data-label="Rate (IDs/s)">{formatRate(n.ratePerSec)}</td>
-                <td data-label="Next segment">{n.next}</td>
-                <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway">{formatRunway(n.runwaySeconds)}</td>
+                <NodeBufferCells step={n.step} ratePerSec={n.ratePerSec} next={n.next} runwaySeconds={n.runwaySeconds} low={low} />
               </tr>
             );
           })}
