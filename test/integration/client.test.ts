@@ -5,11 +5,11 @@
  * handed out, and the kill really cost requests (so failover was exercised, not skipped). The servers are real
  * server.ts processes (production build) answering the range route on the fast lane.
  */
-import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { type NodeServer, startNodeServer, stopAllChildren, stopChild } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
+import { sortedIdFiles, repeatsInSorted } from '../support/idFiles';
 import { killAllWorkers, startWorker } from '../support/procs';
 
 const CLIENTS = 3;
@@ -72,16 +72,8 @@ it('clients in separate processes stay unique while one of two servers is killed
   for (const d of done) expect(d.requests[b.url]?.ok ?? 0).toBeGreaterThan(0);
 
   // No ID twice, across every client; all inside what leaf_alloc handed out.
-  const all = new BigUint64Array(CLIENTS * QUOTA);
-  done.forEach((_, i) => {
-    const bytes = fs.readFileSync(tmp.file(`ids-${i}.bin`));
-    expect(bytes.byteLength).toBe(QUOTA * 8);
-    all.set(new BigUint64Array(new Uint8Array(bytes).buffer), i * QUOTA);
-  });
-  all.sort();
-  let duplicates = 0;
-  for (let i = 1; i < all.length; i++) if (all[i] === all[i - 1]) duplicates++;
-  expect(duplicates).toBe(0);
+  const all = sortedIdFiles(done.map((_, i) => tmp.file(`ids-${i}.bin`)), QUOTA);
+  expect(repeatsInSorted(all)).toBe(0);
   const row = await setup.getTag(TAG);
   expect(all[0]).toBeGreaterThan(BigInt(START_MAX_ID));
   expect(all[all.length - 1]).toBeLessThanOrEqual(BigInt(row?.maxId ?? 0));

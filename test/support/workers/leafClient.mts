@@ -4,8 +4,8 @@
  * byte order). Reports {type:'progress'} once at a quarter of its quota without pausing, then {type:'done', …}.
  * The fetch it hands the client is the real one, wrapped only to count requests and failures per server.
  *
- * Protocol: parent sends {type:'config', urls, token, tag, quota, outFile, seed}; worker replies {type:'ready'};
- * parent sends {type:'go'}.
+ * Protocol: parent sends {type:'config', urls, token, tag, quota, outFile, seed, maxLease?, leaseTargetMs?}; worker
+ * replies {type:'ready'}; parent sends {type:'go'}.
  */
 import fs from 'node:fs';
 import { LeafClient, type FetchLike } from '../../../lib/client';
@@ -19,10 +19,13 @@ interface Config extends Message {
   quota: number;
   outFile: string;
   seed: number;
+  /** Lease sizing; by default small leases that last little (many lease requests in a short run). */
+  maxLease?: number;
+  leaseTargetMs?: number;
 }
 
 async function main(): Promise<void> {
-  const { urls, token, tag, quota, outFile, seed } = await nextMessage<Config>('config');
+  const { urls, token, tag, quota, outFile, seed, maxLease = 20_000, leaseTargetMs = 20 } = await nextMessage<Config>('config');
   const requests: Record<string, { ok: number; failed: number }> = {};
   const countingFetch: FetchLike = async (url, init) => {
     const server = new URL(url).origin;
@@ -38,7 +41,7 @@ async function main(): Promise<void> {
     }
   };
   // Small leases that last little, so a run of a second makes many lease requests and spans the kill.
-  const client = new LeafClient({ urls, token, fetch: countingFetch, timeoutMs: 2_000, maxLease: 20_000, leaseTargetMs: 20 });
+  const client = new LeafClient({ urls, token, fetch: countingFetch, timeoutMs: 2_000, maxLease, leaseTargetMs });
   const handle = client.tag(tag);
   const random = rng(seed);
   const ids = new BigUint64Array(quota);
