@@ -30,8 +30,10 @@ export default defineConfig({
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 8_000 },
-  // The whole suite is bounded well under 3 minutes on a 2-core machine.
-  globalTimeout: 170_000,
+  // A bound for a hung run, not a speed target: the 31 tests take ~2 min on a quiet 2-core machine and passed
+  // 170 s once the machine was shared (a clean-clone run beside a bench), so the bound is 7 min — still far inside
+  // CI's 90. Each test keeps its own 30 s.
+  globalTimeout: 420_000,
   reporter: [['list']],
   use: {
     baseURL,
