@@ -5,6 +5,7 @@ import { type LeaseLimits, PREFETCH_AT_USED, nextLeaseSize } from './leaseSize';
 
 /** The largest `take`: the IDs come back as an array of bigints, ~40 MB at this size. */
 export const MAX_TAKE = 1_000_000;
+const MAX_SAFE_ID = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface LeaseSource {
   lease(tag: string, count: number): Promise<Lease>;
@@ -19,9 +20,15 @@ export interface LeaseSource {
  * and a Promise<bigint> only when it must wait for a lease; `await` works on both.
  */
 export class LeafTag {
-  /** The next ID of the current run and how many are left in it: the whole hot path. */
-  private cursor = 0n;
+  /**
+   * The next ID of the current run, as a number, and how many are left in it: the whole hot path. A number
+   * because `BigInt(number)` is about twice as fast in V8 as adding to a bigint (no bigint arithmetic per ID).
+   * A run that reaches past 2^53 keeps its start in `wideBase` and counts the offset from it instead.
+   */
+  private cursor = 0;
   private left = 0;
+  private wide = false;
+  private wideBase = 0n;
   /** `left` at or below which the next lease is fetched; -1 once fetched (or with no lease). */
   private prefetchAt = -1;
   /** The current lease's later runs `[start, end, …]` (a lease is usually one run) and how many IDs they hold. */
@@ -46,10 +53,9 @@ export class LeafTag {
 
   next(): bigint | Promise<bigint> {
     if (this.left > 0) {
-      const id = this.cursor;
-      this.cursor = id + 1n;
+      const n = this.cursor++;
       if (--this.left <= this.prefetchAt) this.prefetch();
-      return id;
+      return this.wide ? this.wideBase + BigInt(n) : BigInt(n);
     }
     return this.nextSlow();
   }
@@ -88,9 +94,10 @@ export class LeafTag {
     while (out.length < count) {
       if (this.left === 0 && !this.advance()) return false;
       const n = Math.min(count - out.length, this.left);
-      let id = this.cursor;
-      for (let i = 0; i < n; i++) out.push(id++);
-      this.cursor = id;
+      const from = this.cursor;
+      if (this.wide) for (let i = 0; i < n; i++) out.push(this.wideBase + BigInt(from + i));
+      else for (let i = 0; i < n; i++) out.push(BigInt(from + i));
+      this.cursor = from + n;
       this.left -= n;
       if (this.left <= this.prefetchAt) this.prefetch();
     }
@@ -123,7 +130,9 @@ export class LeafTag {
   }
 
   private startRun(start: bigint, end: bigint): void {
-    this.cursor = start;
+    this.wide = end > MAX_SAFE_ID;
+    this.wideBase = this.wide ? start : 0n;
+    this.cursor = this.wide ? 0 : Number(start);
     this.left = Number(end - start) + 1;
     this.queuedCount -= this.left;
     // The lease-wide trigger as a count left in this run; negative means a later run of the lease holds it.

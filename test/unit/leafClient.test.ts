@@ -343,6 +343,17 @@ describe('exact bigints', () => {
     expect(String(ids[0])).toBe('9007199254740993');
   });
 
+  it('crosses 2^53 exactly within a run and from run to run, through nextId and take', async () => {
+    const top = 2n ** 53n;
+    for (const runSize of [0, 2]) {
+      const { fleet, client } = setup({ minLease: 8 });
+      fleet.runSize = runSize; // 0: one run straddling 2^53; 2: a run ending below it, then runs above it
+      fleet.next = top - 2n;
+      const ids = [...(await drain(client, 'orders', 3)), ...(await client.take('orders', 5))];
+      expect(ids).toEqual([-2n, -1n, 0n, 1n, 2n, 3n, 4n, 5n].map((d) => top + d));
+    }
+  });
+
   it('accepts a lease ending at 2^63−1 and refuses one past it or not in plain decimal', () => {
     expect(parseLease('{"tag":"t","count":2,"ranges":[{"start":"9223372036854775806","end":"9223372036854775807"}]}', 't', 2).bounds).toEqual([
       9223372036854775806n,

@@ -15,6 +15,10 @@ export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
 export const PIPELINING = Number(process.env.BENCH_PIPELINING ?? 1);
 export const INPROC_MS = Number(process.env.BENCH_INPROC_MS ?? 3000);
+/** The one-source loops (idLoop.ts) and the client row: measured ms per run (ROUNDS runs in all) and warm-up. */
+export const LOOP_MS = Math.max(200, Math.round(INPROC_MS / 2));
+export const LOOP_WARMUP_MS = 500;
+export const CLIENT_MS = LOOP_MS * 2;
 /** 6 min: the 3-node Galera cluster (≈ 15 s to start) and its rows raised it from 5. */
 export const HARD_CAP_MS = 6 * 60_000;
 export const READY_TIMEOUT_MS = 60_000;
@@ -25,6 +29,25 @@ export const CLAIM_STEP = 1000;
 export const CLAIM_TAG = 'claims';
 export const BATCH = 1000;
 export const TAG = 'demo';
+/** A tag at Leaf's full 64-bit range: max_id 10^17, so its first ID is 100000000000000001 (above 2^53). */
+export const WIDE_TAG = 'wide';
+export const WIDE_MAX_ID = '100000000000000000';
+export const TARGET_WIDE_VS_NARROW = 0.9;
+/** The tag the client row leases from, on the SQLite fast-lane server. */
+export const CLIENT_TAG = 'client';
+export const TARGET_CLIENT_IDS_PER_S = 100e6;
+/**
+ * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, Galera, Redis, the
+ * direct claims), `wide` (the 2^53 rows next to fast-single/fast-batch), `client` (LeafClient against the SQLite
+ * fast lane), `inproc` (the in-process rows). Groups left out are not started at all.
+ */
+export const ONLY_GROUPS = ['http', 'wide', 'client', 'inproc'] as const;
+export type OnlyGroup = (typeof ONLY_GROUPS)[number];
+const only = (process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+for (const g of only) if (!(ONLY_GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY: unknown group "${g}" (${ONLY_GROUPS.join(', ')})`);
+export function runs(group: OnlyGroup): boolean {
+  return only.length === 0 || only.includes(group);
+}
 export const TARGET_VS_BARE = 0.8;
 export const TARGET_TAKE_IDS_PER_S = 30e6;
 /** A row is flagged when processes other than the server and the load generator used more than this share of all cores. */

@@ -12,7 +12,7 @@ export const DECIMAL = /^[1-9]\d*$/;
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The IDs of one response body; null for an error body; a string saying what is wrong with a malformed one. */
-export function idsOf(text: string, kind: IdKind): string[] | string | null {
+export function idsOf(text: string, kind: IdKind, tag: string = TAG): string[] | string | null {
   let body: { tag?: unknown; id?: unknown; ids?: unknown; error?: unknown };
   try {
     body = JSON.parse(text) as typeof body;
@@ -20,30 +20,31 @@ export function idsOf(text: string, kind: IdKind): string[] | string | null {
     return `not JSON: ${text.slice(0, 80)}`;
   }
   if (body.error !== undefined) return null;
-  if (kind !== 'snowflake' && body.tag !== TAG) return `tag ${JSON.stringify(body.tag)}`;
+  if (kind !== 'snowflake' && body.tag !== tag) return `tag ${JSON.stringify(body.tag)}`;
   if (kind === 'batch') {
     const ids = body.ids;
     if (!Array.isArray(ids) || ids.length !== BATCH) return `ids is not an array of ${BATCH}`;
-    let prev = 0;
+    // BigInt: a tag above 2^53 (the wide rows) has IDs a double cannot tell apart.
+    let prev = 0n;
     for (const s of ids) {
-      if (typeof s !== 'string' || !DECIMAL.test(s) || Number(s) <= prev) return `ids not increasing at ${JSON.stringify(s)}`;
-      prev = Number(s);
+      if (typeof s !== 'string' || !DECIMAL.test(s) || BigInt(s) <= prev) return `ids not increasing at ${JSON.stringify(s)}`;
+      prev = BigInt(s);
     }
     return ids as string[];
   }
   const id = body.id;
   if (typeof id !== 'string') return `id ${JSON.stringify(id)}`;
   if (kind === 'uuid' ? !UUID_V4.test(id) : !DECIMAL.test(id) || (kind === 'constant' && id !== '1')) return `id ${JSON.stringify(id)}`;
-  if (kind === 'snowflake' && BigInt(id) >= 1n << 63n) return `id ${id} is not below 2^63`;
+  if ((kind === 'snowflake' || kind === 'seq') && BigInt(id) >= 1n << 63n) return `id ${id} is not below 2^63`;
   return [id];
 }
 
 /** Fetches one response and returns its first and last ID, checking the JSON shape. */
-export async function probe(url: string, kind: IdKind): Promise<{ first: string; last: string }> {
+export async function probe(url: string, kind: IdKind, tag: string = TAG): Promise<{ first: string; last: string }> {
   const r = await fetch(url);
   const text = await r.text();
   if (r.status !== 200) throw new Error(`probe ${url}: HTTP ${r.status} ${text.slice(0, 200)}`);
-  const ids = idsOf(text, kind);
+  const ids = idsOf(text, kind, tag);
   if (ids === null || typeof ids === 'string') throw new Error(`probe ${url}: ${ids ?? text.slice(0, 200)}`);
   return { first: ids[0], last: ids[ids.length - 1] };
 }

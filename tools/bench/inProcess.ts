@@ -1,7 +1,8 @@
 /**
  * In-process engine throughput for `npm run bench` (run as its own child process, so nothing else shares its heap).
  * SegmentEngine over an in-memory SqliteStore, one tag of DB step 1000 (the dynamic step grows it, as in production).
- * Uses the synchronous fast path: takeIds/nextId return a value when a buffer can serve, else a promise (awaited).
+ * Uses the synchronous fast path: takeIds returns a value when a buffer can serve, else a promise (awaited).
+ * (nextId, beside a bare counter, a tag handle, UUID v7 and ULID, runs in tools/bench/idLoop.ts: one source per process.)
  * Between chunks of calls the loop yields one microtask turn so background preloads can land, as they would
  * between requests. Verifies that every ID is greater than the one before, and counts segment loads (DB writes).
  * Then snowflake: SnowflakeGenerator.nextId() (lib/snowflake/generator.ts, no lease: the pure generator) next to
@@ -22,7 +23,7 @@ const TAG = 'bench';
 const BATCH = 1000;
 const SNOWFLAKE_CHECK_IDS = 2_000_000;
 
-/** One segment mode's numbers (the JSON line's `take` and `next`). */
+/** The segment mode's numbers (the JSON line's `take`). */
 export interface Result {
   mode: string;
   calls: number;
@@ -86,32 +87,6 @@ async function main(): Promise<void> {
     return result('take(tag, 1000)', calls, calls * BATCH, now - t0, promises, loads - loads0);
   }
 
-  // nextId(tag)
-  async function nextFor(ms: number): Promise<Result> {
-    const chunk = 10_000;
-    let calls = 0;
-    let promises = 0;
-    const t0 = performance.now();
-    const end = t0 + ms;
-    let now = t0;
-    const loads0 = loads;
-    while (now < end) {
-      for (let i = 0; i < chunk; i++) {
-        let id = engine.nextId(TAG);
-        if (typeof id !== 'number') {
-          promises++;
-          id = await id;
-        }
-        if (id <= last) ordered = false;
-        last = id;
-      }
-      calls += chunk;
-      await null;
-      now = performance.now();
-    }
-    return result('nextId(tag)', calls, calls, now - t0, promises, loads - loads0);
-  }
-
   function result(mode: string, calls: number, ids: number, ms: number, promiseReturns: number, loadCount: number): Result {
     const seconds = ms / 1000;
     return {
@@ -130,8 +105,6 @@ async function main(): Promise<void> {
 
   await takeFor(WARMUP_MS);
   const take = await takeFor(MEASURE_MS);
-  await nextFor(WARMUP_MS);
-  const next = await nextFor(MEASURE_MS);
   engine.stop();
   await store.close();
 
@@ -189,7 +162,7 @@ async function main(): Promise<void> {
     r.duplicates = await duplicates(mode);
     snowflake.push(r);
   }
-  process.stdout.write(JSON.stringify({ take, next, snowflake }) + '\n');
+  process.stdout.write(JSON.stringify({ take, snowflake }) + '\n');
 }
 
 main().catch((error: unknown) => {

@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import { type RecordableHistogram, createHistogram } from 'node:perf_hooks';
-import { BATCH, CONNECTIONS, LEASE_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, WARMUP_S, progress, settings } from './config';
+import { BATCH, CONNECTIONS, TAG, LEASE_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, WARMUP_S, progress, settings } from './config';
 import { type CpuSnap, cpuSnap, serverPids } from './cpu';
 import { fmtInt, fmtRate, fmtSmall, fmtUs, pct } from './format';
 import { type IdKind, idsOf, probe } from './ids';
@@ -56,7 +56,7 @@ export interface Sample {
  * histogram is whole milliseconds); null for warm-up runs. With `sample`, autocannon's verifyBody hook (it always
  * answers true) takes the IDs of response bodies, SAMPLE_IDS_PER_RUN spread evenly over the run.
  */
-export function cannon(url: string, seconds: number, hist: RecordableHistogram | null, sample: { into: Sample; kind: IdKind } | null = null): Promise<Load> {
+export function cannon(url: string, seconds: number, hist: RecordableHistogram | null, sample: { into: Sample; kind: IdKind; tag: string } | null = null): Promise<Load> {
   return new Promise((resolve, reject) => {
     let verifyBody: ((body: string) => boolean) | undefined;
     if (sample !== null) {
@@ -65,7 +65,7 @@ export function cannon(url: string, seconds: number, hist: RecordableHistogram |
       let taken = 0;
       verifyBody = (body) => {
         if (taken > (performance.now() - start) * perMs) return true;
-        const ids = idsOf(body, sample.kind);
+        const ids = idsOf(body, sample.kind, sample.tag);
         if (ids === null) return true; // an error body: counted as non-2xx by autocannon
         const s = sample.into;
         if (typeof ids === 'string') {
@@ -113,6 +113,8 @@ export interface HttpRow {
   key: string;
   scenario: string;
   server: Server;
+  /** The tag the route asks for (its IDs, segment loads and load log). */
+  tag: string;
   /** Path and query of the request every connection sends. */
   route: string;
   kind: IdKind;
@@ -144,9 +146,9 @@ export interface HttpRow {
   loadTimes: { durationsMs: number[]; untimed: number } | null;
 }
 
-export function httpRow(server: Server, key: string, scenario: string, route: string, kind: IdKind, order: HttpRow['order'], writes: Writes): HttpRow {
+export function httpRow(server: Server, key: string, scenario: string, route: string, kind: IdKind, order: HttpRow['order'], writes: Writes, tag: string = TAG): HttpRow {
   return {
-    key, scenario, server, route, kind, order, writes, hist: createHistogram(), ok: 0, seconds: 0, errors: 0, non2xx: 0, statusCodes: {},
+    key, scenario, server, tag, route, kind, order, writes, hist: createHistogram(), ok: 0, seconds: 0, errors: 0, non2xx: 0, statusCodes: {},
     cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 }, served: 0, gap: 0, loads: 0,
     sample: { seen: new Set(), ids: 0, repeats: 0, malformed: 0, firstProblem: '' }, perRound: [], orderOk: true,
     loadTimes: writes.kind === 'loads' && server.workers === 1 ? { durationsMs: [], untimed: 0 } : null,
@@ -154,26 +156,26 @@ export function httpRow(server: Server, key: string, scenario: string, route: st
 }
 
 export async function measureOnce(row: HttpRow, round: number): Promise<void> {
-  const { server, kind, key } = row;
+  const { server, kind, key, tag } = row;
   const url = `${server.base}${row.route}`;
   const perResponse = kind === 'batch' ? BATCH : 1;
   const label = `${key} [round ${round + 1}/${ROUNDS}]`;
   progress(`${label}: ${server.name}, GET ${row.route}: warm-up ${WARMUP_S} s, then measuring ${settings.durationS} s`);
   await cannon(url, WARMUP_S, null);
-  const loads0 = row.writes.kind === 'loads' ? await segmentLoads(server) : 0;
-  const before = await probe(url, kind);
+  const loads0 = row.writes.kind === 'loads' ? await segmentLoads(server, tag) : 0;
+  const before = await probe(url, kind, tag);
   const pids = serverPids(server);
   const sample0 = { ids: row.sample.ids, repeats: row.sample.repeats, malformed: row.sample.malformed };
   const c0 = cpuSnap(pids);
   const from = Date.now();
-  const load = await cannon(url, settings.durationS, row.hist, { into: row.sample, kind });
+  const load = await cannon(url, settings.durationS, row.hist, { into: row.sample, kind, tag });
   const to = Date.now();
   const c1 = cpuSnap(pids);
-  const after = await probe(url, kind);
-  const loads = row.writes.kind === 'loads' ? (await segmentLoads(server)) - loads0 : 0;
+  const after = await probe(url, kind, tag);
+  const loads = row.writes.kind === 'loads' ? (await segmentLoads(server, tag)) - loads0 : 0;
   let timed = '';
   if (row.loadTimes !== null) {
-    const t = await loadDurations(server, from, to);
+    const t = await loadDurations(server, from, to, tag);
     if (t.failed > 0) failures.push(`${label}: ${t.failed} failed segment loads`);
     row.loadTimes.durationsMs.push(...t.durationsMs);
     row.loadTimes.untimed += Math.max(0, loads - t.durationsMs.length);
@@ -184,7 +186,8 @@ export async function measureOnce(row: HttpRow, round: number): Promise<void> {
   let orderNote = '';
   if (row.order === 'gap') {
     // One process hands IDs out in order, so every ID served during the run lies strictly between the two probes.
-    const gap = Number(after.first) - Number(before.last) - 1;
+    // BigInt: above 2^53 (the wide rows) a double would round the probes.
+    const gap = Number(BigInt(after.first) - BigInt(before.last) - 1n);
     row.gap += gap;
     if (gap < served) {
       row.orderOk = false;

@@ -21,10 +21,10 @@ export function getFresh(url: string, headers: Record<string, string>): Promise<
 
 /**
  * leaf-ts's segment loads so far (each one UPDATE of leaf_alloc), summed over the server's processes: the
- * Prometheus counter leaf_segment_loads_total{biz_tag="demo",outcome="ok"}, scraped on fresh connections until
+ * Prometheus counter leaf_segment_loads_total{biz_tag=…,outcome="ok"} of `tag`, scraped on fresh connections until
  * every cluster worker (told apart by its snowflake worker id and start time) has answered.
  */
-export async function segmentLoads(server: Server): Promise<number> {
+export async function segmentLoads(server: Server, tag: string = TAG): Promise<number> {
   const byWorker = new Map<string, number>();
   for (let attempt = 0; attempt < 40 && byWorker.size < server.workers; attempt++) {
     const { status, text } = await getFresh(`${server.base}/api/metrics`, { authorization: `Bearer ${ADMIN_TOKEN}` });
@@ -32,7 +32,7 @@ export async function segmentLoads(server: Server): Promise<number> {
     const worker = `${/^leaf_snowflake_worker_id (\S+)$/m.exec(text)?.[1] ?? '?'}@${/^process_start_time_seconds (\S+)$/m.exec(text)?.[1] ?? '?'}`;
     let loads = 0;
     for (const m of text.matchAll(/^leaf_segment_loads_total\{([^}]*)\} (\S+)$/gm)) {
-      if (m[1].includes(`biz_tag="${TAG}"`) && m[1].includes('outcome="ok"')) loads += Number(m[2]);
+      if (m[1].includes(`biz_tag="${tag}"`) && m[1].includes('outcome="ok"')) loads += Number(m[2]);
     }
     byWorker.set(worker, loads);
     if (byWorker.size < server.workers) await sleep(50);
@@ -42,13 +42,13 @@ export async function segmentLoads(server: Server): Promise<number> {
 }
 
 /**
- * The segment loads of tag `demo` that started within [fromMs, toMs] (epoch ms), from the node's own load log
- * (GET /api/admin/tags/demo: history.loads, the last 200 loads, each timed by the engine around the store call,
+ * The segment loads of `tag` that started within [fromMs, toMs] (epoch ms), from the node's own load log
+ * (GET /api/admin/tags/{tag}: history.loads, the last 200 loads, each timed by the engine around the store call,
  * whole ms): the direct measurement behind the histogram leaf_segment_load_duration_seconds. One process only.
  */
-export async function loadDurations(server: Server, fromMs: number, toMs: number): Promise<{ durationsMs: number[]; failed: number; oldestMs: number }> {
-  const { status, text } = await getFresh(`${server.base}/api/admin/tags/${TAG}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
-  if (status !== 200) throw new Error(`${server.name}: GET /api/admin/tags/${TAG} answered ${status}: ${text.slice(0, 200)}`);
+export async function loadDurations(server: Server, fromMs: number, toMs: number, tag: string = TAG): Promise<{ durationsMs: number[]; failed: number; oldestMs: number }> {
+  const { status, text } = await getFresh(`${server.base}/api/admin/tags/${tag}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+  if (status !== 200) throw new Error(`${server.name}: GET /api/admin/tags/${tag} answered ${status}: ${text.slice(0, 200)}`);
   const loads = (JSON.parse(text) as { history: { loads: Array<{ at: number; durationMs: number; ok: boolean }> } }).history.loads;
   const inWindow = loads.filter((l) => l.at >= fromMs && l.at <= toMs);
   return {

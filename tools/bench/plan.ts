@@ -1,9 +1,20 @@
 /** Fits the run into the hard cap: the measured seconds per run, shortened uniformly for every row when needed. */
-import { CLAIMS, DEFAULT_DURATION_S, DURATION_FIXED, HARD_CAP_MS, INPROC_MS, WARMUP_S, progress, settings, t0 } from './config';
+import { CLAIMS, CLIENT_MS, DEFAULT_DURATION_S, DURATION_FIXED, HARD_CAP_MS, INPROC_MS, LOOP_MS, LOOP_WARMUP_MS, ROUNDS, WARMUP_S, progress, runs, settings, t0 } from './config';
 
-/** Seconds the bench still needs after the HTTP rows: direct claims, in-process child, stopping everything, writing; plus a margin. */
+/** A child process's start (node + tsx), seconds. */
+const CHILD_START_S = 1;
+
+/**
+ * Seconds the bench still needs after the HTTP rows: the client rows, direct claims, the in-process children
+ * (inProcess.ts: take and two snowflake modes; idLoop.ts: 3 sources × ROUNDS + 2), stopping everything, writing;
+ * plus a margin.
+ */
 export function tailSeconds(): number {
-  return CLAIMS / 400 + 4 * (1 + INPROC_MS / 1000) + 4 + 10 + 15;
+  const client = runs('client') ? CHILD_START_S + (LOOP_WARMUP_MS + CLIENT_MS * 1.5) / 1000 + 2 : 0;
+  const claims = runs('http') ? CLAIMS / 400 : 0;
+  const inProcess = CHILD_START_S + 3 * (1 + INPROC_MS / 1000) + 2;
+  const loops = (3 * ROUNDS + 2) * (CHILD_START_S + (LOOP_WARMUP_MS + LOOP_MS) / 1000);
+  return client + claims + (runs('inproc') ? inProcess + loops : 0) + 4 + 10 + 15;
 }
 /** Per run, besides warm-up and measurement: probes, /api/metrics scrapes, autocannon start. */
 export const RUN_OVERHEAD_S = 0.6;

@@ -22,6 +22,8 @@ export interface Row {
    * p50 / p99 of one load's duration (ms) over the `timed` ones; null where not measured.
    */
   claims: Claims | null;
+  /** The Ratio (target) cell, for rows that carry their own (render.ts holds the others'). */
+  ratio?: string;
 }
 
 export interface Claims {
@@ -41,6 +43,8 @@ export function percentile(values: number[], p: number): number {
 
 export const rows: Row[] = [];
 export const failures: string[] = [];
+/** Rows that did not run and why (a feature this version lacks), printed under the table. */
+export const notes: string[] = [];
 
 export function row(key: string): Row | undefined {
   return rows.find((r) => r.key === key);

@@ -2,7 +2,7 @@
  * The HTTP rows of the table: which server, which route, what its responses carry, how their order is checked
  * and how its DB writes are known; and the groups they are measured in (single-ID rows, then batch rows).
  */
-import { BATCH, TAG } from './config';
+import { BATCH, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
 import { type HttpRow, type Writes, httpRow } from './measure';
 import type { Server } from './servers';
 
@@ -19,14 +19,32 @@ export interface RowServers {
   uuid: Server;
 }
 
-export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
-  const seg = `/api/id/segment/${TAG}`;
-  const segBatch = `${seg}?count=${BATCH}`;
-  const loads: Writes = { kind: 'loads' };
-  const noStore = (note: string): Writes => ({ kind: 'none', note });
+const seg = `/api/id/segment/${TAG}`;
+const segBatch = `${seg}?count=${BATCH}`;
+const loads: Writes = { kind: 'loads' };
+
+/** The SQLite fast lane's single and batch rows: the reference of most ratios. */
+export function fastRows(fast: Server): Record<string, HttpRow> {
   return {
     'fast-single': httpRow(fast, 'fast-single', 'leaf-ts fast lane, SQLite, `GET /api/id/segment/demo`', seg, 'seq', 'gap', loads),
     'fast-batch': httpRow(fast, 'fast-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+  };
+}
+
+/** The same two rows, same server and plumbing, for a tag whose IDs lie above 2^53 (max_id 10^17). */
+export function wideRows(fast: Server): Record<string, HttpRow> {
+  const wide = `/api/id/segment/${WIDE_TAG}`;
+  const above = `IDs above 2^53 (tag \`${WIDE_TAG}\`, max_id ${WIDE_MAX_ID})`;
+  return {
+    'wide-single': httpRow(fast, 'wide-single', `leaf-ts fast lane, SQLite, single, ${above}`, wide, 'seq', 'gap', loads, WIDE_TAG),
+    'wide-batch': httpRow(fast, 'wide-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\`, ${above}`, `${wide}?count=${BATCH}`, 'batch', 'gap', loads, WIDE_TAG),
+  };
+}
+
+export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
+  const noStore = (note: string): Writes => ({ kind: 'none', note });
+  return {
+    ...fastRows(fast),
     'maria-single': httpRow(mariaLeaf, 'maria-single', 'leaf-ts fast lane, MariaDB, single', seg, 'seq', 'gap', loads),
     'maria-batch': httpRow(mariaLeaf, 'maria-batch', `leaf-ts fast lane, MariaDB, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
     'galera-single': httpRow(galeraLeaf, 'galera-single', 'leaf-ts fast lane, 3-node Galera cluster (multi-host URL), single', seg, 'seq', 'gap', loads),
@@ -46,8 +64,8 @@ export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, au
   };
 }
 
-/** Measured in this order in even rounds, reversed in odd ones. */
+/** Measured in this order in even rounds, reversed in odd ones (rows not in the run's table are passed over). */
 export const ROW_GROUPS = [
-  ['bare-single', 'fast-single', 'const-next', 'next-single', 'maria-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
-  ['bare-batch', 'fast-batch', 'next-batch', 'maria-batch', 'galera-batch', 'cluster-batch'],
+  ['bare-single', 'fast-single', 'wide-single', 'const-next', 'next-single', 'maria-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
+  ['bare-batch', 'fast-batch', 'wide-batch', 'next-batch', 'maria-batch', 'galera-batch', 'cluster-batch'],
 ];

@@ -76,21 +76,34 @@ export async function startGalera(): Promise<GaleraInfo> {
 
 /** Creates the `demo` tag (DB step 1000, as SQLite's default tag) through the admin API, then checks it serves. */
 export async function createMariaTag(server: Server): Promise<void> {
+  const refused = await createTag(server, { bizTag: TAG, step: 1000, description: 'npm run bench' });
+  if (refused !== null) throw new Error(refused);
+}
+
+/**
+ * Creates a tag through POST /api/admin/tags and waits until it serves. Returns null when it does, or the
+ * server's refusal (a 4xx, e.g. a max_id this version cannot issue) for the caller to report; throws otherwise.
+ */
+export async function createTag(server: Server, body: { bizTag: string; step: number; maxId?: string; description: string }): Promise<string | null> {
   const r = await fetch(`${server.base}/api/admin/tags`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ bizTag: TAG, step: 1000, description: 'npm run bench' }),
+    body: JSON.stringify(body),
   });
   const text = await r.text();
-  if (r.status !== 200 && r.status !== 201) throw new Error(`${server.name}: POST /api/admin/tags answered ${r.status}: ${text.slice(0, 200)}`);
+  const what = `${server.name}: POST /api/admin/tags ${JSON.stringify(body)} answered ${r.status}: ${text.slice(0, 300)}`;
+  if (r.status >= 400 && r.status < 500) return what;
+  if (r.status !== 200 && r.status !== 201) throw new Error(what);
   const started = Date.now();
   for (;;) {
     try {
-      await probe(`${server.base}/api/id/segment/${TAG}`, 'seq');
-      progress(`${server.name}: tag ${TAG} created (step 1000) and serving`);
-      return;
+      await probe(`${server.base}/api/id/segment/${body.bizTag}`, 'seq', body.bizTag);
+      progress(`${server.name}: tag ${body.bizTag} created (step ${body.step}${body.maxId === undefined ? '' : `, max_id ${body.maxId}`}) and serving`);
+      return null;
     } catch (error) {
-      if (Date.now() - started > 10_000) throw error;
+      // Created but not served (say, an ID past what this version can issue): refused as well, not a crash.
+      const why = error instanceof Error ? error.message : String(error);
+      if (/: HTTP 4\d\d /.test(why) || Date.now() - started > 10_000) return `${server.name}: tag ${body.bizTag} created but not served: ${why}`;
       await sleep(200);
     }
   }
