@@ -25,8 +25,22 @@ export interface Server {
   logLines: number;
 }
 
+/**
+ * A server on a free port. The port is free only a moment before the server binds it; when another process took it
+ * in between (EADDRINUSE in the output), the server is started again on another one, up to 3 times.
+ */
 export async function startServer(name: string, script: string, extraEnv: Record<string, string>, dbPids: number[] = []): Promise<Server> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOn(await freePort(), name, script, extraEnv, dbPids);
+    } catch (error) {
+      if (!(error instanceof Error && error.message.includes('EADDRINUSE') && attempt < 3)) throw error;
+      progress(`${name}: its port was taken before it bound it; starting it again on another`);
+    }
+  }
+}
+
+async function startServerOn(port: number, name: string, script: string, extraEnv: Record<string, string>, dbPids: number[]): Promise<Server> {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', LEAF_LOG_LEVEL: 'warn' };
   // The shell's own settings must not leak in: a DATABASE_URL would win over the temp SQLite file, a token would
   // make every request a 401, LEAF_WORKERS>1 would put the engine in cluster workers a row does not expect, and

@@ -88,14 +88,31 @@ export interface NodeServer {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** Attempts when the free port picked was taken by someone else before the server bound it. */
+const PORT_ATTEMPTS = 3;
+
 /**
  * spawnServer + waitForHealth on a free port (unless `port` is given). When it does not come up, the process is
- * SIGKILLed and the error carries its output so far.
+ * SIGKILLed and the error carries its output so far. A port picked here is free only a moment before the server
+ * binds it: on a shared machine another process can take it in between, so a server that exits with EADDRINUSE is
+ * started again on another free port (up to PORT_ATTEMPTS times).
  */
 export async function startNodeServer(
   options: Omit<SpawnServerOptions, 'port'> & { port?: number; timeoutMs?: number },
 ): Promise<NodeServer> {
-  const port = options.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, options.port ?? (await freePort()));
+    } catch (error) {
+      const raced = options.port === undefined && error instanceof PortTakenError && attempt < PORT_ATTEMPTS;
+      if (!raced) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(options: Omit<SpawnServerOptions, 'port'> & { timeoutMs?: number }, port: number): Promise<NodeServer> {
   let out = '';
   const child = spawnServer({
     ...options,
@@ -110,6 +127,8 @@ export async function startNodeServer(
     return { child, port, url: `http://127.0.0.1:${port}`, readyMs, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
   } catch (error) {
     await stopChild(child, 0, { signal: 'SIGKILL' });
-    throw new Error(`${options.script ?? 'server.ts'} on port ${port} ${(error as Error).message}:\n${out}`, { cause: error });
+    const message = `${options.script ?? 'server.ts'} on port ${port} ${(error as Error).message}:\n${out}`;
+    const taken = error instanceof NotReadyError && error.exited && out.includes('EADDRINUSE');
+    throw taken ? new PortTakenError(message, { cause: error }) : new Error(message, { cause: error });
   }
 }
