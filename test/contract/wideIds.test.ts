@@ -68,7 +68,7 @@ for (const lane of lanes) {
     });
 
     it('max_id up to 2^63−1 is accepted; past it, or not an integer, is a 400 JSON error naming the field', async () => {
-      for (const maxId of ['9223372036854775808', '18446744073709551616', '1e19', '12.5', 9007199254740993, 1e30, -1]) {
+      for (const maxId of ['9223372036854775808', '18446744073709551616', '1e19', '12.5', Number.MAX_SAFE_INTEGER + 2, 1e30, -1]) {
         const r = await admin('/api/admin/tags', 'POST', { bizTag: 'too-big', step: 10, maxId });
         expect(r.status, JSON.stringify(maxId)).toBe(400);
         const body = await r.json();
