@@ -271,26 +271,34 @@ function batch(bizTag: string, ranges: IdRanges): Answer {
   return jsonText(body + ']}');
 }
 
-/** Digits of a wide ID written as one number: the IDs of a run above 2^53 are a fixed prefix and this counter. */
-const LOW_DIGITS = 10n ** 15n;
-const LOW_LIMIT = 1e15;
+/** A wide ID is written as a decimal prefix and its low 9 digits, a small integer (a V8 Smi: cheap to print). */
+const LOW_DIGITS = 1_000_000_000;
+const LOW_DIGITS_BIG = 1_000_000_000n;
 
 /**
- * `count` consecutive IDs from `first` (a wide run: all above 2^52, so every ID has more than 15 digits) appended as
- * JSON strings: the decimal prefix once per 10^15 IDs, the low 15 digits counted as a number and zero-padded, so no
- * bigint is built per ID.
+ * `count` consecutive IDs from `first` (a wide run: all above 2^52, so every ID has more than 9 digits) appended as
+ * JSON strings: the decimal prefix once per 10^9 IDs, the low 9 digits counted as a number — zero-padded only when
+ * below 10^8 — so no bigint is built per ID.
  */
 function wideRun(body: string, isFirst: boolean, first: bigint, count: number): string {
-  let prefix = String(first / LOW_DIGITS);
-  let low = Number(first % LOW_DIGITS);
-  for (let i = 0; i < count; i++, low++) {
-    if (low === LOW_LIMIT) {
-      prefix = String((first + BigInt(i)) / LOW_DIGITS);
+  let high = first / LOW_DIGITS_BIG;
+  let low = Number(first % LOW_DIGITS_BIG);
+  body += (isFirst ? '"' : ',"') + high + lowDigits(low);
+  // Each later ID is `","` + prefix + its low digits: the separator and the prefix joined once per prefix.
+  let lead = '","' + high;
+  for (let i = 1; i < count; i++) {
+    if (++low === LOW_DIGITS) {
       low = 0;
+      lead = '","' + ++high;
     }
-    body += (isFirst && i === 0 ? '"' : ',"') + prefix + String(LOW_LIMIT + low).slice(1) + '"';
+    body += lead + lowDigits(low);
   }
-  return body;
+  return body + '"';
+}
+
+/** The low 9 digits of a wide ID: the number itself, or zero-padded when below 10^8. */
+function lowDigits(low: number): number | string {
+  return low >= LOW_DIGITS / 10 ? low : String(LOW_DIGITS + low).slice(1);
 }
 
 /** A lease: one `{start,end}` per run, so its size does not grow with the count. */

@@ -90,7 +90,7 @@ describe('IDs beyond 2^53', () => {
     expect(lease).toEqual({ tag: 'wide', count: 5, ranges: [{ start: '100000000000000006', end: '100000000000000010' }] });
   });
 
-  it('a batch whose IDs cross a 10^15 boundary of their low digits is written exactly', async () => {
+  it('a batch whose IDs cross a 10^9 boundary of their low digits (zero-padded after it) is written exactly', async () => {
     const { call } = await setup(MIGRATED - 6n, 100);
     const ids = JSON.parse((await call('/api/id/segment/wide?count=10')).body).ids;
     expect(ids).toEqual(expected(MIGRATED - 5n, 10).map(String));
