@@ -142,12 +142,20 @@ export class SegmentEngine {
     if (buffer !== undefined) {
       const segment = buffer.servingSegment();
       if (segment !== null) {
+        if (segment.base !== null) return this.nextWide(buffer, segment, segment.base);
         const id = segment.next++;
         this.maybePreload(buffer, segment);
-        return segment.base === null ? id : idAt(segment.base, id);
+        return id;
       }
     }
     return this.takeSlow(bizTag, 1, newRanges()).then(firstId);
+  }
+
+  /** nextId on a segment above 2^53 (off the ordinary path, which stays one increment). */
+  private nextWide(buffer: TagBuffer, segment: Segment, base: bigint): Id {
+    const id = segment.next++;
+    this.maybePreload(buffer, segment);
+    return idAt(base, id);
   }
 
   /** `count` IDs, synchronously when the buffers hold enough, else a promise. */

@@ -292,7 +292,7 @@ describe('SegmentEngine: failures', () => {
     expect(engine.snapshot('order')?.current?.max).toBe('31');
   });
 
-  it('refuses a segment beyond 2^53', async () => {
+  it('refuses an allocation whose max_id is a number beyond 2^53 (a rounded value, not an exact one)', async () => {
     const store = new FakeStore([{ bizTag: 'huge', step: 10 }]);
     store.allocate = async (bizTag) => ({ bizTag, maxId: 2 ** 53 + 10, step: 10, semantics: 'leaf-ts' });
     const engine = new SegmentEngine({ store, refreshIntervalMs: 0 });

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LEASE_COUNT } from '@/lib/bizTag';
 import type { LeafError } from '@/lib/errors';
 import { type IdRanges, SegmentEngine } from '@/lib/segment/engine';
+import { type Id, MAX_ID } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { FakeClock, FakeStore, flush } from './fakes';
 
-async function setup(tags: Array<{ bizTag: string; step: number; maxId?: number }> = [{ bizTag: 'order', step: 100 }], semantics: Semantics = 'leaf-ts') {
+async function setup(tags: Array<{ bizTag: string; step: number; maxId?: Id }> = [{ bizTag: 'order', step: 100 }], semantics: Semantics = 'leaf-ts') {
   const store = new FakeStore(tags);
   store.defaultSemantics = semantics;
   const clock = new FakeClock();
@@ -184,8 +185,8 @@ describe('SegmentEngine.leaseRanges', () => {
     expect(runs(await engine.leaseRanges('order', 50), 50)).toEqual([[2, 51]]);
   });
 
-  it('a lease past 2^53 is id_space_exhausted, and one below the regression floor is refused', async () => {
-    const { store, engine } = await setup([{ bizTag: 'order', step: 100, maxId: 2 ** 53 - 500 }]);
+  it('a lease past 2^63−1 is id_space_exhausted, and one below the regression floor is refused', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 100, maxId: MAX_ID - 500n }]);
     expect((await rejection(() => engine.leaseRanges('order', 1_000))).code).toBe('id_space_exhausted');
     store.rows.get('order')!.maxId = 1_000;
     await engine.leaseRanges('order', 1_000); // 1001..2000
