@@ -238,6 +238,11 @@ describe.each([
     const raised = 4611686018427387905n; // 2^62 + 1
     expect((await h.store.raiseMaxId('beyond', raised)).maxId).toBe(raised);
     expect((await h.raw.row('beyond'))?.maxId).toBe(raised);
+    // The semantics switch's skip (leaf-ts → leaf: max_id + 1) is exact up there too; back to leaf-ts adds nothing.
+    expect((await h.store.setTagSemantics('beyond', 'leaf')).bumped).toBe(1);
+    expect((await h.raw.row('beyond'))?.maxId).toBe(raised + 1n);
+    await h.store.setTagSemantics('beyond', null);
+    await h.raw.setMaxId('beyond', raised);
     expect(await h.store.deleteTag('beyond')).toEqual({ maxId: raised });
     expect(await h.store.getTombstone('beyond')).toEqual({ maxId: raised });
     expect((await leafErrorOf(h.store.createTag({ bizTag: 'beyond', step: 10, maxId: raised - 1n }))).code).toBe('max_id_below_tombstone');
