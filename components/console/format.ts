@@ -51,7 +51,7 @@ export const SEGMENT_STATE_LABEL: Record<SegmentState, string> = {
 export function remainingPercent(engine: EngineView | null): number | null {
   const c = engine?.current;
   if (c === undefined || c === null) return null;
-  const size = c.max - c.start + 1;
+  const size = c.step;
   return size > 0 ? Math.max(0, Math.min(100, (c.remaining / size) * 100)) : 0;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, formatLimit } from '../bizTag';
+import { MAX_ID, parseId } from '../segment/id';
 import { SEMANTICS } from '../segment/semantics';
 import { MAX_STEP } from '../segment/step';
 
@@ -24,16 +25,25 @@ const step = z
   .min(1, 'At least 1.')
   .max(MAX_STEP, `At most ${formatLimit(MAX_STEP)}.`);
 
-/** max_id travels as a decimal string (or a number); it must stay an exact integer below 2^53. */
+/**
+ * max_id travels as a decimal string (or, while exact, a number): a whole number from 1 to 2^63−1, Leaf's signed
+ * BIGINT. A JSON number beyond 2^53 has already been rounded by the parser, so it is refused: send it as a string.
+ */
+const MAX_ID_RANGE = `A whole number from 1 to ${MAX_ID}.`;
 const maxId = z
-  .union([z.string(), z.number()], { error: 'A whole number of at least 1.' })
+  .union([z.string(), z.number()], { error: MAX_ID_RANGE })
   .transform((v, ctx) => {
-    const text = typeof v === 'number' ? String(v) : v.trim();
-    if (!/^[0-9]{1,16}$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) {
-      ctx.addIssue({ code: 'custom', message: 'A whole number from 1 to 9007199254740991.' });
+    if (typeof v === 'number' && !Number.isSafeInteger(v)) {
+      ctx.addIssue({ code: 'custom', message: `${MAX_ID_RANGE} Above 2^53 send it as a decimal string: a JSON number that large is rounded.` });
       return z.NEVER;
     }
-    return Number(text);
+    const text = typeof v === 'number' ? String(v) : v.trim();
+    const id = /^[0-9]{1,19}$/.test(text) ? parseId(text) : undefined;
+    if (id === undefined || id < 1) {
+      ctx.addIssue({ code: 'custom', message: MAX_ID_RANGE });
+      return z.NEVER;
+    }
+    return id;
   });
 
 const description = z
@@ -67,7 +77,7 @@ export const deleteTagSchema = z.strictObject({ confirm: z.string({ error: 'Type
 
 export const loginSchema = z.strictObject({ token: z.string({ error: 'Required.' }).min(1, 'Required.').max(512) });
 
-/** What the service receives: the schema's output (max_id a number, an empty description null). */
+/** What the service receives: the schema's output (max_id an exact Id, an empty description null). */
 export type CreateTagInput = z.output<typeof createTagSchema>;
 export type UpdateTagInput = z.output<typeof updateTagSchema>;
 /** What a client sends: the schema's input (max_id as a decimal string or a number). */

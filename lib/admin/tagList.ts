@@ -60,7 +60,7 @@ interface Entry {
 }
 
 /** Sort value per key; null sorts last in either direction (no buffer, idle). */
-const SORT_VALUE: Record<TagListSortKey, (e: Entry) => number | string | null> = {
+const SORT_VALUE: Record<TagListSortKey, (e: Entry) => number | bigint | string | null> = {
   name: (e) => e.row.bizTag,
   rate: (e) => e.rate,
   remaining: (e) => (e.snap === undefined || e.snap.current === null ? null : bufferedIds(e.snap)),

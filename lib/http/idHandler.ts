@@ -6,7 +6,8 @@ import { type Clock, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { Runtime } from '../runtime';
-import type { IdRanges } from '../segment/engine';
+import { type IdRanges, runBase } from '../segment/engine';
+import { type Id, idAt } from '../segment/id';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
 import type { HostHealth, SegmentStore } from '../store/types';
 import { type Answer, failure, jsonOk, jsonText, methodNotAllowed, plainText, routeNotFound } from './answer';
@@ -230,7 +231,7 @@ function invalidCount(max: number): LeafError {
 function issueSegment({ segments: engine }: IdRuntime, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
   if (count === 0) {
     const id = engine.nextId(bizTag);
-    if (typeof id === 'number') return single(bizTag, id, plain);
+    if (typeof id !== 'object') return single(bizTag, id, plain);
     return id.then((v) => single(bizTag, v, plain));
   }
   const ranges = engine.takeRanges(bizTag, count);
@@ -244,27 +245,69 @@ function leaseSegment({ segments: engine }: IdRuntime, bizTag: string, count: nu
   return lease(bizTag, ranges);
 }
 
-// Tags are validated to a JSON-safe alphabet, so they are concatenated without escaping.
-function single(bizTag: string, id: number, plain: boolean): Answer {
+// Tags are validated to a JSON-safe alphabet, so they are concatenated without escaping. An ID is a number, or a
+// bigint above 2^53−1: string concatenation writes either in decimal.
+function single(bizTag: string, id: Id, plain: boolean): Answer {
   if (plain) return plainText(String(id));
   return jsonText('{"tag":"' + bizTag + '","id":"' + id + '"}');
 }
 
-function batch(bizTag: string, { bounds }: IdRanges): Answer {
+function batch(bizTag: string, ranges: IdRanges): Answer {
   // Straight from the ranges: no array of IDs is built for a batch.
-  let body = '{"tag":"' + bizTag + '","ids":["' + bounds[0];
+  const bounds = ranges.bounds;
+  let body = '{"tag":"' + bizTag + '","ids":[';
   for (let r = 0; r < bounds.length; r += 2) {
+    const base = runBase(ranges, r);
+    const first = bounds[r] as number;
     const last = bounds[r + 1] as number;
-    for (let id = r === 0 ? (bounds[0] as number) + 1 : (bounds[r] as number); id <= last; id++) body += '","' + id;
+    if (base !== null) {
+      body = wideRun(body, r === 0, base + BigInt(first), last - first + 1);
+      continue;
+    }
+    body += (r === 0 ? '"' : ',"') + first;
+    for (let id = first + 1; id <= last; id++) body += '","' + id;
+    body += '"';
   }
-  return jsonText(body + '"]}');
+  return jsonText(body + ']}');
+}
+
+/** A wide ID is written as a decimal prefix and its low 9 digits, a small integer (a V8 Smi: cheap to print). */
+const LOW_DIGITS = 1_000_000_000;
+const LOW_DIGITS_BIG = 1_000_000_000n;
+
+/**
+ * `count` consecutive IDs from `first` (a wide run: all above 2^52, so every ID has more than 9 digits) appended as
+ * JSON strings: the decimal prefix once per 10^9 IDs, the low 9 digits counted as a number — zero-padded only when
+ * below 10^8 — so no bigint is built per ID.
+ */
+function wideRun(body: string, isFirst: boolean, first: bigint, count: number): string {
+  let high = first / LOW_DIGITS_BIG;
+  let low = Number(first % LOW_DIGITS_BIG);
+  body += (isFirst ? '"' : ',"') + high + lowDigits(low);
+  // Each later ID is `","` + prefix + its low digits: the separator and the prefix joined once per prefix.
+  let lead = '","' + high;
+  for (let i = 1; i < count; i++) {
+    if (++low === LOW_DIGITS) {
+      low = 0;
+      lead = '","' + ++high;
+    }
+    body += lead + lowDigits(low);
+  }
+  return body + '"';
+}
+
+/** The low 9 digits of a wide ID: the number itself, or zero-padded when below 10^8. */
+function lowDigits(low: number): number | string {
+  return low >= LOW_DIGITS / 10 ? low : String(LOW_DIGITS + low).slice(1);
 }
 
 /** A lease: one `{start,end}` per run, so its size does not grow with the count. */
-function lease(bizTag: string, { bounds, count }: IdRanges): Answer {
+function lease(bizTag: string, ranges: IdRanges): Answer {
+  const { bounds, count } = ranges;
   let body = '{"tag":"' + bizTag + '","count":' + count + ',"ranges":[';
   for (let r = 0; r < bounds.length; r += 2) {
-    body += (r === 0 ? '{"start":"' : ',{"start":"') + bounds[r] + '","end":"' + bounds[r + 1] + '"}';
+    const base = runBase(ranges, r);
+    body += (r === 0 ? '{"start":"' : ',{"start":"') + idAt(base, bounds[r] as number) + '","end":"' + idAt(base, bounds[r + 1] as number) + '"}';
   }
   return jsonText(body + ']}');
 }

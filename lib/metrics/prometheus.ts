@@ -79,7 +79,7 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     { metric: gauge('leaf_segment_step', 'Step of the most recent segment.', ['biz_tag']), pick: (s) => s.step },
     { metric: gauge('leaf_segment_min_step', 'Step stored in the database (the floor of the dynamic step).', ['biz_tag']), pick: (s) => s.minStep },
     { metric: gauge('leaf_next_segment_ready', '1 when the next segment is loaded.', ['biz_tag']), pick: (s) => (s.pending === null ? 0 : 1) },
-    { metric: gauge('leaf_max_id_claimed', 'Highest ID this node has claimed.', ['biz_tag']), pick: (s) => s.pending?.max ?? s.current?.max ?? 0 },
+    { metric: gauge('leaf_max_id_claimed', 'Highest ID this node has claimed.', ['biz_tag']), pick: (s) => Number(s.pending?.max ?? s.current?.max ?? 0) },
   ];
   const runway = gauge('leaf_segment_runway_seconds', 'Seconds this node\'s buffer of the tag lasts at its current rate without the database (busy tags only).', ['biz_tag']);
   const loads = counter('leaf_segment_loads_total', 'Segment loads from the store, by outcome.', ['biz_tag', 'outcome']);

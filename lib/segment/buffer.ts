@@ -3,27 +3,46 @@
  * JS runs one request at a time, so no locks: the only concurrency is the in-flight load promise.
  */
 
+import { type Id, WIDE_BASE_UNIT, idBigint } from './id';
 import { type Semantics, claimedRange } from './semantics';
 
 /** Fraction of a segment consumed before the next one is fetched in the background (Leaf: 10%). */
 export const PRELOAD_RATIO = 0.1;
 
+/**
+ * A claimed run of IDs. Its positions are JS numbers: the IDs themselves on an ordinary segment (`base` null), so
+ * serving is one increment; on a wide segment — one whose IDs pass 2^53 — offsets above `base`, a multiple of
+ * WIDE_BASE_UNIT, so they stay exact numbers too (lib/segment/id.ts).
+ */
 export interface Segment {
-  /** First ID of the segment. */
+  /** First position of the segment. */
   readonly start: number;
-  /** Last ID of the segment (inclusive). */
+  /** Last position of the segment (inclusive). */
   readonly max: number;
   readonly step: number;
-  /** Next ID to hand out; the segment is used up when next > max. */
+  /** Next position to hand out; the segment is used up when next > max. */
   next: number;
   /** When next reaches this, the following segment is fetched. */
   readonly preloadAt: number;
+  /** null: positions are IDs; else each ID is base + position. */
+  readonly base: bigint | null;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** The segment a claim owns: which IDs depends on the claim's own semantics (see semantics.ts). */
-export function createSegment(maxId: number, step: number, semantics: Semantics): Segment {
-  const { first: start, last } = claimedRange(maxId, step, semantics);
-  return { start, max: last, step, next: start, preloadAt: start + Math.ceil(step * PRELOAD_RATIO) };
+export function createSegment(maxId: Id, step: number, semantics: Semantics): Segment {
+  const { first, last } = claimedRange(idBigint(maxId), step, semantics);
+  const base = last <= MAX_SAFE ? null : (first / WIDE_BASE_UNIT) * WIDE_BASE_UNIT;
+  const start = Number(base === null ? first : first - base);
+  const max = Number(base === null ? last : last - base);
+  return { start, max, step, next: start, preloadAt: start + Math.ceil(step * PRELOAD_RATIO), base };
+}
+
+/** The first and last ID of a segment, exact. */
+export function segmentBounds(s: Pick<Segment, 'start' | 'max' | 'base'>): { first: bigint; last: bigint } {
+  const base = s.base ?? 0n;
+  return { first: base + BigInt(s.start), last: base + BigInt(s.max) };
 }
 
 export interface SegmentLoadRecord {

@@ -3,7 +3,8 @@ import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from '../store/types';
-import { type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment } from './buffer';
+import { type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment, segmentBounds } from './buffer';
+import { type Id, MAX_ID, MAX_ID_TEXT, idAt } from './id';
 import { nextStep } from './step';
 
 export interface SegmentEngineOptions {
@@ -27,8 +28,9 @@ export interface TagSnapshot {
   bizTag: string;
   minStep: number;
   step: number;
-  current: { start: number; max: number; next: number; step: number; remaining: number } | null;
-  pending: { start: number; max: number; step: number } | null;
+  /** IDs as decimal strings: they may pass 2^53. */
+  current: { start: string; max: string; next: string; step: number; remaining: number } | null;
+  pending: { start: string; max: string; step: number } | null;
   loading: boolean;
   lastLoadAt: number | null;
   lastError: string | null;
@@ -53,7 +55,7 @@ export class SegmentEngine {
 
   private readonly buffers = new Map<string, TagBuffer>();
   /** Highest ID ever claimed per tag by this engine; outlives a deleted tag, so a reset row is caught. */
-  private readonly highWater = new Map<string, number>();
+  private readonly highWater = new Map<string, bigint>();
   private refreshing: Promise<void> | null = null;
   private lastRefreshAt: number | null = null;
   private lastRefreshError: Error | null = null;
@@ -121,25 +123,26 @@ export class SegmentEngine {
   }
 
   /** One ID. */
-  async next(bizTag: string): Promise<number> {
+  async next(bizTag: string): Promise<Id> {
     return this.nextId(bizTag);
   }
 
   /** `count` IDs, possibly spanning segments, in increasing order. */
-  async take(bizTag: string, count: number): Promise<number[]> {
+  async take(bizTag: string, count: number): Promise<Id[]> {
     return this.takeIds(bizTag, count);
   }
 
   /**
    * One ID: synchronously when a buffer can serve it (the common case, no promise allocated),
    * else a promise that settles once the in-flight load has landed or failed.
-   * Throws (synchronously or through the promise) a LeafError.
+   * Throws (synchronously or through the promise) a LeafError. An ID above 2^53−1 is a bigint (lib/segment/id.ts).
    */
-  nextId(bizTag: string): number | Promise<number> {
+  nextId(bizTag: string): Id | Promise<Id> {
     const buffer = this.buffers.get(bizTag);
     if (buffer !== undefined) {
       const segment = buffer.servingSegment();
       if (segment !== null) {
+        if (segment.base !== null) return this.nextWide(buffer, segment, segment.base);
         const id = segment.next++;
         this.maybePreload(buffer, segment);
         return id;
@@ -148,8 +151,15 @@ export class SegmentEngine {
     return this.takeSlow(bizTag, 1, newRanges()).then(firstId);
   }
 
+  /** nextId on a segment above 2^53 (off the ordinary path, which stays one increment). */
+  private nextWide(buffer: TagBuffer, segment: Segment, base: bigint): Id {
+    const id = segment.next++;
+    this.maybePreload(buffer, segment);
+    return idAt(base, id);
+  }
+
   /** `count` IDs, synchronously when the buffers hold enough, else a promise. */
-  takeIds(bizTag: string, count: number): number[] | Promise<number[]> {
+  takeIds(bizTag: string, count: number): Id[] | Promise<Id[]> {
     const ranges = this.takeRanges(bizTag, count);
     return ranges instanceof Promise ? ranges.then(expandRanges) : expandRanges(ranges);
   }
@@ -203,7 +213,7 @@ export class SegmentEngine {
         throw new LeafError('store_unavailable', `The store claimed ${segment.step} IDs of tag "${bizTag}" for a lease of ${count}.`);
       }
       buffer.countLeasedDirectly(count);
-      return { bounds: [segment.start, segment.max], count };
+      return { bounds: [segment.start, segment.max], count, bases: segment.base === null ? null : [segment.base] };
     } catch (error) {
       buffer.countFailedRequest();
       throw error;
@@ -218,9 +228,10 @@ export class SegmentEngine {
       const n = Math.min(count - out.count, segment.max - segment.next + 1);
       const first = segment.next;
       const bounds = out.bounds;
-      // A segment that starts right after the one before (the common case) extends its run.
-      if (bounds.length > 0 && bounds[bounds.length - 1] === first - 1) bounds[bounds.length - 1] = first + n - 1;
-      else bounds.push(first, first + n - 1);
+      // A segment that starts right after the one before (the common case) extends its run, when both count from
+      // the same base (two wide segments across a base boundary stay two runs).
+      if (bounds.length > 0 && bounds[bounds.length - 1] === first - 1 && lastBase(out) === segment.base) bounds[bounds.length - 1] = first + n - 1;
+      else pushRun(out, first, first + n - 1, segment.base);
       out.count += n;
       segment.next = first + n;
       this.maybePreload(buffer, segment);
@@ -344,27 +355,29 @@ export class SegmentEngine {
     const floor = this.highWater.get(buffer.bizTag);
     try {
       const allocation = await this.store.allocate(buffer.bizTag, step);
-      if (!Number.isSafeInteger(allocation.maxId) || !Number.isSafeInteger(allocation.step) || allocation.step < 1) {
+      if (!usableAllocation(allocation.maxId, allocation.step)) {
         throw new LeafError(
           'id_space_exhausted',
-          `Tag "${buffer.bizTag}" returned an unusable segment (max_id ${allocation.maxId}, step ${allocation.step}).`,
+          `Tag "${buffer.bizTag}" returned an unusable segment (max_id ${allocation.maxId}, step ${allocation.step}); IDs end at ${MAX_ID_TEXT}.`,
         );
       }
       const segment = createSegment(allocation.maxId, allocation.step, allocation.semantics);
-      if (floor !== undefined && segment.start <= floor) {
+      const { first, last } = segmentBounds(segment);
+      if (floor !== undefined && first <= floor) {
         // The row went backwards (restored backup, manual edit): serving it would repeat IDs.
         throw new LeafError(
           'segment_regressed',
-          `Tag "${buffer.bizTag}" returned segment ${segment.start}..${segment.max}, at or below ID ${floor} already claimed; refusing to serve it.`,
+          `Tag "${buffer.bizTag}" returned segment ${first}..${last}, at or below ID ${floor} already claimed; refusing to serve it.`,
         );
       }
-      this.highWater.set(buffer.bizTag, Math.max(segment.max, this.highWater.get(buffer.bizTag) ?? segment.max));
+      const high = this.highWater.get(buffer.bizTag);
+      if (high === undefined || last > high) this.highWater.set(buffer.bizTag, last);
       const loadedAt = this.clock.now();
       this.onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
       this.logger.log('info', purpose === 'lease' ? 'lease_claimed' : 'segment_loaded', {
         bizTag: buffer.bizTag,
-        start: segment.start,
-        max: segment.max,
+        start: String(first),
+        max: String(last),
         step: segment.step,
         semantics: allocation.semantics,
         durationMs: loadedAt - startedAt,
@@ -403,8 +416,8 @@ export class SegmentEngine {
       bizTag,
       minStep: b.minStep,
       step: b.step,
-      current: c && { start: c.start, max: c.max, next: c.next, step: c.step, remaining: b.remainingInCurrent() },
-      pending: p && { start: p.start, max: p.max, step: p.step },
+      current: c && { start: idText(c, c.start), max: idText(c, c.max), next: idText(c, c.next), step: c.step, remaining: b.remainingInCurrent() },
+      pending: p && { start: idText(p, p.start), max: idText(p, p.max), step: p.step },
       loading: b.loading !== null,
       lastLoadAt: b.lastLoadAt ?? null,
       lastError: b.lastError?.message ?? null,
@@ -435,25 +448,60 @@ export class SegmentEngine {
 
 const TIMED_OUT = Symbol('timed out');
 
-/** IDs as inclusive ranges `[first0, last0, first1, last1, …]`; `count` is how many IDs they hold. */
+/**
+ * IDs as inclusive runs `[first0, last0, first1, last1, …]` of segment positions; `count` is how many IDs they hold.
+ * `bases` is null while every run is of ordinary segments (the positions are the IDs); else run i's IDs are
+ * `bases[i]` + its positions, `bases[i]` null for an ordinary run (see Segment).
+ */
 export interface IdRanges {
   bounds: number[];
   count: number;
+  bases: Array<bigint | null> | null;
 }
 
 function newRanges(): IdRanges {
-  return { bounds: [], count: 0 };
+  return { bounds: [], count: 0, bases: null };
 }
 
-function firstId(ranges: IdRanges): number {
-  return ranges.bounds[0] as number;
+function lastBase({ bases }: IdRanges): bigint | null {
+  return bases === null ? null : (bases[bases.length - 1] as bigint | null);
 }
 
-export function expandRanges({ bounds, count }: IdRanges): number[] {
-  const ids = new Array<number>(count);
+function pushRun(out: IdRanges, first: number, last: number, base: bigint | null): void {
+  if (base !== null && out.bases === null) out.bases = new Array<bigint | null>(out.bounds.length / 2).fill(null);
+  out.bounds.push(first, last);
+  out.bases?.push(base);
+}
+
+/** The base of run `r` (an index into bounds, even). */
+export function runBase(ranges: IdRanges, r: number): bigint | null {
+  return ranges.bases === null ? null : (ranges.bases[r >> 1] as bigint | null);
+}
+
+function firstId(ranges: IdRanges): Id {
+  return idAt(runBase(ranges, 0), ranges.bounds[0] as number);
+}
+
+export function expandRanges(ranges: IdRanges): Id[] {
+  const { bounds, count } = ranges;
+  const ids = new Array<Id>(count);
   let k = 0;
   for (let r = 0; r < bounds.length; r += 2) {
-    for (let id = bounds[r] as number, last = bounds[r + 1] as number; id <= last; id++) ids[k++] = id;
+    const base = runBase(ranges, r);
+    const last = bounds[r + 1] as number;
+    if (base === null) for (let id = bounds[r] as number; id <= last; id++) ids[k++] = id;
+    else for (let id = bounds[r] as number; id <= last; id++) ids[k++] = idAt(base, id);
   }
   return ids;
+}
+
+/** An allocation the engine can serve from: max_id an exact integer within BIGINT, a step of at least one. */
+function usableAllocation(maxId: Id, step: number): boolean {
+  if (!Number.isSafeInteger(step) || step < 1) return false;
+  return typeof maxId === 'bigint' ? maxId <= MAX_ID : Number.isSafeInteger(maxId);
+}
+
+/** The ID at a segment position, as decimal text. */
+function idText(s: Segment, position: number): string {
+  return String(idAt(s.base, position));
 }

@@ -25,9 +25,16 @@ export function storedSemantics(value: unknown): Semantics | undefined {
   return isSemantics(value) ? value : undefined;
 }
 
-/** The IDs a claim owns, first and last inclusive. */
-export function claimedRange(maxId: number, step: number, semantics: Semantics): { first: number; last: number } {
-  return semantics === 'leaf' ? { first: maxId - step, last: maxId - 1 } : { first: maxId - step + 1, last: maxId };
+/**
+ * The IDs a claim owns, first and last inclusive. The engine passes bigints (max_id may be anywhere up to 2^63−1;
+ * once per claim); numbers suit callers that know their values are small (tests, tools).
+ */
+export function claimedRange(maxId: number, step: number, semantics: Semantics): { first: number; last: number };
+export function claimedRange(maxId: bigint, step: number, semantics: Semantics): { first: bigint; last: bigint };
+export function claimedRange(maxId: number | bigint, step: number, semantics: Semantics): { first: number | bigint; last: number | bigint } {
+  if (typeof maxId === 'number') return semantics === 'leaf' ? { first: maxId - step, last: maxId - 1 } : { first: maxId - step + 1, last: maxId };
+  const size = BigInt(step);
+  return semantics === 'leaf' ? { first: maxId - size, last: maxId - 1n } : { first: maxId - size + 1n, last: maxId };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { LeafError } from '../errors';
+import type { Id } from '../segment/id';
 
 /** The refusals both stores give for admin edits that could hand out an ID twice. */
-export function lowered(bizTag: string, current: number, requested: number): LeafError {
+export function lowered(bizTag: string, current: Id, requested: Id): LeafError {
   return new LeafError(
     'max_id_lowered',
     `max_id of "${bizTag}" is ${current}; lowering it to ${requested} would hand out IDs again. It can only be raised.`,
@@ -9,7 +10,7 @@ export function lowered(bizTag: string, current: number, requested: number): Lea
   );
 }
 
-export function belowTombstone(bizTag: string, tombstoneMaxId: number): LeafError {
+export function belowTombstone(bizTag: string, tombstoneMaxId: Id): LeafError {
   return new LeafError(
     'max_id_below_tombstone',
     `"${bizTag}" was deleted at max_id ${tombstoneMaxId}; re-creating it lower would hand out its old IDs again.`,

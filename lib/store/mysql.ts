@@ -21,6 +21,7 @@ import {
   writeSemanticsRowMysql,
 } from './mysqlSemantics';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
+import { type Id, idBigint } from '../segment/id';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
 import {
@@ -31,7 +32,6 @@ import {
   type AuditStamp,
   type AuditSemantics,
   type AuditStore,
-  MAX_SAFE_ID,
   type NewTag,
   type SegmentStore,
   type SemanticsSettings,
@@ -41,6 +41,7 @@ import {
   type TagRow,
   type HostHealth,
   exactId,
+  idSpaceExhausted,
   type WorkerRow,
   type WorkerStore,
   type NodeRegistration,
@@ -221,12 +222,14 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     // its segment is a gap. The segment comes only from the OK packet of the claim that answered — never from a
     // later read of max_id, which could include another node's claim (see withRetries). The same statement reads
     // the tag's semantics (mysqlSemantics.ts: why a switch cannot fall between, and how both come back in it).
-    const claim = claimStatementMysql(bizTag, added, MAX_SAFE_ID - added);
+    const claim = claimStatementMysql(bizTag, added);
     const header = await this.query<ResultSetHeader>(claim.text, claim.params, true);
     // affectedRows 0 leaves LAST_INSERT_ID stale: never read insertId then. The read below only names the refusal.
     if (header.affectedRows === 1) return { bizTag, step: added, ...decodeClaimMysql(header.insertId, bizTag) };
-    if ((await this.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
-    throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
+    const row = await this.getTag(bizTag);
+    if (row === undefined) throw tagNotFound(bizTag);
+    if (row.maxId < 0) throw new LeafError('tag_misconfigured', `Tag "${bizTag}" has max_id ${row.maxId}; a claim needs max_id of at least 0.`);
+    throw idSpaceExhausted(bizTag);
   }
 
   getSemantics(): Promise<SemanticsSettings> {
@@ -283,7 +286,7 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
       );
       const tombstoneMax = tomb === undefined ? undefined : exactId(tomb.max_id, bizTag);
       if (tombstoneMax !== undefined && maxId !== undefined && maxId < tombstoneMax) throw belowTombstone(bizTag, tombstoneMax);
-      const insert = this.db.insert(leafAlloc).ignore().values({ bizTag, step, maxId: maxId ?? tombstoneMax ?? 1, description }).toSQL();
+      const insert = this.db.insert(leafAlloc).ignore().values({ bizTag, step, maxId: bigintParam(maxId ?? tombstoneMax ?? 1), description }).toSQL();
       const header = await q<ResultSetHeader>(insert.sql, insert.params);
       if (header.affectedRows === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
       if (tombstoneMax !== undefined) await q('DELETE FROM `leaf_alloc_tombstone` WHERE biz_tag = ?', [bizTag]);
@@ -313,8 +316,8 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     });
   }
 
-  async raiseMaxId(bizTag: string, maxId: number, audit?: AuditStamp): Promise<TagRow> {
-    const raise = this.db.update(leafAlloc).set({ maxId }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
+  async raiseMaxId(bizTag: string, maxId: Id, audit?: AuditStamp): Promise<TagRow> {
+    const raise = this.db.update(leafAlloc).set({ maxId: bigintParam(maxId) }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
     return this.transaction(async (q) => {
       // FOR UPDATE: no claim can move max_id between this check and the update (a Galera claim on another node
       // that commits first makes this transaction fail certification, and it is run again, check included).
@@ -328,7 +331,7 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     });
   }
 
-  async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: number }> {
+  async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }> {
     return this.transaction(async (q) => {
       const before = await lockRow(q, bizTag);
       if (before === undefined) throw tagNotFound(bizTag);
@@ -336,7 +339,7 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
       await q(
         'INSERT INTO `leaf_alloc_tombstone` (biz_tag, max_id) VALUES (?, ?) ' +
           'ON DUPLICATE KEY UPDATE max_id = GREATEST(max_id, VALUES(max_id)), deleted_at = CURRENT_TIMESTAMP',
-        [bizTag, maxId],
+        [bizTag, idBigint(maxId)],
       );
       await q('DELETE FROM `leaf_alloc` WHERE biz_tag = ?', [bizTag]);
       if (audit !== undefined) await this.recordAudit(q, audit, 'tag.delete', bizTag, before, undefined);
@@ -364,7 +367,7 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     return insertAuditMysql(this.db, q, auditInsert(stamp, action, bizTag, before, after));
   }
 
-  async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {
+  async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {
     const rows = await this.read<Array<Pick<TombstoneRow, 'max_id'>>>(
       this.db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)),
     );
@@ -731,6 +734,11 @@ async function probeHost(h: MysqlHost, options: PoolOptions, timeoutMs: number):
     clearTimeout(timer);
     conn?.destroy();
   }
+}
+
+/** An Id written to a BIGINT column: a bigint parameter, which mysql2 writes as an exact integer literal. */
+function bigintParam(id: Id) {
+  return sql`${idBigint(id)}`;
 }
 
 function toTagRow(r: AllocRow): TagRow {

@@ -1,5 +1,6 @@
+import type { Id } from '../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
-import { MAX_SAFE_ID, type SemanticsSettings, exactId } from './types';
+import { MAX_ID, type SemanticsSettings, exactId } from './types';
 
 /**
  * leaf_semantics on MySQL/MariaDB: the claim's statement and the switch's transaction (MysqlStore runs them).
@@ -25,23 +26,34 @@ interface SemanticsRow {
 }
 
 /**
- * The claim: max_id + `added`, guarded below 2^53, and LAST_INSERT_ID(2 × new max_id + 1 if the tag's semantics are
- * leaf) — one value the OK packet carries (max_id < 2^53, so it fits a BIGINT). max_id itself is that value halved
- * (integer division), in the same assignment, so no reliance on the order in which UPDATE evaluates assignments.
+ * The claim: max_id + `added`, kept within 0..2^63−1 by its WHERE, and LAST_INSERT_ID(new max_id | leaf << 63) —
+ * one unsigned 64-bit value the OK packet carries: the new max_id in the low 63 bits (a signed BIGINT's whole
+ * positive range), bit 63 set when the tag's semantics are leaf. MySQL's bit operators work on BIGINT UNSIGNED and
+ * LAST_INSERT_ID holds an unsigned 64-bit value, so nothing overflows even at max_id 2^63−1. max_id itself is that
+ * value with bit 63 masked off, in the same assignment, so no reliance on the order in which UPDATE evaluates
+ * assignments. The WHERE keeps max_id at least 0 too: a negative one would set bit 63 by itself.
  */
-export function claimStatementMysql(bizTag: string, added: number, maxBefore: number): { text: string; params: unknown[] } {
+export function claimStatementMysql(bizTag: string, added: number): { text: string; params: unknown[] } {
   const isLeaf =
     "(COALESCE((SELECT s.semantics FROM `leaf_semantics` s WHERE s.biz_tag = ?), (SELECT d.semantics FROM `leaf_semantics` d WHERE d.biz_tag = ?), ?) = 'leaf')";
   return {
-    text: `UPDATE \`leaf_alloc\` SET max_id = LAST_INSERT_ID((max_id + ?) * 2 + ${isLeaf}) DIV 2 WHERE biz_tag = ? AND max_id <= ?`,
-    params: [added, bizTag, FLEET_DEFAULT_KEY, DEFAULT_SEMANTICS, bizTag, maxBefore],
+    text: `UPDATE \`leaf_alloc\` SET max_id = LAST_INSERT_ID((max_id + ?) | (${isLeaf} << 63)) & ${MAX_ID} WHERE biz_tag = ? AND max_id BETWEEN 0 AND ?`,
+    params: [added, bizTag, FLEET_DEFAULT_KEY, DEFAULT_SEMANTICS, bizTag, MAX_ID - BigInt(added)],
   };
 }
 
-/** The claim's LAST_INSERT_ID back into max_id and semantics (a decimal string when beyond 2^53). */
-export function decodeClaimMysql(insertId: unknown, bizTag: string): { maxId: number; semantics: Semantics } {
-  const encoded = BigInt(String(insertId));
-  return { maxId: exactId(String(encoded >> 1n), bizTag), semantics: (encoded & 1n) === 1n ? 'leaf' : 'leaf-ts' };
+const SEMANTICS_BIT = 1n << 63n;
+const TWO_TO_64 = 1n << 64n;
+
+/**
+ * The claim's LAST_INSERT_ID back into max_id and semantics. mysql2 reads the OK packet's insert id as a signed
+ * 64-bit number (a decimal string beyond 2^53 with bigNumberStrings), so bit 63 arrives as a negative value: the
+ * same 64 bits, read back as unsigned here.
+ */
+export function decodeClaimMysql(insertId: unknown, bizTag: string): { maxId: Id; semantics: Semantics } {
+  let encoded = BigInt(String(insertId));
+  if (encoded < 0n) encoded += TWO_TO_64;
+  return { maxId: exactId(String(encoded & MAX_ID), bizTag), semantics: encoded >= SEMANTICS_BIT ? 'leaf' : 'leaf-ts' };
 }
 
 /** The switch of the fleet default locks every leaf_alloc row first: the claims' order (row, then semantics). */
@@ -87,15 +99,15 @@ interface Changed {
  * turns on its lock, and on Galera certify against each other). How many leaf_alloc rows matched.
  */
 export async function bumpTagMysql(run: Run, bizTag: string, by: 0 | 1): Promise<void> {
-  await run('UPDATE `leaf_alloc_tombstone` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [by, bizTag, MAX_SAFE_ID - by]);
-  await run('UPDATE `leaf_alloc` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [by, bizTag, MAX_SAFE_ID - by]);
+  await run('UPDATE `leaf_alloc_tombstone` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [by, bizTag, MAX_ID - BigInt(by)]);
+  await run('UPDATE `leaf_alloc` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [by, bizTag, MAX_ID - BigInt(by)]);
 }
 
 /** Every row and tombstone that follows the fleet default (no row of its own): max_id + `by`; rows that grew. */
 export async function bumpDefaultFollowersMysql(run: Run, by: 0 | 1): Promise<number> {
   const followers = 'NOT EXISTS (SELECT 1 FROM `leaf_semantics` s WHERE s.biz_tag = t.biz_tag) AND t.max_id <= ?';
-  await run(`UPDATE \`leaf_alloc_tombstone\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_SAFE_ID - by]);
-  const header = await run<Changed>(`UPDATE \`leaf_alloc\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_SAFE_ID - by]);
+  await run(`UPDATE \`leaf_alloc_tombstone\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]);
+  const header = await run<Changed>(`UPDATE \`leaf_alloc\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]);
   return by === 1 ? header.affectedRows : 0;
 }
 

@@ -13,6 +13,7 @@ import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './
 import { insertAuditSqlite, listAuditSqlite } from './sqliteAudit';
 import { bumpDefaultFollowersSqlite, bumpTagSqlite, effectiveSemantics, listSemanticsSqlite, readSemanticsRows, writeSemanticsRow } from './sqliteSemantics';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
+import { type Id, idBigint } from '../segment/id';
 import {
   type Allocation,
   type AuditAction,
@@ -20,7 +21,7 @@ import {
   type AuditRecord,
   type AuditStamp,
   type AuditStore,
-  MAX_SAFE_ID,
+  MAX_ID,
   type NewTag,
   type SegmentStore,
   type SemanticsSettings,
@@ -29,6 +30,7 @@ import {
   type TagInfo,
   type TagRow,
   exactId,
+  idSpaceExhausted,
   type WorkerRow,
   type WorkerStore,
   type NodeRegistration,
@@ -127,11 +129,11 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
     return row === undefined ? undefined : toTagRow(row);
   }
 
-  /** max_id read as text, so a value beyond 2^53 written by hand is refused rather than rounded. */
+  /** max_id read as text (better-sqlite3 would round a value beyond 2^53 to a float), then to an exact Id. */
   private rowColumns() {
     return {
       bizTag: leafAlloc.bizTag,
-      maxId: sql<string>`CAST(${leafAlloc.maxId} AS TEXT)`,
+      maxId: maxIdText(leafAlloc.maxId),
       step: leafAlloc.step,
       description: leafAlloc.description,
       updateTime: leafAlloc.updateTime,
@@ -140,24 +142,26 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
 
   async allocate(bizTag: string, step?: number): Promise<Allocation> {
     if (step !== undefined && (!Number.isSafeInteger(step) || step < 1)) throw badStep(bizTag, step);
-    const added = step === undefined ? leafAlloc.step : step;
+    // A bigint parameter: better-sqlite3 binds a JS number as a REAL, and max_id + a REAL is a float beyond 2^53.
+    const added = step === undefined ? leafAlloc.step : sql`${BigInt(step)}`;
     // One immediate transaction: the UPDATE, then the tag's semantics, so no switch can fall between them.
     const claim = this.sqlite.transaction(() => {
       const row = this.db
         .update(leafAlloc)
         .set({ maxId: sql`${leafAlloc.maxId} + ${added}`, updateTime: sql`CURRENT_TIMESTAMP` })
-        // The guard keeps max_id exact as a JS number: the claim is refused, not rounded.
-        .where(and(eq(leafAlloc.bizTag, bizTag), gte(leafAlloc.step, 1), lte(leafAlloc.maxId, sql`${MAX_SAFE_ID} - ${added}`)))
-        .returning({ maxId: leafAlloc.maxId, step: leafAlloc.step })
+        // The guard keeps max_id within a BIGINT (SQLite would turn an overflowing sum into a float): refused, not
+        // rounded. The bound is bound as a bigint, so it is exact.
+        .where(and(eq(leafAlloc.bizTag, bizTag), gte(leafAlloc.step, 1), lte(leafAlloc.maxId, sql`${MAX_ID} - ${added}`)))
+        .returning({ maxId: maxIdText(leafAlloc.maxId), step: leafAlloc.step })
         .get();
       return row === undefined ? undefined : { ...row, semantics: effectiveSemantics(this.db, bizTag) };
     });
     const row = this.guard(() => claim.immediate());
-    if (row !== undefined) return { bizTag, maxId: row.maxId, step: step ?? row.step, semantics: row.semantics };
+    if (row !== undefined) return { bizTag, maxId: exactId(row.maxId, bizTag), step: step ?? row.step, semantics: row.semantics };
     const current = await this.getTag(bizTag);
     if (current === undefined) throw tagNotFound(bizTag);
     if (current.step < 1) throw badStep(bizTag, current.step);
-    throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^53.`);
+    throw idSpaceExhausted(bizTag);
   }
 
   async getSemantics(): Promise<SemanticsSettings> {
@@ -200,11 +204,11 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
 
   async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
     const insert = this.sqlite.transaction(() => {
-      const tombstone = this.db.select().from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).get();
+      const tombstone = this.readTombstone(bizTag);
       if (tombstone !== undefined && maxId !== undefined && maxId < tombstone.maxId) throw belowTombstone(bizTag, tombstone.maxId);
       const inserted = this.db
         .insert(leafAlloc)
-        .values({ bizTag, step, maxId: maxId ?? tombstone?.maxId ?? 1, description })
+        .values({ bizTag, step, maxId: bigintParam(maxId ?? tombstone?.maxId ?? 1), description })
         .onConflictDoNothing()
         .run();
       if (inserted.changes === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
@@ -235,13 +239,13 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
     return this.guard(() => update.immediate());
   }
 
-  async raiseMaxId(bizTag: string, maxId: number, audit?: AuditStamp): Promise<TagRow> {
+  async raiseMaxId(bizTag: string, maxId: Id, audit?: AuditStamp): Promise<TagRow> {
     const raise = this.sqlite.transaction(() => {
       const before = this.readRow(bizTag);
       if (before === undefined) throw tagNotFound(bizTag);
       // Under the write lock (immediate) no claim can move max_id between this check and the update.
       if (before.maxId > maxId) throw lowered(bizTag, before.maxId, maxId);
-      this.db.update(leafAlloc).set({ maxId, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).run();
+      this.db.update(leafAlloc).set({ maxId: bigintParam(maxId), updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).run();
       const after = this.readRow(bizTag) as TagRow;
       if (audit !== undefined) this.recordAudit(audit, 'tag.raise', bizTag, before, after);
       return after;
@@ -249,13 +253,13 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
     return this.guard(() => raise.immediate());
   }
 
-  async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: number }> {
+  async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }> {
     const remove = this.sqlite.transaction(() => {
       const row = this.readRow(bizTag);
       if (row === undefined) throw tagNotFound(bizTag);
       this.db
         .insert(leafAllocTombstone)
-        .values({ bizTag, maxId: row.maxId })
+        .values({ bizTag, maxId: bigintParam(row.maxId) })
         .onConflictDoUpdate({
           target: leafAllocTombstone.bizTag,
           set: { maxId: sql`max(${leafAllocTombstone.maxId}, excluded.max_id)`, deletedAt: sql`CURRENT_TIMESTAMP` },
@@ -280,10 +284,13 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
     insertAuditSqlite(this.db, auditInsert(stamp, action, bizTag, before, after));
   }
 
-  async getTombstone(bizTag: string): Promise<{ maxId: number } | undefined> {
-    return this.guard(() =>
-      this.db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).get(),
-    );
+  async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {
+    return this.guard(() => this.readTombstone(bizTag));
+  }
+
+  private readTombstone(bizTag: string): { maxId: Id } | undefined {
+    const row = this.db.select({ maxId: maxIdText(leafAllocTombstone.maxId) }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).get();
+    return row === undefined ? undefined : { maxId: exactId(row.maxId, bizTag) };
   }
 
   async listWorkers(): Promise<WorkerRow[]> {
@@ -375,6 +382,16 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
       throw storeUnavailable(error);
     }
   }
+}
+
+/** A max_id column read as decimal text: exact whatever its size. */
+function maxIdText(column: typeof leafAlloc.maxId | typeof leafAllocTombstone.maxId) {
+  return sql<string>`CAST(${column} AS TEXT)`;
+}
+
+/** An Id written to an INTEGER column: bound as a bigint, so better-sqlite3 writes it exactly. */
+function bigintParam(id: Id) {
+  return sql`${idBigint(id)}`;
 }
 
 /** A leaf_alloc row as rowColumns() selects it: max_id as text. */

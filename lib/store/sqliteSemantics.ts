@@ -2,7 +2,10 @@ import { and, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
 import { leafAlloc, leafAllocTombstone, leafSemantics } from './schema/sqlite';
-import { MAX_SAFE_ID, type SemanticsSettings } from './types';
+import { MAX_ID, type SemanticsSettings } from './types';
+
+/** The highest max_id a switch may still raise by one (bound as a bigint: exact). */
+const bumpable = () => sql`${MAX_ID - 1n}`;
 
 /**
  * leaf_semantics on SQLite: synchronous statements, run by SqliteStore inside its immediate transactions (the
@@ -44,13 +47,13 @@ export function writeSemanticsRow(db: BetterSQLite3Database, key: string, semant
 
 /** max_id + 1 for one tag (row and tombstone); how many leaf_alloc rows moved. */
 export function bumpTagSqlite(db: BetterSQLite3Database, bizTag: string): number {
-  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(eq(leafAllocTombstone.bizTag, bizTag), lte(leafAllocTombstone.maxId, MAX_SAFE_ID - 1))).run();
-  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, MAX_SAFE_ID - 1))).run().changes;
+  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(eq(leafAllocTombstone.bizTag, bizTag), lte(leafAllocTombstone.maxId, bumpable()))).run();
+  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, bumpable()))).run().changes;
 }
 
 /** max_id + 1 for every tag (row and tombstone) that follows the fleet default; how many leaf_alloc rows moved. */
 export function bumpDefaultFollowersSqlite(db: BetterSQLite3Database): number {
   const own = db.select({ bizTag: leafSemantics.bizTag }).from(leafSemantics);
-  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(notInArray(leafAllocTombstone.bizTag, own), lte(leafAllocTombstone.maxId, MAX_SAFE_ID - 1))).run();
-  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(notInArray(leafAlloc.bizTag, own), lte(leafAlloc.maxId, MAX_SAFE_ID - 1))).run().changes;
+  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(notInArray(leafAllocTombstone.bizTag, own), lte(leafAllocTombstone.maxId, bumpable()))).run();
+  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(notInArray(leafAlloc.bizTag, own), lte(leafAlloc.maxId, bumpable()))).run().changes;
 }

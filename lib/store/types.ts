@@ -1,4 +1,5 @@
 import { LeafError } from '../errors';
+import { type Id, MAX_ID, MAX_ID_TEXT, parseId } from '../segment/id';
 import type { Semantics } from '../segment/semantics';
 
 /** What the segment engine needs from a database. Both dialects implement it; tests fake it. */
@@ -9,15 +10,16 @@ export interface TagInfo {
 }
 
 export interface TagRow extends TagInfo {
-  maxId: number;
+  /** Exact: a number up to 2^53−1, a bigint above (lib/segment/id.ts). */
+  maxId: Id;
   description: string | null;
   updateTime: Date;
 }
 
 export interface Allocation {
   bizTag: string;
-  /** max_id after the claim. */
-  maxId: number;
+  /** max_id after the claim, exact (a bigint above 2^53−1). */
+  maxId: Id;
   /** The step that was added, i.e. the size of the claimed segment. */
   step: number;
   /**
@@ -31,7 +33,7 @@ export interface NewTag {
   bizTag: string;
   step: number;
   /** Highest ID already used by an older scheme; the first segment starts above it. Default 1, as Leaf. */
-  maxId?: number;
+  maxId?: Id;
   description?: string | null;
 }
 
@@ -46,7 +48,7 @@ export interface SegmentSource {
   /**
    * Atomically claims the next segment of `bizTag`: max_id grows by `step` (the row's own step when omitted).
    * Two callers, in any processes, never receive overlapping segments.
-   * Throws LeafError `tag_not_found`, `id_space_exhausted` (max_id would pass 2^53-1) or `store_unavailable`.
+   * Throws LeafError `tag_not_found`, `id_space_exhausted` (max_id would pass 2^63−1) or `store_unavailable`.
    */
   allocate(bizTag: string, step?: number): Promise<Allocation>;
 }
@@ -97,10 +99,10 @@ export interface SegmentStore extends SegmentSource, SemanticsStore {
   /** `tag_not_found` when missing. */
   updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow>;
   /** Raises max_id (never lowers it: `max_id_lowered`, which would hand out IDs again). */
-  raiseMaxId(bizTag: string, maxId: number, audit?: AuditStamp): Promise<TagRow>;
+  raiseMaxId(bizTag: string, maxId: Id, audit?: AuditStamp): Promise<TagRow>;
   /** Deletes the row and leaves a tombstone with its max_id, in one transaction. */
-  deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: number }>;
-  getTombstone(bizTag: string): Promise<{ maxId: number } | undefined>;
+  deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }>;
+  getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined>;
   ping(): Promise<void>;
   /**
    * Each database host on its own (MySQL/MariaDB: every host of the URL, probed in parallel, each within
@@ -132,8 +134,13 @@ export interface HostHealth {
   error?: string;
 }
 
-/** Segment values are JS numbers on the hot path: max_id may never pass this, or precision is lost. */
-export const MAX_SAFE_ID = Number.MAX_SAFE_INTEGER;
+/** max_id is a signed BIGINT, as in Leaf: no claim may take it past this. */
+export { MAX_ID };
+
+/** A claim refused because max_id would pass 2^63−1. */
+export function idSpaceExhausted(bizTag: string): LeafError {
+  return new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below ${MAX_ID_TEXT}, the largest BIGINT.`);
+}
 
 /** A snowflake worker id held by this process. */
 export interface WorkerLease {
@@ -221,13 +228,11 @@ export interface NodeStore {
 /** What a leaf-ts node needs from its database. */
 export type LeafStore = SegmentStore & WorkerStore & NodeStore & AuditStore;
 
-/** A BIGINT read as text (or number) converted to a JS number only when exact. */
-export function exactId(value: unknown, bizTag: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || String(n) !== String(value)) {
-    throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has max_id ${String(value)}, beyond the exact integer range.`);
-  }
-  return n;
+/** A BIGINT read as text (or a small number) as an exact Id: a number up to 2^53−1, a bigint above. */
+export function exactId(value: unknown, bizTag: string): Id {
+  const id = parseId(value);
+  if (id === undefined) throw new LeafError('store_unavailable', `Tag "${bizTag}" has max_id ${String(value)}, not a BIGINT.`);
+  return id;
 }
 
 /** What an audit row records, besides the rows themselves. */

@@ -248,7 +248,7 @@ const CREATE_BODIES: Array<[body: string, codes: string[]]> = [
   ...['""', '"x y"', `"${long(129)}"`, '5', 'null', '["x"]', '{"x":1}', '"x\\u0000"', '"日本"', '"x;DROP TABLE leaf_alloc"', '"x\'--"', '"../x"', '"x/y"', '"%41"', '" x"', '"x\\n"'].map(
     (s): [string, string[]] => [`{"bizTag":${s},"step":5}`, ['validation_failed']],
   ),
-  ...['"abc"', '"-1"', '"0"', '0', '-5', '"1.5"', '1.5', '"1e3"', '"0x10"', '"9007199254740992"', '9007199254740993', '"99999999999999999999"', 'true', 'null', '[1]', '" "', '""'].map(
+  ...['"abc"', '"-1"', '"0"', '0', '-5', '"1.5"', '1.5', '"1e3"', '"0x10"', '"9223372036854775808"', '"18446744073709551616"', '9007199254740993', '"99999999999999999999"', 'true', 'null', '[1]', '" "', '""'].map(
     (s): [string, string[]] => [`{"bizTag":"x","step":5,"maxId":${s}}`, ['validation_failed']],
   ),
   ...['5', '["a"]', '{"a":1}', 'true', `"${long(257)}"`].map((s): [string, string[]] => [`{"bizTag":"x","step":5,"description":${s}}`, ['validation_failed']]),
@@ -265,7 +265,7 @@ const CREATE_BODIES: Array<[body: string, codes: string[]]> = [
 const PATCH_BODIES: Array<[body: string, codes: string[]]> = [
   ['{}', ['validation_failed']], ['[]', ['validation_failed']], ['null', ['validation_failed']], ['"x"', ['validation_failed']], ['7', ['validation_failed']],
   ...['0', '-1', '1.5', '"10"', '1000001', '1e400', 'null', 'true', '[10]'].map((s): [string, string[]] => [`{"step":${s}}`, ['validation_failed']]),
-  ...['"0"', '-1', '"-1"', '"1e3"', '"0x10"', '"9007199254740992"', '"abc"', '1.5', 'null', 'true'].map((s): [string, string[]] => [`{"maxId":${s}}`, ['validation_failed']]),
+  ...['"0"', '-1', '"-1"', '"1e3"', '"0x10"', '"9223372036854775808"', '"abc"', '1.5', 'null', 'true'].map((s): [string, string[]] => [`{"maxId":${s}}`, ['validation_failed']]),
   ['{"maxId":"999"}', ['max_id_lowered']], ['{"maxId":1}', ['max_id_lowered']],
   ['{"maxId":"999","step":20,"description":"should not apply"}', ['max_id_lowered']],
   ['{"step":20,"maxId":"abc"}', ['validation_failed']],

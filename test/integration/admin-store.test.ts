@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LeafError, isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
+import type { Id } from '../../lib/segment/id';
 import type { Allocation, SegmentStore } from '../../lib/store/types';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 import { rng } from '../../tools/harness';
@@ -88,7 +89,7 @@ async function refused(promise: Promise<unknown>, code: string): Promise<LeafErr
 }
 
 /** What must not change when an edit is refused. */
-const essentials = (row: { bizTag: string; maxId: number; step: number; description: string | null } | undefined) =>
+const essentials = (row: { bizTag: string; maxId: Id; step: number; description: string | null } | undefined) =>
   row && { bizTag: row.bizTag, maxId: row.maxId, step: row.step, description: row.description };
 
 describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (dialect) => {
@@ -298,12 +299,12 @@ describe('mysql store: raiseMaxId racing allocate', () => {
           await new Promise((r) => setTimeout(r, op.delay));
           const st = stores[i % stores.length];
           if (op.kind === 'alloc') return st.allocate(tag, op.step);
-          op.to = Math.max(1, (await st.getTag(tag))!.maxId + offsets[i]);
+          op.to = Math.max(1, Number((await st.getTag(tag))!.maxId) + offsets[i]);
           return st.raiseMaxId(tag, op.to);
         }),
       );
       const ms = Date.now() - started;
-      const final = (await stores[0].getTag(tag))!.maxId;
+      const final = Number((await stores[0].getTag(tag))!.maxId);
 
       const raisedTo = new Set<number>();
       let refusedRaises = 0;
@@ -329,7 +330,7 @@ describe('mysql store: raiseMaxId racing allocate', () => {
           if (op.step !== undefined) expect(a.step).toBe(op.step);
           else expect(a.step).toBe(STEP);
           expect(final).toBeGreaterThanOrEqual(a.maxId);
-          segments.push({ start: a.maxId - a.step + 1, max: a.maxId });
+          segments.push({ start: Number(a.maxId) - a.step + 1, max: Number(a.maxId) });
         }
       });
 

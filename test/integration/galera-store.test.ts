@@ -77,9 +77,9 @@ function diff(a: MysqlRetryStats, b: MysqlRetryStats): MysqlRetryStats {
 
 /** No two segments overlap; each is (maxId - step, maxId]; all lie within (start, end]. */
 function expectDisjoint(segments: Allocation[], start: number, end: number): void {
-  const sorted = [...segments].sort((a, b) => a.maxId - b.maxId);
+  const sorted = [...segments].sort((a, b) => Number(a.maxId) - Number(b.maxId));
   for (let k = 0; k < sorted.length; k++) {
-    expect(sorted[k].maxId - sorted[k].step).toBeGreaterThanOrEqual(k === 0 ? start : sorted[k - 1].maxId);
+    expect(Number(sorted[k].maxId) - sorted[k].step).toBeGreaterThanOrEqual(k === 0 ? start : sorted[k - 1].maxId);
     expect(sorted[k].maxId).toBeLessThanOrEqual(end);
   }
 }
@@ -452,7 +452,7 @@ describe('MysqlStore on Galera', () => {
     }
     stop = true;
     await Promise.all(claiming);
-    const ranges = claims.map((a) => claimedRange(a.maxId, a.step, a.semantics)).sort((a, b) => a.first - b.first);
+    const ranges = claims.map((a) => claimedRange(Number(a.maxId), a.step, a.semantics)).sort((a, b) => a.first - b.first);
     for (let k = 1; k < ranges.length; k++) expect(ranges[k]!.first, `range ${k}`).toBeGreaterThan(ranges[k - 1]!.last);
     const leaf = claims.filter((a) => a.semantics === 'leaf').length;
     report(`semantics race: ${claims.length} claims (${leaf} in leaf), ${switched} switches applied, ${lost} lost certification on every attempt`);

@@ -156,7 +156,7 @@ async function runNodes(o: RunOptions, url: string, tags: string[], serverUrls: 
   expect(exits.map((e) => e.code)).toEqual(workers.map(() => 0));
 
   const maxIds = await Promise.all(tags.map(async (t) => (await store.getTag(t))!.maxId));
-  const seen = maxIds.map((m) => new Uint8Array(m + 1));
+  const seen = maxIds.map((m) => new Uint8Array(Number(m) + 1));
   let issued = 0;
   let duplicates = 0;
   const examples: string[] = [];

@@ -15,6 +15,7 @@ import { parseMysqlUrl } from '../../lib/store/mysqlUrl';
 import { ChaosProxy } from '../../tools/chaos/proxy';
 import { type TestDatabase, freePort } from '../../tools/harness';
 import { freshMysqlDatabase, mysqlUrl, within } from '../support/context';
+import type { Id } from '../../lib/segment/id';
 import { createDatabase } from '../../tools/harness';
 
 /** Bound for one claim while a host is dead: connect refused at once, then the next host. */
@@ -52,9 +53,9 @@ async function behindTwoProxies(queryTimeoutMs: number): Promise<{ first: ChaosP
 }
 
 /** Asserts that claimed segments never overlap. */
-function expectDisjoint(segments: Array<{ maxId: number; step: number }>): void {
-  const sorted = [...segments].sort((a, b) => a.maxId - b.maxId);
-  for (let i = 1; i < sorted.length; i++) expect(sorted[i].maxId - sorted[i].step).toBeGreaterThanOrEqual(sorted[i - 1].maxId);
+function expectDisjoint(segments: Array<{ maxId: Id; step: number }>): void {
+  const sorted = [...segments].sort((a, b) => Number(a.maxId) - Number(b.maxId));
+  for (let i = 1; i < sorted.length; i++) expect(Number(sorted[i].maxId) - sorted[i].step).toBeGreaterThanOrEqual(sorted[i - 1].maxId);
 }
 
 beforeAll(async () => {
@@ -139,7 +140,7 @@ describe('DATABASE_URL with several hosts', () => {
       expect(second.stats.connections).toBeGreaterThan(0);
       expectDisjoint(segments);
       // Every later claim lies above every earlier one: the row only grows.
-      const last = segments.slice(-20).map((s) => s.maxId);
+      const last = segments.slice(-20).map((s) => Number(s.maxId));
       expect(last).toEqual([...last].sort((a, b) => a - b));
 
       const hosts = await store.hosts(1_000);
@@ -177,9 +178,9 @@ describe('DATABASE_URL with several hosts', () => {
       // At least the claim on the warm connection had committed before its answer was cut: its segment is a gap,
       // never handed out — the row counts more segments than we received.
       const row = await store.getTag('unknown');
-      const claimedSegments = (row!.maxId - 1) / 10;
+      const claimedSegments = (Number(row!.maxId) - 1) / 10;
       expect(claimedSegments).toBeGreaterThan(all.length);
-      expect(Math.max(...got.map((s) => s.maxId))).toBe(row!.maxId);
+      expect(Math.max(...got.map((s) => Number(s.maxId)))).toBe(row!.maxId);
       // Set aside: the next claims keep to the second host for a while, though the first answers again.
       const before = first.stats.connections;
       for (let i = 0; i < 5; i++) await store.allocate('unknown');

@@ -10,6 +10,7 @@ import { SegmentEngine } from '../../lib/segment/engine';
 import { MysqlStore } from '../../lib/store/mysql';
 import { mariadbAvailable, sleep, waitFor, within } from '../support/context';
 import { MariadbServer } from '../../tools/harness';
+import type { Id } from '../../lib/segment/id';
 
 const TAG = 'outage';
 const STEP = 500;
@@ -24,7 +25,7 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
   let server: MariadbServer;
   let store: MysqlStore;
   let engine: SegmentEngine;
-  let last = 0;
+  let last: Id = 0;
 
   beforeAll(async () => {
     server = await MariadbServer.create({ log });

@@ -159,7 +159,7 @@ describe.each(dialects)('range leases from $name', (dialect) => {
       expect(covered).toBe(issued);
       expect(calls.lease).toBeGreaterThan(20);
       expect(calls.single).toBeGreaterThan(100);
-      const finalMax = (await store.getTag(TAG))!.maxId;
+      const finalMax = Number((await store.getTag(TAG))!.maxId);
       expect(previousEnd).toBeLessThanOrEqual(dialect.semantics === 'leaf' ? finalMax - 1 : finalMax);
       expect(issued).toBeGreaterThanOrEqual(TARGET_IDS);
     } finally {

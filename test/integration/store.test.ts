@@ -1,6 +1,6 @@
 /**
  * MysqlStore on a real MariaDB and SqliteStore on a real file: the SegmentStore contract, edge rows set with raw
- * SQL (2^53 boundary, timestamps), charset, and errors as typed LeafErrors.
+ * SQL (2^53 and 2^63−1 boundaries, timestamps), charset, and errors as typed LeafErrors.
  */
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
@@ -9,11 +9,11 @@ import { isLeafError } from '../../lib/errors';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import { MAX_SAFE_ID } from '../../lib/store/types';
+import { MAX_ID } from '../../lib/store/types';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 
-const MAX = BigInt(MAX_SAFE_ID); // 2^53 - 1
+const MAX = MAX_ID; // 2^63 − 1
 
 /** Raw access to the row behind the store, to set up and inspect edge cases. */
 interface Raw {
@@ -162,7 +162,7 @@ describe.each([
     const steps = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? undefined : 1 + ((i * 37) % 50)));
     const allocations = await Promise.all(steps.map((s) => h.store.allocate('parallel', s)));
     allocations.forEach((a, i) => expect(a.step).toBe(steps[i] ?? 7));
-    const segments = allocations.map((a) => [a.maxId - a.step + 1, a.maxId]).sort((x, y) => x[0] - y[0]);
+    const segments = allocations.map((a) => [Number(a.maxId) - a.step + 1, Number(a.maxId)]).sort((x, y) => x[0] - y[0]);
     let next = 2;
     for (const [start, max] of segments) {
       expect(start).toBe(next);
@@ -171,62 +171,83 @@ describe.each([
     expect((await h.store.getTag('parallel'))?.maxId).toBe(next - 1);
   });
 
-  it('max_id near 2^53-1: a claim that would pass it is refused with id_space_exhausted and the row is unchanged', async () => {
-    await h.store.createTag({ bizTag: 'edge', step: 100 });
-    await h.raw.setMaxId('edge', MAX - 50n);
-    await h.raw.setUpdateTime('edge', '2001-02-03 04:05:06');
-    const before = await h.raw.row('edge');
-    expect((await leafErrorOf(h.store.allocate('edge'))).code).toBe('id_space_exhausted');
-    expect((await leafErrorOf(h.store.allocate('edge', 51))).code).toBe('id_space_exhausted');
-    expect(await h.raw.row('edge')).toEqual(before);
-    expect(await h.store.getTag('edge')).toMatchObject({ maxId: MAX_SAFE_ID - 50 });
-
-    // Exactly up to 2^53-1 is fine; one more is not.
-    expect(await h.store.allocate('edge', 50)).toEqual({ bizTag: 'edge', maxId: MAX_SAFE_ID, step: 50, semantics: 'leaf-ts' });
-    expect((await h.raw.row('edge'))?.maxId).toBe(MAX);
-    expect((await leafErrorOf(h.store.allocate('edge', 1))).code).toBe('id_space_exhausted');
-    expect((await h.raw.row('edge'))?.maxId).toBe(MAX);
-  });
-
-  it.each([0, -5])('a step of %i set by hand in SQL: allocate refuses with tag_misconfigured, max_id never moves', async (bad) => {
-    const tag = `bad-step${bad}`;
-    await h.store.createTag({ bizTag: tag, step: 10, maxId: 1_000 });
-    await h.raw.setStep(tag, bad);
+  it.each(['leaf-ts', 'leaf'] as const)('max_id near 2^63−1 in %s: claims are exact up to it, one past it is id_space_exhausted, row unchanged', async (semantics) => {
+    const tag = `edge-${semantics}`;
+    await h.store.createTag({ bizTag: tag, step: 100 });
+    await h.store.setTagSemantics(tag, semantics);
+    await h.raw.setMaxId(tag, MAX - 1_050n);
+    // Exact decimal values, straight from the claim (MySQL: the OK packet's LAST_INSERT_ID, bit 63 the semantics).
+    expect(await h.store.allocate(tag, 1_000)).toEqual({ bizTag: tag, maxId: MAX - 50n, step: 1_000, semantics });
+    expect((await h.raw.row(tag))?.maxId).toBe(MAX - 50n);
+    await h.raw.setUpdateTime(tag, '2001-02-03 04:05:06');
     const before = await h.raw.row(tag);
-    expect((await leafErrorOf(h.store.allocate(tag))).code).toBe('tag_misconfigured');
-    expect((await leafErrorOf(h.store.allocate(tag, bad))).code).toBe('tag_misconfigured');
+    expect((await leafErrorOf(h.store.allocate(tag))).code).toBe('id_space_exhausted'); // the row's step, 100
+    const refused = await leafErrorOf(h.store.allocate(tag, 51));
+    expect(refused.code).toBe('id_space_exhausted');
+    expect(refused.message).toContain('2^63−1');
     expect(await h.raw.row(tag)).toEqual(before);
+    expect(await h.store.getTag(tag)).toMatchObject({ maxId: MAX - 50n });
+
+    // Exactly up to 2^63−1 is fine; one more is not.
+    expect(await h.store.allocate(tag, 50)).toEqual({ bizTag: tag, maxId: MAX, step: 50, semantics });
+    expect((await h.raw.row(tag))?.maxId).toBe(MAX);
+    expect((await leafErrorOf(h.store.allocate(tag, 1))).code).toBe('id_space_exhausted');
+    expect((await h.raw.row(tag))?.maxId).toBe(MAX);
   });
 
-  it('an engine over an almost exhausted tag serves what fits and then fails with id_space_exhausted', async () => {
+  it.each(['leaf-ts', 'leaf'] as const)('claims across 2^53 and from a migrated max_id of 10^17 are exact in %s', async (semantics) => {
+    const tag = `wide-${semantics}`;
+    await h.store.createTag({ bizTag: tag, step: 10 });
+    await h.store.setTagSemantics(tag, semantics); // leaf-ts → leaf skips one ID: set max_id after it
+    await h.raw.setMaxId(tag, 100000000000000000n);
+    expect((await h.store.getTag(tag))?.maxId).toBe(100000000000000000n);
+    expect(await h.store.allocate(tag)).toEqual({ bizTag: tag, maxId: 100000000000000010n, step: 10, semantics });
+    expect(await h.store.allocate(tag, 7)).toEqual({ bizTag: tag, maxId: 100000000000000017n, step: 7, semantics });
+    expect((await h.raw.row(tag))?.maxId).toBe(100000000000000017n);
+    // Across 2^53: the last claim below it answers a number, the next a bigint, both exact.
+    await h.raw.setMaxId(tag, 2n ** 53n - 11n);
+    expect(await h.store.allocate(tag, 10)).toEqual({ bizTag: tag, maxId: Number.MAX_SAFE_INTEGER, step: 10, semantics });
+    expect(await h.store.allocate(tag, 1)).toEqual({ bizTag: tag, maxId: 2n ** 53n, step: 1, semantics });
+    expect(await h.store.allocate(tag, 3)).toEqual({ bizTag: tag, maxId: 2n ** 53n + 3n, step: 3, semantics });
+  });
+
+  it('an engine over an almost exhausted tag serves exact IDs up to 2^63−1 and then fails with id_space_exhausted', async () => {
     await h.store.createTag({ bizTag: 'edge-engine', step: 100 });
     await h.raw.setMaxId('edge-engine', MAX - 150n);
     const engine = new SegmentEngine({ store: h.store, refreshIntervalMs: 0, retryBaseMs: 1, retryMaxMs: 5 });
     await engine.start();
     const ids = await engine.take('edge-engine', 100);
-    expect(ids[0]).toBe(MAX_SAFE_ID - 149);
-    expect(ids[99]).toBe(MAX_SAFE_ID - 50);
-    // The next (doubled) segment does not fit below 2^53: a typed error, never a wrapped or rounded ID.
-    expect((await leafErrorOf(Promise.resolve().then(() => engine.next('edge-engine')))).code).toBe('id_space_exhausted');
+    expect(ids[0]).toBe(MAX - 149n);
+    expect(ids[99]).toBe(MAX - 50n);
+    expect(new Set(ids).size).toBe(100);
+    // The next (doubled) segment does not fit below 2^63: a typed error naming the limit, never a wrapped ID.
+    const error = await leafErrorOf(Promise.resolve().then(() => engine.next('edge-engine')));
+    expect(error.code).toBe('id_space_exhausted');
+    expect(error.message).toContain('2^63−1');
     engine.stop();
   });
 
-  it('a row whose max_id is already above 2^53: allocate refuses with id_space_exhausted, row unchanged', async () => {
-    await h.store.createTag({ bizTag: 'beyond', step: 10 });
-    await h.raw.setMaxId('beyond', 2n ** 53n + 1n);
-    const before = await h.raw.row('beyond');
-    expect((await leafErrorOf(h.store.allocate('beyond'))).code).toBe('id_space_exhausted');
-    expect((await leafErrorOf(h.store.allocate('beyond', 1))).code).toBe('id_space_exhausted');
-    expect(await h.raw.row('beyond')).toEqual(before);
-    expect(await h.store.listTags()).toContainEqual({ bizTag: 'beyond', step: 10 });
-  });
-
-  it('a row whose max_id is above 2^53: getTag throws id_space_exhausted, not a rounded number', async () => {
-    await h.store.createTag({ bizTag: 'beyond-read', step: 10 });
-    await h.raw.setMaxId('beyond-read', 2n ** 53n + 1n);
-    expect((await leafErrorOf(h.store.getTag('beyond-read'))).code).toBe('id_space_exhausted');
-    await h.raw.setMaxId('beyond-read', 2n ** 53n);
-    expect((await leafErrorOf(h.store.getTag('beyond-read'))).code).toBe('id_space_exhausted');
+  it('max_id above 2^53 is read, raised, tombstoned and re-created exactly (never through a float)', async () => {
+    const odd = 2n ** 53n + 1n; // a float would read it as 2^53
+    await h.store.createTag({ bizTag: 'beyond', step: 10, maxId: odd });
+    expect((await h.store.getTag('beyond'))?.maxId).toBe(odd);
+    expect((await h.store.listTagRows()).find((r) => r.bizTag === 'beyond')?.maxId).toBe(odd);
+    const lowered = await leafErrorOf(h.store.raiseMaxId('beyond', 2n ** 53n));
+    expect(lowered.code).toBe('max_id_lowered');
+    expect(lowered.message).toContain(String(odd));
+    const raised = 4611686018427387905n; // 2^62 + 1
+    expect((await h.store.raiseMaxId('beyond', raised)).maxId).toBe(raised);
+    expect((await h.raw.row('beyond'))?.maxId).toBe(raised);
+    // The semantics switch's skip (leaf-ts → leaf: max_id + 1) is exact up there too; back to leaf-ts adds nothing.
+    expect((await h.store.setTagSemantics('beyond', 'leaf')).bumped).toBe(1);
+    expect((await h.raw.row('beyond'))?.maxId).toBe(raised + 1n);
+    await h.store.setTagSemantics('beyond', null);
+    await h.raw.setMaxId('beyond', raised);
+    expect(await h.store.deleteTag('beyond')).toEqual({ maxId: raised });
+    expect(await h.store.getTombstone('beyond')).toEqual({ maxId: raised });
+    expect((await leafErrorOf(h.store.createTag({ bizTag: 'beyond', step: 10, maxId: raised - 1n }))).code).toBe('max_id_below_tombstone');
+    expect((await h.store.createTag({ bizTag: 'beyond', step: 10 })).maxId).toBe(raised);
+    expect(await h.store.allocate('beyond')).toMatchObject({ maxId: raised + 10n });
   });
 
   it('update_time is read as UTC and moves to now on allocate', async () => {

@@ -14,6 +14,10 @@ describe('createTagSchema', () => {
     [{ bizTag: 'x'.repeat(128), step: 5, maxId: '42' }, { bizTag: 'x'.repeat(128), step: 5, maxId: 42 }],
     [{ bizTag: 't', step: 5, maxId: 9007199254740991 }, { bizTag: 't', step: 5, maxId: 9007199254740991 }],
     [{ bizTag: 't', step: 5, maxId: ' 7 ' }, { bizTag: 't', step: 5, maxId: 7 }],
+    // Beyond 2^53 as a decimal string: an exact bigint, up to 2^63−1 (Leaf's signed BIGINT).
+    [{ bizTag: 't', step: 5, maxId: '9007199254740992' }, { bizTag: 't', step: 5, maxId: 9007199254740992n }],
+    [{ bizTag: 't', step: 5, maxId: '100000000000000000' }, { bizTag: 't', step: 5, maxId: 100000000000000000n }],
+    [{ bizTag: 't', step: 5, maxId: '9223372036854775807' }, { bizTag: 't', step: 5, maxId: 9223372036854775807n }],
     [{ bizTag: 't', step: 5, description: '  ' }, { bizTag: 't', step: 5, description: null }],
     [{ bizTag: 't', step: 5, description: 'd'.repeat(256) }, { bizTag: 't', step: 5, description: 'd'.repeat(256) }],
   ])('accepts %j', (input, parsed) => {
@@ -41,7 +45,11 @@ describe('createTagSchema', () => {
     [{ bizTag: 't', step: 5, maxId: '1e3' }, 'maxId'],
     [{ bizTag: 't', step: 5, maxId: '0x10' }, 'maxId'],
     [{ bizTag: 't', step: 5, maxId: 1.5 }, 'maxId'],
-    [{ bizTag: 't', step: 5, maxId: '9007199254740992' }, 'maxId'],
+    [{ bizTag: 't', step: 5, maxId: '9223372036854775808' }, 'maxId'], // 2^63
+    [{ bizTag: 't', step: 5, maxId: '18446744073709551615' }, 'maxId'],
+    [{ bizTag: 't', step: 5, maxId: '99999999999999999999' }, 'maxId'],
+    [{ bizTag: 't', step: 5, maxId: 9007199254740992 }, 'maxId'], // a JSON number past 2^53: already rounded
+    [{ bizTag: 't', step: 5, maxId: 1e20 }, 'maxId'],
     [{ bizTag: 't', step: 5, maxId: true }, 'maxId'],
     [{ bizTag: 't', step: 5, description: 'd'.repeat(257) }, 'description'],
     [{ bizTag: 't', step: 5, description: 5 }, 'description'],

@@ -7,7 +7,7 @@ import type { CreateTagInput, UpdateTagInput } from '@/lib/admin/schema';
 describe('console form types come from the shared schemas', () => {
   it('a request is the schema input; the service receives its output', () => {
     expectTypeOf<CreateTagRequest['maxId']>().toEqualTypeOf<string | number | undefined>();
-    expectTypeOf<CreateTagInput['maxId']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<CreateTagInput['maxId']>().toEqualTypeOf<number | bigint | undefined>();
     expectTypeOf<UpdateTagRequest['description']>().toEqualTypeOf<string | null | undefined>();
     expectTypeOf<UpdateTagInput['description']>().toEqualTypeOf<string | null | undefined>();
   });

@@ -18,7 +18,7 @@ async function drain(engine: SegmentEngine, bizTag: string, n: number): Promise<
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const r = engine.nextId(bizTag);
-    out.push(typeof r === 'number' ? r : await r);
+    out.push(Number(typeof r === 'object' ? await r : r));
   }
   return out;
 }
@@ -41,7 +41,7 @@ describe('SegmentEngine: first load and serving', () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
     expect(await engine.next('order')).toBe(2);
     expect(store.allocateCalls).toEqual([{ bizTag: 'order', step: undefined }]);
-    expect(engine.snapshot('order')?.current).toMatchObject({ start: 2, max: 101, step: 100 });
+    expect(engine.snapshot('order')?.current).toMatchObject({ start: '2', max: '101', step: 100 });
   });
 
   it('starts above a migrated max_id', async () => {
@@ -77,14 +77,14 @@ describe('SegmentEngine: double buffer', () => {
     await drain(fresh.engine, 'order', 80);
     await flush();
     expect(fresh.store.allocateCalls).toHaveLength(2);
-    expect(fresh.engine.snapshot('order')?.pending).toMatchObject({ start: 102, max: 301, step: 200 });
+    expect(fresh.engine.snapshot('order')?.pending).toMatchObject({ start: '102', max: '301', step: 200 });
 
     // Switch on exhaustion: 2..101 used up, the next ID is the pending segment's first.
     expect(await drain(fresh.engine, 'order', 9)).toEqual(range(92, 100));
     const [last, firstOfNext] = await drain(fresh.engine, 'order', 2);
     expect(last).toBe(101);
     expect(firstOfNext).toBe(102);
-    expect(fresh.engine.snapshot('order')?.current).toMatchObject({ start: 102, max: 301 });
+    expect(fresh.engine.snapshot('order')?.current).toMatchObject({ start: '102', max: '301' });
   });
 
   it('does not start a second load while one is in flight', async () => {
@@ -107,7 +107,7 @@ describe('SegmentEngine: double buffer', () => {
     const waiters = Array.from({ length: 30 }, () => engine.next('order'));
     expect(store.allocateCalls).toHaveLength(1);
     store.release();
-    const ids = await Promise.all([first, ...waiters]);
+    const ids = (await Promise.all([first, ...waiters])).map(Number);
     expect(new Set(ids).size).toBe(31);
     expect([...ids].sort((a, b) => a - b)).toEqual(range(2, 32));
     // 10 from the first segment, 20 from the doubled second, then the third: every load accounted for.
@@ -122,7 +122,7 @@ describe('SegmentEngine: double buffer', () => {
     await flush();
     expect(store.allocateCalls.map((c) => c.step)).toEqual([undefined, 20, 40, 80]);
     expect(store.rows.get('order')?.maxId).toBe(151);
-    expect(engine.snapshot('order')?.pending).toMatchObject({ start: 72, max: 151 });
+    expect(engine.snapshot('order')?.pending).toMatchObject({ start: '72', max: '151' });
   });
 
   it('rejects counts that are not positive integers', async () => {
@@ -250,7 +250,7 @@ describe('SegmentEngine: failures', () => {
     store.hold = true;
     let settled: LeafError | number | undefined;
     const waiting = engine.take('order', 1).then(
-      ([id]) => (settled = id),
+      ([id]) => (settled = Number(id)),
       (e: LeafError) => (settled = e),
     );
     await flush();
@@ -289,10 +289,10 @@ describe('SegmentEngine: failures', () => {
     await engine.take('order', 20); // serves the pending 12..31
     const err = await rejection(engine.next('order'));
     expect(err.code).toBe('segment_regressed');
-    expect(engine.snapshot('order')?.current?.max).toBe(31);
+    expect(engine.snapshot('order')?.current?.max).toBe('31');
   });
 
-  it('refuses a segment beyond 2^53', async () => {
+  it('refuses an allocation whose max_id is a number beyond 2^53 (a rounded value, not an exact one)', async () => {
     const store = new FakeStore([{ bizTag: 'huge', step: 10 }]);
     store.allocate = async (bizTag) => ({ bizTag, maxId: 2 ** 53 + 10, step: 10, semantics: 'leaf-ts' });
     const engine = new SegmentEngine({ store, refreshIntervalMs: 0 });

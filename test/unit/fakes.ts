@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '@/lib/clock';
 import { LeafError } from '@/lib/errors';
+import { type Id, MAX_ID, idBigint, toId } from '@/lib/segment/id';
 import { DEFAULT_SEMANTICS, type Semantics, switchBump } from '@/lib/segment/semantics';
 import type { Allocation, NewTag, SemanticsSettings, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
 
@@ -71,7 +72,8 @@ interface Deferred {
  */
 export class FakeStore implements SegmentSource {
   readonly dialect = 'sqlite' as const;
-  readonly rows = new Map<string, { maxId: number; step: number }>();
+  /** max_id exact, as the stores read it: a number up to 2^53−1, a bigint above. */
+  readonly rows = new Map<string, { maxId: Id; step: number }>();
   readonly allocateCalls: Array<{ bizTag: string; step: number | undefined }> = [];
   listCalls = 0;
   /** leaf_semantics: the fleet default and tags' own rows, read by every claim. */
@@ -81,7 +83,7 @@ export class FakeStore implements SegmentSource {
   hold = false;
   private held: Deferred[] = [];
 
-  constructor(tags: Array<{ bizTag: string; step: number; maxId?: number }> = []) {
+  constructor(tags: Array<{ bizTag: string; step: number; maxId?: Id }> = []) {
     for (const t of tags) this.rows.set(t.bizTag, { maxId: t.maxId ?? 1, step: t.step });
   }
 
@@ -103,7 +105,10 @@ export class FakeStore implements SegmentSource {
     const r = this.rows.get(bizTag);
     if (!r) throw new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
     const added = step ?? r.step;
-    r.maxId += added;
+    // The stores' guard: max_id is a signed BIGINT.
+    const after = idBigint(r.maxId) + BigInt(added);
+    if (after > MAX_ID) throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^63−1.`);
+    r.maxId = toId(after);
     return { bizTag, maxId: r.maxId, step: added, semantics: this.ownSemantics.get(bizTag) ?? this.defaultSemantics };
   }
 
@@ -118,7 +123,7 @@ export class FakeStore implements SegmentSource {
   /** The stores' switch of the fleet default: followers going leaf-ts → leaf skip one ID. */
   switchDefault(to: Semantics): void {
     const bump = switchBump(this.defaultSemantics, to);
-    for (const [bizTag, r] of this.rows) if (!this.ownSemantics.has(bizTag)) r.maxId += bump;
+    for (const [bizTag, r] of this.rows) if (!this.ownSemantics.has(bizTag)) r.maxId = toId(idBigint(r.maxId) + BigInt(bump));
     this.defaultSemantics = to;
   }
 

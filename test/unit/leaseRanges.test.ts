@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LEASE_COUNT } from '@/lib/bizTag';
 import type { LeafError } from '@/lib/errors';
 import { type IdRanges, SegmentEngine } from '@/lib/segment/engine';
+import { type Id, MAX_ID } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { FakeClock, FakeStore, flush } from './fakes';
 
-async function setup(tags: Array<{ bizTag: string; step: number; maxId?: number }> = [{ bizTag: 'order', step: 100 }], semantics: Semantics = 'leaf-ts') {
+async function setup(tags: Array<{ bizTag: string; step: number; maxId?: Id }> = [{ bizTag: 'order', step: 100 }], semantics: Semantics = 'leaf-ts') {
   const store = new FakeStore(tags);
   store.defaultSemantics = semantics;
   const clock = new FakeClock();
@@ -73,7 +74,7 @@ describe('SegmentEngine.leaseRanges', () => {
     const { engine } = await setup();
     await engine.leaseRanges('order', 50); // 2..51, preload of 102..301 starts at 10%
     await flush();
-    expect(engine.snapshot('order')?.pending).toMatchObject({ start: 102, max: 301 });
+    expect(engine.snapshot('order')?.pending).toMatchObject({ start: '102', max: '301' });
     expect(runs(await engine.leaseRanges('order', 120), 120)).toEqual([[52, 171]]);
   });
 
@@ -96,7 +97,7 @@ describe('SegmentEngine.leaseRanges', () => {
     const lease = await engine.leaseRanges('order', 5_000);
     expect(runs(lease, 5_000)).toEqual([[102, 5_101]]);
     expect(store.allocateCalls).toEqual([{ bizTag: 'order', step: 5_000 }]);
-    expect(engine.snapshot('order')?.current).toMatchObject({ start: 2, max: 101, next: 3, step: 100 });
+    expect(engine.snapshot('order')?.current).toMatchObject({ start: '2', max: '101', next: '3', step: 100 });
     expect(await engine.next('order')).toBe(3); // singles go on from the buffer
     expect(engine.snapshot('order')?.issuedTotal).toBe(5_002);
   });
@@ -115,7 +116,7 @@ describe('SegmentEngine.leaseRanges', () => {
     const small = await engine.leaseRanges('order', 40);
     expect(runs(small, 40)).toEqual([[first, first + 39]]);
     const big = await engine.leaseRanges('order', 1_000); // more than available (60 + 200 pending at most) and the step
-    const maxAfter = store.rows.get('order')!.maxId;
+    const maxAfter = Number(store.rows.get('order')!.maxId);
     const [[s, e]] = runs(big, 1_000);
     expect(e - s + 1).toBe(1_000);
     expect(e).toBe(semantics === 'leaf' ? maxAfter - 1 : maxAfter);
@@ -131,7 +132,7 @@ describe('SegmentEngine.leaseRanges', () => {
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     for (let i = 0; i < 300; i++) {
       if (i % 3 === 0) {
-        seen.add(await engine.next('order'));
+        seen.add(Number(await engine.next('order')));
         asked++;
         continue;
       }
@@ -184,8 +185,8 @@ describe('SegmentEngine.leaseRanges', () => {
     expect(runs(await engine.leaseRanges('order', 50), 50)).toEqual([[2, 51]]);
   });
 
-  it('a lease past 2^53 is id_space_exhausted, and one below the regression floor is refused', async () => {
-    const { store, engine } = await setup([{ bizTag: 'order', step: 100, maxId: 2 ** 53 - 500 }]);
+  it('a lease past 2^63−1 is id_space_exhausted, and one below the regression floor is refused', async () => {
+    const { store, engine } = await setup([{ bizTag: 'order', step: 100, maxId: MAX_ID - 500n }]);
     expect((await rejection(() => engine.leaseRanges('order', 1_000))).code).toBe('id_space_exhausted');
     store.rows.get('order')!.maxId = 1_000;
     await engine.leaseRanges('order', 1_000); // 1001..2000

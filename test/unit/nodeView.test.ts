@@ -104,10 +104,10 @@ describe('node state and view', () => {
 describe('a tag as the heartbeat publishes it', () => {
   const base = { bizTag: 't', minStep: 10, step: 20, lastLoadAt: 0, issuedTotal: 42, waits: 0, failedRequests: 0 };
   it.each<[string, Partial<Parameters<typeof tagState>[0]>, Partial<ReturnType<typeof tagState>>]>([
-    ['next loaded', { current: { start: 1, max: 20, next: 16, step: 20, remaining: 5 }, pending: { start: 21, max: 40, step: 20 }, loading: false, lastError: null }, { buffered: 25, next: 'ready' }],
-    ['loading', { current: { start: 1, max: 20, next: 16, step: 20, remaining: 5 }, pending: null, loading: true, lastError: null }, { buffered: 5, next: 'loading' }],
-    ['failed', { current: { start: 1, max: 20, next: 16, step: 20, remaining: 5 }, pending: null, loading: false, lastError: 'down' }, { buffered: 5, next: 'failed' }],
-    ['none', { current: { start: 1, max: 20, next: 16, step: 20, remaining: 5 }, pending: null, loading: false, lastError: null }, { buffered: 5, next: 'none' }],
+    ['next loaded', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: { start: '21', max: '40', step: 20 }, loading: false, lastError: null }, { buffered: 25, next: 'ready' }],
+    ['loading', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: null, loading: true, lastError: null }, { buffered: 5, next: 'loading' }],
+    ['failed', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: null, loading: false, lastError: 'down' }, { buffered: 5, next: 'failed' }],
+    ['none', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: null, loading: false, lastError: null }, { buffered: 5, next: 'none' }],
   ])('%s', (_name, over, expected) => {
     expect(tagState({ ...base, current: null, pending: null, loading: false, lastError: null, ...over }, 3)).toEqual({ step: 20, ratePerSec: 3, issued: 42, ...expected });
   });

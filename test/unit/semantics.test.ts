@@ -45,7 +45,7 @@ describe('claim semantics', () => {
 /** Drains `count` IDs of `tag` from `engine` one at a time, letting loads land. */
 async function drain(engine: SegmentEngine, tag: string, count: number, into: number[]): Promise<void> {
   for (let i = 0; i < count; i++) {
-    into.push(await engine.nextId(tag));
+    into.push(Number(await engine.nextId(tag)));
     if (i % 7 === 0) await flush();
   }
 }
@@ -66,8 +66,8 @@ describe('engine in both semantics', () => {
     expect(await engine.take('order', 3)).toEqual(semantics === 'leaf' ? [1, 2, 3] : [2, 3, 4]);
     await flush(); // the preload (max_id 11 → 31, the step doubled) lands
     const snap = engine.snapshot('order');
-    expect(snap?.current).toMatchObject(semantics === 'leaf' ? { start: 1, max: 10 } : { start: 2, max: 11 });
-    expect(snap?.pending).toMatchObject(semantics === 'leaf' ? { start: 11, max: 30 } : { start: 12, max: 31 });
+    expect(snap?.current).toMatchObject(semantics === 'leaf' ? { start: '1', max: '10' } : { start: '2', max: '11' });
+    expect(snap?.pending).toMatchObject(semantics === 'leaf' ? { start: '11', max: '30' } : { start: '12', max: '31' });
     // A restored backup: 30 makes the next claim start at the highest ID already claimed (30 in leaf, 31 in
     // leaf-ts) and the guard refuses it; 31 is the row as it stands, and the next segment follows on.
     store.rows.get('order')!.maxId = putBack;
@@ -139,19 +139,24 @@ describe('LEAF_SEGMENT_SEMANTICS at start', () => {
 });
 
 describe('the MySQL claim statement', () => {
+  // mysql2 reads the OK packet's insert id as signed 64 bits: a number while small, else a decimal string, negative
+  // when bit 63 (leaf) is set — these are the values a real MariaDB 10.11 gave (test/integration/store.test.ts).
   it.each([
-    [2 * 1_100 + 1, 1_100, 'leaf'],
-    [2 * 1_100, 1_100, 'leaf-ts'],
-    ['18014398509481983', Number.MAX_SAFE_INTEGER, 'leaf'], // 2 × (2^53 − 1) + 1: beyond 2^53, as mysql2 gives it
-    ['18014398509481982', Number.MAX_SAFE_INTEGER, 'leaf-ts'],
-  ] as const)('LAST_INSERT_ID %s decodes to max_id %i in %s', (insertId, maxId, semantics) => {
+    [1_100, 1_100, 'leaf-ts'],
+    ['-9223372036854774708', 1_100, 'leaf'], // 1100 | 2^63, read signed
+    ['9223372036854775807', 9223372036854775807n, 'leaf-ts'], // 2^63 − 1
+    ['-1', 9223372036854775807n, 'leaf'], // 2^63 − 1 | 2^63: every bit set
+    [9007199254740991, Number.MAX_SAFE_INTEGER, 'leaf-ts'],
+    ['9007199254740992', 9007199254740992n, 'leaf-ts'], // 2^53: the first value that is a bigint
+    ['-9123372036854774808', 100000000000001000n, 'leaf'],
+  ] as const)('LAST_INSERT_ID %s decodes to max_id %s in %s', (insertId, maxId, semantics) => {
     expect(decodeClaimMysql(insertId, 't')).toEqual({ maxId, semantics });
   });
 
-  it('carries the tag, the fleet default key and the 2^53 guard as parameters, never in the text', () => {
-    const { text, params } = claimStatementMysql("x'--", 50, Number.MAX_SAFE_INTEGER - 50);
+  it('carries the tag, the fleet default key and the 2^63−1 guard as parameters, never in the text', () => {
+    const { text, params } = claimStatementMysql("x'--", 50);
     expect(text).not.toContain("x'--");
-    expect(text).toMatch(/LAST_INSERT_ID\(\(max_id \+ \?\) \* 2 \+ .*\) DIV 2 WHERE biz_tag = \? AND max_id <= \?$/);
-    expect(params).toEqual([50, "x'--", '*', 'leaf-ts', "x'--", Number.MAX_SAFE_INTEGER - 50]);
+    expect(text).toMatch(/LAST_INSERT_ID\(\(max_id \+ \?\) \| \(.* << 63\)\) & 9223372036854775807 WHERE biz_tag = \? AND max_id BETWEEN 0 AND \?$/);
+    expect(params).toEqual([50, "x'--", '*', 'leaf-ts', "x'--", 9223372036854775807n - 50n]);
   });
 });

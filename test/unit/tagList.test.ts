@@ -42,7 +42,7 @@ describe('tag list page', () => {
     const tags = Array.from({ length: 120 }, (_, i) => ({ bizTag: `t${String(i).padStart(3, '0')}`, step: 100, maxId: 1000 + i }));
     const store = new FakeStore(tags);
     const rows = (): TagRow[] =>
-      [...store.rows].map(([bizTag, r]) => ({ bizTag, maxId: r.maxId, step: r.step, description: bizTag.endsWith('7') ? 'Seven Orders' : null, updateTime: new Date(r.maxId) }));
+      [...store.rows].map(([bizTag, r]) => ({ bizTag, maxId: r.maxId, step: r.step, description: bizTag.endsWith('7') ? 'Seven Orders' : null, updateTime: new Date(Number(r.maxId)) }));
     const segments = new SegmentEngine({ store, clock, refreshIntervalMs: 0 });
     await segments.start();
     const rates = new RateTracker({ clock });

@@ -12,6 +12,7 @@
  * Prints one JSON line to stdout.
  */
 import { SegmentEngine } from '../../lib/segment/engine';
+import type { Id } from '../../lib/segment/id';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { SnowflakeGenerator } from '../../lib/snowflake/generator';
 import { DEFAULT_EPOCH_MS } from '../../lib/snowflake/layout';
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   const engine = new SegmentEngine({ store, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
   await engine.start();
 
-  let last = 0;
+  let last: Id = 0;
   let ordered = true;
 
   // take(tag, 1000)

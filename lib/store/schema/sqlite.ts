@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
-/** Leaf's leaf_alloc table, SQLite flavour (INTEGER is 64-bit; values stay below 2^53 by the store's guard). */
+/** Leaf's leaf_alloc table, SQLite flavour (INTEGER is 64-bit; the store reads max_id as text and binds it as a bigint, so it is exact up to 2^63−1). */
 export const leafAlloc = sqliteTable('leaf_alloc', {
   bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull().default(''),
   maxId: integer('max_id', { mode: 'number' }).notNull().default(1),
