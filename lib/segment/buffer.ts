@@ -18,13 +18,28 @@ export interface Segment {
   next: number;
   /** When next reaches this, the following segment is fetched. */
   readonly preloadAt: number;
+  /**
+   * The hot path hands out `next` while it is below this, asking nothing else. While no next segment is loading or
+   * ready: preloadAt − 1, so the ID that brings `next` to the preload point goes the slow way, which starts the load
+   * (as the check after every ID did); once one is: max + 1. Set only by the TagBuffer holding the segment.
+   */
+  mark: number;
 }
 
 /** The segment a claim owns: which IDs depends on the claim's own semantics (see semantics.ts). */
 export function createSegment(maxId: number, step: number, semantics: Semantics): Segment {
   const { first: start, last } = claimedRange(maxId, step, semantics);
-  return { start, max: last, step, next: start, preloadAt: start + Math.ceil(step * PRELOAD_RATIO) };
+  return segmentOf(start, last, step);
 }
+
+/** Every segment is built here, so all share one shape (the hot path reads them without a shape check). */
+function segmentOf(start: number, max: number, step: number): Segment {
+  const preloadAt = start + Math.ceil(step * PRELOAD_RATIO);
+  return { start, max, step, next: start, preloadAt, mark: preloadAt - 1 };
+}
+
+/** No segment: what a buffer holds before its first load and after it is retired. Used up, never written. */
+const NO_SEGMENT: Segment = segmentOf(0, -1, 0);
 
 export interface SegmentLoadRecord {
   at: number;
@@ -49,7 +64,8 @@ export class TagBuffer {
   private _minStep: number;
   private _step: number;
   private _lastLoadAt: number | undefined = undefined;
-  private _current: Segment | null = null;
+  /** NO_SEGMENT rather than null, so the hot path's read of it needs no null or shape check. */
+  private _current: Segment = NO_SEGMENT;
   private _pending: Segment | null = null;
   private _loading: Promise<void> | null = null;
   private _failures = 0;
@@ -58,6 +74,7 @@ export class TagBuffer {
   private issuedBefore = 0;
   private _waits = 0;
   private _failedRequests = 0;
+  private _retired = false;
 
   constructor(bizTag: string, dbStep: number) {
     this.bizTag = bizTag;
@@ -82,6 +99,14 @@ export class TagBuffer {
 
   /** The segment IDs are served from; its `next` advances on the hot path. */
   get current(): Segment | null {
+    return this._current === NO_SEGMENT ? null : this._current;
+  }
+
+  /**
+   * The hot path's read of `current`: the current segment, or an empty one (NO_SEGMENT, whose mark sends every
+   * caller the slow way) — never null.
+   */
+  get head(): Segment {
     return this._current;
   }
 
@@ -119,6 +144,11 @@ export class TagBuffer {
     return this._failedRequests;
   }
 
+  /** The engine let go of this buffer (the tag was deleted): it serves nothing any more. */
+  get retired(): boolean {
+    return this._retired;
+  }
+
   /** The tag list says the row's step is now `dbStep`: the floor of later dynamic steps. */
   setDbStep(dbStep: number): void {
     this._minStep = dbStep;
@@ -127,6 +157,7 @@ export class TagBuffer {
   /** `load` is now the one load in flight. */
   beginLoad(load: Promise<void>): void {
     this._loading = load;
+    this.placeMark();
   }
 
   /**
@@ -134,10 +165,12 @@ export class TagBuffer {
    * store chose the step (the row's own), which then becomes the floor too.
    */
   loadSucceeded(segment: Segment, at: number, firstLoad: boolean): void {
+    if (this._retired) return; // claimed after the tag went: a gap, never served
     if (firstLoad) this._minStep = segment.step;
     this._step = segment.step;
     this._lastLoadAt = at;
     this.install(segment);
+    this.placeMark();
   }
 
   /** The in-flight load landed: background loads may run at once again. */
@@ -146,6 +179,7 @@ export class TagBuffer {
     this._failures = 0;
     this._retryAfter = 0;
     this._lastError = null;
+    this.placeMark();
   }
 
   /**
@@ -157,6 +191,7 @@ export class TagBuffer {
     this._failures++;
     this._retryAfter = now + Math.min(backoff.maxMs, backoff.baseMs * 2 ** (this._failures - 1));
     this._lastError = error;
+    this.placeMark();
   }
 
   countWait(): void {
@@ -170,7 +205,7 @@ export class TagBuffer {
   /** Remaining IDs in the current segment. */
   remainingInCurrent(): number {
     const c = this._current;
-    return c === null ? 0 : Math.max(0, c.max - c.next + 1);
+    return Math.max(0, c.max - c.next + 1);
   }
 
   /** IDs the two segments still hold. */
@@ -187,7 +222,18 @@ export class TagBuffer {
   /** IDs issued by this tag so far. Derived, so the hot path counts nothing. */
   issuedTotal(): number {
     const c = this._current;
-    return this.issuedBefore + (c === null ? 0 : c.next - c.start);
+    return this.issuedBefore + c.next - c.start;
+  }
+
+  /**
+   * The engine dropped this buffer (the tag was deleted or the store said it is gone). Its segments go, so anything
+   * still holding the buffer — a tag handle, the engine's last-tag cache — finds nothing to serve and looks the tag
+   * up again, without a check per ID; a load landing later is not installed. What it issued stays counted.
+   */
+  retire(): void {
+    this.replaceCurrent(null);
+    this._pending = null;
+    this._retired = true;
   }
 
   /** Installs a freshly loaded segment: as current when there is nothing left to serve, else as pending. */
@@ -196,10 +242,10 @@ export class TagBuffer {
     else this._pending = segment;
   }
 
-  private replaceCurrent(segment: Segment): void {
+  private replaceCurrent(segment: Segment | null): void {
     const c = this._current;
-    if (c !== null) this.issuedBefore += c.next - c.start;
-    this._current = segment;
+    this.issuedBefore += c.next - c.start;
+    this._current = segment ?? NO_SEGMENT;
   }
 
   /**
@@ -208,11 +254,26 @@ export class TagBuffer {
    */
   servingSegment(): Segment | null {
     const c = this._current;
-    if (c !== null && c.next <= c.max) return c;
+    if (c.next <= c.max) return c;
     const pending = this._pending;
     if (pending === null) return null;
     this.replaceCurrent(pending);
     this._pending = null;
+    this.placeMark();
     return pending;
   }
+
+  /**
+   * Where the hot path must stop and ask again (see Segment.mark): at the preload point while nothing is loading and
+   * no next segment is ready — past it, every ID asks, as the engine's preload rule needs — else at the end. Run after
+   * every change of the current segment, the pending one or the load in flight, so the mark always matches them.
+   */
+  private placeMark(): void {
+    const c = this._current;
+    if (c !== NO_SEGMENT) c.mark = this._pending !== null || this._loading !== null ? c.max + 1 : c.preloadAt - 1;
+  }
 }
+
+/** Serves nothing, ever: where a tag handle or the engine's last-tag cache points until it finds a tag's buffer. */
+export const NO_BUFFER: TagBuffer = new TagBuffer('', 1);
+NO_BUFFER.retire();
