@@ -1,4 +1,5 @@
 import { BIZ_TAG_MAX_LENGTH, isValidBizTag } from '../bizTag';
+import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError } from '../errors';
 import { silentLogger } from '../log';
 import { SegmentEngine } from '../segment/engine';
@@ -18,10 +19,20 @@ export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf
   const settings = parseEmbeddedOptions(options);
   const logger = options.logger ?? silentLogger;
   const store = await openStore(settings.store);
-  const engine = new SegmentEngine({ store, logger, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
+  const engine = new SegmentEngine({ store, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
   await engine.start();
   return new EmbeddedLeaf(engine, store);
 }
+
+/**
+ * The system clock, except that a one-shot timer keeps the process alive: in a server the listening socket does, but
+ * a script awaiting a tag it does not know yet (the engine waits for the next tag-list read) or a bounded load wait
+ * must not see Node exit under it. The periodic tag refresh stays unref'd, so an idle process still exits.
+ */
+const waitingClock: Clock = {
+  ...systemClock,
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms) as unknown as TimerHandle,
+};
 
 /** IDs from the caller's own memory, parallel to `LeafClient`: the same calls, so a service can swap one for the other. */
 export class EmbeddedLeaf {
