@@ -162,7 +162,10 @@ export class SegmentEngine {
   private nextIdSlowly(bizTag: string, buffer: TagBuffer): number | Promise<number> {
     const id = this.serveSlowly(buffer);
     if (id !== null) return id;
-    this.lastTag = ''; // the wait may end on another buffer (a re-created tag): look it up next time
+    // The wait may end on another buffer (a re-created tag): look it up next time. '' with NO_BUFFER, never with a
+    // real buffer, so a caller asking for '' cannot be served another tag's IDs.
+    this.lastTag = '';
+    this.lastBuffer = NO_BUFFER;
     return this.takeSlow(bizTag, 1, newRanges()).then(firstId);
   }
 

@@ -193,6 +193,16 @@ describe('SegmentEngine.tag: the handle', () => {
     expect((await gone).code).toBe('tag_not_found');
   });
 
+  it("nextId never serves another tag's buffer from its last-tag cache, not even for an empty tag name", async () => {
+    const { clock, engine } = await setup([{ bizTag: 'order', step: 10 }]);
+    expect(await engine.nextId('order')).toBe(2); // the first load: the slow path, which resets the cache
+    const empty = rejection(engine.nextId(''));
+    await flush();
+    clock.advance(1_000);
+    expect((await empty).code).toBe('tag_not_found');
+    expect(engine.nextId('order')).toBe(3);
+  });
+
   it('nextId stays right when it alternates tags and when its last tag is deleted and re-created', async () => {
     const { store, clock, engine } = await setup([
       { bizTag: 'a', step: 10 },
