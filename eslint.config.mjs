@@ -61,6 +61,17 @@ export default tseslint.config(
     ]),
   },
   {
+    // leaf-ts/embedded runs in other people's services: the engine and the stores, nothing of the server around them.
+    files: ['lib/embedded/**/*.ts'],
+    rules: restrict([
+      ...PLAIN_LIB,
+      {
+        group: ['@/lib/*', '**/http/**', '**/runtime', '**/config', '**/admin/**', '**/metrics/**', '**/fleet/**', '**/auth/**', '**/snowflake/**', '**/client/**'],
+        message: 'leaf-ts/embedded is the engine and the store only: no server modules (HTTP, runtime, process config, console), relative imports only (tsc does not map @/).',
+      },
+    ]),
+  },
+  {
     files: ['components/**/*.{ts,tsx}'],
     rules: restrict([
       {

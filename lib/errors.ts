@@ -30,7 +30,8 @@ export type LeafErrorCode =
   | 'unsupported_media_type'
   | 'headers_too_large'
   | 'too_many_attempts'
-  | 'internal_error';
+  | 'internal_error'
+  | 'closed';
 
 const STATUS: Record<LeafErrorCode, number> = {
   invalid_tag: 400,
@@ -58,6 +59,8 @@ const STATUS: Record<LeafErrorCode, number> = {
   unauthorized: 401,
   payload_too_large: 413,
   tag_misconfigured: 503,
+  // leaf-ts/embedded after close(): never an HTTP answer, but every code has a status.
+  closed: 503,
   unsupported_media_type: 415,
   headers_too_large: 431,
   too_many_attempts: 429,

@@ -1,5 +1,5 @@
-// `npm run build:client` (and `prepare`, so `npm install` runs it): compiles lib/client to dist/ — the JavaScript
-// and .d.ts behind `leaf-ts/client` — with tsconfig.client.json. It also runs when another project installs this
+// `npm run build:client` (and `prepare`, so `npm install` runs it): compiles lib/client and lib/embedded to dist/ —
+// the JavaScript and .d.ts behind `leaf-ts/client` and `leaf-ts/embedded` — with tsconfig.client.json, one build. It also runs when another project installs this
 // checkout by path (`npm install ../leaf-ts`); if this checkout's own packages are not installed there is no tsc,
 // and an already built dist/ is used as it is.
 import { spawnSync } from 'node:child_process';
@@ -8,17 +8,17 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const built = path.join(root, 'dist', 'client', 'index.js');
+const entries = ['client', 'embedded'].map((entry) => path.join(root, 'dist', entry, 'index.js'));
 
 let tsc;
 try {
   tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
 } catch {
-  if (fs.existsSync(built)) {
-    console.error('[leaf-ts] typescript is not installed here: using the dist/client already built');
+  if (entries.every((built) => fs.existsSync(built))) {
+    console.error('[leaf-ts] typescript is not installed here: using the dist/ already built');
     process.exit(0);
   }
-  console.error(`[leaf-ts] cannot build leaf-ts/client: run \`npm install\` in ${root} first (it needs the devDependency typescript)`);
+  console.error(`[leaf-ts] cannot build leaf-ts/client and leaf-ts/embedded: run \`npm install\` in ${root} first (it needs the devDependency typescript)`);
   process.exit(1);
 }
 const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.client.json')], { cwd: root, stdio: 'inherit' });

@@ -26,6 +26,12 @@ export interface Segment {
   readonly preloadAt: number;
   /** null: positions are IDs; else each ID is base + position. */
   readonly base: bigint | null;
+  /**
+   * The hot path hands out `next` while it is below this, asking nothing else. While no next segment is loading or
+   * ready: preloadAt − 1, so the ID that brings `next` to the preload point goes the slow way, which starts the load
+   * (as the check after every ID did); once one is: max + 1. Set only by the TagBuffer holding the segment.
+   */
+  mark: number;
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -36,7 +42,7 @@ export function createSegment(maxId: Id, step: number, semantics: Semantics): Se
   const base = last <= MAX_SAFE ? null : (first / WIDE_BASE_UNIT) * WIDE_BASE_UNIT;
   const start = Number(base === null ? first : first - base);
   const max = Number(base === null ? last : last - base);
-  return { start, max, step, next: start, preloadAt: start + Math.ceil(step * PRELOAD_RATIO), base };
+  return segmentOf(start, max, step, base);
 }
 
 /** The first and last ID of a segment, exact. */
@@ -44,6 +50,21 @@ export function segmentBounds(s: Pick<Segment, 'start' | 'max' | 'base'>): { fir
   const base = s.base ?? 0n;
   return { first: base + BigInt(s.start), last: base + BigInt(s.max) };
 }
+
+/**
+ * A wide segment's mark: below every position, so its IDs always go the slow way, which adds the base (the
+ * ordinary hot path stays one comparison and never meets a bigint).
+ */
+const WIDE_MARK = -1;
+
+/** Every segment is built here, so all share one shape (the hot path reads them without a shape check). */
+function segmentOf(start: number, max: number, step: number, base: bigint | null): Segment {
+  const preloadAt = start + Math.ceil(step * PRELOAD_RATIO);
+  return { start, max, step, next: start, preloadAt, base, mark: base === null ? preloadAt - 1 : WIDE_MARK };
+}
+
+/** No segment: what a buffer holds before its first load and after it is retired. Used up, never written. */
+const NO_SEGMENT: Segment = segmentOf(0, -1, 0, null);
 
 export interface SegmentLoadRecord {
   at: number;
@@ -68,7 +89,8 @@ export class TagBuffer {
   private _minStep: number;
   private _step: number;
   private _lastLoadAt: number | undefined = undefined;
-  private _current: Segment | null = null;
+  /** NO_SEGMENT rather than null, so the hot path's read of it needs no null or shape check. */
+  private _current: Segment = NO_SEGMENT;
   private _pending: Segment | null = null;
   private _loading: Promise<void> | null = null;
   private _failures = 0;
@@ -77,6 +99,7 @@ export class TagBuffer {
   private issuedBefore = 0;
   private _waits = 0;
   private _failedRequests = 0;
+  private _retired = false;
 
   constructor(bizTag: string, dbStep: number) {
     this.bizTag = bizTag;
@@ -101,6 +124,14 @@ export class TagBuffer {
 
   /** The segment IDs are served from; its `next` advances on the hot path. */
   get current(): Segment | null {
+    return this._current === NO_SEGMENT ? null : this._current;
+  }
+
+  /**
+   * The hot path's read of `current`: the current segment, or an empty one (NO_SEGMENT, whose mark sends every
+   * caller the slow way) — never null.
+   */
+  get head(): Segment {
     return this._current;
   }
 
@@ -138,6 +169,11 @@ export class TagBuffer {
     return this._failedRequests;
   }
 
+  /** The engine let go of this buffer (the tag was deleted): it serves nothing any more. */
+  get retired(): boolean {
+    return this._retired;
+  }
+
   /** The tag list says the row's step is now `dbStep`: the floor of later dynamic steps. */
   setDbStep(dbStep: number): void {
     this._minStep = dbStep;
@@ -146,6 +182,7 @@ export class TagBuffer {
   /** `load` is now the one load in flight. */
   beginLoad(load: Promise<void>): void {
     this._loading = load;
+    this.placeMark();
   }
 
   /**
@@ -153,10 +190,12 @@ export class TagBuffer {
    * store chose the step (the row's own), which then becomes the floor too.
    */
   loadSucceeded(segment: Segment, at: number, firstLoad: boolean): void {
+    if (this._retired) return; // claimed after the tag went: a gap, never served
     if (firstLoad) this._minStep = segment.step;
     this._step = segment.step;
     this._lastLoadAt = at;
     this.install(segment);
+    this.placeMark();
   }
 
   /** The in-flight load landed: background loads may run at once again. */
@@ -165,6 +204,7 @@ export class TagBuffer {
     this._failures = 0;
     this._retryAfter = 0;
     this._lastError = null;
+    this.placeMark();
   }
 
   /**
@@ -176,6 +216,7 @@ export class TagBuffer {
     this._failures++;
     this._retryAfter = now + Math.min(backoff.maxMs, backoff.baseMs * 2 ** (this._failures - 1));
     this._lastError = error;
+    this.placeMark();
   }
 
   countWait(): void {
@@ -189,7 +230,7 @@ export class TagBuffer {
   /** Remaining IDs in the current segment. */
   remainingInCurrent(): number {
     const c = this._current;
-    return c === null ? 0 : Math.max(0, c.max - c.next + 1);
+    return Math.max(0, c.max - c.next + 1);
   }
 
   /** IDs the two segments still hold. */
@@ -206,7 +247,18 @@ export class TagBuffer {
   /** IDs issued by this tag so far. Derived, so the hot path counts nothing. */
   issuedTotal(): number {
     const c = this._current;
-    return this.issuedBefore + (c === null ? 0 : c.next - c.start);
+    return this.issuedBefore + c.next - c.start;
+  }
+
+  /**
+   * The engine dropped this buffer (the tag was deleted or the store said it is gone). Its segments go, so anything
+   * still holding the buffer — a tag handle, the engine's last-tag cache — finds nothing to serve and looks the tag
+   * up again, without a check per ID; a load landing later is not installed. What it issued stays counted.
+   */
+  retire(): void {
+    this.replaceCurrent(null);
+    this._pending = null;
+    this._retired = true;
   }
 
   /** Installs a freshly loaded segment: as current when there is nothing left to serve, else as pending. */
@@ -215,10 +267,10 @@ export class TagBuffer {
     else this._pending = segment;
   }
 
-  private replaceCurrent(segment: Segment): void {
+  private replaceCurrent(segment: Segment | null): void {
     const c = this._current;
-    if (c !== null) this.issuedBefore += c.next - c.start;
-    this._current = segment;
+    this.issuedBefore += c.next - c.start;
+    this._current = segment ?? NO_SEGMENT;
   }
 
   /**
@@ -227,11 +279,28 @@ export class TagBuffer {
    */
   servingSegment(): Segment | null {
     const c = this._current;
-    if (c !== null && c.next <= c.max) return c;
+    if (c.next <= c.max) return c;
     const pending = this._pending;
     if (pending === null) return null;
     this.replaceCurrent(pending);
     this._pending = null;
+    this.placeMark();
     return pending;
   }
+
+  /**
+   * Where the hot path must stop and ask again (see Segment.mark): at the preload point while nothing is loading and
+   * no next segment is ready — past it, every ID asks, as the engine's preload rule needs — else at the end. Run after
+   * every change of the current segment, the pending one or the load in flight, so the mark always matches them.
+   */
+  private placeMark(): void {
+    const c = this._current;
+    if (c === NO_SEGMENT) return;
+    if (c.base !== null) c.mark = WIDE_MARK;
+    else c.mark = this._pending !== null || this._loading !== null ? c.max + 1 : c.preloadAt - 1;
+  }
 }
+
+/** Serves nothing, ever: where a tag handle or the engine's last-tag cache points until it finds a tag's buffer. */
+export const NO_BUFFER: TagBuffer = new TagBuffer('', 1);
+NO_BUFFER.retire();

@@ -3,8 +3,9 @@ import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from '../store/types';
-import { type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment, segmentBounds } from './buffer';
+import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment, segmentBounds } from './buffer';
 import { type Id, MAX_ID, MAX_ID_TEXT, idAt } from './id';
+import { SegmentTag, type TagHost } from './segmentTag';
 import { nextStep } from './step';
 
 export interface SegmentEngineOptions {
@@ -62,6 +63,16 @@ export class SegmentEngine {
   private refreshTimer: TimerHandle | null = null;
   /** The re-read that misses are waiting for (nextMissRefresh). */
   private missRefresh: Promise<void> | null = null;
+  /** The tag `nextId` served last and its buffer: a caller on one tag skips the map lookup (a string compare). */
+  private lastTag = '';
+  private lastBuffer: TagBuffer = NO_BUFFER;
+  /** What tag handles use of this engine. */
+  private readonly host: TagHost = {
+    bufferOf: (bizTag) => this.buffers.get(bizTag),
+    serveSlowly: (buffer) => this.serveSlowly(buffer),
+    nextId: (bizTag) => this.nextId(bizTag),
+    takeIds: (bizTag, count) => this.takeIds(bizTag, count),
+  };
 
   constructor(options: SegmentEngineOptions) {
     this.store = options.store;
@@ -109,7 +120,7 @@ export class SegmentEngine {
       }
       for (const bizTag of this.buffers.keys()) {
         if (!seen.has(bizTag)) {
-          this.buffers.delete(bizTag);
+          this.dropBuffer(this.buffers.get(bizTag) as TagBuffer);
           this.logger.log('info', 'tag_removed', { bizTag });
         }
       }
@@ -138,24 +149,54 @@ export class SegmentEngine {
    * Throws (synchronously or through the promise) a LeafError. An ID above 2^53−1 is a bigint (lib/segment/id.ts).
    */
   nextId(bizTag: string): Id | Promise<Id> {
-    const buffer = this.buffers.get(bizTag);
-    if (buffer !== undefined) {
-      const segment = buffer.servingSegment();
-      if (segment !== null) {
-        if (segment.base !== null) return this.nextWide(buffer, segment, segment.base);
-        const id = segment.next++;
-        this.maybePreload(buffer, segment);
-        return id;
-      }
+    const buffer = bizTag === this.lastTag ? this.lastBuffer : this.lookUpForNext(bizTag);
+    // The hot path: below the segment's mark there is nothing to decide (see Segment.mark).
+    const segment = buffer.head;
+    const id = segment.next;
+    if (id < segment.mark) {
+      segment.next = id + 1;
+      return id;
     }
+    return this.nextIdSlowly(bizTag, buffer);
+  }
+
+  /** `nextId` past the segment's mark: a segment switch, the preload, or a wait for a load or the tag. */
+  private nextIdSlowly(bizTag: string, buffer: TagBuffer): Id | Promise<Id> {
+    const id = this.serveSlowly(buffer);
+    if (id !== null) return id;
+    // The wait may end on another buffer (a re-created tag): look it up next time. '' with NO_BUFFER, never with a
+    // real buffer, so a caller asking for '' cannot be served another tag's IDs.
+    this.lastTag = '';
+    this.lastBuffer = NO_BUFFER;
     return this.takeSlow(bizTag, 1, newRanges()).then(firstId);
   }
 
-  /** nextId on a segment above 2^53 (off the ordinary path, which stays one increment). */
-  private nextWide(buffer: TagBuffer, segment: Segment, base: bigint): Id {
+  private lookUpForNext(bizTag: string): TagBuffer {
+    const buffer = this.buffers.get(bizTag) ?? NO_BUFFER;
+    this.lastTag = bizTag;
+    this.lastBuffer = buffer;
+    return buffer;
+  }
+
+  /**
+   * One ID at or past the current segment's mark: moves on to the next segment when this one is used up and starts
+   * the preload when due; every ID of a wide segment (above 2^53, its mark below every position) comes here to get
+   * its base added. null when both segments are used up.
+   */
+  private serveSlowly(buffer: TagBuffer): Id | null {
+    const segment = buffer.servingSegment();
+    if (segment === null) return null;
     const id = segment.next++;
     this.maybePreload(buffer, segment);
-    return idAt(base, id);
+    return segment.base === null ? id : idAt(segment.base, id);
+  }
+
+  /**
+   * A handle on one tag: `handle.next()` is `nextId(bizTag)` without the per-call lookup, and stays right when the
+   * tag is deleted or re-created under it (see SegmentTag). The tag need not be known yet: it is looked up on use.
+   */
+  tag(bizTag: string): SegmentTag {
+    return new SegmentTag(bizTag, this.host);
   }
 
   /** `count` IDs, synchronously when the buffers hold enough, else a promise. */
@@ -397,9 +438,15 @@ export class SegmentEngine {
         code: leafError.code,
         error,
       });
-      if (leafError.code === 'tag_not_found') this.buffers.delete(buffer.bizTag);
+      if (leafError.code === 'tag_not_found' && this.buffers.get(buffer.bizTag) === buffer) this.dropBuffer(buffer);
       throw leafError;
     }
+  }
+
+  /** The tag is gone: its buffer leaves the map and is emptied, so no handle or cache serves from it again. */
+  private dropBuffer(buffer: TagBuffer): void {
+    this.buffers.delete(buffer.bizTag);
+    buffer.retire();
   }
 
   /** Tags currently known, sorted. */

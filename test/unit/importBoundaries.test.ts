@@ -32,6 +32,12 @@ describe('import boundaries', () => {
     ['lib/client/X.ts', "import { SegmentEngine } from '../segment/engine';"],
     ['lib/client/X.ts', "import { systemClock } from '@/lib/clock';"],
     ['lib/client/X.ts', "import { NextResponse } from 'next/server';"],
+    ['lib/embedded/X.ts', "import { NextResponse } from 'next/server';"],
+    ['lib/embedded/X.ts', "import { useState } from 'react';"],
+    ['lib/embedded/X.ts', "import { getRuntime } from '../runtime';"],
+    ['lib/embedded/X.ts', "import { processConfig } from '../config';"],
+    ['lib/embedded/X.ts', "import { handleId } from '../http/idHandler';"],
+    ['lib/embedded/X.ts', "import { SegmentEngine } from '@/lib/segment/engine';"],
   ])('%s may not: %s', async (file, code) => {
     expect(await restricted(file, `${code}\nexport {};\n`)).toHaveLength(1);
   });
@@ -43,6 +49,8 @@ describe('import boundaries', () => {
     ['app/api/x/route.ts', "import { processIdHandler } from '@/lib/http/defaultHandler';"],
     ['lib/client/X.ts', "import { systemClock } from '../clock';"],
     ['lib/client/X.ts', "import { isValidBizTag } from '../bizTag';"],
+    ['lib/embedded/X.ts', "import { SegmentEngine } from '../segment/engine';"],
+    ['lib/embedded/X.ts', "import { openStore } from '../store';"],
   ])('%s may: %s', async (file, code) => {
     expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([]);
   });

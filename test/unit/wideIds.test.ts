@@ -107,6 +107,31 @@ describe('IDs beyond 2^53', () => {
     expect(batch).toEqual([9007199254740992n, 9007199254740993n, 9007199254740994n, 9007199254740995n, 9007199254740996n]);
   });
 
+  it('a tag handle serves the same exact IDs as nextId across 2^53 and at 10^17 (wide segments never take its hot path)', async () => {
+    const { engine } = await setup(SAFE - 25n, 10); // ordinary segments, then wide ones from 2^53 on
+    const handle = engine.tag('wide');
+    const got: Id[] = [];
+    for (let i = 0; i < 60; i++) {
+      const r = i % 4 === 0 ? engine.nextId('wide') : handle.next();
+      got.push(typeof r === 'object' ? await r : r);
+      if (i % 5 === 0) await flush();
+    }
+    expect(got).toEqual(expected(SAFE - 24n, 60));
+    expect(got.filter((id) => typeof id === 'bigint')).toHaveLength(60 - 25);
+
+    const migrated = await setup(MIGRATED, 10);
+    const wide = migrated.engine.tag('wide');
+    const first = await wide.next();
+    expect(first).toBe(MIGRATED + 1n);
+    const rest: Id[] = [];
+    for (let i = 0; i < 30; i++) {
+      const r = wide.next();
+      rest.push(typeof r === 'object' ? await r : r);
+      if (i % 5 === 0) await flush();
+    }
+    expect(rest).toEqual(expected(MIGRATED + 2n, 30));
+  });
+
   it('batches and leases across ordinary and wide segments on both sides of 2^53: exact, no overlap, runs split by base', async () => {
     const { engine, store } = await setup(SAFE - 20n, 10); // segments 2^53−20.., 2^53−10.. (ordinary), 2^53.. (wide)
     store.hold = false;

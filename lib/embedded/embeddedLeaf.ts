@@ -1,0 +1,94 @@
+import { BIZ_TAG_MAX_LENGTH, isValidBizTag } from '../bizTag';
+import { type Clock, type TimerHandle, systemClock } from '../clock';
+import { LeafError } from '../errors';
+import { silentLogger } from '../log';
+import { SegmentEngine } from '../segment/engine';
+import { openStore } from '../store';
+import type { LeafStore } from '../store/types';
+import { EmbeddedTag, closedError } from './embeddedTag';
+import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
+
+/**
+ * `leaf-ts/embedded`: the segment engine in the caller's own process, straight on the database — no HTTP hop.
+ * It opens the store as a server does (migrations under a lock; a new SQLite file gets the `demo` tag) and claims
+ * segments with the same atomic statement, honouring leaf_semantics, so it is safe beside server nodes and other
+ * embedded processes on the same table. Tags are created by the console or the admin API, not here.
+ * Resolves once the store is open and the tag list read; throws LeafError `invalid_config` or `store_unavailable`.
+ */
+export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf> {
+  const settings = parseEmbeddedOptions(options);
+  const logger = options.logger ?? silentLogger;
+  const store = await openStore(settings.store);
+  const engine = new SegmentEngine({ store, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
+  await engine.start();
+  return new EmbeddedLeaf(engine, store);
+}
+
+/**
+ * The system clock, except that a one-shot timer keeps the process alive: in a server the listening socket does, but
+ * a script awaiting a tag it does not know yet (the engine waits for the next tag-list read) or a bounded load wait
+ * must not see Node exit under it. The periodic tag refresh stays unref'd, so an idle process still exits.
+ */
+const waitingClock: Clock = {
+  ...systemClock,
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms) as unknown as TimerHandle,
+};
+
+/** IDs from the caller's own memory, parallel to `LeafClient`: the same calls, so a service can swap one for the other. */
+export class EmbeddedLeaf {
+  private readonly tags = new Map<string, EmbeddedTag>();
+  /** The tag asked for last: a caller on one tag skips the map lookup. */
+  private lastTag: EmbeddedTag | undefined;
+  private closing: Promise<void> | null = null;
+  /** Read by every handle before it serves. */
+  private readonly state = { closed: false };
+
+  /** Use `createLeaf`. */
+  constructor(
+    private readonly engine: SegmentEngine,
+    private readonly store: LeafStore,
+  ) {}
+
+  /**
+   * One ID of `tag`: a bigint, synchronously, while the tag's segments hold IDs (no promise allocated); a
+   * Promise<bigint> while it waits for a segment. Errors are LeafErrors (`tag_not_found`, `segment_unavailable`,
+   * `store_unavailable`, `invalid_tag`, `closed`, …), thrown or through the promise.
+   */
+  nextId(tag: string): bigint | Promise<bigint> {
+    const last = this.lastTag;
+    if (last !== undefined && last.name === tag) return last.next();
+    return (this.lastTag = this.tag(tag)).next();
+  }
+
+  /** `count` IDs of `tag` (1 to 1,000,000), increasing: synchronously when buffered, else a promise. */
+  take(tag: string, count: number): bigint[] | Promise<bigint[]> {
+    return this.tag(tag).take(count);
+  }
+
+  /** The tag's handle: `handle.next()` is `nextId` without the lookup. Throws `invalid_tag` for a malformed name. */
+  tag(tag: string): EmbeddedTag {
+    let handle = this.tags.get(tag);
+    if (handle === undefined) {
+      if (this.state.closed) throw closedError();
+      if (typeof tag !== 'string' || !isValidBizTag(tag)) {
+        throw new LeafError('invalid_tag', `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`);
+      }
+      handle = new EmbeddedTag(tag, this.engine.tag(tag), this.state);
+      this.tags.set(tag, handle);
+    }
+    return handle;
+  }
+
+  /**
+   * Stops the tag-list timer and closes the database. IDs still buffered are dropped (gaps, never reused); calls
+   * after close throw `closed`, and a call waiting for a segment fails. Safe to call twice.
+   */
+  close(): Promise<void> {
+    if (this.closing === null) {
+      this.state.closed = true;
+      this.engine.stop();
+      this.closing = this.store.close();
+    }
+    return this.closing;
+  }
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { LeafError } from '../errors';
+import type { Logger } from '../log';
+import type { StoreTarget } from '../store';
+import { MysqlUrlError, parseMysqlUrl } from '../store/mysqlUrl';
+
+/** `createLeaf`'s options. */
+export interface EmbeddedOptions {
+  /**
+   * The database, in the forms the server's DATABASE_URL takes: `mysql://user:pass@host:port/db` (several hosts
+   * `host1:3306,host2:3306` for Galera), `file:path` or `sqlite:path`; a plain path is a SQLite file too.
+   */
+  databaseUrl: string;
+  /** Where the per-dialect migrations live. Default: the `drizzle/` folder shipped with leaf-ts. */
+  migrationsDir?: string;
+  /** How long a call that finds both segments used up waits for the next one (ms). Default 1,000. */
+  loadWaitMs?: number;
+  /** How often the tag list is re-read (ms): new tags appear, deleted ones go. Default 60,000 (Leaf's). */
+  refreshIntervalMs?: number;
+  /** Told of segment loads and faults (never per ID). Default: silent. */
+  logger?: Logger;
+}
+
+export interface EmbeddedSettings {
+  store: StoreTarget;
+  loadWaitMs: number;
+  refreshIntervalMs: number;
+}
+
+const OPTIONS = z.object({
+  databaseUrl: z
+    .string({ message: 'databaseUrl must be mysql://user:pass@host:port/db, file:path, sqlite:path or a SQLite file path' })
+    .min(1, { message: 'databaseUrl must not be empty' })
+    .superRefine((url, ctx) => {
+      if (!/^mysql:/i.test(url)) return;
+      try {
+        parseMysqlUrl(url);
+      } catch (error) {
+        if (!(error instanceof MysqlUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: `databaseUrl: ${error.message}` });
+      }
+    }),
+  migrationsDir: z.string().min(1).optional(),
+  loadWaitMs: z.number().int().min(1).max(60_000, { message: 'loadWaitMs must be an integer from 1 to 60000 (ms)' }).optional(),
+  refreshIntervalMs: z.number().int().min(1_000).max(3_600_000, { message: 'refreshIntervalMs must be an integer from 1000 to 3600000 (ms)' }).optional(),
+});
+
+/** The migrations shipped beside this module: lib/embedded/ and dist/embedded/ both sit two levels below the root. */
+function shippedMigrations(): string {
+  return path.resolve(__dirname, '..', '..', 'drizzle');
+}
+
+/** Checks the options once; a bad one throws LeafError('invalid_config') naming it. Reads no environment. */
+export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings {
+  const parsed = OPTIONS.safeParse(options);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => (issue.message.includes(String(issue.path[0])) ? issue.message : `${String(issue.path[0])}: ${issue.message}`));
+    throw new LeafError('invalid_config', lines.join('\n'));
+  }
+  const { databaseUrl, migrationsDir, loadWaitMs = 1_000, refreshIntervalMs = 60_000 } = parsed.data;
+  const mysql = /^mysql:/i.test(databaseUrl) ? parseMysqlUrl(databaseUrl) : null;
+  return {
+    store: {
+      mysql,
+      sqliteFile: mysql === null ? databaseUrl.replace(/^(file|sqlite):(\/\/)?/i, '') : '',
+      migrationsDir: path.resolve(migrationsDir ?? shippedMigrations()),
+    },
+    loadWaitMs,
+    refreshIntervalMs,
+  };
+}

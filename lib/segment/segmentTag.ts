@@ -1,0 +1,65 @@
+import { NO_BUFFER, type TagBuffer } from './buffer';
+import type { Id } from './id';
+
+/** What a tag handle needs from its engine: SegmentEngine hands each handle one (not part of the public API). */
+export interface TagHost {
+  /** The engine's buffer of `bizTag` now; undefined when it does not know the tag. */
+  bufferOf(bizTag: string): TagBuffer | undefined;
+  /** One ID past the hot path's mark (a segment switch, the preload); null when both segments are used up. */
+  serveSlowly(buffer: TagBuffer): Id | null;
+  nextId(bizTag: string): Id | Promise<Id>;
+  takeIds(bizTag: string, count: number): Id[] | Promise<Id[]>;
+}
+
+/**
+ * One tag of a SegmentEngine, for a caller that asks for it over and over: `engine.tag('orders')`. `next()` is
+ * `engine.nextId('orders')` without the per-call lookup — it keeps the tag's buffer. When the engine lets that
+ * buffer go (the tag deleted, perhaps re-created, by the tag-list refresh) the buffer is emptied, so the handle finds
+ * nothing to serve, looks the tag up again and serves from the engine's buffer of the day, or fails as `nextId`
+ * does (`tag_not_found`, …): never from a buffer the engine no longer owns. A handle of a tag the engine does not
+ * know yet looks it up on first use, as `nextId` does. Parallel to the client's `LeafTag`.
+ */
+export class SegmentTag {
+  private buffer: TagBuffer;
+
+  constructor(
+    readonly name: string,
+    private readonly host: TagHost,
+  ) {
+    this.buffer = host.bufferOf(name) ?? NO_BUFFER;
+  }
+
+  /** One ID: synchronously while the buffers hold one (no promise allocated), else a promise. Errors as `nextId`. */
+  next(): Id | Promise<Id> {
+    const buffer = this.buffer;
+    // The hot path, as the engine's nextId: below the segment's mark there is nothing to decide (a wide segment's
+    // mark is below every position, so its IDs take serveSlowly, which adds the base).
+    const segment = buffer.head;
+    const id = segment.next;
+    if (id < segment.mark) {
+      segment.next = id + 1;
+      return id;
+    }
+    return this.host.serveSlowly(buffer) ?? this.nextSlow();
+  }
+
+  /** `count` IDs in increasing order: `engine.takeIds` (one lookup per batch is nothing). */
+  take(count: number): Id[] | Promise<Id[]> {
+    return this.host.takeIds(this.name, count);
+  }
+
+  /** IDs the tag's two segments hold now, without a load. */
+  get buffered(): number {
+    return this.host.bufferOf(this.name)?.available() ?? 0;
+  }
+
+  /** Both segments are used up, or the buffer is not the engine's any more: look again, else wait as `nextId` does. */
+  private nextSlow(): Id | Promise<Id> {
+    const found = this.host.bufferOf(this.name) ?? NO_BUFFER;
+    if (found !== this.buffer) {
+      this.buffer = found;
+      if (found !== NO_BUFFER) return this.next();
+    }
+    return this.host.nextId(this.name);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * leaf-ts/embedded on a real SQLite file in a temp folder (what a user would have): options checked, IDs as
+ * bigints (synchronous while buffered), the handle, errors as the server's LeafErrors, close.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type EmbeddedLeaf, createLeaf, isLeafError } from '@/lib/embedded';
+import { SqliteStore } from '@/lib/store/sqlite';
+
+const dirs: string[] = [];
+const leaves: EmbeddedLeaf[] = [];
+
+async function open(): Promise<{ leaf: EmbeddedLeaf; file: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-embedded-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'leaf.db');
+  const leaf = await createLeaf({ databaseUrl: `file:${file}` });
+  leaves.push(leaf);
+  return { leaf, file };
+}
+
+async function codeOf(work: () => unknown): Promise<string> {
+  try {
+    await work();
+  } catch (error) {
+    expect(isLeafError(error)).toBe(true);
+    return (error as { code: string }).code;
+  }
+  throw new Error('expected a LeafError');
+}
+
+afterEach(async () => {
+  for (const leaf of leaves.splice(0)) await leaf.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('leaf-ts/embedded', () => {
+  it('opens a new SQLite file as a server would (migrations, the demo tag) and hands out bigint IDs', async () => {
+    const { leaf } = await open();
+    expect(await leaf.nextId('demo')).toBe(2n);
+    expect(leaf.nextId('demo')).toBe(3n); // buffered: synchronous
+    const handle = leaf.tag('demo');
+    expect(handle.next()).toBe(4n);
+    expect(await leaf.take('demo', 3)).toEqual([5n, 6n, 7n]);
+    expect(await handle.take(2)).toEqual([8n, 9n]);
+    expect(handle.buffered).toBeGreaterThan(0);
+  });
+
+  it('a tag migrated at max_id 10^17 gives exact bigints: nextId, the handle and take', async () => {
+    const { leaf, file } = await open();
+    const store = new SqliteStore({ file });
+    await store.createTag({ bizTag: 'migrated', step: 1_000, maxId: 100000000000000000n });
+    await store.close();
+    expect(await leaf.nextId('migrated')).toBe(100000000000000001n);
+    expect(leaf.tag('migrated').next()).toBe(100000000000000002n);
+    expect(await leaf.take('migrated', 2)).toEqual([100000000000000003n, 100000000000000004n]);
+  });
+
+  it('checks its options and names the bad one', async () => {
+    expect(await codeOf(() => createLeaf({ databaseUrl: '' }))).toBe('invalid_config');
+    expect(await codeOf(() => createLeaf({ databaseUrl: 'mysql://' }))).toBe('invalid_config');
+    expect(await codeOf(() => createLeaf({ databaseUrl: 'file:/tmp/x.db', loadWaitMs: 0 }))).toBe('invalid_config');
+    await expect(createLeaf({ databaseUrl: 'file:/tmp/x.db', refreshIntervalMs: 5 })).rejects.toThrow(/refreshIntervalMs/);
+  });
+
+  it('answers with the server’s LeafErrors: invalid_tag, invalid_count, tag_not_found', async () => {
+    const { leaf } = await open();
+    expect(await codeOf(() => leaf.nextId('no spaces'))).toBe('invalid_tag');
+    expect(await codeOf(() => leaf.take('demo', 0))).toBe('invalid_count');
+    expect(await codeOf(() => leaf.nextId('ghost'))).toBe('tag_not_found');
+  });
+
+  it('after close nothing more is served, buffered or not', async () => {
+    const { leaf } = await open();
+    const handle = leaf.tag('demo');
+    await handle.next();
+    await leaf.close();
+    await leaf.close(); // twice is fine
+    expect(await codeOf(() => handle.next())).toBe('closed');
+    expect(await codeOf(() => leaf.nextId('demo'))).toBe('closed');
+    expect(await codeOf(() => leaf.tag('other'))).toBe('closed');
+  });
+});
