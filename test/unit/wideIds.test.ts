@@ -98,6 +98,17 @@ describe('IDs beyond 2^53', () => {
     expect(ids).toContain('100000000000000000');
   });
 
+  it.each([
+    ['just below 10^9 (first segment printed as numbers, the next by prefix)', 999_999_990n],
+    ['across 10^12, a multiple of 10^9 (the prefix rolls over, the low digits restart padded)', 999_999_999_990n],
+    ['just below 2^53', SAFE - 1_500n],
+  ])('a batch of ordinary IDs %s is written exactly', async (_, maxId) => {
+    const { call } = await setup(Number(maxId), 20);
+    const got: string[] = [];
+    for (let i = 0; i < 6; i++) got.push(...(JSON.parse((await call('/api/id/segment/wide?count=7')).body).ids as string[]));
+    expect(got).toEqual(Array.from({ length: 42 }, (_, i) => String(maxId + 1n + BigInt(i))));
+  });
+
   it('a segment that crosses 2^53 serves numbers up to 2^53−1 and exact bigints after, single and batch', async () => {
     const { engine } = await setup(SAFE - 5n, 10); // owns 2^53−5 .. 2^53+4
     const singles = await drain(engine, 5);
