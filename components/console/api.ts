@@ -30,6 +30,8 @@ export type {
   TagListPage,
   TagListSortKey,
   TagView,
+  TokenView,
+  CreatedToken,
 } from '@/lib/admin/views';
 import type { AuditPage, FleetSummary, HealthView, NodeTagsPage, SemanticsSettings, TagDetail, TagListPage, TagListSortKey, TagView } from '@/lib/admin/views';
 import type { NodeAnswer } from '@/lib/fleet/nodeView';
