@@ -98,9 +98,13 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
       if (method !== 'GET') throw methodNotAllowed(method, 'GET');
       if (route.kind === 'unknown') throw routeNotFound();
       if (route.kind === 'health') return health(deps, healthTimeoutMs, probeHosts).catch((e) => fail(e, method, path));
-      if (!access.loaded) return afterAccessLoads(method, url, authorization, path);
-      // 401 for a missing, unknown or revoked token first; a scoped token on a tag it does not cover is a 403.
-      const grant = access.open ? ALL_ROUTES : access.grant(authorization);
+      // Open (no token of any kind): one property read. Else 401 for a missing, unknown or revoked token first; a
+      // scoped token on a tag it does not cover is a 403 once the tag is known.
+      let grant: Grant = ALL_ROUTES;
+      if (!access.open) {
+        if (!access.loaded) return afterAccessLoads(method, url, authorization, path);
+        grant = access.grant(authorization);
+      }
       // The tag is checked before the count; the decode route ignores the query.
       let result: Answer | Promise<Answer>;
       switch (route.kind) {
@@ -145,7 +149,7 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
 /** The route's tag, decoded and validated, when the grant covers it (403 `forbidden_tag` otherwise). */
 function allowedTag(grant: Grant, raw: string): string {
   const bizTag = decodeTag(raw);
-  requireTag(grant, bizTag);
+  if (grant !== ALL_ROUTES) requireTag(grant, bizTag);
   return bizTag;
 }
 

@@ -2,9 +2,11 @@
  * What the ID routes' credential check costs per request, in-process: the handler of this checkout against the one
  * of a base commit (default: main), single IDs of one tag, with no auth, with LEAF_ID_TOKEN, and (this checkout only)
  * with a scoped access token. Rounds alternate between the builds so drift and turbo changes hit both alike; the
- * median ns per call of each is printed, with SHA-256 of a token on its own.
+ * median ns per call of each is printed, with SHA-256 of a token on its own. Each round of each variant runs in a
+ * process of its own, as a server has one configuration: sharing one process lets one variant's inline caches and
+ * inlining decisions colour another's.
  *
- *   npx tsx tools/bench/authCost.ts [base-ref]     (AUTH_COST_ROUNDS, default 7; AUTH_COST_MS per round, default 700)
+ *   npx tsx tools/bench/authCost.ts [base-ref]     (AUTH_COST_ROUNDS, default 7; AUTH_COST_MS per round, default 1000)
  *
  * The base handler is written beside the current one for the run (lib/http/.idHandler.base.ts) and removed after.
  */
@@ -20,7 +22,7 @@ import { SqliteStore } from '../../lib/store/sqlite';
 import type { StoredToken } from '../../lib/store/types';
 
 const ROUNDS = Number(process.env.AUTH_COST_ROUNDS ?? 7);
-const ROUND_MS = Number(process.env.AUTH_COST_MS ?? 700);
+const ROUND_MS = Number(process.env.AUTH_COST_MS ?? 1000);
 const URL = '/api/id/segment/bench';
 const ID_TOKEN = 'bench-id-token-0123456789abcdef';
 
@@ -45,53 +47,75 @@ async function nsPerCall(handle: IdHandler, authorization: string | undefined): 
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+const VARIANTS = [
+  'no auth, base',
+  'no auth, this',
+  'LEAF_ID_TOKEN, base',
+  'LEAF_ID_TOKEN, this (100 access tokens too)',
+  'access token, this (100 in the table)',
+] as const;
+const BASE_FILE = path.join(__dirname, '../../lib/http/.idHandler.base.ts');
+
+/** One variant in this process: its ns per call after a warm-up, on stdout. */
+async function child(variant: number): Promise<void> {
+  const old = (await import(BASE_FILE)) as { createIdHandler: typeof createIdHandler };
+  const store = new SqliteStore({ file: ':memory:' });
+  await store.createTag({ bizTag: 'bench', step: 1_000_000 });
+  const segments = new SegmentEngine({ store, refreshIntervalMs: 0 });
+  await segments.start();
+  const runtime = () => ({ segments, store, snowflake: null });
+  const scoped = newScopedToken();
+  const rows: StoredToken[] = [scoped, ...Array.from({ length: 99 }, newScopedToken)].map((t, i) => ({
+    id: t.id, name: `t${i}`, tags: ['bench', `other${i}`], tokenHash: t.hash, createdAt: 0, createdBy: 'bench', revokedAt: null,
+  }));
+  const loaded = (idToken: string | null) => {
+    const a = new IdAccess(idToken);
+    a.replace(idToken === null ? [] : rows);
+    return a;
+  };
+  const [handle, auth]: [IdHandler, string | undefined] = [
+    () => [old.createIdHandler({ runtime }), undefined] as const,
+    () => [createIdHandler({ runtime, access: loaded(null) }), undefined] as const,
+    () => [old.createIdHandler({ runtime, idToken: ID_TOKEN }), `Bearer ${ID_TOKEN}`] as const,
+    () => [createIdHandler({ runtime, access: loaded(ID_TOKEN) }), `Bearer ${ID_TOKEN}`] as const,
+    () => [createIdHandler({ runtime, access: loaded(ID_TOKEN) }), `Bearer ${scoped.secret}`] as const,
+  ][variant]!() as [IdHandler, string | undefined];
+  await handle('GET', URL, auth); // the first call loads the tag's segment
+  await nsPerCall(handle, auth); // warm-up
+  const ns = await nsPerCall(handle, auth);
+  let hashed = 0;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < 200_000; i++) hashed += createHash('sha256').update(scoped.secret).digest().length;
+  const hashNs = Number(process.hrtime.bigint() - t0) / 200_000;
+  process.stdout.write(JSON.stringify({ ns, hashNs: hashed > 0 ? hashNs : NaN }) + '\n');
+  await store.close();
+}
+
 async function main(): Promise<void> {
   const base = process.argv[2] ?? 'main';
-  const baseFile = path.join(__dirname, '../../lib/http/.idHandler.base.ts');
-  fs.writeFileSync(baseFile, execFileSync('git', ['show', `${base}:lib/http/idHandler.ts`], { encoding: 'utf8' }));
+  fs.writeFileSync(BASE_FILE, execFileSync('git', ['show', `${base}:lib/http/idHandler.ts`], { encoding: 'utf8' }));
   try {
-    const old = (await import(baseFile)) as { createIdHandler: typeof createIdHandler };
-    const store = new SqliteStore({ file: ':memory:' });
-    await store.createTag({ bizTag: 'bench', step: 1_000_000 });
-    const segments = new SegmentEngine({ store, refreshIntervalMs: 0 });
-    await segments.start();
-    const runtime = () => ({ segments, store, snowflake: null });
-
-    const scoped = newScopedToken();
-    const rows: StoredToken[] = [scoped, ...Array.from({ length: 99 }, newScopedToken)].map((t, i) => ({
-      id: t.id, name: `t${i}`, tags: ['bench', `other${i}`], tokenHash: t.hash, createdAt: 0, createdBy: 'bench', revokedAt: null,
-    }));
-    const loaded = (idToken: string | null) => {
-      const a = new IdAccess(idToken);
-      a.replace(idToken === null ? [] : rows);
-      return a;
-    };
-    const variants: Array<{ name: string; handle: IdHandler; auth: string | undefined }> = [
-      { name: 'no auth, base', handle: old.createIdHandler({ runtime }), auth: undefined },
-      { name: 'no auth, this', handle: createIdHandler({ runtime, access: loaded(null) }), auth: undefined },
-      { name: 'LEAF_ID_TOKEN, base', handle: old.createIdHandler({ runtime, idToken: ID_TOKEN }), auth: `Bearer ${ID_TOKEN}` },
-      { name: 'LEAF_ID_TOKEN, this (100 access tokens too)', handle: createIdHandler({ runtime, access: loaded(ID_TOKEN) }), auth: `Bearer ${ID_TOKEN}` },
-      { name: 'access token, this (100 in the table)', handle: createIdHandler({ runtime, access: loaded(ID_TOKEN) }), auth: `Bearer ${scoped.secret}` },
-    ];
-    const results = new Map<string, number[]>(variants.map((v) => [v.name, []]));
-    for (const v of variants) {
-      await v.handle('GET', URL, v.auth); // the first call loads the tag's segment
-      await nsPerCall(v.handle, v.auth); // warm-up
-    }
+    const results = VARIANTS.map(() => [] as number[]);
+    const hashes: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? variants : [...variants].reverse();
-      for (const v of order) results.get(v.name)!.push(await nsPerCall(v.handle, v.auth));
+      const order = VARIANTS.map((_, i) => i);
+      if (r % 2 === 1) order.reverse();
+      for (const i of order) {
+        const out = execFileSync(process.execPath, ['--import', 'tsx', __filename, '--child', String(i)], { encoding: 'utf8' });
+        const { ns, hashNs } = JSON.parse(out.trim().split('\n').pop()!) as { ns: number; hashNs: number };
+        results[i]!.push(ns);
+        hashes.push(hashNs);
+      }
     }
-    let hashed = 0;
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < 200_000; i++) hashed += createHash('sha256').update(scoped.secret).digest().length;
-    const hashNs = Number(process.hrtime.bigint() - t0) / 200_000;
-    for (const [name, xs] of results) console.log(`${name.padEnd(46)} ${median(xs).toFixed(0).padStart(6)} ns/call  (rounds: ${xs.map((x) => x.toFixed(0)).join(' ')})`);
-    console.log(`${'SHA-256 of the access token alone'.padEnd(46)} ${hashNs.toFixed(0).padStart(6)} ns  (${hashed > 0 ? 'ok' : ''})`);
-    await store.close();
+    VARIANTS.forEach((name, i) => {
+      const xs = results[i]!;
+      console.log(`${name.padEnd(46)} ${median(xs).toFixed(0).padStart(6)} ns/call  (rounds: ${xs.map((x) => x.toFixed(0)).join(' ')})`);
+    });
+    console.log(`${'SHA-256 of the access token alone'.padEnd(46)} ${median(hashes).toFixed(0).padStart(6)} ns`);
   } finally {
-    fs.rmSync(baseFile, { force: true });
+    fs.rmSync(BASE_FILE, { force: true });
   }
 }
 
-void main();
+const childAt = process.argv.indexOf('--child');
+void (childAt === -1 ? main() : child(Number(process.argv[childAt + 1])));
