@@ -89,6 +89,20 @@ describe.each(['leaf-ts', 'leaf'] as const)('give-back on a graceful stop (%s se
     expect(await nextNodesFirstId(store)).toBeGreaterThan(leaseLast);
   });
 
+  it('a lease claimed for itself between the current segment and the pending one: only the pending one goes back', async () => {
+    const { store, engine } = await setup(semantics);
+    const served = await serve(engine, 3);
+    const lease = await engine.leaseRanges(TAG, 500); // its own claim, right above the current segment
+    const leaseLast = BigInt(lease.bounds[1]!);
+    served.push(...(await serve(engine, 20))); // past 10%: the pending segment is claimed above the lease
+    expect(store.allocateCalls).toHaveLength(3);
+    const given = await engine.close({ giveBack: true });
+    // The current segment's tail lies below the lease: giving it back would hand the lease's IDs out again.
+    expect(given[0]!.first).toBe(String(leaseLast + 1n));
+    expect(await nextNodesFirstId(store)).toBe(leaseLast + 1n);
+    expect(leaseLast).toBeGreaterThan(served[served.length - 1]!);
+  });
+
   it('another node claimed after this one: the compare-and-set fails, nothing is given back', async () => {
     const { store, engine, lines } = await setup(semantics);
     await serve(engine, 5);
