@@ -21,6 +21,10 @@ import { closeRuntime, currentRuntime, getRuntime, processIdAccess, processLogge
  * a bad epoch. A cluster primary does not restart a worker that exits with it — it would refuse again.
  */
 const EXIT_CONFIG = 78;
+/** How long a graceful stop waits for requests in flight before closing their connections. */
+const DRAIN_MS = 1_000;
+/** A stop that has not finished by now (a store that hangs on close) exits anyway. */
+const EXIT_DEADLINE_MS = 10_000;
 
 async function main(config: LeafConfig, logger: Logger): Promise<void> {
   const { port, host: hostname, dev, fastLane } = config;
@@ -72,11 +76,25 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
   });
 
+  let stopping = false;
+  // Stop accepting, let the requests in flight finish (at most DRAIN_MS), then close the runtime: the engine stops
+  // serving and gives back what it never handed out (bounded), and the store closes. Nothing may hang the exit.
   const shutdown = (signal: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
     logger.log('info', 'shutting_down', { signal });
-    server.close();
-    server.closeAllConnections();
-    void closeRuntime().finally(() => process.exit(code));
+    setTimeout(() => process.exit(code), EXIT_DEADLINE_MS).unref();
+    const drained = new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      setTimeout(resolve, DRAIN_MS).unref();
+    });
+    server.closeIdleConnections();
+    void drained
+      .then(() => {
+        server.closeAllConnections();
+        return closeRuntime();
+      })
+      .finally(() => process.exit(code));
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -26,6 +26,8 @@ export interface LeafConfig {
   /** Next in development mode (NODE_ENV is not `production`). */
   dev: boolean;
   fastLane: boolean;
+  /** LEAF_GIVE_BACK: a graceful stop gives back the unused top of each tag's latest claim (lib/segment/giveBack.ts). */
+  giveBack: boolean;
   logLevel: LogLevel;
   /** Processes on one port (node:cluster). */
   workers: number;
@@ -145,6 +147,7 @@ const ENV_SCHEMA = z.object({
   HOST: optional(z.string()).transform((v) => v ?? '127.0.0.1'),
   NODE_ENV: optional(z.string()),
   LEAF_FAST_LANE: onOff(true),
+  LEAF_GIVE_BACK: onOff(true),
   LEAF_LOG_LEVEL: optional(
     z
       .string()
@@ -226,6 +229,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     host: e.HOST,
     dev: e.NODE_ENV !== 'production',
     fastLane: e.LEAF_FAST_LANE,
+    giveBack: e.LEAF_GIVE_BACK,
     logLevel: e.LEAF_LOG_LEVEL,
     workers: e.LEAF_WORKERS,
     workerIndex,

@@ -194,16 +194,20 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, fleetRates, admin, fleet, tokens, stopSampler: () => clearInterval(sampler) };
 }
 
-/** Stops timers and closes the store (tests, graceful shutdown). */
+/**
+ * Stops timers and closes the store (tests, graceful shutdown). The engine stops serving first, then gives back the
+ * unused top of its latest claims (LEAF_GIVE_BACK, bounded), and only then is the store closed.
+ */
 export async function closeRuntime(): Promise<void> {
   const h = holder();
   const runtime = h.runtime;
   h.runtime = null;
   h.opening = null;
   if (runtime !== null) {
-    runtime.segments.stop();
     runtime.tokens.stop();
     runtime.stopSampler();
+    const given = await runtime.segments.close({ giveBack: runtime.config.giveBack });
+    if (runtime.config.giveBack) runtime.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
     await Promise.all([runtime.snowflake?.stop(), runtime.fleet.stop()]);
     await runtime.store.close();
   }

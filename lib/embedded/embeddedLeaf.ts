@@ -21,7 +21,7 @@ export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf
   const store = await openStore(settings.store);
   const engine = new SegmentEngine({ store, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
   await engine.start();
-  return new EmbeddedLeaf(engine, store);
+  return new EmbeddedLeaf(engine, store, settings.giveBack);
 }
 
 /**
@@ -47,6 +47,7 @@ export class EmbeddedLeaf {
   constructor(
     private readonly engine: SegmentEngine,
     private readonly store: LeafStore,
+    private readonly giveBack = true,
   ) {}
 
   /**
@@ -80,14 +81,14 @@ export class EmbeddedLeaf {
   }
 
   /**
-   * Stops the tag-list timer and closes the database. IDs still buffered are dropped (gaps, never reused); calls
-   * after close throw `closed`, and a call waiting for a segment fails. Safe to call twice.
+   * Stops serving, gives back the unused top of each tag's latest claim (unless `giveBack: false`; bounded, see
+   * SegmentEngine.close), then closes the database. Calls after close throw `closed`, and a call waiting for a
+   * segment fails. Safe to call twice.
    */
   close(): Promise<void> {
     if (this.closing === null) {
       this.state.closed = true;
-      this.engine.stop();
-      this.closing = this.store.close();
+      this.closing = this.engine.close({ giveBack: this.giveBack }).then(() => this.store.close());
     }
     return this.closing;
   }

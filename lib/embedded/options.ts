@@ -18,6 +18,8 @@ export interface EmbeddedOptions {
   loadWaitMs?: number;
   /** How often the tag list is re-read (ms): new tags appear, deleted ones go. Default 60,000 (Leaf's). */
   refreshIntervalMs?: number;
+  /** On close, give back the unused top of each tag's latest claim, so a restart skips ~no IDs. Default true. */
+  giveBack?: boolean;
   /** Told of segment loads and faults (never per ID). Default: silent. */
   logger?: Logger;
 }
@@ -26,6 +28,7 @@ export interface EmbeddedSettings {
   store: StoreTarget;
   loadWaitMs: number;
   refreshIntervalMs: number;
+  giveBack: boolean;
 }
 
 const OPTIONS = z.object({
@@ -44,6 +47,7 @@ const OPTIONS = z.object({
   migrationsDir: z.string().min(1).optional(),
   loadWaitMs: z.number().int().min(1).max(60_000, { message: 'loadWaitMs must be an integer from 1 to 60000 (ms)' }).optional(),
   refreshIntervalMs: z.number().int().min(1_000).max(3_600_000, { message: 'refreshIntervalMs must be an integer from 1000 to 3600000 (ms)' }).optional(),
+  giveBack: z.boolean({ message: 'giveBack must be true or false' }).optional(),
 });
 
 /** The migrations shipped beside this module: lib/embedded/ and dist/embedded/ both sit two levels below the root. */
@@ -58,7 +62,7 @@ export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings
     const lines = parsed.error.issues.map((issue) => (issue.message.includes(String(issue.path[0])) ? issue.message : `${String(issue.path[0])}: ${issue.message}`));
     throw new LeafError('invalid_config', lines.join('\n'));
   }
-  const { databaseUrl, migrationsDir, loadWaitMs = 1_000, refreshIntervalMs = 60_000 } = parsed.data;
+  const { databaseUrl, migrationsDir, loadWaitMs = 1_000, refreshIntervalMs = 60_000, giveBack = true } = parsed.data;
   const mysql = /^mysql:/i.test(databaseUrl) ? parseMysqlUrl(databaseUrl) : null;
   return {
     store: {
@@ -68,5 +72,6 @@ export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings
     },
     loadWaitMs,
     refreshIntervalMs,
+    giveBack,
   };
 }

@@ -4,7 +4,8 @@ import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from '../store/types';
 import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment, segmentBounds } from './buffer';
-import { type Id, MAX_ID, MAX_ID_TEXT, idAt } from './id';
+import { type LatestClaim, type UnusedRun, givenBackMaxId, unusedTop } from './giveBack';
+import { type Id, MAX_ID, MAX_ID_TEXT, idAt, toId } from './id';
 import { SegmentTag, type TagHost } from './segmentTag';
 import { nextStep } from './step';
 
@@ -23,6 +24,23 @@ export interface SegmentEngineOptions {
   retryMaxMs?: number;
   /** Told of every segment load, ok or failed (metrics, the console's load log). Not on the per-ID path. */
   onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
+}
+
+/** IDs a graceful stop gave back to a tag's row: `first`..`last`, decimal strings; max_id moved from `maxIdBefore`. */
+export interface GivenBack {
+  bizTag: string;
+  first: string;
+  last: string;
+  count: number;
+  maxIdBefore: string;
+  maxIdAfter: string;
+}
+
+export interface CloseOptions {
+  /** Give back the unused top of each tag's latest claim (LEAF_GIVE_BACK). */
+  giveBack: boolean;
+  /** The whole give-back — waiting for claims in flight, then the compare-and-sets — ends within this. */
+  timeoutMs?: number;
 }
 
 export interface TagSnapshot {
@@ -57,6 +75,13 @@ export class SegmentEngine {
   private readonly buffers = new Map<string, TagBuffer>();
   /** Highest ID ever claimed per tag by this engine; outlives a deleted tag, so a reset row is caught. */
   private readonly highWater = new Map<string, bigint>();
+  /** The claim that set highWater, per tag: the only one whose unused top a graceful stop may give back. */
+  private readonly latestClaims = new Map<string, LatestClaim & { unusedWhole: UnusedRun | null }>();
+  /** Claims sent to the store and not answered yet, per tag, and all of them (close awaits them). */
+  private readonly claimsInFlight = new Map<string, number>();
+  private readonly pendingClaims = new Set<Promise<unknown>>();
+  /** Closed: nothing is served, loaded or claimed any more (set once, by close). */
+  private frozen = false;
   private refreshing: Promise<void> | null = null;
   private lastRefreshAt: number | null = null;
   private lastRefreshError: Error | null = null;
@@ -109,8 +134,10 @@ export class SegmentEngine {
   }
 
   private async doRefresh(): Promise<void> {
+    if (this.frozen) return;
     try {
       const tags = await this.store.listTags();
+      if (this.frozen) return;
       const seen = new Set<string>();
       for (const { bizTag, step } of tags) {
         seen.add(bizTag);
@@ -241,6 +268,7 @@ export class SegmentEngine {
   }
 
   private async leaseSlow(bizTag: string, count: number): Promise<IdRanges> {
+    if (this.frozen) throw engineClosed();
     const buffer = this.buffers.get(bizTag) ?? (await this.lookUpMissingTag(bizTag));
     if (count <= buffer.available() || count <= buffer.step) return this.takeSlow(bizTag, count, newRanges());
     try {
@@ -281,6 +309,7 @@ export class SegmentEngine {
   }
 
   private async takeSlow(bizTag: string, count: number, out: IdRanges): Promise<IdRanges> {
+    if (this.frozen) throw engineClosed();
     let buffer = this.buffers.get(bizTag);
     if (buffer === undefined) buffer = await this.lookUpMissingTag(bizTag);
     try {
@@ -392,10 +421,11 @@ export class SegmentEngine {
    * beside a segment load) may land in either order.
    */
   private async claim(buffer: TagBuffer, step: number | undefined, purpose: 'segment' | 'lease'): Promise<Segment> {
+    if (this.frozen) throw engineClosed();
     const startedAt = this.clock.now();
     const floor = this.highWater.get(buffer.bizTag);
     try {
-      const allocation = await this.store.allocate(buffer.bizTag, step);
+      const allocation = await this.inFlight(buffer.bizTag, this.store.allocate(buffer.bizTag, step));
       if (!usableAllocation(allocation.maxId, allocation.step)) {
         throw new LeafError(
           'id_space_exhausted',
@@ -412,7 +442,12 @@ export class SegmentEngine {
         );
       }
       const high = this.highWater.get(buffer.bizTag);
-      if (high === undefined || last > high) this.highWater.set(buffer.bizTag, last);
+      if (high === undefined || last > high) {
+        this.highWater.set(buffer.bizTag, last);
+        // A segment landing after close was never installed, so never served: all of it is unused.
+        const unusedWhole = this.frozen && purpose === 'segment' ? { first, last } : null;
+        this.latestClaims.set(buffer.bizTag, { maxId: allocation.maxId, step: allocation.step, semantics: allocation.semantics, purpose, unusedWhole });
+      }
       const loadedAt = this.clock.now();
       this.onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
       this.logger.log('info', purpose === 'lease' ? 'lease_claimed' : 'segment_loaded', {
@@ -441,6 +476,81 @@ export class SegmentEngine {
       if (leafError.code === 'tag_not_found' && this.buffers.get(buffer.bizTag) === buffer) this.dropBuffer(buffer);
       throw leafError;
     }
+  }
+
+  /** `claim` while the store answers: counted per tag, so close knows which tags have a claim it cannot see yet. */
+  private inFlight<T>(bizTag: string, claim: Promise<T>): Promise<T> {
+    this.claimsInFlight.set(bizTag, (this.claimsInFlight.get(bizTag) ?? 0) + 1);
+    this.pendingClaims.add(claim);
+    const settled = (): void => {
+      this.claimsInFlight.set(bizTag, (this.claimsInFlight.get(bizTag) ?? 1) - 1);
+      this.pendingClaims.delete(claim);
+    };
+    claim.then(settled, settled);
+    return claim;
+  }
+
+  /**
+   * Graceful stop. First, synchronously, nothing more is served, loaded or claimed: every buffer is retired and what
+   * its segments had not handed out is noted. Then, with `giveBack`, claims still in flight are awaited, and each
+   * tag's latest claim gives back its unused top (see giveBack.ts) by one compare-and-set — all of it within
+   * `timeoutMs`; a tag whose claim has not landed by then, or whose row moved, or a store that fails or hangs, gives
+   * back nothing. Returns what was given back. Does not close the store.
+   */
+  async close(options: CloseOptions): Promise<GivenBack[]> {
+    const unused = this.freeze();
+    const store = this.store;
+    if (!options.giveBack || store.giveBack === undefined) return [];
+    const given: GivenBack[] = [];
+    let timer: TimerHandle | undefined;
+    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve(TIMED_OUT), options.timeoutMs ?? 2_000);
+    });
+    try {
+      await Promise.race([Promise.allSettled([...this.pendingClaims]), deadline]);
+      const backs: Promise<void>[] = [];
+      for (const [bizTag, latest] of this.latestClaims) {
+        if ((this.claimsInFlight.get(bizTag) ?? 0) > 0) continue; // a claim it cannot see may be the latest
+        const runs = unused.get(bizTag) ?? [];
+        const first = unusedTop(latest, latest.unusedWhole === null ? runs : [...runs, latest.unusedWhole]);
+        if (first === null) continue;
+        const maxIdAfter = toId(givenBackMaxId(first, latest.semantics));
+        const back = store.giveBack(bizTag, latest.maxId, maxIdAfter).then((done) => {
+          if (!done) return this.logger.log('info', 'give_back_skipped', { bizTag, reason: 'max_id moved since this node claimed' });
+          const last = BigInt(latest.maxId) - BigInt(maxIdAfter) + first - 1n;
+          const entry = { bizTag, first: String(first), last: String(last), count: Number(last - first + 1n), maxIdBefore: String(latest.maxId), maxIdAfter: String(maxIdAfter) };
+          given.push(entry);
+          this.logger.log('info', 'ids_given_back', { ...entry });
+        });
+        backs.push(back);
+      }
+      if ((await Promise.race([Promise.all(backs), deadline])) === TIMED_OUT) {
+        this.logger.log('warn', 'give_back_failed', { error: `the store did not answer within ${options.timeoutMs ?? 2_000} ms`, given: given.length });
+      }
+    } catch (error) {
+      this.logger.log('warn', 'give_back_failed', { error, given: given.length });
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
+    return [...given];
+  }
+
+  /** Stops serving at once: every buffer retired, and the IDs its two segments had not handed out, per tag. */
+  private freeze(): Map<string, UnusedRun[]> {
+    this.frozen = true;
+    this.stop();
+    const unused = new Map<string, UnusedRun[]>();
+    for (const [bizTag, buffer] of this.buffers) {
+      const runs: UnusedRun[] = [];
+      const current = buffer.current;
+      if (current !== null && current.next <= current.max) runs.push(segmentBounds({ ...current, start: current.next }));
+      if (buffer.pending !== null) runs.push(segmentBounds(buffer.pending));
+      unused.set(bizTag, runs);
+      buffer.retire();
+    }
+    this.lastTag = '';
+    this.lastBuffer = NO_BUFFER;
+    return unused;
   }
 
   /** The tag is gone: its buffer leaves the map and is emptied, so no handle or cache serves from it again. */
@@ -494,6 +604,10 @@ export class SegmentEngine {
 }
 
 const TIMED_OUT = Symbol('timed out');
+
+function engineClosed(): LeafError {
+  return new LeafError('closed', 'This node is stopping: it serves no more IDs.');
+}
 
 /**
  * IDs as inclusive runs `[first0, last0, first1, last1, …]` of segment positions; `count` is how many IDs they hold.

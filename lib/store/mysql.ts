@@ -235,6 +235,20 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     throw idSpaceExhausted(bizTag);
   }
 
+  /**
+   * One statement, so Galera certifies it alone: a certification failure (1213) or an unknown outcome is not run
+   * again and counts as nothing given back (a late commit of it is still safe: see SegmentSource.giveBack).
+   */
+  async giveBack(bizTag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean> {
+    const update = this.db
+      .update(leafAlloc)
+      .set({ maxId: bigintParam(newMaxId) })
+      .where(and(eq(leafAlloc.bizTag, bizTag), eq(leafAlloc.maxId, bigintParam(claimedMaxId))))
+      .toSQL();
+    const header = await this.query<ResultSetHeader>(update.sql, update.params, false);
+    return header.affectedRows === 1;
+  }
+
   getSemantics(): Promise<SemanticsSettings> {
     return listSemanticsMysql((text, params) => this.query(text, params, true));
   }

@@ -167,6 +167,17 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
     throw idSpaceExhausted(bizTag);
   }
 
+  async giveBack(bizTag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean> {
+    const result = this.guard(() =>
+      this.db
+        .update(leafAlloc)
+        .set({ maxId: bigintParam(newMaxId), updateTime: sql`CURRENT_TIMESTAMP` })
+        .where(and(eq(leafAlloc.bizTag, bizTag), eq(leafAlloc.maxId, bigintParam(claimedMaxId))))
+        .run(),
+    );
+    return result.changes === 1;
+  }
+
   async getSemantics(): Promise<SemanticsSettings> {
     return this.guard(() => listSemanticsSqlite(this.db));
   }

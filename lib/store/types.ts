@@ -51,6 +51,13 @@ export interface SegmentSource {
    * Throws LeafError `tag_not_found`, `id_space_exhausted` (max_id would pass 2^63−1) or `store_unavailable`.
    */
   allocate(bizTag: string, step?: number): Promise<Allocation>;
+  /**
+   * Gives back the unused top of this node's latest claim (graceful stop): one compare-and-set, `max_id` from
+   * `claimedMaxId` (what this node's claim left) down to `newMaxId`. True when the row still held `claimedMaxId`;
+   * false when anything moved it since (another claim, a raise, a semantics switch, a delete): nothing given back.
+   * Optional: a source without it gives nothing back.
+   */
+  giveBack?(bizTag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean>;
 }
 
 /** leaf_semantics as the admin API shows it: the fleet default and each tag's own setting. */

@@ -12,11 +12,14 @@ import { SqliteStore } from '@/lib/store/sqlite';
 const dirs: string[] = [];
 const leaves: EmbeddedLeaf[] = [];
 
-async function open(): Promise<{ leaf: EmbeddedLeaf; file: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-embedded-'));
-  dirs.push(dir);
-  const file = path.join(dir, 'leaf.db');
-  const leaf = await createLeaf({ databaseUrl: `file:${file}` });
+async function open(existing?: string, giveBack?: boolean): Promise<{ leaf: EmbeddedLeaf; file: string }> {
+  let file = existing;
+  if (file === undefined) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-embedded-'));
+    dirs.push(dir);
+    file = path.join(dir, 'leaf.db');
+  }
+  const leaf = await createLeaf({ databaseUrl: `file:${file}`, giveBack });
   leaves.push(leaf);
   return { leaf, file };
 }
@@ -63,6 +66,7 @@ describe('leaf-ts/embedded', () => {
     expect(await codeOf(() => createLeaf({ databaseUrl: 'mysql://' }))).toBe('invalid_config');
     expect(await codeOf(() => createLeaf({ databaseUrl: 'file:/tmp/x.db', loadWaitMs: 0 }))).toBe('invalid_config');
     await expect(createLeaf({ databaseUrl: 'file:/tmp/x.db', refreshIntervalMs: 5 })).rejects.toThrow(/refreshIntervalMs/);
+    await expect(createLeaf({ databaseUrl: 'file:/tmp/x.db', giveBack: 'yes' as unknown as boolean })).rejects.toThrow(/giveBack/);
   });
 
   it('answers with the server’s LeafErrors: invalid_tag, invalid_count, tag_not_found', async () => {
@@ -81,5 +85,15 @@ describe('leaf-ts/embedded', () => {
     expect(await codeOf(() => handle.next())).toBe('closed');
     expect(await codeOf(() => leaf.nextId('demo'))).toBe('closed');
     expect(await codeOf(() => leaf.tag('other'))).toBe('closed');
+  });
+
+  it.each([true, false])('close gives back what it never handed out (giveBack %s): the next process starts right after', async (giveBack) => {
+    const first = await open(undefined, giveBack);
+    let last = 0n;
+    for (let i = 0; i < 5; i++) last = await first.leaf.nextId('demo');
+    await first.leaf.close();
+    const next = await (await open(first.file)).leaf.nextId('demo');
+    if (giveBack) expect(next).toBe(last + 1n);
+    else expect(next).toBeGreaterThan(last + 1n);
   });
 });

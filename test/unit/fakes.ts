@@ -81,6 +81,9 @@ export class FakeStore implements SegmentSource {
   readonly ownSemantics = new Map<string, Semantics>();
   failWith: Error | null = null;
   hold = false;
+  readonly giveBackCalls: Array<{ bizTag: string; claimedMaxId: Id; newMaxId: Id }> = [];
+  giveBackFails: Error | null = null;
+  giveBackHangs = false;
   private held: Deferred[] = [];
 
   constructor(tags: Array<{ bizTag: string; step: number; maxId?: Id }> = []) {
@@ -110,6 +113,17 @@ export class FakeStore implements SegmentSource {
     if (after > MAX_ID) throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^63−1.`);
     r.maxId = toId(after);
     return { bizTag, maxId: r.maxId, step: added, semantics: this.ownSemantics.get(bizTag) ?? this.defaultSemantics };
+  }
+
+  /** The stores' compare-and-set: `giveBackFails` makes it fail, `giveBackHangs` makes it never answer. */
+  async giveBack(bizTag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean> {
+    this.giveBackCalls.push({ bizTag, claimedMaxId, newMaxId });
+    if (this.giveBackHangs) return new Promise<boolean>(() => {});
+    if (this.giveBackFails) throw this.giveBackFails;
+    const r = this.rows.get(bizTag);
+    if (r === undefined || idBigint(r.maxId) !== idBigint(claimedMaxId)) return false;
+    r.maxId = newMaxId;
+    return true;
   }
 
   async tagSemantics(bizTag: string): Promise<Semantics> {

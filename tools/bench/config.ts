@@ -39,9 +39,10 @@ export const TARGET_CLIENT_IDS_PER_S = 100e6;
 /**
  * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, Galera, Redis, the
  * direct claims), `wide` (the 2^53 rows next to fast-single/fast-batch), `client` (LeafClient against the SQLite
- * fast lane), `inproc` (the in-process rows). Groups left out are not started at all.
+ * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `inproc` (the
+ * in-process rows). Groups left out are not started at all.
  */
-export const ONLY_GROUPS = ['http', 'wide', 'client', 'inproc'] as const;
+export const ONLY_GROUPS = ['http', 'wide', 'client', 'restart', 'inproc'] as const;
 export type OnlyGroup = (typeof ONLY_GROUPS)[number];
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
 for (const g of only) if (!(ONLY_GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY: unknown group "${g}" (${ONLY_GROUPS.join(', ')})`);

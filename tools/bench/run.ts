@@ -17,7 +17,9 @@
  *  - in-process: SegmentEngine takeIds, SnowflakeGenerator.nextId next to @sapphire/snowflake (inProcess.ts); then one
  *    source per fresh child process through one loop (idLoop.ts): a bare counter, engine.nextId and the tag handle
  *    engine.tag(tag).next() (ratios to the counter; the handle is left out, with a note, where the engine has no
- *    `tag`), and the no-service alternatives UUID v7 (`uuid`) and ULID (`ulid`) with their size in an index.
+ *    `tag`), and the no-service alternatives UUID v7 (`uuid`) and ULID (`ulid`) with their size in an index;
+ *  - restarts: IDs skipped per graceful restart with LEAF_GIVE_BACK=off and on (restartRows.ts, three servers in turn
+ *    on one SQLite file).
  * MariaDB is a private mariadbd (tools/harness/mariadb.ts), Redis a private redis-server (tools/harness/redis.ts); both on
  * 127.0.0.1, free ports, own temp dirs, stopped by PID. Every server is its own child process (killed by PID at the
  * end, on error and on SIGINT); the load generator is autocannon, run programmatically in this process (one
@@ -31,7 +33,7 @@
  * Settings (env): BENCH_CONNECTIONS (50), BENCH_DURATION (s measured per run; default 5, shortened uniformly for
  * every row when the plan would not fit the 6-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
  * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_CLAIMS (2000 direct claims
- * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_ONLY (a comma list of row groups: http, wide, client, inproc; default
+ * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_ONLY (a comma list of row groups: http, wide, client, restart, inproc; default
  * all; e.g. BENCH_ONLY=client,inproc starts only the SQLite fast-lane server, and a partial run prints its table
  * without writing results.md), BENCH_REBUILD=1 forces
  * `next build` first (a build also runs when .next lacks the bench's constant route).
@@ -73,6 +75,7 @@ import { type Server, leafServer, startServer, stopServer, waitForWorkers } from
 import { createMariaTag, createTag, dbs, startGalera, startMaria } from './services';
 import { type ClaimTarget, measureClaims } from './claims';
 import { measureClient } from './clientRows';
+import { measureRestarts } from './restartRows';
 
 /** Stops every child process (servers, in-process child, redis-server), then mariadbd and the Galera nodes, and removes the temp dir. */
 async function cleanup(): Promise<void> {
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
       `${meta.cores}× ${meta.cpu}, node ${process.version}, load average ${meta.load}`,
   );
   const http = runs('http');
-  const needFast = http || runs('wide') || runs('client');
+  const needFast = http || runs('wide') || runs('client') || runs('restart');
   // server.ts starts Next (the console and the non-fast routes) beside the fast lane: every leaf-ts server needs the build.
   meta.build = needFast ? await ensureBuild() : 'not needed (BENCH_ONLY=inproc)';
 
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
       { key: 'claims-maria', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, single MariaDB (claims/s)', url: db.leafUrl, pids: [mariaPid] },
       { key: 'claims-galera', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', url: galera.leafUrl, pids: galera.pids },
     ];
-  } else if (needFast) {
+  } else if (runs('wide') || runs('client')) {
     fast = await leafServer('leaf-ts fast lane (SQLite)', {});
     servers = [fast];
     if (runs('wide')) table = fastRows(fast);
@@ -189,6 +192,7 @@ async function main(): Promise<void> {
     dbs.redis = null;
   }
   if (claimTargets.length > 0) await measureClaims(claimTargets);
+  if (runs('restart')) await measureRestarts();
   const g = dbs.galera;
   if (g !== null) {
     const pids = g.nodes.map((n) => n.pid).join(', ');
