@@ -14,7 +14,7 @@ import { processIdHandler } from './lib/http/defaultHandler';
 import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
 import { refuseWithBody } from './lib/http/refuse';
 import type { Logger } from './lib/log';
-import { closeRuntime, currentRuntime, getRuntime, processLogger } from './lib/runtime';
+import { closeRuntime, currentRuntime, getRuntime, processIdAccess, processLogger } from './lib/runtime';
 
 /**
  * A configuration found wrong after the process started (sysexits' EX_CONFIG): a node id live in another process,
@@ -38,14 +38,15 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
   await Promise.all([app.prepare(), warm]);
 
   const idHandler = processIdHandler();
-  const idTokenRequired = config.idToken !== null;
+  // Open (no LEAF_ID_TOKEN, no access token ever created): the Authorization header is not even read.
+  const access = processIdAccess();
   const server = http.createServer((req, res) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Headers are read only when they matter: touching req.headers makes Node build the object for every request.
     const refused = precheck(method, url, method !== 'GET' && method !== 'HEAD' ? req.headers['content-length'] : undefined);
     if (refused !== null) return refuseWithBody(req, res, refused);
-    const result = fastLane ? idHandler(method, url, idTokenRequired ? req.headers.authorization : undefined) : null;
+    const result = fastLane ? idHandler(method, url, access.open ? undefined : req.headers.authorization) : null;
     if (result === null) {
       // The one place the client's address is stamped: overwrites any copy the client sent (lib/http/clientAddress.ts).
       req.headers[CLIENT_ADDRESS_HEADER] = socketAddress(req.socket.remoteAddress);

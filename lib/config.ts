@@ -47,6 +47,8 @@ export interface LeafConfig {
   adminToken: string | null;
   /** LEAF_ID_TOKEN; when set, the ID routes need `Authorization: Bearer <it>`. */
   idToken: string | null;
+  /** LEAF_TOKEN_REFRESH_MS: how often each node re-reads the access tokens (the bound on a revoke reaching it). */
+  tokenRefreshMs: number;
   snowflake: SnowflakeConfig;
   /** This node in the fleet registry (`leaf_node`). */
   node: NodeConfig;
@@ -177,6 +179,7 @@ const ENV_SCHEMA = z.object({
   ).transform((v) => v ?? WorkerIdSet.ALL),
   LEAF_BENCH_ROUTES: onOff(false),
   LEAF_RUNWAY_WARN_SECONDS: integer(1, 86_400, 120, 'a whole number of seconds from 1 to 86400'),
+  LEAF_TOKEN_REFRESH_MS: integer(100, 600_000, 5_000, 'an integer from 100 to 600000 (ms)'),
   LEAF_NODE_HEARTBEAT_MS: integer(100, 600_000, 3_000, 'an integer from 100 to 600000 (ms)'),
   LEAF_NODE_GONE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_NODE_PRUNE_MS: integer(1, 365 * 86_400_000, 86_400_000, 'a positive integer (ms)'),
@@ -240,6 +243,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     dataDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_DATA_DIR ?? (mysqlUrl === null ? path.dirname(path.resolve(/*turbopackIgnore: true*/ sqliteFile)) : 'data')),
     adminToken: e.LEAF_ADMIN_TOKEN ?? null,
     idToken: e.LEAF_ID_TOKEN ?? null,
+    tokenRefreshMs: e.LEAF_TOKEN_REFRESH_MS,
     snowflake: {
       enabled: e.LEAF_SNOWFLAKE,
       epochMs: e.LEAF_SNOWFLAKE_EPOCH,

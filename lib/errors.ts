@@ -25,6 +25,8 @@ export type LeafErrorCode =
   | 'max_id_below_tombstone'
   | 'confirmation_mismatch'
   | 'unauthorized'
+  | 'forbidden_tag'
+  | 'token_not_found'
   | 'payload_too_large'
   | 'tag_misconfigured'
   | 'unsupported_media_type'
@@ -57,6 +59,9 @@ const STATUS: Record<LeafErrorCode, number> = {
   max_id_below_tombstone: 409,
   confirmation_mismatch: 400,
   unauthorized: 401,
+  // A valid scoped token on a tag (or route) it does not cover.
+  forbidden_tag: 403,
+  token_not_found: 404,
   payload_too_large: 413,
   tag_misconfigured: 503,
   // leaf-ts/embedded after close(): never an HTTP answer, but every code has a status.

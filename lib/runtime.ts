@@ -1,5 +1,7 @@
 import { ensureFleetSemantics } from './segment/fleetSemantics';
 import { type AdminToken, resolveAdminToken } from './auth/adminToken';
+import { IdAccess } from './auth/scopedTokens';
+import { TokenRefresher } from './auth/tokenRefresh';
 import { type LeafConfig, processConfig } from './config';
 import { systemClock } from './clock';
 import { LeafError } from './errors';
@@ -40,11 +42,14 @@ export interface Runtime {
   admin: AdminToken;
   /** This node's row in the fleet registry, and reads of every node's (`fleet.nodes()`). */
   fleet: NodeRegistry;
+  /** Keeps processIdAccess() in step with leaf_token; `refresh()` after a create or revoke on this node. */
+  tokens: TokenRefresher;
   /** Stops background work: the rate sampler. */
   stopSampler(): void;
 }
 
 interface Holder {
+  access: IdAccess | null;
   logger: Logger | null;
   runtime: Runtime | null;
   opening: Promise<Runtime> | null;
@@ -56,13 +61,22 @@ const RETRY_OPEN_MS = 1_000;
 
 function holder(): Holder {
   const g = globalThis as unknown as Record<symbol, Holder | undefined>;
-  return (g[KEY] ??= { logger: null, runtime: null, opening: null, lastFailureAt: 0 });
+  return (g[KEY] ??= { access: null, logger: null, runtime: null, opening: null, lastFailureAt: 0 });
 }
 
 /** This process's logger, at the configured level. */
 export function processLogger(): Logger {
   const h = holder();
   return (h.logger ??= createLogger(processConfig().logLevel));
+}
+
+/**
+ * Who may use the ID routes (LEAF_ID_TOKEN and the access tokens), one table per process: the ID handler reads it,
+ * the runtime's TokenRefresher fills it. Not loaded until the runtime opens, so the routes wait rather than guess.
+ */
+export function processIdAccess(): IdAccess {
+  const h = holder();
+  return (h.access ??= new IdAccess(processConfig().idToken));
 }
 
 /** The runtime if it is up (synchronous, for the hot path), else null. */
@@ -158,7 +172,9 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   } finally {
     clearInterval(keepAlive);
   }
-  await Promise.all([segments.start(), snowflake?.start()]);
+  // Before the node serves: the ID routes wait for the first load of the access tokens (they never guess open).
+  const tokens = new TokenRefresher({ store, access: processIdAccess(), clock: systemClock, intervalMs: config.tokenRefreshMs, logger });
+  await Promise.all([segments.start(), snowflake?.start(), tokens.start()]);
   prometheus.bind(segments, snowflake, { rates, store });
   registerFleetGauge(prometheus.registry, fleet);
   const sampler = setInterval(() => rates.record(segments.issuedTotals()), 1_000);
@@ -175,7 +191,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
   }
   const fleetRates = new FleetRateHistory({ clock: systemClock });
-  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, fleetRates, admin, fleet, stopSampler: () => clearInterval(sampler) };
+  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, fleetRates, admin, fleet, tokens, stopSampler: () => clearInterval(sampler) };
 }
 
 /**
@@ -188,6 +204,7 @@ export async function closeRuntime(): Promise<void> {
   h.runtime = null;
   h.opening = null;
   if (runtime !== null) {
+    runtime.tokens.stop();
     runtime.stopSampler();
     const given = await runtime.segments.close({ giveBack: runtime.config.giveBack });
     if (runtime.config.giveBack) runtime.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });

@@ -30,14 +30,16 @@ export type {
   TagListPage,
   TagListSortKey,
   TagView,
+  TokenView,
+  CreatedToken,
 } from '@/lib/admin/views';
-import type { AuditPage, FleetSummary, HealthView, NodeTagsPage, SemanticsSettings, TagDetail, TagListPage, TagListSortKey, TagView } from '@/lib/admin/views';
+import type { AuditPage, CreatedToken, FleetSummary, HealthView, NodeTagsPage, SemanticsSettings, TagDetail, TagListPage, TagListSortKey, TagView, TokenView } from '@/lib/admin/views';
 import type { NodeAnswer } from '@/lib/fleet/nodeView';
 export type { FleetTagView, NodeState } from '@/lib/fleet/types';
 export type { NodeAnswer, Semantics };
-import type { CreateTagRequest, UpdateTagRequest } from './tagSchema';
+import type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest } from './tagSchema';
 
-export type { CreateTagRequest, UpdateTagRequest };
+export type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest };
 
 /** The query of GET /api/admin/tags: search, sort (`-` for descending), one page. */
 export interface TagListParams {
@@ -127,6 +129,10 @@ export const api = {
   fleet: () => request<FleetSummary>('/api/admin/fleet'),
   semantics: () => request<SemanticsSettings>('/api/admin/semantics'),
   setFleetSemantics: (semantics: Semantics) => request<SemanticsSettings>('/api/admin/semantics', { method: 'PUT', body: { semantics } }),
+  listTokens: () => request<{ tokens: TokenView[] }>('/api/admin/tokens').then((r) => r.tokens),
+  /** The only answer that carries the token itself (`secret`). */
+  createToken: (input: CreateTokenRequest) => request<CreatedToken>('/api/admin/tokens', { method: 'POST', body: input }),
+  revokeToken: (id: string) => request<{ token: TokenView }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
   /** One page of the audit trail, newest first; `before` is the previous page's `nextBefore`. */
   audit: ({ tag, before }: { tag?: string; before?: number }) => {
     const params = new URLSearchParams();

@@ -1,4 +1,4 @@
-import type { AuditAction, AuditEntryRow, AuditEntryView, AuditTagRow } from './api';
+import type { AuditAction, AuditEntryRow, AuditEntryView, AuditTagRow, TokenView } from './api';
 import { formatDecimal, formatInt } from './format';
 
 /** Presentation of audit entries: what the console's audit list says about each. */
@@ -13,6 +13,8 @@ export const AUDIT_ACTION_LABEL: Record<AuditAction, string> = {
   'auth.login': 'login',
   'auth.login_failed': 'login refused',
   'auth.logout': 'logout',
+  'token.create': 'access token created',
+  'token.revoke': 'access token revoked',
 };
 
 type Field = 'step' | 'maxId' | 'description';
@@ -40,7 +42,13 @@ export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | '
     const changed = fields.filter((f) => shown(before, f) !== shown(after, f)).map((f) => `${FIELD_LABEL[f]} ${shown(before, f)} → ${shown(after, f)}`);
     return changed.length > 0 ? changed : ['no change'];
   }
+  const token = tokenRow(entry.after);
+  if (token !== null) return [`token “${token.name}” (${token.id}) on ${token.tags.join(', ')}`];
   return entry.action === 'auth.login_failed' ? ['wrong token'] : [];
+}
+
+function tokenRow(row: AuditEntryRow | null): TokenView | null {
+  return row !== null && 'tags' in row ? row : null;
 }
 
 function tagRow(row: AuditEntryRow | null): AuditTagRow | null {

@@ -12,7 +12,7 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
-import { type CreateTagRequest, type Semantics, type TagListParams, type UpdateTagRequest, api, isApiError } from './api';
+import { type CreateTagRequest, type CreateTokenRequest, type Semantics, type TagListParams, type UpdateTagRequest, api, isApiError } from './api';
 
 /** Live views poll at this interval. */
 export const POLL_MS = 2_000;
@@ -37,6 +37,7 @@ export const fleetKeys = {
 };
 
 export const semanticsKeys = { all: ['semantics'] as const };
+export const tokenKeys = { all: ['tokens'] as const };
 
 export const healthKeys = {
   all: ['health'] as const,
@@ -164,6 +165,25 @@ export function useCreateTag() {
     mutationFn: (input: CreateTagRequest) => api.createTag(input),
     onSuccess: () => client.invalidateQueries({ queryKey: tagKeys.list() }),
   });
+}
+
+export function useTokens() {
+  return useQuery({ queryKey: tokenKeys.all, queryFn: api.listTokens, refetchInterval: POLL_MS });
+}
+
+/** Create and revoke write an audit entry: the token list and the audit refresh. */
+function invalidateTokens(client: QueryClient) {
+  return Promise.all([client.invalidateQueries({ queryKey: tokenKeys.all }), client.invalidateQueries({ queryKey: auditKeys.all })]);
+}
+
+export function useCreateToken() {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: (input: CreateTokenRequest) => api.createToken(input), onSuccess: () => invalidateTokens(client) });
+}
+
+export function useRevokeToken() {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: (id: string) => api.revokeToken(id), onSuccess: () => invalidateTokens(client) });
 }
 
 export function useUpdateTag(bizTag: string) {

@@ -5,8 +5,10 @@ export {
   MAX_COUNT,
   MAX_STEP,
   createTagSchema,
+  createTokenSchema,
+  TOKEN_NAME_MAX_LENGTH,
   fieldErrors,
   formatLimit,
   updateTagSchema,
 } from '@/lib/admin/schema';
-export type { CreateTagRequest, UpdateTagRequest } from '@/lib/admin/schema';
+export type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest } from '@/lib/admin/schema';

@@ -120,3 +120,27 @@ export const auditQuerySchema = z.strictObject({
 });
 
 export type AuditQueryInput = z.output<typeof auditQuerySchema>;
+
+export const TOKEN_NAME_MAX_LENGTH = 128;
+/** A token may name this many tags; more is a sign the operator wanted LEAF_ID_TOKEN. */
+export const TOKEN_MAX_TAGS = 100;
+
+/** A per-tag access token (lib/auth/scopedTokens.ts): a name for people, and the tags it may draw from. */
+export const createTokenSchema = z.strictObject({
+  name: z
+    .string({ error: 'Required.' })
+    .trim()
+    .min(1, 'Required.')
+    .max(TOKEN_NAME_MAX_LENGTH, `At most ${TOKEN_NAME_MAX_LENGTH} characters.`),
+  tags: z
+    .array(bizTag, { error: 'A list of tags.' })
+    .min(1, 'Pick at least one tag.')
+    .max(TOKEN_MAX_TAGS, `At most ${TOKEN_MAX_TAGS} tags.`)
+    .transform((tags) => [...new Set(tags)].sort()),
+});
+
+export type CreateTokenInput = z.output<typeof createTokenSchema>;
+export type CreateTokenRequest = z.input<typeof createTokenSchema>;
+
+/** A token's public id as the routes take it (lib/auth/scopedTokens.ts: 9 random bytes, base64url). */
+export const TOKEN_ID_PATTERN = /^[A-Za-z0-9_-]{12}$/;

@@ -3,7 +3,7 @@ import type { TagSnapshot } from '../segment/engine';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';
-import type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow, HostHealth, SemanticsSettings, SemanticsSwitch } from '../store/types';
+import type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow, HostHealth, SemanticsSettings, SemanticsSwitch, TokenRow } from '../store/types';
 import type { FleetTagView, NextSegmentState, NodeState } from '../fleet/types';
 
 /** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */
@@ -151,6 +151,15 @@ export interface HealthView {
 }
 
 export type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow, SemanticsSettings, SemanticsSwitch };
+
+/** A per-tag access token as GET /api/admin/tokens lists it: never the token, never its hash. */
+export type TokenView = TokenRow;
+
+/** POST /api/admin/tokens: the new row and, this once, the token itself. */
+export interface CreatedToken {
+  token: TokenView;
+  secret: string;
+}
 
 /** One entry of GET /api/admin/audit: an admin change or a login, as leaf_audit keeps it. */
 export interface AuditEntryView {

@@ -1,5 +1,4 @@
-import { processConfig } from '../config';
-import { processLogger, runtimeOrNotReady } from '../runtime';
+import { processIdAccess, processLogger, runtimeOrNotReady } from '../runtime';
 import { type IdHandler, createIdHandler } from './idHandler';
 
 let handler: IdHandler | null = null;
@@ -12,6 +11,6 @@ export function processIdHandler(): IdHandler {
   return (handler ??= createIdHandler({
     runtime: runtimeOrNotReady,
     logger: processLogger(),
-    idToken: processConfig().idToken,
+    access: processIdAccess(),
   }));
 }

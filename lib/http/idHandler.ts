@@ -1,6 +1,6 @@
 import { hostProblems } from '../admin/hostHealth';
 import type { HealthView } from '../admin/views';
-import { bearer, secretEquals } from '../auth/credentials';
+import { ALL_ROUTES, type Grant, IdAccess, requireAllRoutes, requireTag } from '../auth/scopedTokens';
 import { MAX_COUNT, MAX_LEASE_COUNT, formatLimit, invalidTag, parseBizTag } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
@@ -30,8 +30,13 @@ export interface IdRouteDeps {
   hostsCacheMs?: number;
   /** Time source of the host-probe cache. */
   clock?: Clock;
-  /** When set (LEAF_ID_TOKEN), ID routes need `Authorization: Bearer <it>`; health stays open. */
+  /** When set (LEAF_ID_TOKEN), ID routes need `Authorization: Bearer <it>`; health stays open. Ignored with `access`. */
   idToken?: string | null;
+  /**
+   * Who may use the ID routes: LEAF_ID_TOKEN and the per-tag access tokens (lib/auth/scopedTokens.ts). Default: a
+   * table of `idToken` alone, loaded. Until it is loaded, requests wait for the runtime (which loads it).
+   */
+  access?: IdAccess;
 }
 
 /** The part of the runtime the ID routes use. */
@@ -69,11 +74,22 @@ const LEAF_ROUTE_COUNT_MESSAGE =
 export function createIdHandler(deps: IdRouteDeps): IdHandler {
   const logger = deps.logger ?? silentLogger;
   const healthTimeoutMs = deps.healthTimeoutMs ?? 1_000;
-  const idToken = deps.idToken ?? null;
+  const access = deps.access ?? new IdAccess(deps.idToken ?? null, { loaded: true });
   const probeHosts = hostsProbeCache(deps.clock ?? systemClock, deps.hostsCacheMs ?? 1_000);
   const fail = (error: unknown, method: string, path: string) => failure(error, logger, { method, path });
 
-  return function handle(method, url, authorization) {
+  /** The first requests of a starting node: answered once the runtime is up, and with it the token table. */
+  const afterAccessLoads = (method: string, url: string, authorization: string | null | undefined, path: string): Promise<Answer> =>
+    Promise.resolve(deps.runtime())
+      .then(() => {
+        if (!access.loaded) throw new LeafError('not_ready', 'The service is starting; try again shortly.');
+        return handle(method, url, authorization) as Answer | Promise<Answer>;
+      })
+      .catch((e) => fail(e, method, path));
+
+  return handle;
+
+  function handle(method: string, url: string, authorization?: string | null): Answer | Promise<Answer> | null {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const route = matchRoute(path);
@@ -82,37 +98,44 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
       if (method !== 'GET') throw methodNotAllowed(method, 'GET');
       if (route.kind === 'unknown') throw routeNotFound();
       if (route.kind === 'health') return health(deps, healthTimeoutMs, probeHosts).catch((e) => fail(e, method, path));
-      if (idToken !== null && !secretEquals(bearer(authorization) ?? '', idToken)) {
-        throw new LeafError('unauthorized', 'This node requires an ID token (Authorization: Bearer …).');
+      // Open (no token of any kind): one property read. Else 401 for a missing, unknown or revoked token first; a
+      // scoped token on a tag it does not cover is a 403 once the tag is known.
+      let grant: Grant = ALL_ROUTES;
+      if (!access.open) {
+        if (!access.loaded) return afterAccessLoads(method, url, authorization, path);
+        grant = access.grant(authorization);
       }
       // The tag is checked before the count; the decode route ignores the query.
       let result: Answer | Promise<Answer>;
       switch (route.kind) {
         case 'segment': {
-          const bizTag = decodeTag(route.param);
+          const bizTag = allowedTag(grant, route.param);
           result = withRuntime(deps, issueSegment, bizTag, countIn(url, q), false);
           break;
         }
         case 'segment-range': {
-          const bizTag = decodeTag(route.param);
+          const bizTag = allowedTag(grant, route.param);
           result = withRuntime(deps, leaseSegment, bizTag, leaseCountIn(url, q), false);
           break;
         }
         case 'leaf-segment': {
-          const bizTag = decodeTag(route.param);
+          const bizTag = allowedTag(grant, route.param);
           if (countIn(url, q) !== 0) throw new LeafError('invalid_request', LEAF_ROUTE_COUNT_MESSAGE);
           result = withRuntime(deps, issueSegment, bizTag, 0, true);
           break;
         }
         case 'snowflake':
+          requireAllRoutes(grant);
           result = withRuntime(deps, issueSnowflake, '', countIn(url, q), false);
           break;
         case 'leaf-snowflake':
           decodeTag(route.param);
+          requireAllRoutes(grant);
           if (countIn(url, q) !== 0) throw new LeafError('invalid_request', LEAF_ROUTE_COUNT_MESSAGE);
           result = withRuntime(deps, issueSnowflake, '', 0, true);
           break;
         case 'snowflake-decode':
+          requireAllRoutes(grant);
           result = decodeSnowflake(deps, route.param);
           break;
       }
@@ -120,7 +143,14 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
     } catch (error) {
       return fail(error, method, path);
     }
-  };
+  }
+}
+
+/** The route's tag, decoded and validated, when the grant covers it (403 `forbidden_tag` otherwise). */
+function allowedTag(grant: Grant, raw: string): string {
+  const bizTag = decodeTag(raw);
+  if (grant !== ALL_ROUTES) requireTag(grant, bizTag);
+  return bizTag;
 }
 
 type Issue = (rt: IdRuntime, bizTag: string, count: number, plain: boolean) => Answer | Promise<Answer>;

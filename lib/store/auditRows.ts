@@ -1,4 +1,6 @@
-import { type AuditAction, type AuditEntryRow, type AuditRecord, type AuditSemantics, type AuditStamp, type TagRow, auditTagRow } from './types';
+import { type AuditAction, type AuditEntryRow, type AuditRecord, type AuditSemantics, type AuditStamp, type TagRow, type TokenRow, auditTagRow } from './types';
+
+type AuditedRow = TagRow | AuditSemantics | TokenRow;
 
 /** The limits of leaf_audit's text columns (lib/store/schema): a longer value is cut, never refused. */
 const ACTOR_MAX = 128;
@@ -21,8 +23,8 @@ export function auditInsert(
   stamp: AuditStamp,
   action: AuditAction,
   bizTag: string | null,
-  before: TagRow | AuditSemantics | undefined,
-  after: TagRow | AuditSemantics | undefined,
+  before: AuditedRow | undefined,
+  after: AuditedRow | undefined,
 ): AuditInsert {
   return {
     at: stamp.at,
@@ -36,8 +38,8 @@ export function auditInsert(
   };
 }
 
-/** A tag row (with its semantics when a switch carries them), or a fleet switch's own record. */
-function entryRow(row: TagRow | AuditSemantics | (TagRow & AuditSemantics)): AuditEntryRow {
+/** A tag row (with its semantics when a switch carries them), a fleet switch's own record, or a token row (no hash). */
+function entryRow(row: AuditedRow | (TagRow & AuditSemantics)): AuditEntryRow {
   if (!('bizTag' in row)) return row;
   const tagRow = auditTagRow(row);
   return 'semantics' in row ? { ...tagRow, semantics: row.semantics, ...(row.bumped === undefined ? {} : { bumped: row.bumped }) } : tagRow;

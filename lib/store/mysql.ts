@@ -7,6 +7,7 @@ import { migrateMysql } from './migrate';
 import { MysqlNodes } from './mysqlNodes';
 import { auditInsert } from './auditRows';
 import { insertAuditMysql, listAuditMysql } from './mysqlAudit';
+import { createTokenMysql, listTokensMysql, revokeTokenMysql } from './mysqlTokens';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import {
@@ -47,6 +48,8 @@ import {
   type NodeRegistration,
   type NodeRow,
   type NodeStore,
+  type StoredToken,
+  type TokenRow,
 } from './types';
 
 
@@ -368,6 +371,18 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
 
   listAudit(query: AuditQuery): Promise<AuditRecord[]> {
     return listAuditMysql(this.db, (text, params) => this.query(text, params, true), query);
+  }
+
+  listTokens(): Promise<StoredToken[]> {
+    return listTokensMysql(this.db, (text, params) => this.query(text, params, true));
+  }
+
+  createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow> {
+    return this.transaction((q) => createTokenMysql(this.db, q, token, audit));
+  }
+
+  revokeToken(id: string, at: number, audit: AuditStamp): Promise<TokenRow> {
+    return this.transaction((q) => revokeTokenMysql(this.db, q, id, at, audit));
   }
 
   private recordAudit(

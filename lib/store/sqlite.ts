@@ -11,6 +11,7 @@ import { migrateSqlite } from './migrate';
 import { SqliteNodes } from './sqliteNodes';
 import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import { insertAuditSqlite, listAuditSqlite } from './sqliteAudit';
+import { createTokenSqlite, listTokensSqlite, revokeTokenSqlite } from './sqliteTokens';
 import { bumpDefaultFollowersSqlite, bumpTagSqlite, effectiveSemantics, listSemanticsSqlite, readSemanticsRows, writeSemanticsRow } from './sqliteSemantics';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
 import { type Id, idBigint } from '../segment/id';
@@ -36,6 +37,8 @@ import {
   type NodeRegistration,
   type NodeRow,
   type NodeStore,
+  type StoredToken,
+  type TokenRow,
 } from './types';
 
 
@@ -293,6 +296,20 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
 
   private recordAudit(stamp: AuditStamp, action: AuditAction, bizTag: string | null, before: TagRow | undefined, after: TagRow | undefined): void {
     insertAuditSqlite(this.db, auditInsert(stamp, action, bizTag, before, after));
+  }
+
+  async listTokens(): Promise<StoredToken[]> {
+    return this.guard(() => listTokensSqlite(this.db));
+  }
+
+  async createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow> {
+    const create = this.sqlite.transaction(() => createTokenSqlite(this.db, token, audit));
+    return this.guard(() => create.immediate());
+  }
+
+  async revokeToken(id: string, at: number, audit: AuditStamp): Promise<TokenRow> {
+    const revoke = this.sqlite.transaction(() => revokeTokenSqlite(this.db, id, at, audit));
+    return this.guard(() => revoke.immediate());
   }
 
   async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {

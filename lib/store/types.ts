@@ -233,7 +233,34 @@ export interface NodeStore {
 }
 
 /** What a leaf-ts node needs from its database. */
-export type LeafStore = SegmentStore & WorkerStore & NodeStore & AuditStore;
+export type LeafStore = SegmentStore & WorkerStore & NodeStore & AuditStore & TokenStore;
+
+/** A leaf_token row without its hash: what the admin API and the audit trail show. */
+export interface TokenRow {
+  id: string;
+  name: string;
+  tags: string[];
+  /** ms since the Unix epoch. */
+  createdAt: number;
+  createdBy: string;
+  revokedAt: number | null;
+}
+
+/** A token row with its SHA-256 (hex): what the ID routes' table is built from. */
+export interface StoredToken extends TokenRow {
+  tokenHash: string;
+}
+
+/**
+ * leaf_token: per-tag access tokens. Creating and revoking write their leaf_audit row in the same transaction.
+ */
+export interface TokenStore {
+  /** Every row, revoked ones included, oldest first. */
+  listTokens(): Promise<StoredToken[]>;
+  createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow>;
+  /** Sets revoked_at (once: a revoked token stays as it was). `token_not_found` when missing. */
+  revokeToken(id: string, at: number, audit: AuditStamp): Promise<TokenRow>;
+}
 
 /** A BIGINT read as text (or a small number) as an exact Id: a number up to 2^53−1, a bigint above. */
 export function exactId(value: unknown, bizTag: string): Id {
@@ -243,7 +270,7 @@ export function exactId(value: unknown, bizTag: string): Id {
 }
 
 /** What an audit row records, besides the rows themselves. */
-export type AuditAction = 'tag.semantics' | 'fleet.semantics' | 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout';
+export type AuditAction = 'tag.semantics' | 'fleet.semantics' | 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout' | 'token.create' | 'token.revoke';
 
 /** Who changed something, from where, through which node, when (ms since the Unix epoch). */
 export interface AuditStamp {
@@ -272,7 +299,7 @@ export interface AuditSemantics {
   bumped?: number;
 }
 
-export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics);
+export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow;
 
 export interface AuditRecord extends AuditStamp {
   id: number;

@@ -230,6 +230,10 @@ const GUARDED: Array<Omit<Case, 'name'>> = [
   { method: 'PUT', target: '/api/admin/semantics', body: '{"semantics":"leaf"}', headers: [['Content-Type', 'application/json']] },
   { method: 'GET', target: '/api/metrics' },
   { method: 'HEAD', target: '/api/admin/tags' },
+  // An access token created through a hole would show in leaf_token.
+  { method: 'GET', target: '/api/admin/tokens' },
+  { method: 'POST', target: '/api/admin/tokens', body: '{"name":"intruder","tags":["demo"]}', headers: [['Content-Type', 'application/json']] },
+  { method: 'DELETE', target: '/api/admin/tokens/AAAAAAAAAAAA' },
 ];
 
 const INVALID_JSON = [
@@ -374,6 +378,18 @@ function adminCases(): Case[] {
   for (const body of ['{}', '[]', 'null', '{"semantics":"java"}', '{"semantics":null}', '{"semantics":"leaf","x":1}', '{"semantics":["leaf"]}']) {
     cases.push({ name: 'semantics: bad body', method: 'PUT', target: '/api/admin/semantics', auth: true, headers: JSON_CT, body, codes: ['validation_failed'] });
   }
+  // Access tokens: bad bodies, odd ids, wrong methods.
+  for (const body of ['{}', '[]', 'null', '{"name":"x"}', '{"tags":["demo"]}', '{"name":"","tags":["demo"]}', '{"name":"x","tags":[]}', '{"name":"x","tags":"demo"}',
+    '{"name":"x","tags":["bad tag"]}', '{"name":"x","tags":[5]}', `{"name":"${long(129)}","tags":["demo"]}`, '{"name":"x","tags":["demo"],"extra":1}',
+    `{"name":"x","tags":${JSON.stringify(Array.from({ length: 101 }, (_, i) => `t${i}`))}}`, '{"name":5,"tags":["demo"]}']) {
+    cases.push({ name: 'token create: bad body', method: 'POST', target: '/api/admin/tokens', auth: true, headers: JSON_CT, body, codes: ['validation_failed'] });
+  }
+  for (const body of INVALID_JSON) cases.push({ name: 'token create: invalid JSON', method: 'POST', target: '/api/admin/tokens', auth: true, headers: JSON_CT, body, codes: ['invalid_request'] });
+  for (const id of ['AAAAAAAAAAAA', 'nope', '%00', 'x'.repeat(300), '..%2F', '%E0%A4%A', "a'--"]) {
+    cases.push({ name: 'token revoke: unknown id', method: 'DELETE', target: `/api/admin/tokens/${id}`, auth: true, status: [400, 404] });
+  }
+  for (const method of ['PUT', 'PATCH', 'DELETE']) cases.push({ name: 'tokens collection method', method, target: '/api/admin/tokens', auth: true, status: [405], codes: ['method_not_allowed'] });
+  for (const method of ['GET', 'POST', 'PATCH']) cases.push({ name: 'token method', method, target: '/api/admin/tokens/AAAAAAAAAAAA', auth: true, status: [405], codes: ['method_not_allowed'] });
   cases.push({ name: 'login method', method: 'GET', target: '/api/auth/login', status: [405], codes: ['method_not_allowed'] });
   // Long URLs under the header limit.
   cases.push({ name: 'admin long tag (12 KB)', method: 'GET', target: `/api/admin/tags/${long(12_000)}`, auth: true, codes: ['invalid_tag'] });
@@ -427,7 +443,9 @@ function dump(file: string): string {
   try {
     const alloc = db.prepare('SELECT * FROM leaf_alloc ORDER BY biz_tag').all();
     const tombstones = db.prepare('SELECT * FROM leaf_alloc_tombstone ORDER BY biz_tag').all();
-    return JSON.stringify({ alloc, tombstones }, null, 1);
+    // No bad or unauthenticated request may create or revoke an access token (the first one would close the ID routes).
+    const tokens = db.prepare('SELECT * FROM leaf_token ORDER BY id').all();
+    return JSON.stringify({ alloc, tombstones, tokens }, null, 1);
   } finally {
     db.close();
   }

@@ -81,3 +81,18 @@ export const leafSemantics = mysqlTable('leaf_semantics', {
   bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   semantics: varchar('semantics', { length: 8 }).notNull(),
 });
+
+/**
+ * Per-tag access tokens (lib/auth/scopedTokens.ts): only the SHA-256 of each token is kept, never the token.
+ * `tags` is a JSON array of tag names. Revoked rows stay (revoked_at set), so the console and the audit trail
+ * can still name them. Times are ms since the Unix epoch.
+ */
+export const leafToken = mysqlTable('leaf_token', {
+  id: varchar('id', { length: 16 }).primaryKey().notNull(),
+  name: varchar('name', { length: 128 }).notNull(),
+  tokenHash: varchar('token_hash', { length: 64 }).notNull().unique(),
+  tags: text('tags').notNull(),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  createdBy: varchar('created_by', { length: 128 }).notNull(),
+  revokedAt: bigint('revoked_at', { mode: 'number' }),
+});

@@ -81,3 +81,18 @@ export const leafSemantics = sqliteTable('leaf_semantics', {
   bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   semantics: text('semantics', { length: 8 }).notNull(),
 });
+
+/**
+ * Per-tag access tokens (lib/auth/scopedTokens.ts): only the SHA-256 of each token is kept, never the token.
+ * `tags` is a JSON array of tag names. Revoked rows stay (revoked_at set), so the console and the audit trail
+ * can still name them. Times are ms since the Unix epoch.
+ */
+export const leafToken = sqliteTable('leaf_token', {
+  id: text('id', { length: 16 }).primaryKey().notNull(),
+  name: text('name', { length: 128 }).notNull(),
+  tokenHash: text('token_hash', { length: 64 }).notNull().unique(),
+  tags: text('tags').notNull(),
+  createdAt: integer('created_at', { mode: 'number' }).notNull(),
+  createdBy: text('created_by', { length: 128 }).notNull(),
+  revokedAt: integer('revoked_at', { mode: 'number' }),
+});

@@ -1,0 +1,16 @@
+import type { Metadata } from 'next';
+import { RequireSession } from '@/components/console/RequireSession';
+import { TokensPage } from '@/components/console/TokensPage';
+
+export const metadata: Metadata = { title: 'Access tokens' };
+
+export default function Tokens() {
+  return (
+    <RequireSession>
+      <div className="section-head">
+        <h1>Access tokens</h1>
+      </div>
+      <TokensPage />
+    </RequireSession>
+  );
+}

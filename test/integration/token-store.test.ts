@@ -1,0 +1,112 @@
+/**
+ * leaf_token on MysqlStore (real MariaDB) and SqliteStore (real file), the same cases for both: a created token is
+ * listed with its hash and tags, its audit entry commits with it (with leaf_audit gone, nothing is created), a
+ * revoke sets revoked_at once, and an unknown id is token_not_found.
+ */
+import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newScopedToken } from '../../lib/auth/scopedTokens';
+import { isLeafError } from '../../lib/errors';
+import { MysqlStore } from '../../lib/store/mysql';
+import { SqliteStore } from '../../lib/store/sqlite';
+import type { AuditStamp, LeafStore, StoredToken } from '../../lib/store/types';
+import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+
+interface Harness {
+  store: LeafStore;
+  exec(statement: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+let tmp: TempDir;
+const opened: Harness[] = [];
+beforeAll(() => {
+  tmp = tempDir('leaf-it-tokens-');
+});
+afterAll(async () => {
+  for (const h of opened.splice(0)) await h.close().catch(() => undefined);
+  tmp?.remove();
+});
+
+const factories: Record<'mysql' | 'sqlite', () => Promise<Harness>> = {
+  async mysql() {
+    const db = await freshMysqlDatabase();
+    const store = await MysqlStore.open({ url: db.url });
+    const conn = await mysql.createConnection({ uri: db.url });
+    const h: Harness = {
+      store,
+      exec: async (statement) => void (await conn.query(statement)),
+      async close() {
+        await conn.end();
+        await store.close();
+        await db.drop();
+      },
+    };
+    opened.push(h);
+    return h;
+  },
+  async sqlite() {
+    const file = tmp.file(`tokens-${opened.length}.db`);
+    const store = new SqliteStore({ file });
+    const conn = new Database(file, { timeout: 5_000 });
+    const h: Harness = {
+      store,
+      exec: async (statement) => void conn.exec(statement),
+      async close() {
+        conn.close();
+        await store.close();
+      },
+    };
+    opened.push(h);
+    return h;
+  },
+};
+
+const stamp = (at: number): AuditStamp => ({ actor: 'token:abcdef01', address: '127.0.0.1', nodeId: 'n1', at });
+
+function token(tags: string[], createdAt: number): StoredToken {
+  const t = newScopedToken();
+  return { id: t.id, name: `svc ${createdAt}`, tags, tokenHash: t.hash, createdAt, createdBy: 'token:abcdef01', revokedAt: null };
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (error) {
+    return isLeafError(error) ? error.code : String(error);
+  }
+}
+
+for (const dialect of ['sqlite', 'mysql'] as const) {
+  describe(`leaf_token on ${dialect}`, () => {
+    it('creates, lists, revokes once, audits both in the same transaction', async () => {
+      const { store, exec } = await factories[dialect]();
+      const a = token(['order', 'user'], 1_800_000_000_001);
+      const b = token(['pay'], 1_800_000_000_002);
+      expect(await store.createToken(a, stamp(a.createdAt))).toEqual({ id: a.id, name: a.name, tags: a.tags, createdAt: a.createdAt, createdBy: a.createdBy, revokedAt: null });
+      await store.createToken(b, stamp(b.createdAt));
+      expect(await store.listTokens()).toEqual([a, b]);
+
+      const revoked = await store.revokeToken(a.id, 1_800_000_000_100, stamp(1_800_000_000_100));
+      expect(revoked.revokedAt).toBe(1_800_000_000_100);
+      expect((await store.revokeToken(a.id, 1_800_000_000_200, stamp(1_800_000_000_200))).revokedAt).toBe(1_800_000_000_100);
+      expect((await store.listTokens()).map((t) => t.revokedAt)).toEqual([1_800_000_000_100, null]);
+      expect(await codeOf(store.revokeToken('AAAAAAAAAAAA', 1, stamp(1)))).toBe('token_not_found');
+
+      const audit = await store.listAudit({ limit: 10 });
+      expect(audit.map((e) => e.action)).toEqual(['token.revoke', 'token.create', 'token.create']);
+      expect(audit[0]!.before).toMatchObject({ id: a.id, revokedAt: null });
+      expect(audit[0]!.after).toMatchObject({ id: a.id, revokedAt: 1_800_000_000_100 });
+      expect(JSON.stringify(audit)).not.toContain(a.tokenHash);
+
+      // No audit table: the create rolls back with it.
+      await exec(dialect === 'mysql' ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden' : 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden');
+      const c = token(['x'], 1_800_000_000_300);
+      expect(await codeOf(store.createToken(c, stamp(c.createdAt)))).toBe('store_unavailable');
+      await exec(dialect === 'mysql' ? 'RENAME TABLE leaf_audit_hidden TO leaf_audit' : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit');
+      expect((await store.listTokens()).map((t) => t.id)).toEqual([a.id, b.id]);
+    });
+  });
+}
