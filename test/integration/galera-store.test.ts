@@ -438,15 +438,18 @@ describe('MysqlStore on Galera', () => {
     let lost = 0;
     for (const to of ['leaf', 'leaf-ts', 'leaf', 'leaf-ts', 'leaf', 'leaf-ts'] as const) {
       await new Promise((resolve) => setTimeout(resolve, 150));
-      for (let attempt = 0; attempt < 5; attempt++) {
+      // On a quiet machine the claims come fast enough (thousands in the run) that a switch can lose certification
+      // five times in a row (a clean-clone run saw it): an operator retries, so the test does, with a random pause.
+      for (let attempt = 0; attempt < 30; attempt++) {
         try {
           await stores[switched % 3]!.setDefaultSemantics(to);
           switched++;
           break;
         } catch (error) {
-          // A switch that lost certification on every attempt changed nothing (1213 is a certain non-commit).
+          // A switch that lost certification changed nothing (1213 is a certain non-commit).
           expect(error).toMatchObject({ code: 'store_unavailable', cause: { errno: 1213 } });
           lost++;
+          await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 50));
         }
       }
     }
@@ -455,7 +458,7 @@ describe('MysqlStore on Galera', () => {
     const ranges = claims.map((a) => claimedRange(Number(a.maxId), a.step, a.semantics)).sort((a, b) => a.first - b.first);
     for (let k = 1; k < ranges.length; k++) expect(ranges[k]!.first, `range ${k}`).toBeGreaterThan(ranges[k - 1]!.last);
     const leaf = claims.filter((a) => a.semantics === 'leaf').length;
-    report(`semantics race: ${claims.length} claims (${leaf} in leaf), ${switched} switches applied, ${lost} lost certification on every attempt`);
+    report(`semantics race: ${claims.length} claims (${leaf} in leaf), ${switched} switches applied, ${lost} attempts lost certification`);
     expect(switched).toBe(6);
     expect(leaf).toBeGreaterThan(0);
     expect(leaf).toBeLessThan(claims.length);
