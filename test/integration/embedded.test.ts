@@ -6,12 +6,9 @@
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Semantics } from '../../lib/segment/semantics';
-import { MysqlStore } from '../../lib/store/mysql';
-import { SqliteStore } from '../../lib/store/sqlite';
-import type { LeafStore } from '../../lib/store/types';
-import { type TestDatabase, startNodeServer, stopAllChildren } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir, within } from '../support/context';
+import { startNodeServer, stopAllChildren } from '../../tools/harness';
+import { type TempDir, tempDir, within } from '../support/context';
+import { serverDialects } from '../support/dialects';
 import { killAllWorkers, startWorker } from '../support/procs';
 
 const EMBEDDED = 3;
@@ -20,33 +17,7 @@ const SERVER_IDS = 100_000;
 const TAG = 'embedded-it';
 const START_MAX_ID = 5_000;
 
-interface Dialect {
-  name: string;
-  semantics: Semantics;
-  skip?: () => boolean;
-  open(tmp: TempDir): Promise<{ store: LeafStore; databaseUrl: string; env: Record<string, string> }>;
-}
-
-let database: TestDatabase | undefined;
-const dialects: Dialect[] = [
-  {
-    name: 'one SQLite file',
-    semantics: 'leaf-ts',
-    async open(tmp) {
-      const file = tmp.file('shared.db');
-      return { store: new SqliteStore({ file }), databaseUrl: `file:${file}`, env: { LEAF_SQLITE_FILE: file } };
-    },
-  },
-  {
-    name: 'MariaDB',
-    semantics: 'leaf',
-    skip: () => !mariadbAvailable(),
-    async open() {
-      database = await freshMysqlDatabase();
-      return { store: await MysqlStore.open({ url: database.url }), databaseUrl: database.url, env: { DATABASE_URL: database.url } };
-    },
-  },
-];
+const dialects = serverDialects('shared.db');
 
 let tmp: TempDir;
 beforeAll(() => {
@@ -57,18 +28,18 @@ afterEach(async () => {
   await stopAllChildren(0);
 });
 afterAll(async () => {
-  await database?.drop();
+  await dialects.drop();
   tmp?.remove();
 });
 
-describe.each(dialects)('leaf-ts/embedded beside a server on $name', (dialect) => {
+describe.each(dialects.all)('leaf-ts/embedded beside a server on $name', (dialect) => {
   it(`${EMBEDDED} embedded processes × ${QUOTA.toLocaleString('en-US')} IDs and a server's ${SERVER_IDS.toLocaleString('en-US')}: no ID twice`, async (ctx) => {
     if (dialect.skip?.()) ctx.skip();
-    const { store, databaseUrl, env } = await dialect.open(tmp);
+    const { store, databaseUrl, serverEnv, close } = await dialect.open(tmp);
     try {
       await store.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
       const server = await startNodeServer({
-        env: { ...process.env, NODE_ENV: 'production', LEAF_NODE_ID: `embedded-it-${dialect.semantics}`, LEAF_SEGMENT_SEMANTICS: dialect.semantics, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off', ...env } as NodeJS.ProcessEnv,
+        env: serverEnv({ LEAF_NODE_ID: `embedded-it-${dialect.semantics}` }),
         timeoutMs: 60_000,
       });
       const workers = Array.from({ length: EMBEDDED }, (_, i) => {
@@ -113,7 +84,7 @@ describe.each(dialects)('leaf-ts/embedded beside a server on $name', (dialect) =
       expect(all[all.length - 1]).toBeLessThanOrEqual(BigInt(row?.maxId ?? 0));
       console.log(`[embedded-it] ${dialect.name}: ${all.length.toLocaleString('en-US')} IDs, embedded ms ${done.map((d) => d.ms).join('/')}, no duplicate`);
     } finally {
-      await store.close();
+      await close();
     }
   });
 });

@@ -6,55 +6,23 @@
  * semantics; MariaDB (the integration globalSetup's) in Java Leaf's `leaf` semantics.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Semantics } from '../../lib/segment/semantics';
-import { MysqlStore } from '../../lib/store/mysql';
-import { SqliteStore } from '../../lib/store/sqlite';
-import type { LeafStore } from '../../lib/store/types';
-import { type NodeServer, type TestDatabase, startNodeServer, stopChild } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir } from '../support/context';
+import { type NodeServer, startNodeServer, stopChild } from '../../tools/harness';
+import { type TempDir, tempDir } from '../support/context';
+import { serverDialects } from '../support/dialects';
 
 const STEP = 1_000;
 /** Past the 10% preload point: each node holds a pending segment too when it stops. */
 const SERVED = 150;
 const TAGS = { off: 'gb-off', on: 'gb-on', kill: 'gb-kill', shared: 'gb-shared' };
 
-interface Dialect {
-  name: string;
-  semantics: Semantics;
-  skip?: () => boolean;
-  open(tmp: TempDir): Promise<{ store: LeafStore; env: Record<string, string>; close(): Promise<void> }>;
-}
-
-let database: TestDatabase | undefined;
-
-const dialects: Dialect[] = [
-  {
-    name: 'sqlite file',
-    semantics: 'leaf-ts',
-    async open(tmp) {
-      const file = tmp.file('giveback.db');
-      const store = new SqliteStore({ file });
-      return { store, env: { LEAF_SQLITE_FILE: file }, close: async () => store.close() };
-    },
-  },
-  {
-    name: 'mariadb',
-    semantics: 'leaf',
-    skip: () => !mariadbAvailable(),
-    async open() {
-      database = await freshMysqlDatabase();
-      const store = await MysqlStore.open({ url: database.url });
-      return { store, env: { DATABASE_URL: database.url }, close: () => store.close() };
-    },
-  },
-];
+const dialects = serverDialects('giveback.db');
 
 let tmp: TempDir;
 beforeAll(() => {
   tmp = tempDir('leaf-it-giveback-');
 });
 afterAll(async () => {
-  await database?.drop();
+  await dialects.drop();
   tmp?.remove();
 });
 
@@ -76,14 +44,13 @@ function expectUnique(ids: bigint[], what: string): void {
   expect(new Set(ids).size, `${what}: an ID served twice`).toBe(ids.length);
 }
 
-describe.each(dialects)('give-back on restart, $name', (dialect) => {
+describe.each(dialects.all)('give-back on restart, $name', (dialect) => {
   it('graceful stop gives back ~all unused IDs; off, kill -9 and a later claim by another node give back nothing', async (ctx) => {
     if (dialect.skip?.()) ctx.skip();
-    const { store, env, close } = await dialect.open(tmp);
+    const { store, serverEnv, close } = await dialect.open(tmp);
     const started: NodeServer[] = [];
     const start = async (name: string, giveBack: 'on' | 'off') => {
-      const base = { ...process.env, NODE_ENV: 'production', LEAF_SEGMENT_SEMANTICS: dialect.semantics, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off', ...env };
-      const server = await startNodeServer({ env: { ...base, LEAF_NODE_ID: name, LEAF_GIVE_BACK: giveBack } as NodeJS.ProcessEnv, timeoutMs: 60_000 });
+      const server = await startNodeServer({ env: serverEnv({ LEAF_NODE_ID: name, LEAF_GIVE_BACK: giveBack }), timeoutMs: 60_000 });
       started.push(server);
       return server;
     };

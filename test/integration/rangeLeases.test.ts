@@ -6,12 +6,9 @@
  * semantics; MariaDB (the integration globalSetup's) with the servers set to `leaf` semantics.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Semantics } from '../../lib/segment/semantics';
-import { MysqlStore } from '../../lib/store/mysql';
-import { SqliteStore } from '../../lib/store/sqlite';
-import type { LeafStore } from '../../lib/store/types';
-import { type NodeServer, type TestDatabase, rng, startNodeServer } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir, within } from '../support/context';
+import { type NodeServer, rng, startNodeServer } from '../../tools/harness';
+import { type TempDir, tempDir, within } from '../support/context';
+import { serverDialects } from '../support/dialects';
 
 const TAG = 'leases';
 const DB_STEP = 1_000;
@@ -28,57 +25,27 @@ interface Lease {
   ranges: Array<{ start: string; end: string }>;
 }
 
-interface Dialect {
-  name: string;
-  semantics: Semantics;
-  skip?: () => boolean;
-  open(tmp: TempDir): Promise<{ store: LeafStore; env: Record<string, string>; close(): Promise<void> }>;
-}
-
-let database: TestDatabase | undefined;
-
-const dialects: Dialect[] = [
-  {
-    name: 'sqlite file',
-    semantics: 'leaf-ts',
-    async open(tmp) {
-      const file = tmp.file('fleet.db');
-      const store = new SqliteStore({ file });
-      return { store, env: { LEAF_SQLITE_FILE: file }, close: async () => store.close() };
-    },
-  },
-  {
-    name: 'mariadb',
-    semantics: 'leaf',
-    skip: () => !mariadbAvailable(),
-    async open() {
-      database = await freshMysqlDatabase();
-      const store = await MysqlStore.open({ url: database.url });
-      return { store, env: { DATABASE_URL: database.url }, close: () => store.close() };
-    },
-  },
-];
+const dialects = serverDialects('fleet.db');
 
 let tmp: TempDir;
 beforeAll(() => {
   tmp = tempDir('leaf-it-ranges-');
 });
 afterAll(async () => {
-  await database?.drop();
+  await dialects.drop();
   tmp?.remove();
 });
 
-describe.each(dialects)('range leases from $name', (dialect) => {
+describe.each(dialects.all)('range leases from $name', (dialect) => {
   it(`${SERVERS} servers serve leases of 1..${MAX_LEASE} beside single IDs: no overlap, each lease exactly its count`, async (ctx) => {
     if (dialect.skip?.()) ctx.skip();
-    const { store, env, close } = await dialect.open(tmp);
+    const { store, serverEnv, close } = await dialect.open(tmp);
     const servers: NodeServer[] = [];
     try {
       await store.createTag({ bizTag: TAG, step: DB_STEP });
-      const base = { ...process.env, NODE_ENV: 'production', LEAF_SEGMENT_SEMANTICS: dialect.semantics, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off', ...env };
       servers.push(
         ...(await Promise.all(
-          Array.from({ length: SERVERS }, (_, i) => startNodeServer({ env: { ...base, LEAF_NODE_ID: `ranges-${i}` } as NodeJS.ProcessEnv, timeoutMs: 60_000 })),
+          Array.from({ length: SERVERS }, (_, i) => startNodeServer({ env: serverEnv({ LEAF_NODE_ID: `ranges-${i}` }), timeoutMs: 60_000 })),
         )),
       );
 

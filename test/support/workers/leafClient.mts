@@ -7,10 +7,9 @@
  * Protocol: parent sends {type:'config', urls, token, tag, quota, outFile, seed, maxLease?, leaseTargetMs?}; worker
  * replies {type:'ready'}; parent sends {type:'go'}.
  */
-import fs from 'node:fs';
 import { LeafClient, type FetchLike } from '../../../lib/client';
-import { rng } from '../../../tools/harness/rng';
 import { fail, finish, nextMessage, send, type Message } from './ipc.mts';
+import { drawMixed, writeIds } from './mixedDraw.mts';
 
 interface Config extends Message {
   urls: string[];
@@ -42,38 +41,18 @@ async function main(): Promise<void> {
   };
   // Small leases that last little, so a run of a second makes many lease requests and spans the kill.
   const client = new LeafClient({ urls, token, fetch: countingFetch, timeoutMs: 2_000, maxLease, leaseTargetMs });
-  const handle = client.tag(tag);
-  const random = rng(seed);
-  const ids = new BigUint64Array(quota);
   await send({ type: 'ready' });
   await nextMessage('go');
-  const started = Date.now();
-  let n = 0;
   let reported = false;
-  while (n < quota) {
-    const pick = random();
-    if (pick < 0.1) {
-      const batch = Math.min(quota - n, 1 + Math.floor(random() * 500));
-      const taken = client.take(tag, batch);
-      for (const id of Array.isArray(taken) ? taken : await taken) ids[n++] = id;
-    } else {
-      // A slice of single IDs, then a turn of the event loop so leases land and the parent can act.
-      const end = Math.min(quota, n + 2_000);
-      while (n < end) {
-        const id = pick < 0.55 ? client.nextId(tag) : handle.next();
-        ids[n++] = typeof id === 'bigint' ? id : await id;
-      }
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  const { ids, issued, ms } = await drawMixed(client, tag, quota, seed, async (n) => {
     if (!reported && n >= quota / 4) {
       reported = true;
       await send({ type: 'progress', issued: n });
     }
-  }
-  const ms = Date.now() - started;
+  });
   client.close();
-  fs.writeFileSync(outFile, new Uint8Array(ids.buffer));
-  await finish({ type: 'done', issued: n, ms, requests });
+  writeIds(outFile, ids);
+  await finish({ type: 'done', issued, ms, requests });
 }
 
 main().catch(fail);
