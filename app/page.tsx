@@ -1,3 +1,4 @@
+import { Suspense } from 'react';
 import { Dashboard } from '@/components/console/Dashboard';
 import { RequireSession } from '@/components/console/RequireSession';
 import { PrefetchFirstPage } from '@/components/console/TagListControls';
@@ -7,7 +8,10 @@ export default function Home() {
     <>
       <PrefetchFirstPage />
       <RequireSession>
-        <Dashboard />
+        {/* The dashboard reads its list state from the address bar (useSearchParams): client-rendered. */}
+        <Suspense>
+          <Dashboard />
+        </Suspense>
       </RequireSession>
     </>
   );

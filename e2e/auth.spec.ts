@@ -12,6 +12,16 @@ test.describe('login', () => {
     await expect(page.getByRole('heading', { name: 'demo', level: 1 })).toBeVisible();
   });
 
+  test('a shared link to a searched, sorted page of tags comes back whole after the login', async ({ page }) => {
+    await page.goto('/?q=demo&sort=-rate');
+    await expect(page).toHaveURL(/\/login\?next=%2F%3Fq%3Ddemo%26sort%3D-rate$/);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect(page).toHaveURL(/\/\?q=demo&sort=-rate$/);
+    await expect(page.getByLabel('Search tags')).toHaveValue('demo');
+    await expect(page.getByRole('columnheader', { name: /rate/i }).first()).toHaveAttribute('aria-sort', 'descending');
+  });
+
   test('a wrong token is refused and no session is set', async ({ page }) => {
     await page.goto('/');
     await expect(page).toHaveURL(/\/login/);

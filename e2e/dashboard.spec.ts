@@ -115,6 +115,16 @@ test.describe('dashboard', () => {
     await page.getByRole('button', { name: 'max_id' }).click();
     await expect(page.locator('tbody tr').first()).toHaveAttribute('data-testid', `tag-row-${prefix}-00`);
 
+    // The address bar keeps search, sort and page: a reload (or a shared link) shows the same page.
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect(page.getByTestId('tags-range')).toHaveText('51–60 of 60');
+    await expect(page).toHaveURL(new RegExp(`\\?q=${prefix}&sort=maxId&page=2$`));
+    await page.reload();
+    await expect(page.getByLabel('Search tags')).toHaveValue(prefix);
+    await expect(page.getByTestId('tags-range')).toHaveText('51–60 of 60');
+    await expect(page.getByRole('columnheader', { name: 'max_id' })).toHaveAttribute('aria-sort', 'ascending');
+    await expect(page.locator('tbody tr').first()).toHaveAttribute('data-testid', `tag-row-${prefix}-50`);
+
     // Descriptions are searched too; one page, no pager.
     await page.getByLabel('Search tags').fill('needle IN a');
     await expect(page.locator('tbody tr')).toHaveCount(3);

@@ -13,7 +13,7 @@ export function RequireSession({ children }: { children: ReactNode }) {
   const signedOut = session.data?.authenticated === false;
 
   useEffect(() => {
-    if (signedOut) router.replace(`/login?next=${encodeURIComponent(pathname)}`);
+    if (signedOut) router.replace(`/login?next=${encodeURIComponent(`${pathname}${window.location.search}`)}`);
   }, [signedOut, pathname, router]);
 
   if (session.isPending) return <p className="muted">Checking your session…</p>;

@@ -1,7 +1,9 @@
 'use client';
 
 import { usePrefetchQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
+import { TAG_LIST_SORT_KEYS } from '@/lib/admin/views';
 import type { TagListParams, TagListSortKey } from './api';
 import { formatInt } from './format';
 import { tagListQuery } from './queries';
@@ -11,31 +13,65 @@ export const PAGE_SIZE = 50;
 export const FIRST_PAGE: TagListParams = { q: '', sort: 'name', offset: 0, limit: PAGE_SIZE };
 
 /**
- * Asks for the first page while the session check is still out, instead of after it: one round trip less before
+ * Asks for the first page (the one the address bar names) while the session check is still out, instead of after it: one round trip less before
  * the table shows. Signed out, its 401 sends the operator to the login page like any other.
  */
 export function PrefetchFirstPage() {
-  usePrefetchQuery(tagListQuery(FIRST_PAGE));
+  usePrefetchQuery(tagListQuery({ ...urlListParams(), limit: PAGE_SIZE }));
   return null;
 }
 const SEARCH_DEBOUNCE_MS = 250;
 
+/** The list's state in the address bar (`?q=…&sort=-rate&page=2`), so a reload, Back or a shared link shows the same page. */
+export function listParamsFromUrl(search: string): Pick<TagListParams, 'q' | 'sort' | 'offset'> {
+  const url = new URLSearchParams(search);
+  const q = (url.get('q') ?? '').trim();
+  const sortParam = url.get('sort') ?? '';
+  const sort = (TAG_LIST_SORT_KEYS as readonly string[]).includes(sortParam.replace(/^-/, '')) ? (sortParam as TagListParams['sort']) : FIRST_PAGE.sort;
+  const page = Number(url.get('page'));
+  const offset = Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0;
+  return { q, sort, offset };
+}
+
+/** The list's state from the address bar; the first page where there is none (or on the server). */
+function urlListParams(): Pick<TagListParams, 'q' | 'sort' | 'offset'> {
+  return typeof window === 'undefined' ? FIRST_PAGE : listParamsFromUrl(window.location.search);
+}
+
+/** The query string for `params`: only what differs from the first page, so the plain dashboard keeps a plain URL. */
+export function listParamsToUrl({ q, sort, offset }: Pick<TagListParams, 'q' | 'sort' | 'offset'>): string {
+  const url = new URLSearchParams();
+  if (q !== '') url.set('q', q);
+  if (sort !== FIRST_PAGE.sort) url.set('sort', sort);
+  if (offset > 0) url.set('page', String(Math.floor(offset / PAGE_SIZE) + 1));
+  const text = url.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
 /**
- * The tag list's query as the dashboard holds it: search (sent once typing pauses), sort and page. A new search
- * or sort goes back to the first page.
+ * The tag list's query as the dashboard holds it: search (sent once typing pauses), sort and page, mirrored in the
+ * address bar. A new search or sort goes back to the first page.
  */
 export function useTagListParams() {
-  const [search, setSearch] = useState('');
-  const [q, setQ] = useState('');
-  const [sort, setSortParam] = useState<TagListParams['sort']>(FIRST_PAGE.sort);
-  const [offset, setOffset] = useState(FIRST_PAGE.offset);
+  // Next's view of the address bar: right on a full load and after a client-side navigation (the login's return).
+  const searchParams = useSearchParams();
+  const [initial] = useState(() => listParamsFromUrl(searchParams.toString()));
+  const [search, setSearch] = useState(initial.q);
+  const [q, setQ] = useState(initial.q);
+  const [sort, setSortParam] = useState<TagListParams['sort']>(initial.sort);
+  const [offset, setOffset] = useState(initial.offset);
   useEffect(() => {
+    const query = listParamsToUrl({ q, sort, offset });
+    if (query !== window.location.search) window.history.replaceState(window.history.state, '', `${window.location.pathname}${query}`);
+  }, [q, sort, offset]);
+  useEffect(() => {
+    if (search.trim() === q) return;
     const timer = setTimeout(() => {
       setQ(search.trim());
       setOffset(0);
     }, SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
-  }, [search]);
+  }, [search, q]);
   const params: TagListParams = { q, sort, offset, limit: PAGE_SIZE };
   return {
     params,
