@@ -33,13 +33,19 @@ export type PatternResult = { ok: true; pattern: FormatPattern } | { ok: false; 
 export type DateFields = Readonly<Record<DateToken, string>>;
 
 const SEQ = /^seq:([0-9]{1,2})$/;
-// Control characters would make an ID unprintable in logs and URLs.
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Control characters would make an ID unprintable in logs and URLs. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
 
 export function parsePattern(source: string): PatternResult {
   if (source.length === 0) return { ok: false, error: 'The pattern is empty.' };
   if (source.length > MAX_PATTERN_LENGTH) return { ok: false, error: `The pattern is longer than ${MAX_PATTERN_LENGTH} characters.` };
-  if (CONTROL.test(source)) return { ok: false, error: 'The pattern contains a control character.' };
+  if (hasControl(source)) return { ok: false, error: 'The pattern contains a control character.' };
   const parts: PatternPart[] = [];
   let literal = '';
   const flush = (): void => {
