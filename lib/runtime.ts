@@ -210,7 +210,9 @@ export async function closeRuntime(): Promise<void> {
   if (runtime !== null) {
     runtime.tokens.stop();
     runtime.stopSampler();
-    const [given] = await Promise.all([runtime.segments.close({ giveBack: runtime.config.giveBack }), runtime.formats.close()]);
+    const giveBack = runtime.config.giveBack;
+    const [given, givenFormats] = await Promise.all([runtime.segments.close({ giveBack }), runtime.formats.close({ giveBack })]);
+    given.push(...givenFormats);
     if (runtime.config.giveBack) runtime.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
     await Promise.all([runtime.snowflake?.stop(), runtime.fleet.stop()]);
     await runtime.store.close();

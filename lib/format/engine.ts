@@ -2,7 +2,7 @@ import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentLoadRecord } from '../segment/buffer';
-import { SegmentEngine, type IdRanges, runBase } from '../segment/engine';
+import { type GivenBack, type IdRanges, SegmentEngine, runBase } from '../segment/engine';
 import { formatNotFound } from '../store/formatRows';
 import type { FormatRow, FormatSource } from '../store/types';
 import { type FormatPattern, idRenderer, parsePattern, sequenceCap } from './pattern';
@@ -107,10 +107,13 @@ export class FormatEngine {
     this.refreshTimer = null;
   }
 
-  /** Stops serving. Nothing is given back: a period's rows have no compare-and-set, and its numbers are cheap. */
-  async close(): Promise<void> {
+  /**
+   * Stops serving; with `giveBack`, each period's latest claim gives back its unused top, as the segment mode does
+   * (only while no other node claimed the period after it). Returns what was given back, per `tag@period`.
+   */
+  async close(options: { giveBack: boolean; timeoutMs?: number }): Promise<GivenBack[]> {
     this.stop();
-    await this.sequences.close({ giveBack: false });
+    return this.sequences.close(options);
   }
 
   /** Re-reads the format list: new formats appear, deleted ones go, edits apply. Single-flight. */

@@ -1,4 +1,5 @@
 import { LeafError } from '../errors';
+import type { Id } from '../segment/id';
 import type { Allocation, FormatSource, TagInfo } from '../store/types';
 import type { ResetPeriod } from './period';
 
@@ -61,6 +62,12 @@ export class PeriodSource {
 
   async listTags(): Promise<TagInfo[]> {
     return [...this.periods].map(([bizTag, f]) => ({ bizTag, step: f.step }));
+  }
+
+  /** The segment engine's graceful give-back (lib/segment/giveBack.ts), on the period's row. */
+  giveBack(tag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean> {
+    const { bizTag, periodKey } = splitPeriodTag(tag);
+    return this.store.giveBackPeriod(bizTag, periodKey, Number(claimedMaxId), Number(newMaxId));
   }
 
   async allocate(tag: string, step?: number): Promise<Allocation> {

@@ -8,7 +8,7 @@ import { MysqlNodes } from './mysqlNodes';
 import { auditInsert } from './auditRows';
 import { insertAuditMysql, listAuditMysql } from './mysqlAudit';
 import { createTokenMysql, listTokensMysql, revokeTokenMysql } from './mysqlTokens';
-import { claimPeriodMysql, createFormatMysql, deleteFormatMysql, getFormatMysql, listFormatPeriodsMysql, listFormatsMysql, updateFormatMysql } from './mysqlFormats';
+import { claimPeriodMysql, giveBackPeriodMysql, createFormatMysql, deleteFormatMysql, getFormatMysql, listFormatPeriodsMysql, listFormatsMysql, updateFormatMysql } from './mysqlFormats';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import {
@@ -406,6 +406,10 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
   /** Retried after an unknown outcome, like a segment claim: a claim that did land is then a gap, never a repeat. */
   claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim> {
     return claimPeriodMysql((text, params) => this.query(text, params, true), bizTag, periodKey, step, cap);
+  }
+
+  giveBackPeriod(bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean> {
+    return giveBackPeriodMysql(this.db, (text, params) => this.query(text, params, false), bizTag, periodKey, claimedMaxId, newMaxId);
   }
 
   createFormat(format: NewFormat, audit: AuditStamp): Promise<FormatRow> {

@@ -91,6 +91,17 @@ export async function claimPeriodMysql(run: Run, bizTag: string, periodKey: stri
   return claimFrom(Number(header.insertId), step, cap);
 }
 
+/** One statement; run by the store without a retry after an unknown outcome (then nothing counts as given back). */
+export async function giveBackPeriodMysql(db: MySql2Database, run: Run, bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean> {
+  const t = leafFormatPeriod;
+  const update = db
+    .update(t)
+    .set({ maxId: newMaxId, updateTime: DB_NOW_MS })
+    .where(and(eq(t.bizTag, bizTag), eq(t.periodKey, periodKey), eq(t.maxId, claimedMaxId)))
+    .toSQL();
+  return (await run<ResultSetHeader>(update.sql, update.params)).affectedRows === 1;
+}
+
 /** Inside a transaction: the row and its audit entry commit together. */
 export async function createFormatMysql(db: MySql2Database, q: Run, format: NewFormat, audit: AuditStamp): Promise<FormatRow> {
   checkCreate(await readFormat(q, format.bizTag, true), format);

@@ -12,7 +12,7 @@ import { SqliteNodes } from './sqliteNodes';
 import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import { insertAuditSqlite, listAuditSqlite } from './sqliteAudit';
 import { createTokenSqlite, listTokensSqlite, revokeTokenSqlite } from './sqliteTokens';
-import { claimPeriodSqlite, createFormatSqlite, deleteFormatSqlite, getFormatSqlite, listFormatPeriodsSqlite, listFormatsSqlite, updateFormatSqlite } from './sqliteFormats';
+import { claimPeriodSqlite, giveBackPeriodSqlite, createFormatSqlite, deleteFormatSqlite, getFormatSqlite, listFormatPeriodsSqlite, listFormatsSqlite, updateFormatSqlite } from './sqliteFormats';
 import { bumpDefaultFollowersSqlite, bumpTagSqlite, effectiveSemantics, listSemanticsSqlite, readSemanticsRows, writeSemanticsRow } from './sqliteSemantics';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
 import { type Id, idBigint } from '../segment/id';
@@ -333,6 +333,10 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
   /** One statement, atomic under SQLite's write lock (sqliteFormats.ts). */
   async claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim> {
     return this.guard(() => claimPeriodSqlite(this.db, bizTag, periodKey, step, cap));
+  }
+
+  async giveBackPeriod(bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean> {
+    return this.guard(() => giveBackPeriodSqlite(this.db, bizTag, periodKey, claimedMaxId, newMaxId));
   }
 
   async createFormat(format: NewFormat, audit: AuditStamp): Promise<FormatRow> {

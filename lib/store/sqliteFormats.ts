@@ -47,6 +47,16 @@ export function claimPeriodSqlite(db: BetterSQLite3Database, bizTag: string, per
   return claimFrom(Number(row.maxId) - Number(row.step) + 1, Number(row.step), cap);
 }
 
+export function giveBackPeriodSqlite(db: BetterSQLite3Database, bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): boolean {
+  const t = leafFormatPeriod;
+  const result = db
+    .update(t)
+    .set({ maxId: sql`${BigInt(newMaxId)}`, updateTime: DB_NOW_MS })
+    .where(and(eq(t.bizTag, bizTag), eq(t.periodKey, periodKey), eq(t.maxId, sql`${BigInt(claimedMaxId)}`)))
+    .run();
+  return result.changes === 1;
+}
+
 export function createFormatSqlite(db: BetterSQLite3Database, format: NewFormat, audit: AuditStamp): FormatRow {
   const found = readFormat(db, format.bizTag);
   checkCreate(found, format);

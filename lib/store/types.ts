@@ -377,6 +377,11 @@ export interface FormatSource {
    * max_id, never past `cap` (10^width − 1). Two callers, in any processes, never get overlapping numbers.
    */
   claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim>;
+  /**
+   * A graceful stop gives back the unused top of this node's latest claim of a period: max_id from `claimedMaxId`
+   * down to `newMaxId`, only while the row still holds `claimedMaxId` (SegmentSource.giveBack's compare-and-set).
+   */
+  giveBackPeriod(bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean>;
 }
 
 /**

@@ -84,6 +84,10 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
       ]);
       expect(periods[0]!.updateTime).toBeGreaterThan(Date.now() - 60_000);
       expect((await store.listFormatPeriods('ord', ['20261202'])).map((p) => p.periodKey)).toEqual(['20261202']);
+      // Give-back is a compare-and-set on the period's max_id.
+      expect(await store.giveBackPeriod('ord', '20261203', 9, 5)).toBe(false);
+      expect(await store.giveBackPeriod('ord', '20261203', 10, 5)).toBe(true);
+      expect(await store.claimPeriod('ord', '20261203', 10, 99)).toEqual({ maxId: 15, count: 10 });
     });
 
     it('first claims of a fresh period from several connections at once never overlap', async () => {

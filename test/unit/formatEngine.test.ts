@@ -26,7 +26,7 @@ beforeEach(() => {
   store = new SqliteStore({ file: path.join(dir, 'leaf.db') });
 });
 afterEach(async () => {
-  for (const e of engines.splice(0)) await e.close();
+  for (const e of engines.splice(0)) await e.close({ giveBack: false });
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -172,6 +172,21 @@ describe('FormatEngine', () => {
       ['202602', 30],
       ['202601', 30],
     ]);
+  });
+
+  it('a graceful close gives back the unused top of the period\'s latest claim; the next node continues right after', async () => {
+    await store.createFormat({ ...base, bizTag: 'g', pattern: 'G{yyyyMMdd}{seq:6}', resetPeriod: 'daily' }, stamp);
+    const clock = new FakeClock(Date.parse('2026-12-02T10:00:00Z'));
+    const first = await node(clock);
+    const ids = await first.takeIds('g', 12);
+    expect(ids[11]).toBe('G20261202000012');
+    engines.splice(engines.indexOf(first), 1);
+    await flush(); // the preload has landed (installed as the pending segment)
+    const given = await first.close({ giveBack: true });
+    expect(given.map((g) => [g.bizTag, g.first, g.maxIdAfter])).toEqual([['g@20261202', '13', '12']]);
+    expect((await store.listFormatPeriods('g'))[0]!.maxId).toBe(12);
+    const second = await node(clock);
+    expect(await one(second, 'g')).toBe('G20261202000013');
   });
 
   it('a never-resetting format has one counter; an unknown tag is a 404 in the formatted tag\'s words', async () => {
