@@ -171,6 +171,7 @@ export class FormatEngine {
     const format = this.formats.get(bizTag);
     if (format === undefined) return this.lookUpMissing(bizTag).then(() => this.nextId(bizTag));
     const view = this.viewNow(format);
+    this.refuseWhenUsedUp(view.tag, 1);
     const seq = this.sequences.nextId(view.tag);
     return seq instanceof Promise ? seq.then((n) => view.render(Number(n)), (error: unknown) => this.failed(bizTag, error)) : view.render(Number(seq));
   }
@@ -180,8 +181,18 @@ export class FormatEngine {
     const format = this.formats.get(bizTag);
     if (format === undefined) return this.lookUpMissing(bizTag).then(() => this.takeIds(bizTag, count));
     const view = this.viewNow(format);
+    this.refuseWhenUsedUp(view.tag, count);
     const ranges = this.sequences.takeRanges(view.tag, count);
     return ranges instanceof Promise ? ranges.then((r) => renderRanges(r, view.render), (error: unknown) => this.failed(bizTag, error)) : renderRanges(ranges, view.render);
+  }
+
+  /**
+   * A period known to be used up answers at once once its buffers cannot serve the request, without a claim (and
+   * its log line) per request: one Map lookup while the period is not used up.
+   */
+  private refuseWhenUsedUp(tag: string, count: number): void {
+    const exhausted = this.periods.exhausted(tag);
+    if (exhausted !== null && this.sequences.tag(tag).buffered < count) throw exhausted;
   }
 
   /** A failure of the period's sequence, in the formatted tag's words. */

@@ -64,6 +64,15 @@ export class PeriodSource {
     return [...this.periods].map(([bizTag, f]) => ({ bizTag, step: f.step }));
   }
 
+  /** The period was found used up at the width it is claimed with now: claiming again would find nothing. */
+  exhausted(tag: string): LeafError | null {
+    const at = this.exhaustedAt.get(tag);
+    const format = this.periods.get(tag);
+    if (at === undefined || format === undefined || at < format.cap) return null;
+    const { bizTag, periodKey } = splitPeriodTag(tag);
+    return sequenceExhausted(bizTag, periodKey, format.reset, format.width);
+  }
+
   /** The segment engine's graceful give-back (lib/segment/giveBack.ts), on the period's row. */
   giveBack(tag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean> {
     const { bizTag, periodKey } = splitPeriodTag(tag);
@@ -74,12 +83,11 @@ export class PeriodSource {
     const format = this.periods.get(tag);
     const { bizTag, periodKey } = splitPeriodTag(tag);
     if (format === undefined) throw new LeafError('tag_not_found', `Formatted tag "${bizTag}" does not serve period "${periodKey}" here.`);
-    const exhaustedAt = this.exhaustedAt.get(tag);
-    if (exhaustedAt === undefined || exhaustedAt < format.cap) {
-      const claim = await this.store.claimPeriod(bizTag, periodKey, step ?? format.step, format.cap);
-      if (claim.count > 0) return { bizTag: tag, maxId: claim.maxId, step: claim.count, semantics: 'leaf-ts' };
-      this.exhaustedAt.set(tag, format.cap);
-    }
+    const known = this.exhausted(tag);
+    if (known !== null) throw known;
+    const claim = await this.store.claimPeriod(bizTag, periodKey, step ?? format.step, format.cap);
+    if (claim.count > 0) return { bizTag: tag, maxId: claim.maxId, step: claim.count, semantics: 'leaf-ts' };
+    this.exhaustedAt.set(tag, format.cap);
     throw sequenceExhausted(bizTag, periodKey, format.reset, format.width);
   }
 }

@@ -140,6 +140,21 @@ describe('formatted tags through the admin API and both lanes', () => {
     expect(Number(next.slice(-8))).toBe(before + 1);
   });
 
+  it('a used-up period answers 503 sequence_exhausted on both lanes, never a wider or wrapped number', async () => {
+    const tiny = { bizTag: 'tiny', pattern: 'T{seq:1}', resetPeriod: 'never', timeZone: 'UTC', step: 5 };
+    expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', tiny))).toBe('201');
+    const all = await (await get(fast, '/api/id/formatted/tiny?count=9')).json();
+    expect(all.ids).toEqual(['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7', 'T8', 'T9']);
+    for (const [lane, server] of lanes()) {
+      const r = await get(server, '/api/id/formatted/tiny');
+      expect(r.status, lane).toBe(503);
+      const { error } = await r.json();
+      expect(error.code, lane).toBe('sequence_exhausted');
+      expect(error.message, lane).toContain('Formatted tag "tiny" has used every number');
+      expect(error.message, lane).toContain('{seq:1} ends at 9');
+    }
+  });
+
   it('a scoped token draws formatted IDs of its tag only; without a token the routes close', async () => {
     const created = await (await admin(fast, 'POST', '/api/admin/tokens', { name: 'ord svc', tags: ['ord'] })).json();
     expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'inv', pattern: 'INV{yyyyMMdd}{seq:4}' }))).toBe('201');

@@ -31,12 +31,18 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Each node's successful claims: the period's name, its size, when (by the node's clock). */
+/** Each node's successful claims: the period's name, its size, when (by the node's clock); and its failed ones. */
 const claims = new Map<FormatEngine, Array<{ tag: string; step: number; at: number }>>();
+const claimFailures = new Map<FormatEngine, number>();
 
 async function node(clock: FakeClock): Promise<FormatEngine> {
   const log: Array<{ tag: string; step: number; at: number }> = [];
-  const engine = new FormatEngine({ store, clock, refreshIntervalMs: 0, onLoad: (tag, r) => void (r.ok && log.push({ tag, step: r.step, at: r.at })) });
+  const engine: FormatEngine = new FormatEngine({
+    store,
+    clock,
+    refreshIntervalMs: 0,
+    onLoad: (tag, r) => void (r.ok ? log.push({ tag, step: r.step, at: r.at }) : claimFailures.set(engine, (claimFailures.get(engine) ?? 0) + 1)),
+  });
   claims.set(engine, log);
   engines.push(engine);
   await engine.start();
@@ -47,9 +53,10 @@ async function one(engine: FormatEngine, bizTag: string): Promise<string> {
   return engine.nextId(bizTag);
 }
 
-async function codeOf(p: Promise<unknown> | unknown): Promise<string> {
+/** What a call answers: `ok`, or `code status: message`; `p` may be a function, so a synchronous throw counts too. */
+async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
   try {
-    await p;
+    await (typeof p === 'function' ? p() : p);
     return 'ok';
   } catch (error) {
     return isLeafError(error) ? `${error.code} ${error.status}: ${error.message}` : String(error);
@@ -143,8 +150,13 @@ describe('FormatEngine', () => {
     expect(ids[0]).toBe('INV2026-01');
     expect(ids[98]).toBe('INV2026-99');
     const refusal = await codeOf(one(engine, 'inv'));
+    // Known used up: later requests are refused at once, without another claim or its log line.
+    const failedClaims = () => (claimFailures.get(engine) ?? 0);
+    const before = failedClaims();
+    for (let i = 0; i < 5; i++) expect(await codeOf(one(engine, 'inv'))).toContain('sequence_exhausted');
+    expect(failedClaims()).toBe(before);
     expect(refusal).toBe('sequence_exhausted 503: Formatted tag "inv" has used every number of period 2026 (yearly reset): {seq:2} ends at 99. No ID until the next period, or widen the sequence.');
-    expect(await codeOf(engine.takeIds('inv', 2))).toContain('sequence_exhausted 503');
+    expect(await codeOf(async () => engine.takeIds('inv', 2))).toContain('sequence_exhausted 503');
     // The next year counts from 1 again.
     clock.advance(Date.parse('2027-01-01T00:00:00Z') - clock.now());
     expect(await one(engine, 'inv')).toBe('INV2027-01');
