@@ -32,6 +32,8 @@ export type LeafErrorCode =
   | 'unsupported_media_type'
   | 'headers_too_large'
   | 'too_many_attempts'
+  | 'sequence_exhausted'
+  | 'format_conflict'
   | 'internal_error'
   | 'closed';
 
@@ -64,6 +66,10 @@ const STATUS: Record<LeafErrorCode, number> = {
   token_not_found: 404,
   payload_too_large: 413,
   tag_misconfigured: 503,
+  // A formatted tag's period has used every number its {seq:N} holds: no ID until the next period (or a wider seq).
+  sequence_exhausted: 503,
+  // A format edit (or re-creation) that could issue an ID again.
+  format_conflict: 409,
   // leaf-ts/embedded after close(): never an HTTP answer, but every code has a status.
   closed: 503,
   unsupported_media_type: 415,

@@ -13,6 +13,7 @@ import { LoadLog } from './metrics/loadLog';
 import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
 import { RateTracker } from './metrics/rateTracker';
 import { SegmentEngine } from './segment/engine';
+import { FormatEngine } from './format/engine';
 import { checkFloor } from './snowflake/floor';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
@@ -29,6 +30,8 @@ export interface Runtime {
   logger: Logger;
   store: LeafStore;
   segments: SegmentEngine;
+  /** Formatted, period-reset IDs (lib/format). */
+  formats: FormatEngine;
   /** null when snowflake mode is off (LEAF_SNOWFLAKE=off). */
   snowflake: SnowflakeNode | null;
   /** Per-tag consumption history for the console (sampled once a second). */
@@ -144,6 +147,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
       loadLog.record(bizTag, record);
     },
   });
+  const formats = new FormatEngine({ store, logger });
   const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, minId, leaseMs, workerIds, logger }) : null;
   const rates = new RateTracker({ clock: systemClock });
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
@@ -174,7 +178,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   }
   // Before the node serves: the ID routes wait for the first load of the access tokens (they never guess open).
   const tokens = new TokenRefresher({ store, access: processIdAccess(), clock: systemClock, intervalMs: config.tokenRefreshMs, logger });
-  await Promise.all([segments.start(), snowflake?.start(), tokens.start()]);
+  await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
   prometheus.bind(segments, snowflake, { rates, store });
   registerFleetGauge(prometheus.registry, fleet);
   const sampler = setInterval(() => rates.record(segments.issuedTotals()), 1_000);
@@ -191,7 +195,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     process.stdout.write(`\nleaf-ts console: ${url}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
   }
   const fleetRates = new FleetRateHistory({ clock: systemClock });
-  return { config, logger, store, segments, snowflake, rates, prometheus, loadLog, fleetRates, admin, fleet, tokens, stopSampler: () => clearInterval(sampler) };
+  return { config, logger, store, segments, formats, snowflake, rates, prometheus, loadLog, fleetRates, admin, fleet, tokens, stopSampler: () => clearInterval(sampler) };
 }
 
 /**
@@ -206,7 +210,9 @@ export async function closeRuntime(): Promise<void> {
   if (runtime !== null) {
     runtime.tokens.stop();
     runtime.stopSampler();
-    const given = await runtime.segments.close({ giveBack: runtime.config.giveBack });
+    const giveBack = runtime.config.giveBack;
+    const [given, givenFormats] = await Promise.all([runtime.segments.close({ giveBack }), runtime.formats.close({ giveBack })]);
+    given.push(...givenFormats);
     if (runtime.config.giveBack) runtime.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
     await Promise.all([runtime.snowflake?.stop(), runtime.fleet.stop()]);
     await runtime.store.close();

@@ -17,6 +17,7 @@ export function AppHeader() {
         <nav aria-label="Console" className="header-nav">
           <Link href="/">Tags</Link>
           <Link href="/nodes">Nodes</Link>
+          <Link href="/formats">Formats</Link>
           <Link href="/tokens">Tokens</Link>
           <Link href="/audit">Audit</Link>
           <button type="button" className="button-quiet" disabled={logout.isPending} onClick={() => logout.mutate(undefined, { onSettled: () => router.replace('/login') })}>

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import type { CreatedToken, TokenView } from './api';
-import { useCreateToken, useRevokeToken, useTags, useTokens } from './queries';
+import { useCreateToken, useFormats, useRevokeToken, useTags, useTokens } from './queries';
 import { TOKEN_NAME_MAX_LENGTH, createTokenSchema } from './tagSchema';
 import { type FieldErrors, checkFields, serverErrors } from './validation';
 
@@ -29,6 +29,10 @@ function NewTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }) {
   const [clientErrors, setClientErrors] = useState<FieldErrors>({});
   const create = useCreateToken();
   const tagList = useTags({ q: '', sort: 'name', offset: 0, limit: TAG_PICK_LIMIT });
+  const formats = useFormats();
+  // A token names tags: one name covers the segment tag and the formatted tag of that name alike.
+  const formatted = new Set((formats.data ?? []).map((f) => f.bizTag));
+  const pickable = [...new Set([...(tagList.data?.tags.map((t) => t.bizTag) ?? []), ...formatted])].sort();
   const server = serverErrors(create.error);
   const errors: FieldErrors = { ...server.fields, ...clientErrors };
   const toggle = (tag: string) => setTags((t) => (t.includes(tag) ? t.filter((x) => x !== tag) : [...t, tag]));
@@ -54,9 +58,10 @@ function NewTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }) {
       <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} hint={`Who uses it, up to ${TOKEN_NAME_MAX_LENGTH} characters`} autoComplete="off" className="span-2" />
       <fieldset className="span-2 token-tags" aria-describedby="token-tags-hint">
         <legend>Tags it may draw IDs from</legend>
-        {tagList.data?.tags.map((t) => (
-          <label key={t.bizTag} className="token-tag">
-            <input type="checkbox" name="tags" value={t.bizTag} checked={tags.includes(t.bizTag)} onChange={() => toggle(t.bizTag)} /> <span className="mono">{t.bizTag}</span>
+        {pickable.map((tag) => (
+          <label key={tag} className="token-tag">
+            <input type="checkbox" name="tags" value={tag} checked={tags.includes(tag)} onChange={() => toggle(tag)} /> <span className="mono">{tag}</span>
+            {formatted.has(tag) && <span className="muted small"> (formatted)</span>}
           </label>
         ))}
         <p id="token-tags-hint" className={errors.tags ? 'field-error' : 'muted'}>

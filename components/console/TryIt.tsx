@@ -1,5 +1,6 @@
 'use client';
 
+import type { UseMutationResult } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
@@ -10,8 +11,12 @@ const SHOWN = 200;
 
 /** Takes IDs from the real ID route, `/api/id/segment/{tag}?count=N`, as a client would. */
 export function TryIt({ bizTag }: { bizTag: string }) {
+  return <TakeIds take={useTakeIds(bizTag)} route={`/api/id/segment/${bizTag}`} />;
+}
+
+/** The "Take IDs" box of any ID route that answers `?count=N` with `ids` (`route` is shown, the mutation calls it). */
+export function TakeIds({ take, route }: { take: UseMutationResult<string[], Error, number>; route: string }) {
   const [count, setCount] = useState('10');
-  const take = useTakeIds(bizTag);
   const ids = take.data ?? [];
   const n = Number(count);
   const valid = /^\d+$/.test(count) && n >= 1 && n <= MAX_COUNT;
@@ -31,7 +36,7 @@ export function TryIt({ bizTag }: { bizTag: string }) {
         </button>
       </form>
       <p className="muted small">
-        <code>GET /api/id/segment/{bizTag}?count={valid ? n : 'N'}</code>
+        <code>GET {route}?count={valid ? n : 'N'}</code>
       </p>
       {take.error && <Notice kind="error" title="No IDs.">{take.error.message}</Notice>}
       {ids.length > 0 && (

@@ -38,6 +38,10 @@ import type { NodeAnswer } from '@/lib/fleet/nodeView';
 export type { FleetTagView, NodeState } from '@/lib/fleet/types';
 export type { NodeAnswer, Semantics };
 import type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest } from './tagSchema';
+import type { FormatDetail, FormatView } from '@/lib/admin/formatViews';
+import type { CreateFormatRequest, UpdateFormatRequest } from '@/lib/admin/formatSchema';
+export type { FormatDetail, FormatPeriodView, FormatView } from '@/lib/admin/formatViews';
+export type { CreateFormatRequest, UpdateFormatRequest } from '@/lib/admin/formatSchema';
 
 export type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest };
 
@@ -108,6 +112,7 @@ async function request<T>(path: string, init: { method?: string; body?: unknown 
 }
 
 const tagPath = (bizTag: string) => `/api/admin/tags/${encodeURIComponent(bizTag)}`;
+const formatPath = (bizTag: string) => `/api/admin/formats/${encodeURIComponent(bizTag)}`;
 
 export const api = {
   session: () => request<{ authenticated: boolean }>('/api/auth/session'),
@@ -141,6 +146,15 @@ export const api = {
     const query = params.toString();
     return request<AuditPage>(`/api/admin/audit${query === '' ? '' : `?${query}`}`);
   },
+
+  listFormats: () => request<{ formats: FormatView[] }>('/api/admin/formats').then((r) => r.formats),
+  getFormat: (bizTag: string) => request<FormatDetail>(formatPath(bizTag)),
+  createFormat: (input: CreateFormatRequest) => request<FormatDetail>('/api/admin/formats', { method: 'POST', body: input }),
+  updateFormat: (bizTag: string, input: UpdateFormatRequest) => request<FormatDetail>(formatPath(bizTag), { method: 'PATCH', body: input }),
+  deleteFormat: (bizTag: string) => request<{ deleted: string }>(formatPath(bizTag), { method: 'DELETE' }),
+  /** The real formatted-ID route, as a client would call it. */
+  takeFormattedIds: (bizTag: string, count: number) =>
+    request<{ tag: string; ids: string[] }>(`/api/id/formatted/${encodeURIComponent(bizTag)}?count=${count}`).then((r) => r.ids),
 
   /** The node's public health answer (200 even when degraded; the body says so). */
   health: () => request<HealthView>('/api/health'),

@@ -15,6 +15,9 @@ export const AUDIT_ACTION_LABEL: Record<AuditAction, string> = {
   'auth.logout': 'logout',
   'token.create': 'access token created',
   'token.revoke': 'access token revoked',
+  'format.create': 'formatted tag created',
+  'format.edit': 'formatted tag edited',
+  'format.delete': 'formatted tag deleted',
 };
 
 type Field = 'step' | 'maxId' | 'description';
@@ -28,6 +31,8 @@ function shown(row: AuditTagRow, field: Field): string {
 
 /** One line per changed field, `step 100 → 750`; a create lists the new row, a delete what it ended at. */
 export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | 'after'>): string[] {
+  const format = formatChanges(formatRow(entry.before), formatRow(entry.after));
+  if (format !== null) return format;
   const semantics = semanticsChange(entry);
   const before = tagRow(entry.before);
   const after = tagRow(entry.after);
@@ -45,6 +50,24 @@ export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | '
   const token = tokenRow(entry.after);
   if (token !== null) return [`token “${token.name}” (${token.id}) on ${token.tags.join(', ')}`];
   return entry.action === 'auth.login_failed' ? ['wrong token'] : [];
+}
+
+type FormatEntry = Extract<AuditEntryRow, { pattern: string }>;
+const FORMAT_FIELDS = ['pattern', 'resetPeriod', 'timeZone', 'step', 'description'] as const;
+
+function formatRow(row: AuditEntryRow | null): FormatEntry | null {
+  return row !== null && 'pattern' in row ? row : null;
+}
+
+/** A formatted tag's entry: the new row on create, what changed on edit, the pattern on delete; null for others. */
+function formatChanges(before: FormatEntry | null, after: FormatEntry | null): string[] | null {
+  const field = (row: FormatEntry, f: (typeof FORMAT_FIELDS)[number]): string => (f === 'step' ? formatInt(row.step) : String(row[f] ?? '(none)'));
+  const label = (f: string): string => (f === 'resetPeriod' ? 'reset' : f === 'timeZone' ? 'zone' : f);
+  if (before === null && after !== null) return FORMAT_FIELDS.map((f) => `${label(f)} ${field(after, f)}`);
+  if (before !== null && after === null) return [`pattern ${before.pattern} (its periods are kept)`];
+  if (before === null || after === null) return null;
+  const changed = FORMAT_FIELDS.filter((f) => field(before, f) !== field(after, f)).map((f) => `${label(f)} ${field(before, f)} → ${field(after, f)}`);
+  return changed.length > 0 ? changed : ['no change'];
 }
 
 function tokenRow(row: AuditEntryRow | null): TokenView | null {

@@ -12,7 +12,17 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
-import { type CreateTagRequest, type CreateTokenRequest, type Semantics, type TagListParams, type UpdateTagRequest, api, isApiError } from './api';
+import {
+  type CreateFormatRequest,
+  type CreateTagRequest,
+  type CreateTokenRequest,
+  type Semantics,
+  type TagListParams,
+  type UpdateFormatRequest,
+  type UpdateTagRequest,
+  api,
+  isApiError,
+} from './api';
 
 /** Live views poll at this interval. */
 export const POLL_MS = 2_000;
@@ -38,6 +48,12 @@ export const fleetKeys = {
 
 export const semanticsKeys = { all: ['semantics'] as const };
 export const tokenKeys = { all: ['tokens'] as const };
+
+export const formatKeys = {
+  all: ['formats'] as const,
+  list: () => [...formatKeys.all, 'list'] as const,
+  detail: (bizTag: string) => [...formatKeys.all, 'detail', bizTag] as const,
+};
 
 export const healthKeys = {
   all: ['health'] as const,
@@ -236,5 +252,48 @@ export function useTakeIds(bizTag: string) {
         client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),
         client.invalidateQueries({ queryKey: tagKeys.list() }),
       ]),
+  });
+}
+
+export function useFormats() {
+  return useQuery({ queryKey: formatKeys.list(), queryFn: api.listFormats, refetchInterval: POLL_MS });
+}
+
+export function useFormat(bizTag: string) {
+  return useQuery({ queryKey: formatKeys.detail(bizTag), queryFn: () => api.getFormat(bizTag), refetchInterval: POLL_MS });
+}
+
+/** Every change writes an audit entry and moves the list: formats and the audit refresh. */
+function invalidateFormats(client: QueryClient) {
+  return Promise.all([client.invalidateQueries({ queryKey: formatKeys.all }), client.invalidateQueries({ queryKey: auditKeys.all })]);
+}
+
+export function useCreateFormat() {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: (input: CreateFormatRequest) => api.createFormat(input), onSuccess: () => invalidateFormats(client) });
+}
+
+export function useUpdateFormat(bizTag: string) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: (input: UpdateFormatRequest) => api.updateFormat(bizTag, input), onSuccess: () => invalidateFormats(client) });
+}
+
+export function useDeleteFormat(bizTag: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.deleteFormat(bizTag),
+    onSuccess: () => {
+      client.removeQueries({ queryKey: formatKeys.detail(bizTag) });
+      return invalidateFormats(client);
+    },
+  });
+}
+
+/** Takes IDs through the real formatted route; the period counts change, so the format's views refresh. */
+export function useTakeFormattedIds(bizTag: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (count: number) => api.takeFormattedIds(bizTag, count),
+    onSuccess: () => client.invalidateQueries({ queryKey: formatKeys.all }),
   });
 }

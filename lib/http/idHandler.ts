@@ -9,6 +9,7 @@ import type { Runtime } from '../runtime';
 import { type IdRanges, runBase } from '../segment/engine';
 import { type Id, idAt } from '../segment/id';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
+import { formatNotFound } from '../store/formatRows';
 import type { HostHealth, SegmentStore } from '../store/types';
 import { type Answer, failure, jsonOk, jsonText, methodNotAllowed, plainText, routeNotFound } from './answer';
 
@@ -39,19 +40,19 @@ export interface IdRouteDeps {
   access?: IdAccess;
 }
 
-/** The part of the runtime the ID routes use. */
-export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'>;
+/** The part of the runtime the ID routes use (`formats` absent: no formatted tag exists). */
+export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'> & Partial<Pick<Runtime, 'formats'>>;
 
 /** An answer, or null when the path is not an ID route (the caller passes the request on). */
 export type IdHandler = (method: string, url: string, authorization?: string | null) => Answer | Promise<Answer> | null;
 
-type RouteKind = 'segment' | 'segment-range' | 'leaf-segment' | 'snowflake' | 'snowflake-decode' | 'leaf-snowflake' | 'health';
+type RouteKind = 'segment' | 'segment-range' | 'leaf-segment' | 'snowflake' | 'snowflake-decode' | 'leaf-snowflake' | 'health' | 'formatted';
 
 /**
  * Every ID route. `param`: the path ends in one segment after the prefix (a tag, an ID, or Leaf's snowflake key,
  * which is validated like a tag and otherwise ignored); else the path is exactly the prefix. The range lease,
  * `/api/id/segment/{tag}/range`, is matched only once a path under the segment prefix is not a single tag, so the
- * single-ID route pays nothing for it (RANGE_SUFFIX).
+ * single-ID route pays nothing for it (RANGE_SUFFIX). The formatted route comes last, so no older route pays for it.
  */
 export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
   { path: '/api/id/segment/', param: true, kind: 'segment' },
@@ -60,6 +61,7 @@ export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: Rout
   { path: '/api/id/snowflake/', param: true, kind: 'snowflake-decode' },
   { path: '/api/snowflake/get/', param: true, kind: 'leaf-snowflake' },
   { path: '/api/health', param: false, kind: 'health' },
+  { path: '/api/id/formatted/', param: true, kind: 'formatted' },
 ];
 
 /** Paths this handler owns; anything else below them is a JSON 404, anything outside is not ours (null). */
@@ -138,6 +140,11 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
           requireAllRoutes(grant);
           result = decodeSnowflake(deps, route.param);
           break;
+        case 'formatted': {
+          const bizTag = allowedTag(grant, route.param);
+          result = withRuntime(deps, issueFormatted, bizTag, countIn(url, q), false);
+          break;
+        }
       }
       return result instanceof Promise ? result.catch((e) => fail(e, method, path)) : result;
     } catch (error) {
@@ -349,6 +356,25 @@ function lease(bizTag: string, ranges: IdRanges): Answer {
     body += (r === 0 ? '{"start":"' : ',{"start":"') + idAt(base, bounds[r] as number) + '","end":"' + idAt(base, bounds[r + 1] as number) + '"}';
   }
   return jsonText(body + ']}');
+}
+
+function issueFormatted({ formats }: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {
+  if (formats === undefined) throw formatNotFound(bizTag);
+  if (count === 0) {
+    const id = formats.nextId(bizTag);
+    return typeof id === 'string' ? formattedSingle(bizTag, id) : id.then((v) => formattedSingle(bizTag, v));
+  }
+  const ids = formats.takeIds(bizTag, count);
+  return ids instanceof Promise ? ids.then((v) => formattedBatch(bizTag, v)) : formattedBatch(bizTag, ids);
+}
+
+// A formatted ID holds the pattern's literal text, which may need JSON escaping (quotes, backslashes, non-ASCII).
+function formattedSingle(bizTag: string, id: string): Answer {
+  return jsonText('{"tag":"' + bizTag + '","id":' + JSON.stringify(id) + '}');
+}
+
+function formattedBatch(bizTag: string, ids: string[]): Answer {
+  return jsonText('{"tag":"' + bizTag + '","ids":' + JSON.stringify(ids) + '}');
 }
 
 function snowflakeOff(): LeafError {

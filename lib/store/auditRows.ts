@@ -1,6 +1,6 @@
-import { type AuditAction, type AuditEntryRow, type AuditRecord, type AuditSemantics, type AuditStamp, type TagRow, type TokenRow, auditTagRow } from './types';
+import { type AuditAction, type AuditEntryRow, type AuditRecord, type AuditSemantics, type AuditStamp, type FormatRow, type TagRow, type TokenRow, auditTagRow } from './types';
 
-type AuditedRow = TagRow | AuditSemantics | TokenRow;
+type AuditedRow = TagRow | AuditSemantics | TokenRow | FormatRow;
 
 /** The limits of leaf_audit's text columns (lib/store/schema): a longer value is cut, never refused. */
 const ACTOR_MAX = 128;
@@ -38,9 +38,9 @@ export function auditInsert(
   };
 }
 
-/** A tag row (with its semantics when a switch carries them), a fleet switch's own record, or a token row (no hash). */
+/** A tag row (with its semantics when a switch carries them), a fleet switch's own record, a token row (no hash) or a format row. */
 function entryRow(row: AuditedRow | (TagRow & AuditSemantics)): AuditEntryRow {
-  if (!('bizTag' in row)) return row;
+  if (!('bizTag' in row) || 'pattern' in row) return row;
   const tagRow = auditTagRow(row);
   return 'semantics' in row ? { ...tagRow, semantics: row.semantics, ...(row.bumped === undefined ? {} : { bumped: row.bumped }) } : tagRow;
 }

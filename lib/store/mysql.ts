@@ -8,6 +8,7 @@ import { MysqlNodes } from './mysqlNodes';
 import { auditInsert } from './auditRows';
 import { insertAuditMysql, listAuditMysql } from './mysqlAudit';
 import { createTokenMysql, listTokensMysql, revokeTokenMysql } from './mysqlTokens';
+import { claimPeriodMysql, giveBackPeriodMysql, createFormatMysql, deleteFormatMysql, getFormatMysql, listFormatPeriodsMysql, listFormatsMysql, updateFormatMysql } from './mysqlFormats';
 import { badStep, belowTombstone, lowered } from './adminErrors';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import {
@@ -50,6 +51,11 @@ import {
   type NodeStore,
   type StoredToken,
   type TokenRow,
+  type FormatChanges,
+  type FormatPeriodRow,
+  type FormatRow,
+  type NewFormat,
+  type PeriodClaim,
 } from './types';
 
 
@@ -383,6 +389,39 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
 
   revokeToken(id: string, at: number, audit: AuditStamp): Promise<TokenRow> {
     return this.transaction((q) => revokeTokenMysql(this.db, q, id, at, audit));
+  }
+
+  listFormats(): Promise<FormatRow[]> {
+    return listFormatsMysql(this.db, (text, params) => this.query(text, params, true));
+  }
+
+  getFormat(bizTag: string): Promise<FormatRow | undefined> {
+    return getFormatMysql((text, params) => this.query(text, params, true), bizTag);
+  }
+
+  listFormatPeriods(bizTag: string, periodKeys?: string[]): Promise<FormatPeriodRow[]> {
+    return listFormatPeriodsMysql(this.db, (text, params) => this.query(text, params, true), bizTag, periodKeys);
+  }
+
+  /** Retried after an unknown outcome, like a segment claim: a claim that did land is then a gap, never a repeat. */
+  claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim> {
+    return claimPeriodMysql((text, params) => this.query(text, params, true), bizTag, periodKey, step, cap);
+  }
+
+  giveBackPeriod(bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean> {
+    return giveBackPeriodMysql(this.db, (text, params) => this.query(text, params, false), bizTag, periodKey, claimedMaxId, newMaxId);
+  }
+
+  createFormat(format: NewFormat, audit: AuditStamp): Promise<FormatRow> {
+    return this.transaction((q) => createFormatMysql(this.db, q, format, audit));
+  }
+
+  updateFormat(bizTag: string, changes: FormatChanges, audit: AuditStamp): Promise<FormatRow> {
+    return this.transaction((q) => updateFormatMysql(this.db, q, bizTag, changes, audit));
+  }
+
+  deleteFormat(bizTag: string, audit: AuditStamp): Promise<void> {
+    return this.transaction((q) => deleteFormatMysql(this.db, q, bizTag, audit));
   }
 
   private recordAudit(

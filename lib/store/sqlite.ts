@@ -12,6 +12,7 @@ import { SqliteNodes } from './sqliteNodes';
 import { type LeafAllocRow, leafAlloc, leafAllocTombstone, leafWorker } from './schema/sqlite';
 import { insertAuditSqlite, listAuditSqlite } from './sqliteAudit';
 import { createTokenSqlite, listTokensSqlite, revokeTokenSqlite } from './sqliteTokens';
+import { claimPeriodSqlite, giveBackPeriodSqlite, createFormatSqlite, deleteFormatSqlite, getFormatSqlite, listFormatPeriodsSqlite, listFormatsSqlite, updateFormatSqlite } from './sqliteFormats';
 import { bumpDefaultFollowersSqlite, bumpTagSqlite, effectiveSemantics, listSemanticsSqlite, readSemanticsRows, writeSemanticsRow } from './sqliteSemantics';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
 import { type Id, idBigint } from '../segment/id';
@@ -39,6 +40,11 @@ import {
   type NodeStore,
   type StoredToken,
   type TokenRow,
+  type FormatChanges,
+  type FormatPeriodRow,
+  type FormatRow,
+  type NewFormat,
+  type PeriodClaim,
 } from './types';
 
 
@@ -310,6 +316,42 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
   async revokeToken(id: string, at: number, audit: AuditStamp): Promise<TokenRow> {
     const revoke = this.sqlite.transaction(() => revokeTokenSqlite(this.db, id, at, audit));
     return this.guard(() => revoke.immediate());
+  }
+
+  async listFormats(): Promise<FormatRow[]> {
+    return this.guard(() => listFormatsSqlite(this.db));
+  }
+
+  async getFormat(bizTag: string): Promise<FormatRow | undefined> {
+    return this.guard(() => getFormatSqlite(this.db, bizTag));
+  }
+
+  async listFormatPeriods(bizTag: string, periodKeys?: string[]): Promise<FormatPeriodRow[]> {
+    return this.guard(() => listFormatPeriodsSqlite(this.db, bizTag, periodKeys));
+  }
+
+  /** One statement, atomic under SQLite's write lock (sqliteFormats.ts). */
+  async claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim> {
+    return this.guard(() => claimPeriodSqlite(this.db, bizTag, periodKey, step, cap));
+  }
+
+  async giveBackPeriod(bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean> {
+    return this.guard(() => giveBackPeriodSqlite(this.db, bizTag, periodKey, claimedMaxId, newMaxId));
+  }
+
+  async createFormat(format: NewFormat, audit: AuditStamp): Promise<FormatRow> {
+    const create = this.sqlite.transaction(() => createFormatSqlite(this.db, format, audit));
+    return this.guard(() => create.immediate());
+  }
+
+  async updateFormat(bizTag: string, changes: FormatChanges, audit: AuditStamp): Promise<FormatRow> {
+    const update = this.sqlite.transaction(() => updateFormatSqlite(this.db, bizTag, changes, audit));
+    return this.guard(() => update.immediate());
+  }
+
+  async deleteFormat(bizTag: string, audit: AuditStamp): Promise<void> {
+    const remove = this.sqlite.transaction(() => deleteFormatSqlite(this.db, bizTag, audit));
+    this.guard(() => remove.immediate());
   }
 
   async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {

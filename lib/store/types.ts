@@ -1,6 +1,7 @@
 import { LeafError } from '../errors';
 import { type Id, MAX_ID, MAX_ID_TEXT, parseId } from '../segment/id';
 import type { Semantics } from '../segment/semantics';
+import type { ResetPeriod } from '../format/period';
 
 /** What the segment engine needs from a database. Both dialects implement it; tests fake it. */
 export interface TagInfo {
@@ -233,7 +234,7 @@ export interface NodeStore {
 }
 
 /** What a leaf-ts node needs from its database. */
-export type LeafStore = SegmentStore & WorkerStore & NodeStore & AuditStore & TokenStore;
+export type LeafStore = SegmentStore & WorkerStore & NodeStore & AuditStore & TokenStore & FormatStore;
 
 /** A leaf_token row without its hash: what the admin API and the audit trail show. */
 export interface TokenRow {
@@ -270,7 +271,7 @@ export function exactId(value: unknown, bizTag: string): Id {
 }
 
 /** What an audit row records, besides the rows themselves. */
-export type AuditAction = 'tag.semantics' | 'fleet.semantics' | 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout' | 'token.create' | 'token.revoke';
+export type AuditAction = 'tag.semantics' | 'fleet.semantics' | 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout' | 'token.create' | 'token.revoke' | 'format.create' | 'format.edit' | 'format.delete';
 
 /** Who changed something, from where, through which node, when (ms since the Unix epoch). */
 export interface AuditStamp {
@@ -299,7 +300,7 @@ export interface AuditSemantics {
   bumped?: number;
 }
 
-export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow;
+export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow;
 
 export interface AuditRecord extends AuditStamp {
   id: number;
@@ -329,4 +330,73 @@ export interface AuditStore {
 /** The audit trail's copy of a row. */
 export function auditTagRow(row: TagRow): AuditTagRow {
   return { bizTag: row.bizTag, maxId: String(row.maxId), step: row.step, description: row.description, updateTime: row.updateTime.toISOString() };
+}
+
+/** A leaf_format row (lib/format): times in ms since the Unix epoch, on the database's clock. */
+export interface FormatRow {
+  bizTag: string;
+  pattern: string;
+  resetPeriod: ResetPeriod;
+  /** IANA name, canonical as Intl spells it. */
+  timeZone: string;
+  /** The first claim's size in each period; the floor of the dynamic step. */
+  step: number;
+  description: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One period's counter (leaf_format_period). */
+export interface FormatPeriodRow {
+  bizTag: string;
+  /** '' (never), yyyy, yyyyMM or yyyyMMdd in the format's zone. */
+  periodKey: string;
+  /** The highest sequence number claimed in the period: how many IDs it has handed to nodes. */
+  maxId: number;
+  /** The size of the period's latest claim (0: it found the sequence used up). */
+  step: number;
+  updateTime: number;
+}
+
+export type NewFormat = Pick<FormatRow, 'bizTag' | 'pattern' | 'resetPeriod' | 'timeZone' | 'step'> & { description?: string | null };
+
+export type FormatChanges = Partial<Pick<FormatRow, 'pattern' | 'timeZone' | 'step' | 'description'>>;
+
+/** What one claim of a period got: sequence numbers maxId − count + 1 … maxId; count 0 when none were left. */
+export interface PeriodClaim {
+  maxId: number;
+  count: number;
+}
+
+/** What the formatted-ID engine needs from a database. */
+export interface FormatSource {
+  /** Formats that exist (deleted ones left out). */
+  listFormats(): Promise<FormatRow[]>;
+  /**
+   * One atomic statement: creates the period's row if missing and claims up to `step` sequence numbers above its
+   * max_id, never past `cap` (10^width − 1). Two callers, in any processes, never get overlapping numbers.
+   */
+  claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim>;
+  /**
+   * A graceful stop gives back the unused top of this node's latest claim of a period: max_id from `claimedMaxId`
+   * down to `newMaxId`, only while the row still holds `claimedMaxId` (SegmentSource.giveBack's compare-and-set).
+   */
+  giveBackPeriod(bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean>;
+}
+
+/**
+ * leaf_format and leaf_format_period. Deleting a format marks its row deleted and keeps its periods, so re-creating
+ * it continues above them and must keep the pattern's shape and reset (lib/format/rules.ts, `format_conflict`).
+ * Each change writes its leaf_audit row in the same transaction.
+ */
+export interface FormatStore extends FormatSource {
+  getFormat(bizTag: string): Promise<FormatRow | undefined>;
+  /** The tag's periods, newest first; only `periodKeys` when given. */
+  listFormatPeriods(bizTag: string, periodKeys?: string[]): Promise<FormatPeriodRow[]>;
+  /** `tag_exists` when it exists; `format_conflict` when a deleted one had another shape or reset. */
+  createFormat(format: NewFormat, audit: AuditStamp): Promise<FormatRow>;
+  /** `tag_not_found` when missing; `format_conflict` for a pattern change other than a wider sequence. */
+  updateFormat(bizTag: string, changes: FormatChanges, audit: AuditStamp): Promise<FormatRow>;
+  /** `tag_not_found` when missing. */
+  deleteFormat(bizTag: string, audit: AuditStamp): Promise<void>;
 }

@@ -88,8 +88,8 @@ function decodedTag(segment: string): string | null {
 
 /** Every route's path shape. A path of another shape, or with a dot or empty segment, is Next's router's call. */
 const ROUTE_SHAPES = [
-  /^\/api\/id\/segment\/[^/]+$/, /^\/api\/segment\/get\/[^/]+$/, /^\/api\/snowflake\/get\/[^/]+$/, /^\/api\/id\/snowflake(\/[^/]+)?$/, /^\/api\/health$/,
-  /^\/api\/admin\/tags(\/[^/]+)?$/, /^\/api\/admin\/workers$/, /^\/api\/auth\/(login|logout|session)$/, /^\/api\/metrics$/,
+  /^\/api\/id\/segment\/[^/]+$/, /^\/api\/id\/formatted\/[^/]+$/, /^\/api\/segment\/get\/[^/]+$/, /^\/api\/snowflake\/get\/[^/]+$/, /^\/api\/id\/snowflake(\/[^/]+)?$/, /^\/api\/health$/,
+  /^\/api\/admin\/tags(\/[^/]+)?$/, /^\/api\/admin\/formats(\/[^/]+)?$/, /^\/api\/admin\/workers$/, /^\/api\/auth\/(login|logout|session)$/, /^\/api\/metrics$/,
 ];
 function nextRouted(target: string): boolean {
   const p = target.split('?')[0];
@@ -134,7 +134,7 @@ const BAD_SNOWFLAKE_IDS = [
   '00000000000000000001', '%EF%BC%91', 'NaN', 'null', '0b1', '1_0', long(5_000), "1'%20OR%20'1'='1", '1;', '%E0%A4%A',
 ];
 
-const ID_ROUTES_GET = ['/api/id/segment/demo', '/api/id/segment/demo/range?count=5', '/api/segment/get/demo', '/api/id/snowflake', '/api/id/snowflake/123', '/api/snowflake/get/demo', '/api/health'];
+const ID_ROUTES_GET = ['/api/id/segment/demo', '/api/id/formatted/demo', '/api/id/segment/demo/range?count=5', '/api/segment/get/demo', '/api/id/snowflake', '/api/id/snowflake/123', '/api/snowflake/get/demo', '/api/health'];
 
 function idRouteCases(): Case[] {
   const cases: Case[] = [];
@@ -143,17 +143,19 @@ function idRouteCases(): Case[] {
     cases.push({ name: 'leaf segment tag', method: 'GET', target: `/api/segment/get/${t}`, codes: ['invalid_tag', 'tag_not_found'] });
     cases.push({ name: 'segment tag + count', method: 'GET', target: `/api/id/segment/${t}?count=3`, codes: ['invalid_tag', 'tag_not_found'] });
     cases.push({ name: 'range lease tag', method: 'GET', target: `/api/id/segment/${t}/range?count=3`, codes: ['invalid_tag', 'tag_not_found'] });
+    cases.push({ name: 'formatted tag', method: 'GET', target: `/api/id/formatted/${t}`, codes: ['invalid_tag', 'tag_not_found'] });
+    cases.push({ name: 'formatted tag + count', method: 'GET', target: `/api/id/formatted/${t}?count=3`, codes: ['invalid_tag', 'tag_not_found'] });
   }
   // The snowflake key is ignored, so only keys that fail the tag check are bad input there.
   for (const t of BAD_TAGS.filter((t) => decodedTag(t) === null)) {
     cases.push({ name: 'leaf snowflake key', method: 'GET', target: `/api/snowflake/get/${t}`, codes: ['invalid_tag'] });
   }
   for (const t of SLASHED_TAGS) {
-    for (const prefix of ['/api/id/segment/', '/api/segment/get/', '/api/snowflake/get/', '/api/id/snowflake/']) {
+    for (const prefix of ['/api/id/segment/', '/api/id/formatted/', '/api/segment/get/', '/api/snowflake/get/', '/api/id/snowflake/']) {
       cases.push({ name: 'slashed path', method: 'GET', target: `${prefix}${t}`, status: [400, 404], codes: ['route_not_found', 'invalid_id', 'invalid_tag'] });
     }
   }
-  for (const p of ['/api/id/segment/', '/api/segment/get/', '/api/snowflake/get/', '/api/id/snowflake/', '/api/id', '/api/id/', '/api/id/nope', '/api/segment', '/api/snowflake/x']) {
+  for (const p of ['/api/id/segment/', '/api/id/formatted/', '/api/id/formatted', '/api/segment/get/', '/api/snowflake/get/', '/api/id/snowflake/', '/api/id', '/api/id/', '/api/id/nope', '/api/segment', '/api/snowflake/x']) {
     cases.push({ name: 'empty or unknown ID path', method: 'GET', target: p, status: [404], codes: ['route_not_found'] });
   }
   for (const q of BAD_COUNT_QUERIES) {
@@ -163,6 +165,8 @@ function idRouteCases(): Case[] {
       cases.push({ name: 'range lease count', method: 'GET', target: `/api/id/segment/demo/range?${q}`, codes: ['invalid_count'] });
     }
     cases.push({ name: 'snowflake count', method: 'GET', target: `/api/id/snowflake?${q}`, codes: ['invalid_count'] });
+    // The count is read before the formatted tag is looked up: bad on any tag.
+    cases.push({ name: 'formatted count', method: 'GET', target: `/api/id/formatted/demo?${q}`, codes: ['invalid_count'] });
     cases.push({ name: 'leaf segment count', method: 'GET', target: `/api/segment/get/demo?${q}`, codes: ['invalid_count', 'invalid_request'] });
     cases.push({ name: 'leaf snowflake count', method: 'GET', target: `/api/snowflake/get/demo?${q}`, codes: ['invalid_count', 'invalid_request'] });
   }
@@ -234,6 +238,11 @@ const GUARDED: Array<Omit<Case, 'name'>> = [
   { method: 'GET', target: '/api/admin/tokens' },
   { method: 'POST', target: '/api/admin/tokens', body: '{"name":"intruder","tags":["demo"]}', headers: [['Content-Type', 'application/json']] },
   { method: 'DELETE', target: '/api/admin/tokens/AAAAAAAAAAAA' },
+  // A formatted tag created, edited or deleted through a hole would show in leaf_format.
+  { method: 'GET', target: '/api/admin/formats' },
+  { method: 'POST', target: '/api/admin/formats', body: '{"bizTag":"intruder","pattern":"I{seq:4}","resetPeriod":"never","timeZone":"UTC","step":10}', headers: [['Content-Type', 'application/json']] },
+  { method: 'PATCH', target: '/api/admin/formats/demo', body: '{"step":7}', headers: [['Content-Type', 'application/json']] },
+  { method: 'DELETE', target: '/api/admin/formats/demo' },
 ];
 
 const INVALID_JSON = [
@@ -445,7 +454,10 @@ function dump(file: string): string {
     const tombstones = db.prepare('SELECT * FROM leaf_alloc_tombstone ORDER BY biz_tag').all();
     // No bad or unauthenticated request may create or revoke an access token (the first one would close the ID routes).
     const tokens = db.prepare('SELECT * FROM leaf_token ORDER BY id').all();
-    return JSON.stringify({ alloc, tombstones, tokens }, null, 1);
+    // Nor create, edit or delete a formatted tag, nor claim a period of one that does not exist.
+    const formats = db.prepare('SELECT * FROM leaf_format ORDER BY biz_tag').all();
+    const periods = db.prepare('SELECT * FROM leaf_format_period ORDER BY biz_tag, period_key').all();
+    return JSON.stringify({ alloc, tombstones, tokens, formats, periods }, null, 1);
   } finally {
     db.close();
   }

@@ -25,4 +25,14 @@ describe('audit list: the change column', () => {
     expect(auditChanges({ action: 'auth.login', before: null, after: null })).toEqual([]);
     expect(auditChanges({ action: 'auth.login_failed', before: null, after: null })).toEqual(['wrong token']);
   });
+
+  it('a formatted tag: the new row on create, what changed on edit, the pattern on delete', () => {
+    const format = { bizTag: 'ord', pattern: 'O{yyyyMMdd}{seq:4}', resetPeriod: 'daily' as const, timeZone: 'UTC', step: 100, description: null, createdAt: 1, updatedAt: 1 };
+    expect(auditChanges({ action: 'format.create', before: null, after: format })).toEqual(['pattern O{yyyyMMdd}{seq:4}', 'reset daily', 'zone UTC', 'step 100', 'description (none)']);
+    expect(auditChanges({ action: 'format.edit', before: format, after: { ...format, pattern: 'O{yyyyMMdd}{seq:5}', timeZone: 'Asia/Shanghai', updatedAt: 2 } })).toEqual([
+      'pattern O{yyyyMMdd}{seq:4} → O{yyyyMMdd}{seq:5}',
+      'zone UTC → Asia/Shanghai',
+    ]);
+    expect(auditChanges({ action: 'format.delete', before: format, after: null })).toEqual(['pattern O{yyyyMMdd}{seq:4} (its periods are kept)']);
+  });
 });

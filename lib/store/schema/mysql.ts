@@ -1,4 +1,4 @@
-import { bigint, index, int, mediumtext, mysqlTable, text, timestamp, varchar } from 'drizzle-orm/mysql-core';
+import { bigint, index, int, mediumtext, mysqlTable, primaryKey, text, timestamp, varchar } from 'drizzle-orm/mysql-core';
 import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
 /** Leaf's leaf_alloc table, exactly as Leaf ships it for MySQL. */
@@ -96,3 +96,38 @@ export const leafToken = mysqlTable('leaf_token', {
   createdBy: varchar('created_by', { length: 128 }).notNull(),
   revokedAt: bigint('revoked_at', { mode: 'number' }),
 });
+
+/**
+ * Formatted tags (lib/format): a pattern such as `ORD-{yyyyMMdd}-{seq:6}` whose sequence restarts each period
+ * (`never`, `daily`, `monthly`, `yearly`) in `time_zone`. `step` is the first claim's size of each period. A side
+ * table, so leaf_alloc stays exactly Leaf's. Times are ms since the Unix epoch.
+ */
+export const leafFormat = mysqlTable('leaf_format', {
+  bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
+  pattern: varchar('pattern', { length: 256 }).notNull(),
+  resetPeriod: varchar('reset_period', { length: 16 }).notNull(),
+  timeZone: varchar('time_zone', { length: 64 }).notNull(),
+  step: int('step').notNull(),
+  description: varchar('description', { length: 256 }),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  /** Set when the format is deleted: the row stays, so a re-created format must keep its pattern shape and reset. */
+  deletedAt: bigint('deleted_at', { mode: 'number' }),
+});
+
+/**
+ * One sequence per formatted tag and period: `period_key` is '' (never), `yyyy`, `yyyyMM` or `yyyyMMdd` in the
+ * format's zone. max_id is the highest sequence number claimed in the period; step the size of the latest claim.
+ * Rows outlive their format, so a re-created format continues above them.
+ */
+export const leafFormatPeriod = mysqlTable(
+  'leaf_format_period',
+  {
+    bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).notNull(),
+    periodKey: varchar('period_key', { length: 8 }).notNull(),
+    maxId: bigint('max_id', { mode: 'number' }).notNull(),
+    step: int('step').notNull(),
+    updateTime: bigint('update_time', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bizTag, t.periodKey] })],
+);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
 /** Leaf's leaf_alloc table, SQLite flavour (INTEGER is 64-bit; the store reads max_id as text and binds it as a bigint, so it is exact up to 2^63−1). */
@@ -96,3 +96,38 @@ export const leafToken = sqliteTable('leaf_token', {
   createdBy: text('created_by', { length: 128 }).notNull(),
   revokedAt: integer('revoked_at', { mode: 'number' }),
 });
+
+/**
+ * Formatted tags (lib/format): a pattern such as `ORD-{yyyyMMdd}-{seq:6}` whose sequence restarts each period
+ * (`never`, `daily`, `monthly`, `yearly`) in `time_zone`. `step` is the first claim's size of each period. A side
+ * table, so leaf_alloc stays exactly Leaf's. Times are ms since the Unix epoch.
+ */
+export const leafFormat = sqliteTable('leaf_format', {
+  bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
+  pattern: text('pattern', { length: 256 }).notNull(),
+  resetPeriod: text('reset_period', { length: 16 }).notNull(),
+  timeZone: text('time_zone', { length: 64 }).notNull(),
+  step: integer('step', { mode: 'number' }).notNull(),
+  description: text('description', { length: 256 }),
+  createdAt: integer('created_at', { mode: 'number' }).notNull(),
+  updatedAt: integer('updated_at', { mode: 'number' }).notNull(),
+  /** Set when the format is deleted: the row stays, so a re-created format must keep its pattern shape and reset. */
+  deletedAt: integer('deleted_at', { mode: 'number' }),
+});
+
+/**
+ * One sequence per formatted tag and period: `period_key` is '' (never), `yyyy`, `yyyyMM` or `yyyyMMdd` in the
+ * format's zone. max_id is the highest sequence number claimed in the period; step the size of the latest claim.
+ * Rows outlive their format, so a re-created format continues above them.
+ */
+export const leafFormatPeriod = sqliteTable(
+  'leaf_format_period',
+  {
+    bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).notNull(),
+    periodKey: text('period_key', { length: 8 }).notNull(),
+    maxId: integer('max_id', { mode: 'number' }).notNull(),
+    step: integer('step', { mode: 'number' }).notNull(),
+    updateTime: integer('update_time', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bizTag, t.periodKey] })],
+);

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, formatLimit } from '../bizTag';
+import { MAX_PATTERN_LENGTH, parsePattern } from '../format/pattern';
+import { RESET_PERIODS, canonicalTimeZone } from '../format/period';
+import { checkFormat } from '../format/rules';
+import { MAX_STEP } from '../segment/step';
+
+/**
+ * The formatted-tag forms' schemas, shared by the console's forms (instant feedback) and the admin routes (the
+ * authority). Pure, like lib/admin/schema.ts: client components import it.
+ */
+export const FORMAT_DESCRIPTION_MAX_LENGTH = 256;
+
+const bizTag = z
+  .string({ error: 'Required.' })
+  .min(1, 'Required.')
+  .max(BIZ_TAG_MAX_LENGTH, `At most ${BIZ_TAG_MAX_LENGTH} characters.`)
+  .regex(BIZ_TAG_PATTERN, 'Only letters, digits and _ - . : are allowed.');
+
+const STEP_RANGE = `A whole number from 1 to ${formatLimit(MAX_STEP)}.`;
+const step = z.number({ error: STEP_RANGE }).int(STEP_RANGE).min(1, 'At least 1.').max(MAX_STEP, `At most ${formatLimit(MAX_STEP)}.`);
+
+const pattern = z
+  .string({ error: 'Required.' })
+  .max(MAX_PATTERN_LENGTH, `At most ${MAX_PATTERN_LENGTH} characters.`)
+  .superRefine((v, ctx) => {
+    const parsed = parsePattern(v);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+  });
+
+const resetPeriod = z.enum(RESET_PERIODS, { error: 'One of never, daily, monthly or yearly.' });
+
+/** An IANA zone Intl knows, stored as Intl spells it (`asia/shanghai` → `Asia/Shanghai`). */
+const timeZone = z.string({ error: 'An IANA time zone, e.g. Asia/Shanghai.' }).transform((v, ctx) => {
+  const zone = canonicalTimeZone(v.trim());
+  if (zone === undefined) {
+    ctx.addIssue({ code: 'custom', message: `"${v.slice(0, 64)}" is not a time zone this runtime knows (IANA names, e.g. Asia/Shanghai, UTC).` });
+    return z.NEVER;
+  }
+  return zone;
+});
+
+const description = z
+  .string({ error: `Text, at most ${FORMAT_DESCRIPTION_MAX_LENGTH} characters.` })
+  .max(FORMAT_DESCRIPTION_MAX_LENGTH, `At most ${FORMAT_DESCRIPTION_MAX_LENGTH} characters.`)
+  .transform((v) => (v.trim() === '' ? null : v))
+  .nullable();
+
+export const createFormatSchema = z
+  .strictObject({ bizTag, pattern, resetPeriod, timeZone, step, description: description.optional() })
+  .superRefine((v, ctx) => {
+    const checked = checkFormat(v.pattern, v.resetPeriod);
+    if (!checked.ok && parsePattern(v.pattern).ok) ctx.addIssue({ code: 'custom', path: ['pattern'], message: checked.error });
+  });
+
+/** An edit: the reset period never changes; the pattern only by a wider {seq:N} (the store checks against the row). */
+export const updateFormatSchema = z
+  .strictObject({ pattern: pattern.optional(), timeZone: timeZone.optional(), step: step.optional(), description: description.optional() })
+  .refine((v) => v.pattern !== undefined || v.timeZone !== undefined || v.step !== undefined || v.description !== undefined, {
+    message: 'Nothing to change: give pattern, timeZone, step or description.',
+  });
+
+export type CreateFormatInput = z.output<typeof createFormatSchema>;
+export type CreateFormatRequest = z.input<typeof createFormatSchema>;
+export type UpdateFormatInput = z.output<typeof updateFormatSchema>;
+export type UpdateFormatRequest = z.input<typeof updateFormatSchema>;

@@ -1,0 +1,44 @@
+import { type FormatPattern, parsePattern, patternShape } from './pattern';
+import { PERIOD_TOKENS, type ResetPeriod } from './period';
+
+/**
+ * The rules that keep a formatted tag's IDs unique, for the API, the store and the console's form alike.
+ * A pattern must show every date part that names its period; once a format exists only the sequence width may
+ * grow (a wider ID is longer than any narrower one of the same pattern, so they cannot meet).
+ */
+export interface FormatSpec {
+  pattern: string;
+  resetPeriod: ResetPeriod;
+}
+
+/** The parsed pattern, or why `pattern` cannot serve `reset`. */
+export function checkFormat(pattern: string, reset: ResetPeriod): { ok: true; pattern: FormatPattern } | { ok: false; error: string } {
+  const parsed = parsePattern(pattern);
+  if (!parsed.ok) return parsed;
+  const missing = PERIOD_TOKENS[reset].filter((t) => !parsed.pattern.tokens.has(t));
+  if (missing.length > 0) {
+    const hint = reset === 'yearly' || missing.includes('yyyy') ? ' ({yy} alone does not name a year)' : '';
+    return { ok: false, error: `A ${reset} reset needs ${missing.map((t) => `{${t}}`).join(', ')} in the pattern, or two periods would render the same IDs${hint}.` };
+  }
+  return parsed;
+}
+
+/**
+ * Why `after` may not replace `before` (an edit, or re-creating a deleted format above its old periods), or null:
+ * the reset period and the pattern stay, except that the sequence may grow wider.
+ */
+export function changeProblem(before: FormatSpec, after: FormatSpec): string | null {
+  if (before.resetPeriod !== after.resetPeriod) {
+    return `The reset period stays ${before.resetPeriod}: the periods already counted would be counted again.`;
+  }
+  const old = parsePattern(before.pattern);
+  const next = parsePattern(after.pattern);
+  if (!old.ok || !next.ok) return next.ok ? null : next.error;
+  if (patternShape(old.pattern) !== patternShape(next.pattern)) {
+    return `The pattern stays ${before.pattern} (only its {seq:N} width may grow): IDs already issued could be issued again.`;
+  }
+  if (next.pattern.width < old.pattern.width) {
+    return `The sequence width may grow but not shrink (it is ${old.pattern.width}): narrower IDs could repeat.`;
+  }
+  return null;
+}
