@@ -73,6 +73,19 @@ test.describe.serial('access tokens', () => {
     await expect(row).toBeVisible();
     expect(await page.content()).not.toContain(secret);
 
+    // The console's "Take IDs" box on a closed node: the 401 asks for an ID token (the operator stays signed in),
+    // and with the scoped token the tag's IDs come back.
+    await page.goto(`${url}/tags/orders`);
+    const take = page.getByRole('region', { name: 'Take IDs' });
+    await take.getByRole('button', { name: 'Try it' }).click();
+    await expect(take.getByText('No IDs.')).toBeVisible();
+    await expect(take).toContainText('The ID routes require a token');
+    await expect(page).toHaveURL(/\/tags\/orders$/);
+    await take.getByLabel('ID token').fill(secret);
+    await take.getByRole('button', { name: 'Try it' }).click();
+    await expect(take.getByTestId('fetched-ids')).toContainText('10 IDs');
+    await page.goto(`${url}/tokens`);
+
     await row.getByRole('button', { name: 'Revoke…' }).click();
     await row.getByRole('button', { name: 'Revoke “orders service”' }).click();
     await expect(row).toHaveAttribute('data-revoked', 'true');

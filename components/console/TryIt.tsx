@@ -2,6 +2,8 @@
 
 import type { UseMutationResult } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { isApiError } from './api';
+import { readIdToken, saveIdToken } from './idToken';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import { useTakeIds } from './queries';
@@ -17,6 +19,9 @@ export function TryIt({ bizTag }: { bizTag: string }) {
 /** The "Take IDs" box of any ID route that answers `?count=N` with `ids` (`route` is shown, the mutation calls it). */
 export function TakeIds({ take, route }: { take: UseMutationResult<string[], Error, number>; route: string }) {
   const [count, setCount] = useState('10');
+  // The ID token field shows once the node asks for one (401/403), or when this tab already holds one.
+  const [token, setToken] = useState(() => (typeof window === 'undefined' ? '' : (readIdToken() ?? '')));
+  const refused = isApiError(take.error) && (take.error.status === 401 || take.error.status === 403);
   const ids = take.data ?? [];
   const n = Number(count);
   const valid = /^\d+$/.test(count) && n >= 1 && n <= MAX_COUNT;
@@ -31,6 +36,20 @@ export function TakeIds({ take, route }: { take: UseMutationResult<string[], Err
       <h2 id="try-title">Take IDs</h2>
       <form className="inline-form" onSubmit={onSubmit} noValidate>
         <Field label="How many IDs" name="count" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} error={count !== '' && !valid ? `From 1 to ${formatLimit(MAX_COUNT)}.` : undefined} />
+        {(refused || token !== '') && (
+          <Field
+            label="ID token"
+            name="id-token"
+            type="password"
+            autoComplete="off"
+            value={token}
+            onChange={(e) => {
+              setToken(e.target.value);
+              saveIdToken(e.target.value.trim());
+            }}
+            hint="This node's ID routes need a token (LEAF_ID_TOKEN, or an access token naming this tag). Kept in this tab only."
+          />
+        )}
         <button type="submit" className="button-primary" disabled={!valid || take.isPending}>
           {take.isPending ? 'Fetching…' : 'Try it'}
         </button>

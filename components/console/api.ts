@@ -78,14 +78,16 @@ export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }
 
-async function request<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+async function request<T>(path: string, init: { method?: string; body?: unknown; bearer?: string | null } = {}): Promise<T> {
+  const headers: Record<string, string> = init.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
+  if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
   let response: Response;
   try {
     response = await fetch(path, {
       method: init.method ?? 'GET',
       credentials: 'same-origin',
       cache: 'no-store',
-      headers: init.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   } catch {
@@ -153,13 +155,13 @@ export const api = {
   updateFormat: (bizTag: string, input: UpdateFormatRequest) => request<FormatDetail>(formatPath(bizTag), { method: 'PATCH', body: input }),
   deleteFormat: (bizTag: string) => request<{ deleted: string }>(formatPath(bizTag), { method: 'DELETE' }),
   /** The real formatted-ID route, as a client would call it. */
-  takeFormattedIds: (bizTag: string, count: number) =>
-    request<{ tag: string; ids: string[] }>(`/api/id/formatted/${encodeURIComponent(bizTag)}?count=${count}`).then((r) => r.ids),
+  takeFormattedIds: (bizTag: string, count: number, bearer: string | null) =>
+    request<{ tag: string; ids: string[] }>(`/api/id/formatted/${encodeURIComponent(bizTag)}?count=${count}`, { bearer }).then((r) => r.ids),
 
   /** The node's public health answer (200 even when degraded; the body says so). */
   health: () => request<HealthView>('/api/health'),
 
-  /** The real ID route, as a client would call it. */
-  takeIds: (bizTag: string, count: number) =>
-    request<{ tag: string; ids: string[] }>(`/api/id/segment/${encodeURIComponent(bizTag)}?count=${count}`).then((r) => r.ids),
+  /** The real ID route, as a client would call it (with the tab's ID token, when one is set: idToken.ts). */
+  takeIds: (bizTag: string, count: number, bearer: string | null) =>
+    request<{ tag: string; ids: string[] }>(`/api/id/segment/${encodeURIComponent(bizTag)}?count=${count}`, { bearer }).then((r) => r.ids),
 };

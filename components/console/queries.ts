@@ -23,6 +23,10 @@ import {
   api,
   isApiError,
 } from './api';
+import { readIdToken } from './idToken';
+
+/** A mutation that calls an ID route (`/api/id/…`) rather than the admin API. */
+const ID_ROUTE = { idRoute: true } as const;
 
 /** Live views poll at this interval. */
 export const POLL_MS = 2_000;
@@ -105,7 +109,8 @@ export const tagDetailQuery = (bizTag: string) =>
 export function createQueryClient(): QueryClient {
   const client: QueryClient = new QueryClient({
     queryCache: new QueryCache({ onError: (error) => onUnauthorized(error) }),
-    mutationCache: new MutationCache({ onError: (error) => onUnauthorized(error) }),
+    // An ID route's 401 is about the ID token (idToken.ts), not the console session: it must not sign anyone out.
+    mutationCache: new MutationCache({ onError: (error, _vars, _ctx, mutation) => mutation.meta?.idRoute === true || onUnauthorized(error) }),
     defaultOptions: {
       queries: {
         retry: (failures, error) => !(isApiError(error) && error.status >= 400 && error.status < 500) && failures < 1,
@@ -246,7 +251,8 @@ export function useDeleteTag(bizTag: string) {
 export function useTakeIds(bizTag: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (count: number) => api.takeIds(bizTag, count),
+    mutationFn: (count: number) => api.takeIds(bizTag, count, readIdToken()),
+    meta: ID_ROUTE,
     onSuccess: () =>
       Promise.all([
         client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),
@@ -293,7 +299,8 @@ export function useDeleteFormat(bizTag: string) {
 export function useTakeFormattedIds(bizTag: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (count: number) => api.takeFormattedIds(bizTag, count),
+    mutationFn: (count: number) => api.takeFormattedIds(bizTag, count, readIdToken()),
+    meta: ID_ROUTE,
     onSuccess: () => client.invalidateQueries({ queryKey: formatKeys.all }),
   });
 }
