@@ -160,6 +160,30 @@ describe('MysqlStore on Galera', () => {
     expect(retried.certification).toBeGreaterThan(0);
   });
 
+  it("a formatted tag's fresh period claimed through three nodes at once: the first INSERTs race, numbers disjoint and contiguous from 1", async () => {
+    // The period row does not exist yet: every node's first claim is an INSERT of the same key, so Galera must
+    // certify one and refuse the others (1213), which the store retries as an UPDATE of the row that won.
+    const before = sumRetries();
+    const perStore = 200;
+    const step = 5;
+    const results = await Promise.all(
+      stores.map((s) => Promise.allSettled(Array.from({ length: perStore }, () => within(SETTLE_MS, s.claimPeriod('ord', '20270101', step, 999_999), 'claimPeriod')))),
+    );
+    const ok = results.flat().flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = results.flat().flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    const retried = diff(sumRetries(), before);
+    const [row] = await rows<{ max_id: string }>(2, 'SELECT max_id FROM leaf_format_period WHERE biz_tag = ? AND period_key = ?', ['ord', '20270101']);
+    report(`fresh period: ${ok.length} claims ok, ${failed.length} failed, retries ${JSON.stringify(retried)}, max_id ${row?.max_id}`);
+    for (const f of failed) expect(f).toMatchObject({ code: 'store_unavailable', cause: { errno: 1213 } });
+    expect(failed.length).toBeLessThan(perStore * 3 * 0.01);
+    expect(ok.every((c) => c.count === step)).toBe(true);
+    const numbers = ok.flatMap((c) => Array.from({ length: c.count }, (_, k) => c.maxId - c.count + 1 + k)).sort((a, b) => a - b);
+    // No connection was lost, so no claim's outcome was unknown: every number from 1 to max_id is owned exactly once.
+    expect(retried.lostConnection).toBe(0);
+    expect(numbers).toEqual(Array.from({ length: step * ok.length }, (_, i) => i + 1));
+    expect(Number(row?.max_id)).toBe(step * ok.length);
+  });
+
   it('a node killed mid-claim: the stores keep claiming through the others within bounds; it rejoins and serves again', async () => {
     await stores[0].createTag({ bizTag: 'kill', step: 10, maxId: 0 });
     await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag('kill')))).every(Boolean) ? true : undefined), 'tag on all nodes');
