@@ -33,16 +33,19 @@ export const TAG = 'demo';
 export const WIDE_TAG = 'wide';
 export const WIDE_MAX_ID = '100000000000000000';
 export const TARGET_WIDE_VS_NARROW = 0.9;
+/** A formatted tag (issue 11) on the SQLite fast-lane server: daily-reset IDs like BENCH-20261203-000000001. */
+export const FORMAT_TAG = 'bench_fmt';
+export const FORMAT_PATTERN = 'BENCH-{yyyyMMdd}-{seq:9}';
 /** The tag the client row leases from, on the SQLite fast-lane server. */
 export const CLIENT_TAG = 'client';
 export const TARGET_CLIENT_IDS_PER_S = 100e6;
 /**
  * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, Galera, Redis, the
- * direct claims), `wide` (the 2^53 rows next to fast-single/fast-batch), `client` (LeafClient against the SQLite
+ * direct claims), `wide` (the 2^53 rows next to fast-single/fast-batch), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
  * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `inproc` (the
  * in-process rows). Groups left out are not started at all.
  */
-export const ONLY_GROUPS = ['http', 'wide', 'client', 'restart', 'inproc'] as const;
+export const ONLY_GROUPS = ['http', 'wide', 'formatted', 'client', 'restart', 'inproc'] as const;
 export type OnlyGroup = (typeof ONLY_GROUPS)[number];
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
 for (const g of only) if (!(ONLY_GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY: unknown group "${g}" (${ONLY_GROUPS.join(', ')})`);

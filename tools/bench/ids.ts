@@ -1,13 +1,20 @@
 /** Correctness probes: the IDs a response body carries, checked against the row's kind. */
 import { BATCH, TAG } from './config';
 
-
 /**
  * What a row's responses carry: `seq` one decimal ID (`{"tag","id"}`), `batch` BATCH increasing ones
  * (`{"tag","ids"}`), `snowflake` one 63-bit decimal ID (`{"id"}`), `uuid` a v4 UUID (`{"tag","id"}`), `constant`
- * the constant route's fixed `{"tag":"demo","id":"1"}`.
+ * the constant route's fixed `{"tag":"demo","id":"1"}`, `formatted` one formatted ID (FORMAT_PATTERN, `{"tag","id"}`),
+ * `formattedBatch` BATCH of them, increasing (`{"tag","ids"}`).
  */
-export type IdKind = 'seq' | 'batch' | 'snowflake' | 'uuid' | 'constant';
+export type IdKind = 'seq' | 'batch' | 'snowflake' | 'uuid' | 'constant' | 'formatted' | 'formattedBatch';
+/** What FORMAT_PATTERN renders: the date in the format's zone, then nine digits of the period's sequence. */
+export const FORMATTED = /^BENCH-\d{8}-\d{9}$/;
+
+/** IDs per response of a row of this kind. */
+export function idsPerResponse(kind: IdKind): number {
+  return kind === 'batch' || kind === 'formattedBatch' ? BATCH : 1;
+}
 export const DECIMAL = /^[1-9]\d*$/;
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -32,8 +39,20 @@ export function idsOf(text: string, kind: IdKind, tag: string = TAG): string[] |
     }
     return ids as string[];
   }
+  if (kind === 'formattedBatch') {
+    const ids = body.ids;
+    if (!Array.isArray(ids) || ids.length !== BATCH) return `ids is not an array of ${BATCH}`;
+    // One fixed-width pattern: string order is the order of (date, sequence).
+    let prev = '';
+    for (const s of ids) {
+      if (typeof s !== 'string' || !FORMATTED.test(s) || s <= prev) return `ids not increasing at ${JSON.stringify(s)}`;
+      prev = s;
+    }
+    return ids as string[];
+  }
   const id = body.id;
   if (typeof id !== 'string') return `id ${JSON.stringify(id)}`;
+  if (kind === 'formatted') return FORMATTED.test(id) ? [id] : `id ${JSON.stringify(id)}`;
   if (kind === 'uuid' ? !UUID_V4.test(id) : !DECIMAL.test(id) || (kind === 'constant' && id !== '1')) return `id ${JSON.stringify(id)}`;
   if ((kind === 'snowflake' || kind === 'seq') && BigInt(id) >= 1n << 63n) return `id ${id} is not below 2^63`;
   return [id];

@@ -4,10 +4,10 @@
  */
 import os from 'node:os';
 import { type RecordableHistogram, createHistogram } from 'node:perf_hooks';
-import { BATCH, CONNECTIONS, TAG, LEASE_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, WARMUP_S, progress, settings } from './config';
+import { CONNECTIONS, TAG, LEASE_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, WARMUP_S, progress, settings } from './config';
 import { type CpuSnap, cpuSnap, serverPids } from './cpu';
 import { fmtInt, fmtRate, fmtSmall, fmtUs, pct } from './format';
-import { type IdKind, idsOf, probe } from './ids';
+import { type IdKind, idsOf, idsPerResponse, probe } from './ids';
 import { loadDurations, segmentLoads } from './metrics';
 import { type Row, failures, percentile } from './results';
 import type { Server } from './servers';
@@ -158,7 +158,7 @@ export function httpRow(server: Server, key: string, scenario: string, route: st
 export async function measureOnce(row: HttpRow, round: number): Promise<void> {
   const { server, kind, key, tag } = row;
   const url = `${server.base}${row.route}`;
-  const perResponse = kind === 'batch' ? BATCH : 1;
+  const perResponse = idsPerResponse(kind);
   const label = `${key} [round ${round + 1}/${ROUNDS}]`;
   progress(`${label}: ${server.name}, GET ${row.route}: warm-up ${WARMUP_S} s, then measuring ${settings.durationS} s`);
   await cannon(url, WARMUP_S, null);
@@ -253,7 +253,7 @@ export function writesOf(r: HttpRow): { per1000: number; cell: string } {
 
 export function finishHttpRow(r: HttpRow): Row {
   const capacity = r.cpu.wallUs * os.cpus().length;
-  const perReq = r.kind === 'batch' ? BATCH : 1;
+  const perReq = idsPerResponse(r.kind);
   const reqPerSec = r.ok / r.seconds;
   const sampleOk = r.sample.malformed === 0 && (r.kind === 'constant' || r.sample.repeats === 0);
   const ok = r.errors === 0 && r.non2xx === 0 && r.orderOk && sampleOk && r.ok > 0;

@@ -109,6 +109,8 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     take: `target ≥ 30 M IDs/s ${mark(takeOk)}`,
     'wide-single': `**${fmtX(wideVs('single'))} the same row below 2^53** (target ≥ ${TARGET_WIDE_VS_NARROW}× ${mark(wideVs('single') >= TARGET_WIDE_VS_NARROW)}); server CPU/req ${fmtX(cpuRatio('wide-single', 'fast-single'))}`,
     'wide-batch': `**${fmtX(wideVs('batch'))} the same row below 2^53** (target ≥ ${TARGET_WIDE_VS_NARROW}× ${mark(wideVs('batch') >= TARGET_WIDE_VS_NARROW)}); server CPU/req ${fmtX(cpuRatio('wide-batch', 'fast-batch'))}`,
+    'fmt-single': `${fmtX(ratio('fmt-single', 'fast-single'))} the segment route's single (req/s); server CPU/req ${fmtX(cpuRatio('fmt-single', 'fast-single'))}`,
+    'fmt-batch': `${fmtX(ratio('fmt-batch', 'fast-batch'))} the segment route's \`?count=${BATCH}\` (req/s); server CPU/req ${fmtX(cpuRatio('fmt-batch', 'fast-batch'))}`,
     'client-next': `${client?.ratio ?? ''}; ${fmtX(idsRatio('client-next', 'loop-nextId'))} in-process \`engine.nextId\`; ${fmtX(idsRatio('client-next', 'fast-single'))} the fast lane's single-ID row`,
     'sf-ours': `${fmtX(idsRatio('sf-ours', 'sf-sapphire'))} @sapphire/snowflake`,
   };
@@ -165,6 +167,9 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     ...(row('wide-single') === undefined
       ? []
       : [`- Above 2^53 ÷ below, same server and plumbing: single ${fmtX(wideVs('single'))}, \`?count=${BATCH}\` ${fmtX(wideVs('batch'))} (target ≥ ${TARGET_WIDE_VS_NARROW}×).`]),
+    ...(row('fmt-single') === undefined
+      ? []
+      : [`- Formatted IDs ÷ the segment route, same server and plumbing: single ${fmtX(ratio('fmt-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('fmt-batch', 'fast-batch'))} (req/s).`]),
   );
   const md = [
     '# leaf-ts benchmark (`npm run bench`)',

@@ -2,7 +2,7 @@
  * The HTTP rows of the table: which server, which route, what its responses carry, how their order is checked
  * and how its DB writes are known; and the groups they are measured in (single-ID rows, then batch rows).
  */
-import { BATCH, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
+import { BATCH, FORMAT_PATTERN, FORMAT_TAG, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
 import { type HttpRow, type Writes, httpRow } from './measure';
 import type { Server } from './servers';
 
@@ -41,6 +41,20 @@ export function wideRows(fast: Server): Record<string, HttpRow> {
   };
 }
 
+/**
+ * Formatted IDs (FORMAT_PATTERN, daily) from the same server and plumbing: the formatted route's cost beside the
+ * segment route's. Their claims go to leaf_format_period and are not in /api/metrics, so no DB-write figure.
+ */
+export function formattedRows(fast: Server): Record<string, HttpRow> {
+  const route = `/api/id/formatted/${FORMAT_TAG}`;
+  const what = `formatted IDs (\`${FORMAT_PATTERN}\`, daily)`;
+  const writes: Writes = { kind: 'none', note: 'period claims, one per segment, not counted here' };
+  return {
+    'fmt-single': httpRow(fast, 'fmt-single', `leaf-ts fast lane, SQLite, single, ${what}`, route, 'formatted', 'none', writes, FORMAT_TAG),
+    'fmt-batch': httpRow(fast, 'fmt-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\`, ${what}`, `${route}?count=${BATCH}`, 'formattedBatch', 'none', writes, FORMAT_TAG),
+  };
+}
+
 export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
   const noStore = (note: string): Writes => ({ kind: 'none', note });
   return {
@@ -66,6 +80,6 @@ export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, au
 
 /** Measured in this order in even rounds, reversed in odd ones (rows not in the run's table are passed over). */
 export const ROW_GROUPS = [
-  ['bare-single', 'fast-single', 'wide-single', 'const-next', 'next-single', 'maria-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
-  ['bare-batch', 'fast-batch', 'wide-batch', 'next-batch', 'maria-batch', 'galera-batch', 'cluster-batch'],
+  ['bare-single', 'fast-single', 'wide-single', 'fmt-single', 'const-next', 'next-single', 'maria-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
+  ['bare-batch', 'fast-batch', 'wide-batch', 'fmt-batch', 'next-batch', 'maria-batch', 'galera-batch', 'cluster-batch'],
 ];

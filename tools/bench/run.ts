@@ -50,6 +50,8 @@ import {
   CONNECTIONS,
   DEFAULT_DURATION_S,
   DURATION_FIXED,
+  FORMAT_PATTERN,
+  FORMAT_TAG,
   HARD_CAP_MS,
   ONLY_GROUPS,
   PIPELINING,
@@ -70,9 +72,9 @@ import { type HttpRow, finishHttpRow, measureOnce } from './measure';
 import { planDuration } from './plan';
 import { type Meta, render } from './render';
 import { failures, notes, rows } from './results';
-import { ROW_GROUPS, fastRows, httpRows, wideRows } from './rows';
+import { ROW_GROUPS, fastRows, formattedRows, httpRows, wideRows } from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
-import { createMariaTag, createTag, dbs, startGalera, startMaria } from './services';
+import { createFormat, createMariaTag, createTag, dbs, startGalera, startMaria } from './services';
 import { type ClaimTarget, measureClaims } from './claims';
 import { measureClient } from './clientRows';
 import { measureRestarts } from './restartRows';
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
       `${meta.cores}× ${meta.cpu}, node ${process.version}, load average ${meta.load}`,
   );
   const http = runs('http');
-  const needFast = http || runs('wide') || runs('client') || runs('restart');
+  const needFast = http || runs('wide') || runs('formatted') || runs('client') || runs('restart');
   // server.ts starts Next (the console and the non-fast routes) beside the fast lane: every leaf-ts server needs the build.
   meta.build = needFast ? await ensureBuild() : 'not needed (BENCH_ONLY=inproc)';
 
@@ -156,10 +158,18 @@ async function main(): Promise<void> {
       { key: 'claims-maria', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, single MariaDB (claims/s)', url: db.leafUrl, pids: [mariaPid] },
       { key: 'claims-galera', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', url: galera.leafUrl, pids: galera.pids },
     ];
-  } else if (runs('wide') || runs('client')) {
+  } else if (runs('wide') || runs('formatted') || runs('client')) {
     fast = await leafServer('leaf-ts fast lane (SQLite)', {});
     servers = [fast];
-    if (runs('wide')) table = fastRows(fast);
+    if (runs('wide') || runs('formatted')) table = fastRows(fast);
+  }
+  if (fast !== null && runs('formatted')) {
+    const refused = await createFormat(fast, { bizTag: FORMAT_TAG, pattern: FORMAT_PATTERN, resetPeriod: 'daily', timeZone: 'UTC', step: 1000, description: 'npm run bench: formatted IDs' });
+    if (refused === null) Object.assign(table, formattedRows(fast));
+    else {
+      notes.push(`The formatted-ID rows (tag \`${FORMAT_TAG}\`) are skipped: ${refused}`);
+      progress(`formatted rows skipped: ${refused}`);
+    }
   }
   if (fast !== null && runs('wide')) {
     // Refused until this version issues IDs past 2^53 (issue 10): the rows are then left out, with the reason.

@@ -85,15 +85,8 @@ export async function createMariaTag(server: Server): Promise<void> {
  * server's refusal (a 4xx, e.g. a max_id this version cannot issue) for the caller to report; throws otherwise.
  */
 export async function createTag(server: Server, body: { bizTag: string; step: number; maxId?: string; description: string }): Promise<string | null> {
-  const r = await fetch(`${server.base}/api/admin/tags`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await r.text();
-  const what = `${server.name}: POST /api/admin/tags ${JSON.stringify(body)} answered ${r.status}: ${text.slice(0, 300)}`;
-  if (r.status >= 400 && r.status < 500) return what;
-  if (r.status !== 200 && r.status !== 201) throw new Error(what);
+  const refused = await postAdmin(server, '/api/admin/tags', body);
+  if (refused !== null) return refused;
   const started = Date.now();
   for (;;) {
     try {
@@ -107,4 +100,33 @@ export async function createTag(server: Server, body: { bizTag: string; step: nu
       await sleep(200);
     }
   }
+}
+
+/** POST `body` to an admin route: null when created; the server's refusal (4xx) as a sentence; throws otherwise. */
+async function postAdmin(server: Server, route: string, body: object): Promise<string | null> {
+  const r = await fetch(`${server.base}${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await r.text();
+  const what = `${server.name}: POST ${route} ${JSON.stringify(body)} answered ${r.status}: ${text.slice(0, 300)}`;
+  if (r.status >= 400 && r.status < 500) return what;
+  if (r.status !== 200 && r.status !== 201) throw new Error(what);
+  return null;
+}
+
+/**
+ * POST /api/admin/formats, then one formatted ID: null, or why not (a version without formatted IDs answers 404),
+ * so the rows are skipped with the reason instead of failing the run.
+ */
+export async function createFormat(
+  server: Server,
+  body: { bizTag: string; pattern: string; resetPeriod: string; timeZone: string; step: number; description: string },
+): Promise<string | null> {
+  const refused = await postAdmin(server, '/api/admin/formats', body);
+  if (refused !== null) return refused;
+  await probe(`${server.base}/api/id/formatted/${body.bizTag}`, 'formatted', body.bizTag);
+  progress(`${server.name}: formatted tag ${body.bizTag} (${body.pattern}, ${body.resetPeriod}) created and serving`);
+  return null;
 }
