@@ -87,6 +87,22 @@ describe('formatted tags through the admin API and both lanes', () => {
     expect(new Set(issued).size).toBe(issued.length);
   });
 
+  it('literal text JSON must escape (a quote, a backslash) and non-ASCII comes back exact on both lanes, single and batch', async () => {
+    const pattern = 'Q"\\é-{yyyy}-{seq:4}';
+    expect((await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'quoted', pattern, resetPeriod: 'yearly' })).status).toBe(201);
+    const year = dateFields('Asia/Shanghai', Date.now()).yyyy;
+    const shape = new RegExp(`^Q"\\\\é-${year}-\\d{4}$`);
+    for (const [lane, server] of lanes()) {
+      const single = await (await get(server, '/api/id/formatted/quoted')).json();
+      expect(single.id, lane).toMatch(shape);
+      const batch = await (await get(server, '/api/id/formatted/quoted?count=50')).json();
+      expect(batch.ids, lane).toHaveLength(50);
+      for (const id of batch.ids) expect(id, lane).toMatch(shape);
+      expect(new Set(batch.ids).size).toBe(50);
+    }
+    expect((await admin(fast, 'DELETE', '/api/admin/formats/quoted')).status).toBe(200); // the list below expects `ord` alone
+  });
+
   it('refuses bad input on both lanes with JSON 4xx', async () => {
     for (const [lane, server] of lanes()) {
       const cases: Array<[string, string]> = [
