@@ -373,14 +373,20 @@ function formattedSingle(bizTag: string, id: string): Answer {
   return jsonText('{"tag":"' + bizTag + '","id":' + JSON.stringify(id) + '}');
 }
 
-/** A character JSON must escape inside a string. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+/** Whether JSON must escape a character of `text` inside a string: a quote, a backslash or a control character. */
+function needsEscape(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
+  }
+  return false;
+}
 
 function formattedBatch(bizTag: string, ids: string[]): Answer {
   // The IDs of one batch come from one period's renderer: they share every character but the date and sequence
   // digits, so when the first needs no escaping none does, and the body is joined directly (JSON.stringify of the
   // array cost ~2.5× the whole rendering).
-  if (ids.length === 0 || NEEDS_ESCAPE.test(ids[0]!)) return jsonText('{"tag":"' + bizTag + '","ids":' + JSON.stringify(ids) + '}');
+  if (ids.length === 0 || needsEscape(ids[0]!)) return jsonText('{"tag":"' + bizTag + '","ids":' + JSON.stringify(ids) + '}');
   let body = '{"tag":"' + bizTag + '","ids":["' + ids[0];
   for (let k = 1; k < ids.length; k++) body += '","' + ids[k];
   return jsonText(body + '"]}');
