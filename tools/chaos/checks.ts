@@ -1,32 +1,61 @@
 /** Pure checks over what the Recorder saw. */
-import { type Kind, type OkRecord, type Recorder, SEGMENT_KINDS } from './record';
+import { FORMATTED_OK_503, SEGMENT_OK_503, SNOWFLAKE_OK_503 } from './config';
+import { FORMATTED_KINDS, type GrowF64, type Kind, type OkRecord, type Recorder, SEGMENT_KINDS } from './record';
+
+export type Family = 'segment' | 'snowflake' | 'formatted';
+
+export const familyOf = (kind: Kind): Family => (SEGMENT_KINDS.has(kind) ? 'segment' : FORMATTED_KINDS.has(kind) ? 'formatted' : 'snowflake');
+
+const OK_503: Record<Family, ReadonlySet<string>> = { segment: SEGMENT_OK_503, snowflake: SNOWFLAKE_OK_503, formatted: FORMATTED_OK_503 };
+
+/** Whether a 503 with this JSON error code is one a fault may cause on this kind's route (when is checked apart). */
+export function expected503(kind: Kind, code: string): boolean {
+  return OK_503[familyOf(kind)].has(code);
+}
 
 export interface DuplicateReport {
   duplicates: number;
   examples: string[];
 }
 
-/** Overlaps between any two recorded segment ranges, across every node and lifetime. */
-export function segmentDuplicates(rec: Recorder): DuplicateReport {
-  const data = rec.segRanges.data;
-  const n = rec.segRanges.length / 2;
+/** Overlaps between any two [start, end] pairs of `ranges`; `describe` words an example. */
+function rangeOverlaps(ranges: GrowF64, report: DuplicateReport, describe: (start: number, end: number, maxEnd: number) => string): void {
+  const data = ranges.data;
+  const n = ranges.length / 2;
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   order.sort((a, b) => data[2 * a] - data[2 * b] || data[2 * a + 1] - data[2 * b + 1]);
   let maxEnd = -Infinity;
-  let duplicates = 0;
-  const examples: string[] = [];
   for (let k = 0; k < n; k++) {
     const i = order[k];
     const start = data[2 * i];
     const end = data[2 * i + 1];
     if (start <= maxEnd) {
-      duplicates += Math.min(end, maxEnd) - start + 1;
-      if (examples.length < 5) examples.push(`${start}..${end} overlaps IDs up to ${maxEnd}`);
+      report.duplicates += Math.min(end, maxEnd) - start + 1;
+      if (report.examples.length < 5) report.examples.push(describe(start, end, maxEnd));
     }
     if (end > maxEnd) maxEnd = end;
   }
-  return { duplicates, examples };
+}
+
+/** Overlaps between any two recorded segment ranges, across every node and lifetime. */
+export function segmentDuplicates(rec: Recorder): DuplicateReport {
+  const report: DuplicateReport = { duplicates: 0, examples: [] };
+  rangeOverlaps(rec.segRanges, report, (start, end, maxEnd) => `${start}..${end} overlaps IDs up to ${maxEnd}`);
+  return report;
+}
+
+/**
+ * Formatted IDs seen twice: within each period key (the ID's date), overlaps between recorded sequence ranges,
+ * across every node and lifetime. Two periods never share an ID (their dates differ), so each is swept alone.
+ */
+export function formattedDuplicates(rec: Recorder): DuplicateReport & { ranges: number; periods: number } {
+  const report = { duplicates: 0, examples: [] as string[], ranges: 0, periods: rec.fmtRanges.size };
+  for (const [period, ranges] of rec.fmtRanges) {
+    report.ranges += ranges.length / 2;
+    rangeOverlaps(ranges, report, (start, end, maxEnd) => `period ${period}: sequence ${start}..${end} overlaps numbers up to ${maxEnd}`);
+  }
+  return report;
 }
 
 export function snowflakeDuplicates(rec: Recorder): DuplicateReport {
@@ -88,6 +117,25 @@ export function realTimeOrder(records: OkRecord[], kinds: ReadonlySet<Kind>, nod
   return { checked, violations, examples };
 }
 
+/** realTimeOrder for formatted answers, within each period (a new period's sequence starts again from 1). */
+export function formattedOrder(records: OkRecord[], nodeNames: string[]): OrderReport {
+  const byPeriod = new Map<string, OkRecord[]>();
+  for (const r of records) {
+    if (!FORMATTED_KINDS.has(r.kind) || r.period === undefined) continue;
+    const list = byPeriod.get(r.period);
+    if (list === undefined) byPeriod.set(r.period, [r]);
+    else list.push(r);
+  }
+  const total: OrderReport = { checked: 0, violations: 0, examples: [] };
+  for (const [period, list] of byPeriod) {
+    const one = realTimeOrder(list, FORMATTED_KINDS, nodeNames);
+    total.checked += one.checked;
+    total.violations += one.violations;
+    for (const e of one.examples) if (total.examples.length < 5) total.examples.push(`period ${period}: ${e}`);
+  }
+  return total;
+}
+
 /** Nearest-rank percentile of `values` (ms). */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
@@ -96,13 +144,13 @@ export function percentile(values: number[], p: number): number {
   return sorted[rank];
 }
 
-/** recvT of node i's first 200 (segment or snowflake) to a request sent at or after `after`; null if none. */
-export function firstOkAfter(rec: Recorder, node: number, after: number, segment: boolean): number | null {
+/** recvT of node i's first 200 of `kinds` to a request sent at or after `after`; null if none. */
+export function firstOkAfter(rec: Recorder, node: number, after: number, kinds: ReadonlySet<Kind>): number | null {
   let best: number | null = null;
   for (let k = rec.ok.length - 1; k >= 0; k--) {
     const r = rec.ok[k];
     if (r.sendT < after - 60_000) break; // records are appended roughly in time order
-    if (r.node === node && SEGMENT_KINDS.has(r.kind) === segment && r.sendT >= after && (best === null || r.recvT < best)) best = r.recvT;
+    if (r.node === node && kinds.has(r.kind) && r.sendT >= after && (best === null || r.recvT < best)) best = r.recvT;
   }
   return best;
 }

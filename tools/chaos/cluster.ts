@@ -1,12 +1,13 @@
 /**
  * The cluster under test: a private MariaDB (tools/harness) with one tag of a small DB step, and NODES leaf-ts
  * nodes, each behind its own fault-injecting proxy to MariaDB — or, with --db galera, a 3-node Galera cluster that
- * every node reaches through its multi-host URL; then the paced load over them, with a status line every 5 s.
+ * every node reaches through its multi-host URL; then a formatted tag created through the first node's admin API,
+ * and the paced load over them, with a status line every 5 s.
  */
 import path from 'node:path';
 import { MysqlStore } from '../../lib/store/mysql';
 import { GaleraCluster, MariadbServer, freePort } from '../harness';
-import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, NODES, REPO_ROOT, TAG } from './config';
+import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, FORMAT, FORMAT_TAG, NODES, REPO_ROOT, TAG } from './config';
 import type { ChaosRun } from './context';
 import { Load } from './load';
 import { LeafNode } from './node';
@@ -21,6 +22,22 @@ async function createTag(run: ChaosRun, url: string, where: string): Promise<voi
     await setupStore.close();
   }
   run.say(`tag "${TAG}" created with step ${DB_STEP} on ${where}`);
+}
+
+/**
+ * Creates the formatted tag as an operator would, with POST /api/admin/formats on the first node; the others
+ * learn of it at their first request for it (an unknown tag re-reads the format list).
+ */
+async function createFormat(run: ChaosRun): Promise<void> {
+  const node = run.nodes[0];
+  const response = await fetch(`http://127.0.0.1:${node.port}/api/admin/formats`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ bizTag: FORMAT_TAG, ...FORMAT, description: 'chaos harness' }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (response.status !== 201) throw new Error(`POST /api/admin/formats on ${node.name}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+  run.say(`formatted tag "${FORMAT_TAG}" created on ${node.name}: ${FORMAT.pattern}, ${FORMAT.resetPeriod} in ${FORMAT.timeZone}, step ${FORMAT.step}`);
 }
 
 /** Starts MariaDB, creates the tag, and starts every node behind its proxy (healthy before it returns). */
@@ -66,7 +83,7 @@ export async function startGaleraCluster(run: ChaosRun): Promise<void> {
   );
 }
 
-/** Starts NODES leaf-ts nodes, node i on `urls[i]`; healthy before it returns. */
+/** Starts NODES leaf-ts nodes, node i on `urls[i]` (healthy before it returns), and creates the formatted tag. */
 async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) => string): Promise<void> {
   const { say, violate, nodes, logEvents, runId, runDir } = run;
   for (let i = 0; i < NODES; i++) {
@@ -96,12 +113,13 @@ async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) =
   }
   const startups = await Promise.all(nodes.map((n) => n.start()));
   say(`nodes up: ${nodes.map((n, i) => `${n.name} :${n.port} ${describe(i)} (${startups[i]} ms)`).join(', ')}`);
+  await createFormat(run);
 }
 
 /** The client loops, churn loops and health prober over the nodes; returns the 5-s status line's timer. */
 export function startLoad(run: ChaosRun): ReturnType<typeof setInterval> {
   const { size, random, say, nodes, rec } = run;
-  const load = new Load({ nodes, recorder: rec, tag: TAG, timeoutMs: CLIENT_TIMEOUT_MS, random });
+  const load = new Load({ nodes, recorder: rec, tag: TAG, formatTag: FORMAT_TAG, timeoutMs: CLIENT_TIMEOUT_MS, random });
   run.load = load;
   load.startClients(size.loops, size.ratePerLoop);
   load.startChurn(size.churnPerNode);
@@ -112,7 +130,7 @@ export function startLoad(run: ChaosRun): ReturnType<typeof setInterval> {
     const d = (k: keyof typeof c) => c[k] - last[k];
     say(
       `  load: ${Math.round(d('sent') / 5)} req/s, last 5 s: 200=${d('ok')} 503=${d('s503')} other=${d('other')} ` +
-        `conn-errors=${d('connErrors')} timeouts=${d('timeouts')}; ids so far segment=${rec.segIds} snowflake=${rec.snowCount}; ` +
+        `conn-errors=${d('connErrors')} timeouts=${d('timeouts')}; ids so far segment=${rec.segIds} snowflake=${rec.snowCount} formatted=${rec.fmtIds}; ` +
         `nodes ${nodes.map((n) => `${n.name}:${n.state}`).join(' ')}`,
     );
     last = { ...c };

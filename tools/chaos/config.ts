@@ -19,6 +19,16 @@ export const P99_FLOOR_MS = 100;
 export const ADMIN_TOKEN = `chaos-${randomBytes(12).toString('hex')}`;
 export const SNOWFLAKE_OK_503 = new Set(['snowflake_unavailable', 'clock_moved_backwards', 'not_ready']);
 export const SEGMENT_OK_503 = new Set(['store_unavailable', 'segment_unavailable', 'not_ready']);
+/**
+ * The formatted tag beside the segment tag: a daily counter whose small first step makes every node claim often
+ * (each period is a segment-mode tag of its own, so the step then grows as the segment tag's does).
+ */
+export const FORMAT_TAG = 'chaos-fmt';
+export const FORMAT = { pattern: 'CH-{yyyyMMdd}-{seq:9}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', step: 50 } as const;
+/** An ID of FORMAT: its date (the period key) and its sequence number. */
+export const FORMATTED_ID = /^CH-([0-9]{8})-([0-9]{9})$/;
+/** As the segment route's; never `sequence_exhausted`: {seq:9} holds 999,999,999 numbers a day, far above a run. */
+export const FORMATTED_OK_503 = new Set(['store_unavailable', 'segment_unavailable', 'not_ready']);
 
 export interface Size {
   budgetS: number;

@@ -1,13 +1,14 @@
 /**
  * Bounded HTTP load against the nodes: paced client loops (keep-alive agents, one request in flight per loop,
- * every request with a client timeout), a paced "churn" loop per node taking batches of 10,000 (so segments are
- * used up and reloaded every few seconds even once the dynamic step has grown), outage "drain" loops, and a
- * health prober. Every answer goes to the Recorder.
+ * every request with a client timeout) over segment, snowflake and formatted routes, a paced "churn" loop per node
+ * taking batches of 10,000 (so segments are used up and reloaded every few seconds even once the dynamic step has
+ * grown), outage "drain" loops (segment and formatted), and a health prober. Every answer goes to the Recorder.
  */
 import http from 'node:http';
 import { sleep } from '../harness';
+import { parseFormatted } from './formatted';
 import type { LeafNode } from './node';
-import { type Kind, type Recorder } from './record';
+import { FORMATTED_KINDS, type Kind, type Recorder } from './record';
 
 export const now = (): number => performance.timeOrigin + performance.now();
 
@@ -46,6 +47,8 @@ export interface LoadOptions {
   nodes: LeafNode[];
   recorder: Recorder;
   tag: string;
+  /** The formatted tag (its IDs must match config's FORMAT). */
+  formatTag: string;
   timeoutMs: number;
   random: () => number;
 }
@@ -143,6 +146,12 @@ export class Load {
       rec.addSnowflake(kind, i, life, sendT, recvT, ids);
       return;
     }
+    if (FORMATTED_KINDS.has(kind)) {
+      if (parsed.tag !== this.o.formatTag) throw new Error(`tag ${String(parsed.tag)}`);
+      const { period, seqs } = parseFormatted(raw, sendT, recvT);
+      rec.addFormatted(kind, i, life, sendT, recvT, period, seqs);
+      return;
+    }
     if (parsed.tag !== this.o.tag) throw new Error(`tag ${String(parsed.tag)}`);
     const ids = raw.map((v) => {
       if (typeof v !== 'string' || !SEG_ID.test(v) || !Number.isSafeInteger(Number(v))) throw new Error(`bad segment ID ${String(v)}`);
@@ -176,24 +185,32 @@ export class Load {
     this.loops.push(run());
   }
 
-  /** Client loops: a mix of single IDs, batches, the Leaf plain-text route and snowflake, across all up nodes. */
+  /**
+   * Client loops: a mix of single IDs, batches, the Leaf plain-text route, snowflake and formatted IDs, across all
+   * up nodes.
+   */
   startClients(loops: number, ratePerSec: number): void {
     const r = this.o.random;
-    const tag = this.o.tag;
+    const { tag, formatTag } = this.o;
     for (let l = 0; l < loops; l++) {
       this.loop(ratePerSec, async () => {
         const i = this.pickNode();
         if (i < 0) return sleep(20);
         const x = r() * 100;
-        if (x < 35) return this.request(i, 'seg', `/api/id/segment/${tag}`);
-        if (x < 45) return this.request(i, 'plain', `/api/segment/get/${tag}`);
-        if (x < 70) {
+        if (x < 31) return this.request(i, 'seg', `/api/id/segment/${tag}`);
+        if (x < 40) return this.request(i, 'plain', `/api/segment/get/${tag}`);
+        if (x < 62) {
           const n = 2 + Math.floor(r() * 499);
           return this.request(i, 'segN', `/api/id/segment/${tag}?count=${n}`, n);
         }
-        if (x < 90) return this.request(i, 'snow', '/api/id/snowflake');
-        const n = 2 + Math.floor(r() * 99);
-        return this.request(i, 'snowN', `/api/id/snowflake?count=${n}`, n);
+        if (x < 80) return this.request(i, 'snow', '/api/id/snowflake');
+        if (x < 89) {
+          const n = 2 + Math.floor(r() * 99);
+          return this.request(i, 'snowN', `/api/id/snowflake?count=${n}`, n);
+        }
+        if (x < 96) return this.request(i, 'fmt', `/api/id/formatted/${formatTag}`);
+        const n = 2 + Math.floor(r() * 199);
+        return this.request(i, 'fmtN', `/api/id/formatted/${formatTag}?count=${n}`, n);
       });
     }
   }
@@ -208,15 +225,19 @@ export class Load {
     });
   }
 
-  /** Takes batches of 10,000 from node `i` as fast as it answers, until it answers anything but 200 or `stop()`. */
-  drain(i: number, stop: () => boolean): Promise<void> {
+  /**
+   * Takes batches of 10,000 segment (or formatted) IDs from node `i` as fast as it answers, until it answers
+   * anything but 200 or `stop()`.
+   */
+  drain(i: number, stop: () => boolean, formatted = false): Promise<void> {
+    const path = formatted ? `/api/id/formatted/${this.o.formatTag}?count=10000` : `/api/id/segment/${this.o.tag}?count=10000`;
     const p = (async () => {
       while (!this.stopped && !stop()) {
         if (this.pickNode(i) < 0) {
           await sleep(50);
           continue;
         }
-        const status = await this.request(i, 'drain', `/api/id/segment/${this.o.tag}?count=10000`, 10_000);
+        const status = await this.request(i, formatted ? 'fmtDrain' : 'drain', path, 10_000);
         if (status !== 200) return;
       }
     })();

@@ -1,15 +1,16 @@
 /**
  * A database outage longer than the nodes' buffers, whatever the database is: wait until every node holds a
- * segment, take the database down, watch each node serve from memory and then answer 503, drain what is left,
- * bring the database back, and require every node to serve segment and snowflake IDs again by itself within the
- * bound. The times land in `run.outage` for the report.
+ * segment, take the database down, watch each node serve from memory and then answer 503, drain what is left (of
+ * the segment tag and of the formatted tag's period), bring the database back, and require every node to serve
+ * segment, snowflake and formatted IDs again by itself within the bound. The times land in `run.outage` for the
+ * report.
  */
 import { fmt } from './config';
 import type { ChaosRun } from './context';
 import { firstOkAfter } from './checks';
 import { engineStats } from './engineStats';
 import { now } from './load';
-import { SEGMENT_KINDS } from './record';
+import { FORMATTED_KINDS, type Kind, SEGMENT_KINDS, SNOWFLAKE_KINDS } from './record';
 
 export interface OutageActions {
   /** Takes the database down; resolves once it is down. */
@@ -34,13 +35,18 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
   const downAt = now();
   say(`${db.what} down (${fmt(downAt - stopAt)}s to stop); nodes serve from their buffers`);
   const exhaustedAt: Array<number | null> = nodes.map(() => null);
+  const formattedExhaustedAt: Array<number | null> = nodes.map(() => null);
   let scanned = rec.fails.length;
   const scan = () => {
     for (; scanned < rec.fails.length; scanned++) {
       const f = rec.fails[scanned];
-      if (f.status === 503 && SEGMENT_KINDS.has(f.kind) && f.sendT >= downAt && exhaustedAt[f.node] === null) {
+      if (f.status !== 503 || f.sendT < downAt) continue;
+      if (SEGMENT_KINDS.has(f.kind) && exhaustedAt[f.node] === null) {
         exhaustedAt[f.node] = f.recvT;
         say(`${nodes[f.node].name}: buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`);
+      } else if (FORMATTED_KINDS.has(f.kind) && formattedExhaustedAt[f.node] === null) {
+        formattedExhaustedAt[f.node] = f.recvT;
+        say(`${nodes[f.node].name}: formatted buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`);
       }
     }
   };
@@ -53,6 +59,7 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
     if (!drained && elapsed >= 2_000) {
       drained = true;
       nodes.forEach((_, i) => void run.load?.drain(i, () => exhaustedAt[i] !== null));
+      nodes.forEach((_, i) => void run.load?.drain(i, () => formattedExhaustedAt[i] !== null, true));
     }
     const all = exhaustedAt.every((t) => t !== null);
     const lastExhausted = Math.max(...exhaustedAt.map((t) => t ?? Infinity));
@@ -69,10 +76,11 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
   const backAt = now();
   run.outage = { stopAt, downAt, startAt, backAt };
   say(`${db.what} back after ${fmt(startAt - downAt)}s down (ready in ${fmt(backAt - startAt)}s)`);
-  // Recovery: each node must serve segment and snowflake IDs again, by itself.
+  // Recovery: each node must serve segment, snowflake and formatted IDs again, by itself.
   const bound = backAt + size.recoveryBoundS * 1000;
+  const kinds: ReadonlyArray<ReadonlySet<Kind>> = [SEGMENT_KINDS, SNOWFLAKE_KINDS, FORMATTED_KINDS];
   for (;;) {
-    const pending = nodes.filter((_, i) => firstOkAfter(rec, i, startAt, true) === null || firstOkAfter(rec, i, startAt, false) === null);
+    const pending = nodes.filter((_, i) => kinds.some((k) => firstOkAfter(rec, i, startAt, k) === null));
     if (pending.length === 0) break;
     if (now() > bound) {
       for (const n of pending) violate(`${n.name} did not recover within ${size.recoveryBoundS}s of ${db.what} being back`);

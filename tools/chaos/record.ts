@@ -1,13 +1,16 @@
 /**
  * Everything the clients saw: every ID returned (with node, process lifetime and time), every non-200 with its
  * status and JSON body, every connection error and timeout. IDs are kept losslessly but compactly: segment IDs as
- * ranges of consecutive IDs (a batch of 10,000 is one or two ranges), snowflake IDs as a BigInt64Array.
+ * ranges of consecutive IDs (a batch of 10,000 is one or two ranges), snowflake IDs as a BigInt64Array, formatted
+ * IDs as ranges of sequence numbers per period key (the ID's date: one answer is one period, increasing).
  */
 
-export type Kind = 'seg' | 'segN' | 'plain' | 'snow' | 'snowN' | 'churn' | 'drain';
+export type Kind = 'seg' | 'segN' | 'plain' | 'snow' | 'snowN' | 'churn' | 'drain' | 'fmt' | 'fmtN' | 'fmtDrain';
 export const SEGMENT_KINDS: ReadonlySet<Kind> = new Set(['seg', 'segN', 'plain', 'churn', 'drain']);
-/** The requests whose latency is measured (the background churn and the outage drain are load, not clients). */
-export const MEASURED_KINDS: ReadonlySet<Kind> = new Set(['seg', 'segN', 'plain', 'snow', 'snowN']);
+export const SNOWFLAKE_KINDS: ReadonlySet<Kind> = new Set(['snow', 'snowN']);
+export const FORMATTED_KINDS: ReadonlySet<Kind> = new Set(['fmt', 'fmtN', 'fmtDrain']);
+/** The requests whose latency is measured (the background churn and the outage drains are load, not clients). */
+export const MEASURED_KINDS: ReadonlySet<Kind> = new Set(['seg', 'segN', 'plain', 'snow', 'snowN', 'fmt', 'fmtN']);
 
 export interface OkRecord {
   kind: Kind;
@@ -17,9 +20,11 @@ export interface OkRecord {
   recvT: number;
   /** Number of IDs in the answer. */
   n: number;
-  /** Lowest and highest ID of the answer (number for segment, bigint for snowflake). */
+  /** Lowest and highest ID of the answer (number for segment, bigint for snowflake, the sequence for formatted). */
   min: number | bigint;
   max: number | bigint;
+  /** Formatted only: the period key (the ID's date) the sequence numbers belong to. */
+  period?: string;
 }
 
 export interface FailRecord {
@@ -39,9 +44,12 @@ export interface FailRecord {
   nodeWasDown: boolean;
 }
 
-class GrowF64 {
-  data = new Float64Array(1 << 16);
+export class GrowF64 {
+  data: Float64Array;
   length = 0;
+  constructor(capacity = 1 << 16) {
+    this.data = new Float64Array(capacity);
+  }
   push2(a: number, b: number): void {
     if (this.length + 2 > this.data.length) {
       const next = new Float64Array(this.data.length * 2);
@@ -72,29 +80,49 @@ export class Recorder {
   /** Segment IDs as [start, end] pairs. */
   readonly segRanges = new GrowF64();
   readonly snowIds = new GrowI64();
+  /** Formatted sequence numbers as [start, end] pairs, per period key. */
+  readonly fmtRanges = new Map<string, GrowF64>();
   segIds = 0;
   snowCount = 0;
+  fmtIds = 0;
   /** Malformed 200s, out-of-order batches, wrong tags: violations found while parsing. */
   readonly badAnswers: string[] = [];
   badCount = 0;
 
   addSegment(kind: Kind, node: number, life: number, sendT: number, recvT: number, ids: number[]): void {
+    this.pushRuns(this.segRanges, ids, 'segment', node);
+    this.segIds += ids.length;
+    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: ids[0], max: ids[ids.length - 1] });
+  }
+
+  /** One answer's formatted IDs: their period key and their sequence numbers, in answer order. */
+  addFormatted(kind: Kind, node: number, life: number, sendT: number, recvT: number, period: string, seqs: number[]): void {
+    let ranges = this.fmtRanges.get(period);
+    if (ranges === undefined) {
+      ranges = new GrowF64(1 << 10);
+      this.fmtRanges.set(period, ranges);
+    }
+    this.pushRuns(ranges, seqs, 'formatted', node);
+    this.fmtIds += seqs.length;
+    this.ok.push({ kind, node, life, sendT, recvT, n: seqs.length, min: seqs[0], max: seqs[seqs.length - 1], period });
+  }
+
+  /** Appends `ids` as runs of consecutive numbers; a batch must be strictly increasing. */
+  private pushRuns(ranges: GrowF64, ids: number[], what: string, node: number): void {
     let start = ids[0];
     let prev = start;
     for (let i = 1; i < ids.length; i++) {
       const id = ids[i];
       if (!(id > prev)) {
-        this.bad(`segment batch from node ${node} not strictly increasing at index ${i}: ${prev} then ${id}`);
+        this.bad(`${what} batch from node ${node} not strictly increasing at index ${i}: ${prev} then ${id}`);
       }
       if (id !== prev + 1) {
-        this.segRanges.push2(start, prev);
+        ranges.push2(start, prev);
         start = id;
       }
       prev = id;
     }
-    this.segRanges.push2(start, prev);
-    this.segIds += ids.length;
-    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: ids[0], max: ids[ids.length - 1] });
+    ranges.push2(start, prev);
   }
 
   addSnowflake(kind: Kind, node: number, life: number, sendT: number, recvT: number, ids: bigint[]): void {

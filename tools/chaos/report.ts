@@ -2,17 +2,19 @@
  * After the load stopped: every check over what the clients saw and the nodes logged (any failure is a violation),
  * progress lines with the numbers, and the one-line summary. Sections: IDs (uniqueness, real-time order), errors
  * (statuses and codes against the fault windows), latency (baseline vs slow DB), outage (served from buffers,
- * 503s, recovery), health and logs, and no ID above the row's max_id.
+ * 503s, recovery), health and logs, and no ID above the row's max_id. The formatted tag's own figures are in
+ * reportFormatted.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import { percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates, firstOkAfter } from './checks';
-import { CLIENT_TIMEOUT_MS, LATENCY, P99_FACTOR, P99_FLOOR_MS, SEGMENT_OK_503, SNOWFLAKE_OK_503, TAG, fmt } from './config';
+import { expected503, familyOf, percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates, firstOkAfter } from './checks';
+import { CLIENT_TIMEOUT_MS, FORMAT_TAG, LATENCY, P99_FACTOR, P99_FLOOR_MS, TAG, fmt } from './config';
 import type { ChaosRun } from './context';
-import { type FailRecord, type Kind, MEASURED_KINDS, SEGMENT_KINDS } from './record';
+import { type FailRecord, type Kind, MEASURED_KINDS, SEGMENT_KINDS, SNOWFLAKE_KINDS } from './record';
+import { checkFormattedIds, checkFormattedMaxId, checkFormattedOutage } from './reportFormatted';
 
-/** No duplicate ID (segment and snowflake apart), per-node real-time order, every 200 well-formed. */
+/** No duplicate ID (segment, snowflake and formatted apart), per-node real-time order, every 200 well-formed. */
 function checkIds(run: ChaosRun): { duplicates: number; orderViolations: number } {
   const { say, violate, nodes, rec } = run;
   const names = nodes.map((n) => n.name);
@@ -21,18 +23,25 @@ function checkIds(run: ChaosRun): { duplicates: number; orderViolations: number 
   if (segDup.duplicates > 0) violate(`${segDup.duplicates} duplicate segment IDs: ${segDup.examples.join('; ')}`);
   if (snowDup.duplicates > 0) violate(`${snowDup.duplicates} duplicate snowflake IDs: ${snowDup.examples.join('; ')}`);
   const segOrder = realTimeOrder(rec.ok, SEGMENT_KINDS, names);
-  const snowOrder = realTimeOrder(rec.ok, new Set(['snow', 'snowN']), names);
+  const snowOrder = realTimeOrder(rec.ok, SNOWFLAKE_KINDS, names);
   say(
     `uniqueness: ${rec.segRanges.length / 2} segment ranges and ${rec.snowIds.length} snowflake IDs compared; ` +
       `real-time order per node checked for ${segOrder.checked} segment and ${snowOrder.checked} snowflake answers`,
   );
   if (segOrder.violations > 0) violate(`${segOrder.violations} segment answers below an earlier answer of the same node: ${segOrder.examples.join('; ')}`);
   if (snowOrder.violations > 0) violate(`${snowOrder.violations} snowflake answers below an earlier answer of the same node: ${snowOrder.examples.join('; ')}`);
+  const formatted = checkFormattedIds(run);
   if (rec.badCount > 0) violate(`${rec.badCount} malformed or unordered 200 answers: ${rec.badAnswers.slice(0, 5).join('; ')}`);
-  return { duplicates: segDup.duplicates + snowDup.duplicates, orderViolations: segOrder.violations + snowOrder.violations };
+  return {
+    duplicates: segDup.duplicates + snowDup.duplicates + formatted.duplicates,
+    orderViolations: segOrder.violations + snowOrder.violations + formatted.orderViolations,
+  };
 }
 
-/** Every non-200 against what the faults allow: 503 with an expected JSON code in the outage or after a cut. */
+/**
+ * Every non-200 against what the faults allow: 503 with an expected JSON code in the outage or after a cut (for
+ * segment and formatted IDs; snowflake 503s only need an expected code).
+ */
 function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: number; inEviction: number } {
   const { size, say, violate, nodes, rec, cuts, outage, t0, evictionWindows } = run;
   const names = nodes.map((n) => n.name);
@@ -41,6 +50,8 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
   const afterCut = (f: FailRecord) => cuts.some((c) => f.recvT >= c && f.sendT <= c + 3_000);
   const inEviction = (f: FailRecord) => evictionWindows.some((w) => f.recvT >= w.from && f.sendT <= w.to);
   let n503InEviction = 0;
+  let formatted503InEviction = 0;
+  const unexpectedFormatted503: FailRecord[] = [];
   let n5xx = 0;
   let n503 = 0;
   let timeouts = 0;
@@ -56,15 +67,16 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
       else badConn.push(f);
       continue;
     }
-    const key = `${f.status} ${f.code || '(no code)'}${SEGMENT_KINDS.has(f.kind) ? '' : ' [snowflake]'}`;
+    const family = familyOf(f.kind);
+    const key = `${f.status} ${f.code || '(no code)'}${family === 'segment' ? '' : ` [${family}]`}`;
     codes.set(key, (codes.get(key) ?? 0) + 1);
     if (f.status === 503) {
       n503++;
-      const allowed = SEGMENT_KINDS.has(f.kind) ? SEGMENT_OK_503 : SNOWFLAKE_OK_503;
-      if (!f.jsonOk || !allowed.has(f.code)) other.push(f);
-      else if (SEGMENT_KINDS.has(f.kind) && !inOutage(f) && !afterCut(f)) {
-        if (inEviction(f)) n503InEviction++;
-        else unexpected503.push(f);
+      if (!f.jsonOk || !expected503(f.kind, f.code)) other.push(f);
+      else if (family !== 'snowflake' && !inOutage(f) && !afterCut(f)) {
+        if (!inEviction(f)) (family === 'segment' ? unexpected503 : unexpectedFormatted503).push(f);
+        else if (family === 'segment') n503InEviction++;
+        else formatted503InEviction++;
       }
     } else {
       if (f.status >= 500) n5xx++;
@@ -80,8 +92,11 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
   if (badConn.length > 0) violate(`${badConn.length} connection errors to nodes that were up: ${show(badConn)}`);
   if (other.length > 0) violate(`${other.length} answers other than 200 / 503-with-an-expected-JSON-code (5xx: ${n5xx}): ${show(other)}`);
   if (unexpected503.length > 0) violate(`${unexpected503.length} segment 503s outside the outage: ${show(unexpected503)}`);
+  if (unexpectedFormatted503.length > 0) violate(`${unexpectedFormatted503.length} formatted 503s outside the outage: ${show(unexpectedFormatted503)}`);
   say(`errors by status and code: ${[...codes].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}; ` + `connection errors to nodes being killed: ${excusedConn}`);
-  if (evictionWindows.length > 0) say(`segment 503s while Galera evicted a member (writes stalled cluster-wide): ${n503InEviction}`);
+  if (evictionWindows.length > 0) {
+    say(`segment 503s while Galera evicted a member (writes stalled cluster-wide): ${n503InEviction}; formatted 503s then: ${formatted503InEviction}`);
+  }
   return { n503, n5xx, timeouts, inEviction: n503InEviction };
 }
 
@@ -123,7 +138,7 @@ function checkLatency(run: ChaosRun): { p99Fast: number; p99Slow: number } {
   const p99Slow = percentile(slowLat, 99);
   const bound = Math.max(P99_FACTOR * p99Fast, P99_FLOOR_MS);
   const slowLoads = phases.slow
-    ? logEvents.filter((e) => e.event === 'segment_loaded' && e.at >= phases.slow.from && e.at <= phases.slow.to + 3_000 && Number(e.fields.durationMs) >= LATENCY.minMs * 0.9)
+    ? logEvents.filter((e) => e.event === 'segment_loaded' && e.fields.bizTag === TAG && e.at >= phases.slow.from && e.at <= phases.slow.to + 3_000 && Number(e.fields.durationMs) >= LATENCY.minMs * 0.9)
     : [];
   if (phases.slow !== undefined) {
     say(
@@ -153,7 +168,7 @@ function checkOutage(run: ChaosRun): { servedFromBuffer: number; outageS: number
       rec.ok.reduce((s, r) => (r.node === i && SEGMENT_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s), 0),
     );
     const snowServed = nodes.map((_, i) =>
-      rec.ok.reduce((s, r) => (r.node === i && !SEGMENT_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s), 0),
+      rec.ok.reduce((s, r) => (r.node === i && SNOWFLAKE_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s), 0),
     );
     servedFromBuffer = served.reduce((a, b) => a + b, 0);
     const outage503 = rec.fails.filter((f) => f.status === 503 && f.sendT >= o.downAt && f.recvT <= o.startAt);
@@ -162,8 +177,8 @@ function checkOutage(run: ChaosRun): { servedFromBuffer: number; outageS: number
       if (!outage503.some((f) => f.node === i && SEGMENT_KINDS.has(f.kind))) violate(`${names[i]} never answered 503 during the outage`);
     });
     const recov = nodes.map((_, i) => {
-      const seg = firstOkAfter(rec, i, o.startAt, true);
-      const snow = firstOkAfter(rec, i, o.startAt, false);
+      const seg = firstOkAfter(rec, i, o.startAt, SEGMENT_KINDS);
+      const snow = firstOkAfter(rec, i, o.startAt, SNOWFLAKE_KINDS);
       return { seg: seg === null ? NaN : Math.max(0, seg - o.backAt), snow: snow === null ? NaN : Math.max(0, snow - o.backAt) };
     });
     recoveryS = Math.max(...recov.map((r) => Math.max(r.seg, r.snow))) / 1000;
@@ -172,6 +187,7 @@ function checkOutage(run: ChaosRun): { servedFromBuffer: number; outageS: number
         `${snowServed.map((n, i) => `${names[i]}=${n}`).join(' ')} snowflake IDs; 503s during it: ${outage503.length}; ` +
         `recovery after the database was back (segment/snowflake): ${recov.map((r, i) => `${names[i]}=${fmt(r.seg)}s/${fmt(r.snow)}s`).join(' ')}`,
     );
+    recoveryS = Math.max(recoveryS, checkFormattedOutage(run, o));
   }
   return { servedFromBuffer, outageS, recoveryS };
 }
@@ -193,12 +209,14 @@ function checkHealthAndLogs(run: ChaosRun): void {
   if (regressed.length > 0) violate(`${regressed.length} segment_regressed loads (the row went backwards)`);
   const unexpected = logEvents.filter((e) => e.event === 'unexpected_error' || e.event === 'admin_route_failed');
   if (unexpected.length > 0) violate(`${unexpected.length} unexpected_error log lines`);
-  const loads = logEvents.filter((e) => e.event === 'segment_loaded');
+  const loads = logEvents.filter((e) => e.event === 'segment_loaded' && e.fields.bizTag === TAG);
   const maxStep = Math.max(0, ...loads.map((e) => Number(e.fields.step)));
   say(`segment loads: ${loads.length}, largest step ${maxStep}; startups ${nodes.map((n) => `${n.name}=${n.startupsMs.join('/')}ms`).join(' ')}`);
+  const claims = logEvents.filter((e) => e.event === 'segment_loaded' && String(e.fields.bizTag).startsWith(`${FORMAT_TAG}@`));
+  say(`formatted period claims: ${claims.length}, largest step ${Math.max(0, ...claims.map((e) => Number(e.fields.step)))}`);
 }
 
-/** No segment ID issued above leaf_alloc's max_id. */
+/** No segment ID issued above leaf_alloc's max_id (nor a formatted sequence number above its period's). */
 async function checkMaxId(run: ChaosRun): Promise<void> {
   const { say, violate, rec } = run;
   let maxIssued = 0;
@@ -211,6 +229,7 @@ async function checkMaxId(run: ChaosRun): Promise<void> {
     const maxId = Number((rows as Array<{ max_id: unknown }>)[0]?.max_id);
     say(`leaf_alloc max_id ${maxId}, highest segment ID issued ${maxIssued}`);
     if (!(maxIssued <= maxId)) violate(`an issued ID (${maxIssued}) is above the row's max_id (${maxId})`);
+    await checkFormattedMaxId(run, conn);
   } finally {
     await conn.end();
   }
@@ -230,17 +249,19 @@ export async function analyse(run: ChaosRun): Promise<string> {
 
   const segTotal = rec.segIds;
   const snowTotal = rec.snowCount;
+  const fmtTotal = rec.fmtIds;
+  const ids = `ids=${segTotal + snowTotal + fmtTotal} (segment ${segTotal}, snowflake ${snowTotal}, formatted ${fmtTotal})`;
   const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
   if (run.database === 'galera') {
     return (
-      `chaos: db=galera ids=${segTotal + snowTotal} (segment ${segTotal}, snowflake ${snowTotal}) duplicates=${duplicates} ` +
+      `chaos: db=galera ${ids} duplicates=${duplicates} ` +
       `order-violations=${orderViolations} db-kills=${run.dbKills.length} partitions=${run.partitions.length} node-kills=${kills.length} ` +
       `outage=${outageS.toFixed(1)}s served-from-buffer=${servedFromBuffer} recovery=${Number.isFinite(recoveryS) ? recoveryS.toFixed(1) : 'n/a'}s ` +
       `ids 503s=${n503} (segment 503s during an eviction ${inEviction}) 500s=${n5xx} timeouts=${timeouts} p99=${ms(p99Fast)}ms`
     );
   }
   return (
-    `chaos: ids=${segTotal + snowTotal} (segment ${segTotal}, snowflake ${snowTotal}) duplicates=${duplicates} ` +
+    `chaos: ${ids} duplicates=${duplicates} ` +
     `order-violations=${orderViolations} kills=${kills.length} cuts=${cuts.length} outage=${outageS.toFixed(1)}s ` +
     `served-from-buffer=${servedFromBuffer} recovery=${Number.isFinite(recoveryS) ? recoveryS.toFixed(1) : 'n/a'}s ids 503s=${n503} 500s=${n5xx} ` +
     `timeouts=${timeouts} p99 fast=${ms(p99Fast)}ms slow=${ms(p99Slow)}ms`

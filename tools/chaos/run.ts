@@ -6,9 +6,10 @@
  * the buffers and bootstrapped again. What follows describes the default, one MariaDB.
  *
  * A private MariaDB (tools/harness/mariadb.ts), one tag with a small DB step, three leaf-ts nodes (server.ts, each
- * with its own LEAF_NODE_ID and port), each behind its own fault-injecting TCP proxy to MariaDB (tools/chaos/proxy.ts).
- * Paced client loops load the segment routes (single, ?count=N, Leaf plain text) and snowflake across the nodes
- * while the harness runs, in order:
+ * with its own LEAF_NODE_ID and port), each behind its own fault-injecting TCP proxy to MariaDB (tools/chaos/proxy.ts),
+ * and a daily formatted tag with a small step (config.ts FORMAT). Paced client loops load the segment routes
+ * (single, ?count=N, Leaf plain text), snowflake and the formatted route (single, ?count=N) across the nodes while
+ * the harness runs, in order:
  *
  *   warmup    steps grow (dynamic step doubles per load)
  *   baseline  fast DB: p99 of the client requests
@@ -19,12 +20,14 @@
  *             503 JSON; MariaDB started again on the same port and datadir: every node serves again by itself
  *   tail      normal load
  *
- * Then the checks (any violation → exit code 1): no duplicate ID (segment and snowflake separately, over every
- * node and lifetime); per node, IDs increase in real time (a request sent after an answer arrived gets higher IDs,
- * across restarts too); every batch strictly increasing; no 5xx but 503, no 4xx, every error JSON; no client
- * timeout (3 s) and no connection error except to a node being killed; segment 503s only during the outage (or
- * right after a proxy cut); each node served from its buffers during the outage, then answered 503, and recovered
- * within the bound; /api/health always 200; no ID above the row's max_id; no node died unasked.
+ * Then the checks (any violation → exit code 1): no duplicate ID (segment, snowflake and formatted separately, over
+ * every node and lifetime; formatted per date); per node, IDs increase in real time (a request sent after an answer
+ * arrived gets higher IDs, across restarts too; formatted within a date); every batch strictly increasing; every
+ * formatted ID of the pattern with the zone's date; no 5xx but 503, no 4xx, every error JSON; no client timeout (3 s)
+ * and no connection error except to a node being killed; segment and formatted 503s only during the outage (or
+ * right after a proxy cut); each node served segment and formatted IDs from its buffers during the outage, then
+ * answered 503, and recovered within the bound; /api/health always 200; no ID above its row's max_id; no node
+ * died unasked.
  *
  * MariaDB is stopped for real (SIGTERM, the process exits; then started again on the same datadir and port) rather
  * than frozen with SIGSTOP: a stop drops every pooled connection and refuses reconnects, so each node's pool must
