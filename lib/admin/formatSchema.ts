@@ -1,25 +1,13 @@
 import { z } from 'zod';
-import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, formatLimit } from '../bizTag';
 import { MAX_PATTERN_LENGTH, parsePattern } from '../format/pattern';
 import { RESET_PERIODS, canonicalTimeZone } from '../format/period';
 import { checkFormat } from '../format/rules';
-import { MAX_STEP } from '../segment/step';
+import { bizTag, description, step } from './schema';
 
 /**
  * The formatted-tag forms' schemas, shared by the console's forms (instant feedback) and the admin routes (the
  * authority). Pure, like lib/admin/schema.ts: client components import it.
  */
-export const FORMAT_DESCRIPTION_MAX_LENGTH = 256;
-
-const bizTag = z
-  .string({ error: 'Required.' })
-  .min(1, 'Required.')
-  .max(BIZ_TAG_MAX_LENGTH, `At most ${BIZ_TAG_MAX_LENGTH} characters.`)
-  .regex(BIZ_TAG_PATTERN, 'Only letters, digits and _ - . : are allowed.');
-
-const STEP_RANGE = `A whole number from 1 to ${formatLimit(MAX_STEP)}.`;
-const step = z.number({ error: STEP_RANGE }).int(STEP_RANGE).min(1, 'At least 1.').max(MAX_STEP, `At most ${formatLimit(MAX_STEP)}.`);
-
 const pattern = z
   .string({ error: 'Required.' })
   .max(MAX_PATTERN_LENGTH, `At most ${MAX_PATTERN_LENGTH} characters.`)
@@ -39,12 +27,6 @@ const timeZone = z.string({ error: 'An IANA time zone, e.g. Asia/Shanghai.' }).t
   }
   return zone;
 });
-
-const description = z
-  .string({ error: `Text, at most ${FORMAT_DESCRIPTION_MAX_LENGTH} characters.` })
-  .max(FORMAT_DESCRIPTION_MAX_LENGTH, `At most ${FORMAT_DESCRIPTION_MAX_LENGTH} characters.`)
-  .transform((v) => (v.trim() === '' ? null : v))
-  .nullable();
 
 export const createFormatSchema = z
   .strictObject({ bizTag, pattern, resetPeriod, timeZone, step, description: description.optional() })

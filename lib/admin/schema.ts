@@ -12,14 +12,15 @@ export { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, MAX_STEP, formatLimit }
 
 export const DESCRIPTION_MAX_LENGTH = 256;
 
-const bizTag = z
+/** The fields every tag-like form shares (segment tags here, formatted tags in formatSchema.ts). */
+export const bizTag = z
   .string({ error: 'Required.' })
   .min(1, 'Required.')
   .max(BIZ_TAG_MAX_LENGTH, `At most ${BIZ_TAG_MAX_LENGTH} characters.`)
   .regex(BIZ_TAG_PATTERN, 'Only letters, digits and _ - . : are allowed.');
 
 const STEP_RANGE = `A whole number from 1 to ${formatLimit(MAX_STEP)}.`;
-const step = z
+export const step = z
   .number({ error: STEP_RANGE })
   .int(STEP_RANGE)
   .min(1, 'At least 1.')
@@ -46,7 +47,7 @@ const maxId = z
     return id;
   });
 
-const description = z
+export const description = z
   .string({ error: `Text, at most ${DESCRIPTION_MAX_LENGTH} characters.` })
   .max(DESCRIPTION_MAX_LENGTH, `At most ${DESCRIPTION_MAX_LENGTH} characters.`)
   .transform((v) => (v.trim() === '' ? null : v))
