@@ -1,13 +1,7 @@
-import type { ResetPeriod } from '../format/period';
+import type { FormatRow } from '../store/types';
 
-/** A formatted tag as the admin API shows it; times are ISO strings. */
-export interface FormatView {
-  bizTag: string;
-  pattern: string;
-  resetPeriod: ResetPeriod;
-  timeZone: string;
-  step: number;
-  description: string | null;
+/** A formatted tag as the admin API shows it: its row, with times as ISO strings, and its current period. */
+export interface FormatView extends Omit<FormatRow, 'createdAt' | 'updatedAt'> {
   createdAt: string;
   updatedAt: string;
   /** The period it is in now by the answering node's clock, in its zone ('' for never). */
