@@ -3,7 +3,7 @@
  * framework-free handler); everything else goes to Next's request handler (Next's documented custom server).
  * LEAF_FAST_LANE=off sends every request through Next, for comparison in the benchmark.
  */
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import next from 'next';
 import { type LeafConfig, processConfig } from './lib/config';
@@ -25,6 +25,32 @@ const EXIT_CONFIG = 78;
 const DRAIN_MS = 1_000;
 /** A stop that has not finished by now (a store that hangs on close) exits anyway. */
 const EXIT_DEADLINE_MS = 10_000;
+/**
+ * The signals that stop the server gracefully: Ctrl-C, a supervisor's stop, a closed terminal. A terminal or a
+ * supervisor often delivers one stop twice or more (to the whole process group and again through npm), so they
+ * are handled for the whole life of the process: a repeat while stopping is noted, never Node's default action.
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Calls `stop(signal)` on the first stop signal; later ones are logged once and otherwise ignored. */
+function onStopSignals(logger: Logger, stop: (signal: NodeJS.Signals) => void): void {
+  let first: NodeJS.Signals | null = null;
+  let noted = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (first === null) {
+      first = signal;
+      return stop(signal);
+    }
+    if (noted) return;
+    noted = true;
+    logger.log('info', 'stop_already_in_progress', {
+      signal,
+      first,
+      note: `the stop ${first} started finishes first (at most ${EXIT_DEADLINE_MS / 1000} s, with the give-back); SIGKILL stops at once`,
+    });
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, handle);
+}
 
 async function main(config: LeafConfig, logger: Logger): Promise<void> {
   const { port, host: hostname, dev, fastLane } = config;
@@ -79,10 +105,10 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
   let stopping = false;
   // Stop accepting, let the requests in flight finish (at most DRAIN_MS), then close the runtime: the engine stops
   // serving and gives back what it never handed out (bounded), and the store closes. Nothing may hang the exit.
-  const shutdown = (signal: string, code = 0) => {
+  const shutdown = (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;
-    logger.log('info', 'shutting_down', { signal });
+    logger.log('info', 'shutting_down', { signal: reason });
     setTimeout(() => process.exit(code), EXIT_DEADLINE_MS).unref();
     const drained = new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -96,8 +122,7 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
       })
       .finally(() => process.exit(code));
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  onStopSignals(logger, shutdown);
   // Another process took this node's identity (it found this one silent): two processes share one node id, and
   // this one gives way rather than fight over the snowflake worker lease.
   const watchIdentity = (): void => {
@@ -122,10 +147,18 @@ function send(res: http.ServerResponse, answer: Answer): void {
 function primary(config: LeafConfig, logger: Logger): void {
   const { workers, port } = config;
   logger.log('info', 'cluster_starting', { workers, port });
+  const live = new Set<Worker>();
+  let stopping = false;
+  let refused = 0;
   const fork = (index: number) => {
     const worker = cluster.fork({ LEAF_WORKER_INDEX: String(index) });
+    live.add(worker);
     worker.on('exit', (code, signal) => {
-      if (stopping) return;
+      live.delete(worker);
+      if (stopping) {
+        if (live.size === 0) process.exit(0);
+        return;
+      }
       if (code === EXIT_CONFIG) {
         // It refused its configuration (its node id is live in another process): a restart would refuse again.
         logger.log('error', 'cluster_worker_refused', { index, code });
@@ -133,22 +166,18 @@ function primary(config: LeafConfig, logger: Logger): void {
         return;
       }
       logger.log('warn', 'cluster_worker_exited', { index, code, signal });
-      setTimeout(() => fork(index), 1_000); // a crashed node restarts with the same identity
+      setTimeout(() => stopping || fork(index), 1_000); // a crashed node restarts with the same identity
     });
   };
-  let stopping = false;
-  let refused = 0;
   for (let i = 0; i < workers; i++) fork(i);
-  const stop = (signal: NodeJS.Signals) => {
+  // Each worker stops as a single server does (its own give-back, its own bound); the primary waits for them, a little
+  // past their bound: a primary that left first would cut its workers' stops short (they exit when it disconnects).
+  onStopSignals(logger, (signal) => {
     stopping = true;
-    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
-    setTimeout(() => process.exit(0), 5_000).unref();
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-  let exited = 0;
-  cluster.on('exit', () => {
-    if (stopping && ++exited >= workers) process.exit(0);
+    logger.log('info', 'shutting_down', { signal, workers: live.size });
+    if (live.size === 0) process.exit(0);
+    for (const worker of live) worker.process.kill(signal);
+    setTimeout(() => process.exit(0), EXIT_DEADLINE_MS + 2_000).unref();
   });
 }
 

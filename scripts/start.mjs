@@ -1,14 +1,17 @@
-// `npm start`: builds the Next app if it has never been built or the sources are newer than the build,
-// then runs the custom server (fast lane + Next) in production mode.
-import { spawnSync, spawn } from 'node:child_process';
+// `npm start` (package.json runs `exec node --max-semi-space-size=64 --import tsx scripts/start.mjs`): builds the Next
+// app if it has never been built or its sources are newer than the build, then runs the server (fast lane + Next) in
+// this same process. One process, so a stop signal reaches the server itself and nothing is left behind: `exec`
+// replaces npm's shell, npm forwards SIGINT/SIGTERM to it, and should npm die (kill -9) the server notices its parent
+// is gone and stops gracefully. `--no-build` (the systemd unit) refuses a missing or stale build instead of building.
+import { spawn } from 'node:child_process';
+import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-
-const serverNodeFlags = createRequire(import.meta.url)('./serverNodeFlags.cjs');
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const buildId = path.join(root, '.next', 'BUILD_ID');
+const EXIT_CONFIG = 78; // sysexits' EX_CONFIG: systemd's RestartPreventExitStatus keeps it from restarting in a loop
+/** How often the parent is looked at: a stop starts at most this long after npm was killed. */
+const PARENT_POLL_MS = 500;
 
 function newestMtime(dir) {
   let newest = 0;
@@ -20,13 +23,55 @@ function newestMtime(dir) {
   return newest;
 }
 
-const sources = ['app', 'components', 'lib'].map((d) => newestMtime(path.join(root, d)));
-const stale = !fs.existsSync(buildId) || Math.max(...sources) > fs.statSync(buildId).mtimeMs;
-if (stale) {
-  console.error('[leaf-ts] building the app (first start or changed sources)…');
-  const r = spawnSync('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+function buildIsStale() {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  if (!fs.existsSync(buildId)) return true;
+  const sources = ['app', 'components', 'lib'].map((d) => newestMtime(path.join(root, d)));
+  return Math.max(...sources) > fs.statSync(buildId).mtimeMs;
 }
-const child = spawn(process.execPath, [...serverNodeFlags, '--import', 'tsx', 'server.ts'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+/** `next build`, as a child whose stop signals are passed on; exits this process when the build fails or is stopped. */
+async function build() {
+  console.error('[leaf-ts] building the app (first start or changed sources)…');
+  const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+  const child = spawn(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  let stoppedBy = null;
+  const pass = (signal) => {
+    stoppedBy ??= signal;
+    child.kill(signal);
+  };
+  process.on('SIGINT', pass);
+  process.on('SIGTERM', pass);
+  const code = await new Promise((resolve) => child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+  process.off('SIGINT', pass);
+  process.off('SIGTERM', pass);
+  if (stoppedBy !== null) process.exit(130);
+  if (code !== 0) process.exit(code);
+}
+
+/** npm (or whatever started us) died without passing a signal on: stop as if told to, so no server is left behind. */
+function stopWithParent() {
+  const parent = process.ppid;
+  if (parent <= 1) return; // started by init or a supervisor that is PID 1: it stays
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    console.error(JSON.stringify({ t: new Date().toISOString(), level: 'warn', event: 'launcher_gone', parent, stop: 'SIGTERM' }));
+    process.kill(process.pid, 'SIGTERM');
+  }, PARENT_POLL_MS);
+  timer.unref();
+}
+
+// Cluster workers (LEAF_WORKERS=N) run this file again: the primary has built and watches its own parent.
+if (cluster.isPrimary) {
+  if (buildIsStale()) {
+    if (process.argv.includes('--no-build')) {
+      console.error(`leaf-ts: cannot start: the app in ${root} is not built or its sources are newer than the build; run \`npm run build\` there first`);
+      process.exit(EXIT_CONFIG);
+    }
+    await build();
+  }
+  stopWithParent();
+}
+process.env.NODE_ENV = 'production';
+await import('../server.ts');
