@@ -10,7 +10,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { NotReadyError, spawnServer, spawnWatchdog, stopChild, waitForHealth } from '../harness';
+import { NotReadyError, cleanEnv, spawnServer, spawnWatchdog, stopChild, waitForHealth } from '../harness';
 
 export type NodeState = 'down' | 'starting' | 'up';
 
@@ -34,16 +34,6 @@ export interface LeafNodeOptions {
   onLog?: (e: LogEvent) => void;
   /** A process that exits without the harness asking: a violation. */
   onUnexpectedExit?: (node: LeafNode, code: number | null, signal: NodeJS.Signals | null) => void;
-}
-
-/** Environment of the parent without anything that would change a node's behaviour behind our back. */
-export function cleanEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith('LEAF_') || k === 'DATABASE_URL' || k === 'PORT' || k === 'HOST' || k.startsWith('VITEST')) continue;
-    out[k] = v;
-  }
-  return out;
 }
 
 export class LeafNode {

@@ -12,6 +12,19 @@ import { sleep } from './wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 
+/**
+ * The parent's environment without anything that would change a server's behaviour behind the caller's back: no
+ * LEAF_* setting, DATABASE_URL, PORT or HOST of the shell, nothing of vitest's.
+ */
+export function cleanEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k.startsWith('LEAF_') || k === 'DATABASE_URL' || k === 'PORT' || k === 'HOST' || k.startsWith('VITEST')) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
 /** GET `path` on 127.0.0.1:`port` on a fresh connection; the status code, 0 on a connection error or timeout. */
 export function httpGetStatus(port: number, urlPath: string, timeoutMs: number): Promise<number> {
   return new Promise((resolve) => {
