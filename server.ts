@@ -9,10 +9,11 @@ import next from 'next';
 import { type LeafConfig, processConfig } from './lib/config';
 import { LeafError, isLeafError } from './lib/errors';
 import { type Answer, errorAnswer, rawHttp } from './lib/http/answer';
-import { CLIENT_ADDRESS_HEADER, socketAddress } from './lib/http/clientAddress';
+import { CLIENT_ADDRESS_HEADER, requestAddress } from './lib/http/clientAddress';
 import { processIdHandler } from './lib/http/defaultHandler';
 import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
 import { refuseWithBody } from './lib/http/refuse';
+import { proxyMatcher } from './lib/http/trustedProxies';
 import type { Logger } from './lib/log';
 import { closeRuntime, currentRuntime, getRuntime, processIdAccess, processLogger } from './lib/runtime';
 
@@ -66,6 +67,7 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
   const idHandler = processIdHandler();
   // Open (no LEAF_ID_TOKEN, no access token ever created): the Authorization header is not even read.
   const access = processIdAccess();
+  const proxies = config.trustedProxies.length === 0 ? null : proxyMatcher(config.trustedProxies);
   const server = http.createServer((req, res) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
@@ -75,7 +77,7 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     const result = fastLane ? idHandler(method, url, access.open ? undefined : req.headers.authorization) : null;
     if (result === null) {
       // The one place the client's address is stamped: overwrites any copy the client sent (lib/http/clientAddress.ts).
-      req.headers[CLIENT_ADDRESS_HEADER] = socketAddress(req.socket.remoteAddress);
+      req.headers[CLIENT_ADDRESS_HEADER] = requestAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies);
       void nextHandle(req, res);
     } else if (result instanceof Promise) {
       result.then((r) => send(res, r));

@@ -7,6 +7,7 @@ import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, p
 import { SEMANTICS, type Semantics } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
+import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './http/trustedProxies';
 import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
 
 /**
@@ -66,6 +67,8 @@ export interface LeafConfig {
    * switch's one-ID skip when it changes). null: the database decides.
    */
   segmentSemantics: Semantics | null;
+  /** LEAF_TRUSTED_PROXIES: load balancers whose X-Forwarded-For names the client (lib/http/trustedProxies.ts). */
+  trustedProxies: string[];
 }
 
 export interface SnowflakeConfig {
@@ -187,6 +190,14 @@ const ENV_SCHEMA = z.object({
     (v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection)),
   ),
   LEAF_SEGMENT_SEMANTICS: optional(z.enum(SEMANTICS, { message: 'leaf or leaf-ts' })).transform((v) => v ?? null),
+  LEAF_TRUSTED_PROXIES: optional(
+    z.string().transform((v, ctx) => {
+      const parsed = parseTrustedProxies(v);
+      if (Array.isArray(parsed)) return parsed;
+      ctx.addIssue({ code: 'custom', message: `${TRUSTED_PROXIES_GRAMMAR} (${parsed.problem})` });
+      return z.NEVER;
+    }),
+  ).transform((v) => v ?? []),
 });
 
 /**
@@ -264,6 +275,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,
     metricsTags: e.LEAF_METRICS_TAGS,
     segmentSemantics: e.LEAF_SEGMENT_SEMANTICS,
+    trustedProxies: e.LEAF_TRUSTED_PROXIES,
   };
 }
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseAuditQuery } from '@/lib/admin/service';
 import { createSessionValue, credentialOf, sessionIdOf, tokenActor } from '@/lib/auth/credentials';
 import { isLeafError } from '@/lib/errors';
-import { CLIENT_ADDRESS_HEADER, clientAddress, socketAddress } from '@/lib/http/clientAddress';
+import { CLIENT_ADDRESS_HEADER, clientAddress, requestAddress, socketAddress } from '@/lib/http/clientAddress';
+import { parseTrustedProxies, proxyMatcher } from '@/lib/http/trustedProxies';
 
 const NOW = 1_800_000_000_000;
 const TOKEN = 'the-admin-token-0123456789';
@@ -40,6 +41,31 @@ describe('client address', () => {
     expect(socketAddress(undefined)).toBe('unknown');
     expect(clientAddress(new Headers({ [CLIENT_ADDRESS_HEADER]: '192.0.2.4' }))).toBe('192.0.2.4');
     expect(clientAddress(new Headers())).toBe('unknown');
+  });
+});
+
+describe('client address behind a load balancer (LEAF_TRUSTED_PROXIES)', () => {
+  const proxies = proxyMatcher(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+  it.each<[string, string | undefined, string | string[] | undefined, string]>([
+    ['no X-Forwarded-For: the socket', '10.0.0.2', undefined, '10.0.0.2'],
+    ['from a trusted proxy: the hop it appended', '10.0.0.2', '203.0.113.7', '203.0.113.7'],
+    ['IPv4-mapped proxy socket', '::ffff:127.0.0.1', '203.0.113.7', '203.0.113.7'],
+    ['what the client wrote at the left is not believed', '10.0.0.2', '198.51.100.1, 203.0.113.7', '203.0.113.7'],
+    ['a chain of trusted proxies is walked from the right', '10.0.0.2', '203.0.113.7, 10.1.1.1, fd00::5', '203.0.113.7'],
+    ['several header lines count as one list', '10.0.0.2', ['203.0.113.7', '10.1.1.1'], '203.0.113.7'],
+    ['every hop trusted: the leftmost', '10.0.0.2', '10.9.9.9, 10.1.1.1', '10.9.9.9'],
+    ['a hop that is no address: the socket', '10.0.0.2', 'garbage', '10.0.0.2'],
+    ['from a socket that is no trusted proxy: its header is ignored', '203.0.113.9', '198.51.100.1', '203.0.113.9'],
+  ])('%s', (_, socket, header, expected) => {
+    expect(requestAddress(socket, header, proxies)).toBe(expected);
+  });
+  it('without trusted proxies the header is never read', () => {
+    expect(requestAddress('127.0.0.1', '203.0.113.7', null)).toBe('127.0.0.1');
+  });
+  it('LEAF_TRUSTED_PROXIES entries are addresses or CIDR ranges', () => {
+    expect(parseTrustedProxies('127.0.0.1,::1, 10.0.0.0/8,')).toEqual(['127.0.0.1', '::1', '10.0.0.0/8']);
+    expect(parseTrustedProxies('10.0.0.0/8/1')).toEqual({ problem: '"10.0.0.0/8/1" is neither' });
+    expect(parseTrustedProxies('::1/129')).toEqual({ problem: '"::1/129" is neither' });
   });
 });
 
