@@ -1,7 +1,7 @@
 /**
- * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, twice: on one MariaDB (≤ 2 min) and on
- * a 3-node Galera cluster (`--db galera`, ≤ 3 min), so its servers, databases and load loops live outside the
- * vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
+ * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, three times: on one MariaDB (≤ 2 min), on
+ * a 3-node Galera cluster (`--db galera`, ≤ 3 min), and through HAProxy running ops/haproxy/haproxy.cfg (`--lb
+ * haproxy`, ≤ 2 min), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
  * on any violation. Needs a Next build (scripts/test.sh makes one).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -17,10 +17,10 @@ afterAll(() => {
   if (child !== null && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 });
 
-/** Runs the suite on `db` and expects its PASS summary line and exit code 0. */
-async function chaos(db: 'mariadb' | 'galera'): Promise<void> {
+/** Runs the suite with `options` and expects its PASS summary line and exit code 0. */
+async function chaos(...options: string[]): Promise<void> {
   const seed = process.env.LEAF_CHAOS_SEED;
-  const args = ['--import', 'tsx', 'tools/chaos/run.ts', '--db', db, '--size', 'small', ...(seed ? ['--seed', seed] : [])];
+  const args = ['--import', 'tsx', 'tools/chaos/run.ts', ...options, '--size', 'small', ...(seed ? ['--seed', seed] : [])];
   const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   child = proc;
   let out = '';
@@ -41,10 +41,16 @@ async function chaos(db: 'mariadb' | 'galera'): Promise<void> {
   expect(code).toBe(0);
 }
 
-it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang', () => chaos('mariadb'), 200_000);
+it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang', () => chaos('--db', 'mariadb'), 200_000);
 
 it(
   'chaos on Galera (small): Galera nodes killed, one partitioned off, the whole cluster down — no duplicate, no 500, no hang',
-  () => chaos('galera'),
+  () => chaos('--db', 'galera'),
   260_000,
+);
+
+it(
+  'chaos through HAProxy (small): nodes SIGKILLed and stopped gracefully behind the recipe — no duplicate, no failed request but during a SIGKILL',
+  () => chaos('--lb', 'haproxy'),
+  160_000,
 );

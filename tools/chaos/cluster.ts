@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import { MysqlStore } from '../../lib/store/mysql';
-import { GaleraCluster, MariadbServer, freePort } from '../harness';
+import { GaleraCluster, MariadbServer, freePort, startHaproxyRecipe, waitForServers } from '../harness';
 import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, FORMAT, FORMAT_TAG, NODES, REPO_ROOT, TAG } from './config';
 import type { ChaosRun } from './context';
-import { Load } from './load';
+import { Load, type LoadTarget, SERVED_BY } from './load';
 import { LeafNode } from './node';
 import { ChaosProxy } from './proxy';
 
@@ -61,6 +61,30 @@ export async function startCluster(run: ChaosRun): Promise<void> {
 }
 
 /**
+ * `--lb haproxy`: MariaDB, the tag, the nodes straight to it, and HAProxy running the recipe in front of them (its
+ * addresses on loopback, plus a header naming the node that answered, so each answer is still checked per node).
+ */
+export async function startBalancedCluster(run: ChaosRun): Promise<void> {
+  const { say, nodes, runDir } = run;
+  const db = await MariadbServer.create({ log: (l) => say(`mariadb: ${l}`) });
+  run.db = db;
+  const url = await db.createAppUser('leaf_chaos', 'chaos');
+  run.checkUrl = () => (db.isRunning ? url : null);
+  await createTag(run, url, `MariaDB pid ${db.pid} port ${db.port}`);
+  await startNodes(run, Array<string>(NODES).fill(url), () => 'straight to MariaDB', { LEAF_TRUSTED_PROXIES: '127.0.0.1' });
+  const haproxy = await startHaproxyRecipe({
+    servers: nodes.map((n) => n.port),
+    dir: path.join(runDir, 'haproxy'),
+    log: (l) => say(l),
+    backendLines: [`http-response set-header ${SERVED_BY} %[srv_name]`],
+  });
+  run.haproxy = haproxy;
+  const names = nodes.map((_, i) => `leaf${i + 1}`);
+  if (!(await waitForServers(haproxy, names, 'UP', 10_000))) throw new Error(`haproxy did not mark every node UP: ${JSON.stringify((await haproxy.stats()).servers)}`);
+  say(`haproxy :${haproxy.port} in front of ${nodes.map((n, i) => `${names[i]}=${n.name} :${n.port}`).join(', ')}: all UP`);
+}
+
+/**
  * `--db galera`: a 3-node Galera cluster (tools/harness), the tag, and every node on the multi-host URL in its own
  * host order — node i prefers Galera node i — straight to the database (no proxy: the faults are the database's).
  */
@@ -84,7 +108,7 @@ export async function startGaleraCluster(run: ChaosRun): Promise<void> {
 }
 
 /** Starts NODES leaf-ts nodes, node i on `urls[i]` (healthy before it returns), and creates the formatted tag. */
-async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) => string): Promise<void> {
+async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) => string, extraEnv: Record<string, string> = {}): Promise<void> {
   const { say, violate, nodes, logEvents, runId, runDir } = run;
   for (let i = 0; i < NODES; i++) {
     const name = `n${i + 1}`;
@@ -100,6 +124,7 @@ async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) =
           LEAF_NODE_ID: `chaos-${name}`,
           LEAF_ADMIN_TOKEN: ADMIN_TOKEN,
           LEAF_LOG_LEVEL: 'info',
+          ...extraEnv,
         },
         onLog: (e) => {
           logEvents.push(e);
@@ -118,11 +143,18 @@ async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) =
 
 /** The client loops, churn loops and health prober over the nodes; returns the 5-s status line's timer. */
 export function startLoad(run: ChaosRun): ReturnType<typeof setInterval> {
-  const { size, random, say, nodes, rec } = run;
-  const load = new Load({ nodes, recorder: rec, tag: TAG, formatTag: FORMAT_TAG, timeoutMs: CLIENT_TIMEOUT_MS, random });
+  const { size, random, say, nodes, rec, haproxy } = run;
+  const balanced = haproxy !== null;
+  // Through the balancer: one target that is always up; each answer is the node's whose name HAProxy put on it.
+  const targets: LoadTarget[] = balanced ? [{ name: 'haproxy', port: haproxy.port, state: 'up', life: 1, wasDownDuring: () => false }] : nodes;
+  const servedBy = (name: string | undefined) => {
+    const node = name === undefined ? -1 : Number(/^leaf(\d+)$/.exec(name)?.[1] ?? 0) - 1;
+    return node >= 0 && node < nodes.length ? { node, life: nodes[node].life } : null;
+  };
+  const load = new Load({ targets, servedBy: balanced ? servedBy : undefined, recorder: rec, tag: TAG, formatTag: FORMAT_TAG, timeoutMs: CLIENT_TIMEOUT_MS, random });
   run.load = load;
   load.startClients(size.loops, size.ratePerLoop);
-  load.startChurn(size.churnPerNode);
+  load.startChurn(balanced ? size.churnPerNode * nodes.length : size.churnPerNode);
   load.startHealth(500);
   let last = { ...load.counters };
   const status = setInterval(() => {

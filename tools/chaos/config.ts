@@ -50,6 +50,8 @@ export interface Size {
   /** --db galera only: a Galera node cut off from the other two (a non-primary minority), for partitionS. */
   partitions: number;
   partitionS: number;
+  /** --lb only: nodes stopped gracefully (SIGTERM) and started again. */
+  lbStops: number;
 }
 
 export const SIZES: Record<'small' | 'full', Size> = {
@@ -71,6 +73,7 @@ export const SIZES: Record<'small' | 'full', Size> = {
     dbKills: 0,
     partitions: 0,
     partitionS: 0,
+    lbStops: 0,
   },
   full: {
     budgetS: 290,
@@ -90,6 +93,7 @@ export const SIZES: Record<'small' | 'full', Size> = {
     dbKills: 0,
     partitions: 0,
     partitionS: 0,
+    lbStops: 0,
   },
 };
 
@@ -103,11 +107,22 @@ export const GALERA_SIZES: Record<'small' | 'full', Size> = {
   full: { ...SIZES.full, budgetS: 420, baselineS: 15, slowS: 0, kills: 2, cuts: 0, dbKills: 5, partitions: 3, partitionS: 10, actionGapS: [1, 4] },
 };
 
-export type Database = 'mariadb' | 'galera';
+/**
+ * `--lb haproxy`: the same load through HAProxy running ops/haproxy/haproxy.cfg in front of the nodes (one MariaDB,
+ * no fault proxies); the faults are the nodes': SIGKILLed, or stopped gracefully (SIGTERM), and started again.
+ */
+export const LB_SIZES: Record<'small' | 'full', Size> = {
+  small: { ...SIZES.small, budgetS: 140, warmupS: 5, baselineS: 6, slowS: 0, kills: 3, cuts: 0, lbStops: 3, tailS: 4, actionGapS: [1, 3] },
+  full: { ...SIZES.full, budgetS: 400, warmupS: 8, baselineS: 20, slowS: 0, kills: 10, cuts: 0, lbStops: 10, tailS: 15, actionGapS: [1, 4] },
+};
 
-export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean; db: Database } {
+export type Database = 'mariadb' | 'galera';
+export type Balancer = 'none' | 'haproxy';
+
+export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean; db: Database; lb: Balancer } {
   let size: 'small' | 'full' = 'small';
   let db: Database = 'mariadb';
+  let lb: Balancer = 'none';
   let seed = Number.parseInt(randomBytes(4).toString('hex'), 16);
   let keepLogs = false;
   for (let i = 0; i < argv.length; i++) {
@@ -130,13 +145,18 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
       const v = value('--db');
       if (v !== 'mariadb' && v !== 'galera') throw new Error(`--db must be mariadb or galera (got ${v})`);
       db = v;
+    } else if (a === '--lb' || a.startsWith('--lb=')) {
+      const v = value('--lb');
+      if (v !== 'haproxy') throw new Error(`--lb must be haproxy (got ${v})`);
+      lb = v;
     } else if (a === '--keep-logs') {
       keepLogs = true;
     } else {
-      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera] [--size small|full] [--seed N] [--keep-logs])`);
+      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs])`);
     }
   }
-  return { size, seed, keepLogs, db };
+  if (lb !== 'none' && db !== 'mariadb') throw new Error('--lb runs on one MariaDB (leave out --db galera)');
+  return { size, seed, keepLogs, db, lb };
 }
 
 export class BudgetExceeded extends Error {}

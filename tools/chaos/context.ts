@@ -2,9 +2,9 @@
  * The state of one chaos run, shared by its steps (cluster, scenario, report): the seeded random source, the
  * budget-bounded sleep, the progress and violation lines, the servers, the load and what the phases recorded.
  */
-import type { GaleraCluster, MariadbServer } from '../harness';
+import type { GaleraCluster, HaproxyServer, MariadbServer } from '../harness';
 import { rng } from '../harness';
-import { BudgetExceeded, type Database, type Size, fmt } from './config';
+import { type Balancer, BudgetExceeded, type Database, type Size, fmt } from './config';
 import { type Load, now } from './load';
 import type { LeafNode, LogEvent } from './node';
 import type { ChaosProxy } from './proxy';
@@ -18,9 +18,26 @@ export interface Outage {
   backAt: number;
 }
 
+/** --lb: a node stopped (SIGKILL or a graceful SIGTERM) and started again, and when the balancer had it back. */
+export interface NodeBounce {
+  how: 'kill' | 'stop';
+  node: string;
+  at: number;
+  /** The process was gone. */
+  goneAt: number;
+  /** It answered /api/health again. */
+  upAt: number;
+  /** The balancer's checks had it UP again (NaN if not seen within the bound). */
+  inServiceAt: number;
+}
+
 export interface ChaosRun {
   /** Which database the run is on (--db). */
   database: Database;
+  /** --lb: the load goes through this balancer in front of the nodes. */
+  balancer: Balancer;
+  haproxy: HaproxyServer | null;
+  bounces: NodeBounce[];
   size: Size;
   keepLogs: boolean;
   runId: string;
@@ -63,7 +80,7 @@ export interface ChaosRun {
   stalls: StallMonitor;
 }
 
-export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runId: string; runDir: string; db: Database }): ChaosRun {
+export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runId: string; runDir: string; db: Database; lb: Balancer }): ChaosRun {
   const random = rng(o.seed);
   const t0 = now();
   const deadline = t0 + o.size.budgetS * 1000;
@@ -71,6 +88,9 @@ export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runI
   const violations: string[] = [];
   return {
     database: o.db,
+    balancer: o.lb,
+    haproxy: null,
+    bounces: [],
     size: o.size,
     keepLogs: o.keepLogs,
     runId: o.runId,

@@ -12,7 +12,7 @@ import { FORMATTED_KINDS, type Kind, type Recorder } from './record';
 
 export const now = (): number => performance.timeOrigin + performance.now();
 
-type Answer = { status: number; contentType: string; body: string } | { status: 0; code: string };
+type Answer = { status: number; contentType: string; body: string; servedBy?: string } | { status: 0; code: string };
 
 function get(agent: http.Agent, port: number, path: string, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve) => {
@@ -28,7 +28,10 @@ function get(agent: http.Agent, port: number, path: string, timeoutMs: number): 
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => done({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body }));
+      res.on('end', () => {
+        const servedBy = res.headers[SERVED_BY];
+        done({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body, servedBy: typeof servedBy === 'string' ? servedBy : undefined });
+      });
       res.on('error', (e: NodeJS.ErrnoException) => done({ status: 0, code: timedOut ? 'timeout' : (e.code ?? e.message) }));
     });
     const timer = setTimeout(() => {
@@ -43,8 +46,19 @@ function get(agent: http.Agent, port: number, path: string, timeoutMs: number): 
 const SEG_ID = /^[1-9][0-9]{0,15}$/;
 const SNOW_ID = /^[1-9][0-9]{0,18}$/;
 
+/** The header a load balancer in front of the nodes adds with the name of the node that answered (chaos --lb). */
+export const SERVED_BY = 'x-served-by';
+
+/** Where requests go: a leaf-ts node, or a load balancer in front of them (always up). */
+export type LoadTarget = Pick<LeafNode, 'name' | 'port' | 'state' | 'life' | 'wasDownDuring'>;
+
 export interface LoadOptions {
-  nodes: LeafNode[];
+  targets: LoadTarget[];
+  /**
+   * Behind a load balancer: the node (index into the run's nodes, and its life) whose name the answer's
+   * SERVED_BY header carries; null when the balancer answered itself. Without it, an answer is the target's.
+   */
+  servedBy?: (name: string | undefined) => { node: number; life: number } | null;
   recorder: Recorder;
   tag: string;
   /** The formatted tag (its IDs must match config's FORMAT). */
@@ -79,19 +93,28 @@ export class Load {
 
   constructor(options: LoadOptions) {
     this.o = options;
-    this.agents = options.nodes.map(() => new http.Agent({ keepAlive: true, maxSockets: 64 }));
+    this.agents = options.targets.map(() => new http.Agent({ keepAlive: true, maxSockets: 64 }));
   }
 
-  /** One request to node `i`, parsed and recorded. Returns the HTTP status (0: connection error or timeout). */
-  async request(i: number, kind: Kind, path: string, expectCount = 0): Promise<number> {
-    const node = this.o.nodes[i];
-    const life = node.life;
+  /**
+   * One request to target `i`, parsed and recorded (as the node's that answered it, behind a balancer). Returns the
+   * HTTP status (0: connection error or timeout).
+   */
+  async request(target: number, kind: Kind, path: string, expectCount = 0): Promise<number> {
+    const node = this.o.targets[target];
+    let i = target;
+    let life = node.life;
     const rec = this.o.recorder;
     const c = this.counters;
     c.sent++;
     const sendT = now();
-    const a = await get(this.agents[i], node.port, path, this.o.timeoutMs);
+    const a = await get(this.agents[target], node.port, path, this.o.timeoutMs);
     const recvT = now();
+    if (this.o.servedBy !== undefined) {
+      const who = this.o.servedBy('servedBy' in a ? a.servedBy : undefined);
+      i = who?.node ?? -1;
+      life = who?.life ?? 0;
+    }
     if (a.status === 0) {
       const code = (a as { code: string }).code;
       if (code === 'timeout') c.timeouts++;
@@ -105,7 +128,7 @@ export class Load {
       try {
         this.parseOk(kind, i, life, sendT, recvT, contentType, body, expectCount);
       } catch (error) {
-        rec.bad(`node ${node.name} ${path}: malformed 200 (${(error as Error).message}): ${body.slice(0, 120)}`);
+        rec.bad(`${node.name} ${path}: malformed 200 (${(error as Error).message}): ${body.slice(0, 120)}`);
       }
       return 200;
     }
@@ -161,9 +184,9 @@ export class Load {
   }
 
   private pickNode(only?: number): number {
-    if (only !== undefined) return this.o.nodes[only].state === 'up' ? only : -1;
+    if (only !== undefined) return this.o.targets[only].state === 'up' ? only : -1;
     const up: number[] = [];
-    this.o.nodes.forEach((n, i) => {
+    this.o.targets.forEach((n, i) => {
       if (n.state === 'up') up.push(i);
     });
     return up.length === 0 ? -1 : up[Math.floor(this.o.random() * up.length)];
@@ -217,7 +240,7 @@ export class Load {
 
   /** Per node, `ratePerSec` batches of `count` segment IDs: keeps segments turning over once steps are large. */
   startChurn(ratePerSec: number, count = 10_000): void {
-    this.o.nodes.forEach((_, i) => {
+    this.o.targets.forEach((_, i) => {
       this.loop(ratePerSec, async () => {
         if (this.pickNode(i) < 0) return sleep(50);
         return this.request(i, 'churn', `/api/id/segment/${this.o.tag}?count=${count}`, count);
@@ -252,7 +275,7 @@ export class Load {
       (async () => {
         while (!this.stopped) {
           await Promise.all(
-            this.o.nodes.map(async (node) => {
+            this.o.targets.map(async (node) => {
               if (node.state !== 'up') return;
               const t = now();
               const a = await get(agent, node.port, '/api/health', this.o.timeoutMs);

@@ -15,7 +15,7 @@ import { type FailRecord, type Kind, MEASURED_KINDS, SEGMENT_KINDS, SNOWFLAKE_KI
 import { checkFormattedIds, checkFormattedMaxId, checkFormattedOutage } from './reportFormatted';
 
 /** No duplicate ID (segment, snowflake and formatted apart), per-node real-time order, every 200 well-formed. */
-function checkIds(run: ChaosRun): { duplicates: number; orderViolations: number } {
+export function checkIds(run: ChaosRun): { duplicates: number; orderViolations: number } {
   const { say, violate, nodes, rec } = run;
   const names = nodes.map((n) => n.name);
   const segDup = segmentDuplicates(rec);
@@ -193,7 +193,7 @@ function checkOutage(run: ChaosRun): { servedFromBuffer: number; outageS: number
 }
 
 /** /api/health always answered; no segment_regressed, unexpected_error or admin_route_failed line. */
-function checkHealthAndLogs(run: ChaosRun): void {
+export function checkHealthAndLogs(run: ChaosRun): void {
   const { say, violate, nodes, logEvents, load } = run;
   const h = load?.health;
   if (h !== undefined) {
@@ -217,7 +217,7 @@ function checkHealthAndLogs(run: ChaosRun): void {
 }
 
 /** No segment ID issued above leaf_alloc's max_id (nor a formatted sequence number above its period's). */
-async function checkMaxId(run: ChaosRun): Promise<void> {
+export async function checkMaxId(run: ChaosRun): Promise<void> {
   const { say, violate, rec } = run;
   let maxIssued = 0;
   for (const r of rec.ok) if (SEGMENT_KINDS.has(r.kind) && (r.max as number) > maxIssued) maxIssued = r.max as number;

@@ -1,5 +1,9 @@
 /**
- * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera] [--size small|full] [--seed N] [--keep-logs]`.
+ * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs]`.
+ *
+ * With `--lb haproxy` the clients reach the nodes through HAProxy running ops/haproxy/haproxy.cfg (lbScenario.ts):
+ * nodes SIGKILLed and stopped gracefully, then started again, one at a time; the report (reportBalanced.ts) counts
+ * every request that did not get a 200 — none may fail outside a SIGKILL — besides the usual ID checks.
  *
  * With `--db galera` the database is a 3-node Galera cluster and the faults are its own (galeraScenario.ts): Galera
  * nodes SIGKILLed and restarted, one cut off from the others as a non-primary minority, the whole cluster down past
@@ -47,17 +51,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureMariadb } from '../harness';
-import { startCluster, startGaleraCluster, startLoad } from './cluster';
-import { BudgetExceeded, GALERA_SIZES, REPO_ROOT, SIZES, parseArgs } from './config';
+import { startBalancedCluster, startCluster, startGaleraCluster, startLoad } from './cluster';
+import { BudgetExceeded, GALERA_SIZES, LB_SIZES, REPO_ROOT, SIZES, parseArgs } from './config';
 import { createRun } from './context';
 import { analyse } from './report';
+import { analyseBalanced } from './reportBalanced';
+import { runBalancedScenario } from './lbScenario';
 import { runGaleraScenario } from './galeraScenario';
 import { runScenario } from './scenario';
 
 async function main(): Promise<number> {
-  const { size: sizeName, seed, keepLogs, db } = parseArgs(process.argv.slice(2));
+  const { size: sizeName, seed, keepLogs, db, lb } = parseArgs(process.argv.slice(2));
   const galera = db === 'galera';
-  const size = (galera ? GALERA_SIZES : SIZES)[sizeName];
+  const balanced = lb === 'haproxy';
+  const size = (galera ? GALERA_SIZES : balanced ? LB_SIZES : SIZES)[sizeName];
   ensureMariadb((line) => process.stdout.write(`[chaos] ${line}\n`)); // may apt-get install once; not part of the budget
 
   if (!fs.existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID'))) {
@@ -67,9 +74,9 @@ async function main(): Promise<number> {
 
   const runId = randomBytes(6).toString('hex');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `leaf-chaos-${runId}-`));
-  const run = createRun({ size, seed, keepLogs, runId, runDir, db });
+  const run = createRun({ size, seed, keepLogs, runId, runDir, db, lb });
   const { say, violate, violations } = run;
-  say(`db=${db} size=${sizeName} seed=${seed} budget=${size.budgetS}s logs=${runDir}`);
+  say(`db=${db}${balanced ? ` lb=${lb}` : ''} size=${sizeName} seed=${seed} budget=${size.budgetS}s logs=${runDir}`);
 
   // Past the budget (plus teardown time), stop no matter what: the exit hooks SIGKILL the nodes and mariadbd.
   const hardStop = setTimeout(() => {
@@ -83,9 +90,9 @@ async function main(): Promise<number> {
   let exitCode: number;
   let summary: string;
   try {
-    await (galera ? startGaleraCluster(run) : startCluster(run));
+    await (galera ? startGaleraCluster(run) : balanced ? startBalancedCluster(run) : startCluster(run));
     status = startLoad(run);
-    await (galera ? runGaleraScenario(run) : runScenario(run));
+    await (galera ? runGaleraScenario(run) : balanced ? runBalancedScenario(run) : runScenario(run));
   } catch (error) {
     if (error instanceof BudgetExceeded) violate(`time budget of ${size.budgetS}s exceeded`);
     else violate(`harness error: ${(error as Error).stack ?? String(error)}`);
@@ -95,7 +102,7 @@ async function main(): Promise<number> {
     if (run.load !== null) await run.load.stop();
     say('load stopped; checking');
     try {
-      summary = await analyse(run);
+      summary = await (balanced ? analyseBalanced(run) : analyse(run));
     } catch (error) {
       violate(`analysis failed: ${(error as Error).stack ?? String(error)}`);
       summary = `chaos: analysis failed: FAIL`;
@@ -103,6 +110,7 @@ async function main(): Promise<number> {
     await Promise.all(run.nodes.map((n) => n.stop().catch(() => undefined)));
     run.nodes.forEach((n) => n.close());
     await Promise.all(run.proxies.map((p) => p.close()));
+    await run.haproxy?.stop().catch(() => undefined);
     if (run.db !== null) await run.db.destroy().catch(() => undefined);
     if (run.galera !== null) await run.galera.destroy().catch(() => undefined);
     exitCode = violations.length === 0 ? 0 : 1;

@@ -18,3 +18,14 @@ export { pollFor, sleep } from './wait';
 export { spawnWatchdog } from './watchdog';
 export { commandLine, groupPids, signalGroup, spawnGroup, waitGroupGone } from './processGroup';
 export { type ServiceUnit, readServiceUnit } from './systemdUnit';
+export {
+  type BackendStats,
+  HAPROXY_RECIPE,
+  type HaproxyServer,
+  checkHaproxyConfig,
+  ensureHaproxy,
+  loopbackConfig,
+  startHaproxy,
+  startHaproxyRecipe,
+  waitForServers,
+} from './haproxy';
