@@ -40,14 +40,20 @@ async function createFormat(run: ChaosRun): Promise<void> {
   run.say(`formatted tag "${FORMAT_TAG}" created on ${node.name}: ${FORMAT.pattern}, ${FORMAT.resetPeriod} in ${FORMAT.timeZone}, step ${FORMAT.step}`);
 }
 
-/** Starts MariaDB, creates the tag, and starts every node behind its proxy (healthy before it returns). */
-export async function startCluster(run: ChaosRun): Promise<void> {
-  const { random, say, proxies } = run;
-  const db = await MariadbServer.create({ log: (l) => say(`mariadb: ${l}`) });
+/** Starts the run's MariaDB with the tag created on it; its app user's URL. */
+async function startMariadb(run: ChaosRun): Promise<{ db: MariadbServer; url: string }> {
+  const db = await MariadbServer.create({ log: (l) => run.say(`mariadb: ${l}`) });
   run.db = db;
   const url = await db.createAppUser('leaf_chaos', 'chaos');
   run.checkUrl = () => (db.isRunning ? url : null);
   await createTag(run, url, `MariaDB pid ${db.pid} port ${db.port}`);
+  return { db, url };
+}
+
+/** Starts MariaDB, creates the tag, and starts every node behind its proxy (healthy before it returns). */
+export async function startCluster(run: ChaosRun): Promise<void> {
+  const { random, proxies } = run;
+  const { db, url } = await startMariadb(run);
   const urls: string[] = [];
   for (let i = 0; i < NODES; i++) {
     const proxy = new ChaosProxy(`p${i + 1}`, db.port, random);
@@ -66,11 +72,7 @@ export async function startCluster(run: ChaosRun): Promise<void> {
  */
 export async function startBalancedCluster(run: ChaosRun): Promise<void> {
   const { say, nodes, runDir } = run;
-  const db = await MariadbServer.create({ log: (l) => say(`mariadb: ${l}`) });
-  run.db = db;
-  const url = await db.createAppUser('leaf_chaos', 'chaos');
-  run.checkUrl = () => (db.isRunning ? url : null);
-  await createTag(run, url, `MariaDB pid ${db.pid} port ${db.port}`);
+  const { url } = await startMariadb(run);
   await startNodes(run, Array<string>(NODES).fill(url), () => 'straight to MariaDB', { LEAF_TRUSTED_PROXIES: '127.0.0.1' });
   const haproxy = await startHaproxyRecipe({
     servers: nodes.map((n) => n.port),
