@@ -29,3 +29,4 @@ export {
   startHaproxyRecipe,
   waitForServers,
 } from './haproxy';
+export { BASE_IMAGE, type Container, buildImage, ensureBaseImage, ensurePodman, runContainer } from './container';
