@@ -22,7 +22,7 @@ const PLAIN_LIB = [
 
 export default tseslint.config(
   {
-    ignores: ['.next/**', 'node_modules/**', 'drizzle/**', 'test-results/**', 'playwright-report/**', '.tmp/**', 'next-env.d.ts', 'dist/**'],
+    ignores: ['.next/**', 'node_modules/**', 'drizzle/**', 'test-results/**', 'playwright-report/**', '.tmp/**', 'next-env.d.ts', 'packages/*/dist/**', 'packages/*/drizzle/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -50,24 +50,24 @@ export default tseslint.config(
     rules: restrict(PLAIN_LIB),
   },
   {
-    // leaf-ts/client runs in other people's services: HTTP only, compiled on its own (tsconfig.client.json).
+    // @leaf-ts/client runs in other people's services: HTTP only, no dependencies, compiled on its own (packages/client).
     files: ['lib/client/**/*.ts'],
     rules: restrict([
       ...PLAIN_LIB,
       {
         group: ['mysql2', 'mysql2/*', 'better-sqlite3', 'drizzle-orm', 'drizzle-orm/*', '@/lib/*', '**/store', '**/store/**', '**/segment/**', '**/snowflake/**', '**/http/**', '**/runtime', '**/config', '**/admin/**', '**/metrics/**', '**/fleet/**'],
-        message: 'leaf-ts/client talks to servers over HTTP: no database driver, no server modules, relative imports only (tsc does not map @/).',
+        message: '@leaf-ts/client talks to servers over HTTP: no database driver, no server modules, relative imports only (tsc does not map @/).',
       },
     ]),
   },
   {
-    // leaf-ts/embedded runs in other people's services: the engine and the stores, nothing of the server around them.
+    // @leaf-ts/embedded runs in other people's services: the engine and the stores, nothing of the server around them.
     files: ['lib/embedded/**/*.ts'],
     rules: restrict([
       ...PLAIN_LIB,
       {
         group: ['@/lib/*', '**/http/**', '**/runtime', '**/config', '**/admin/**', '**/metrics/**', '**/fleet/**', '**/auth/**', '**/snowflake/**', '**/client/**'],
-        message: 'leaf-ts/embedded is the engine and the store only: no server modules (HTTP, runtime, process config, console), relative imports only (tsc does not map @/).',
+        message: '@leaf-ts/embedded is the engine and the store only: no server modules (HTTP, runtime, process config, console), relative imports only (tsc does not map @/).',
       },
     ]),
   },

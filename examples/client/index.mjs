@@ -1,7 +1,7 @@
 // A service's view of leaf-ts: IDs from local memory, leased in ranges from the leaf-ts nodes.
 //   cd examples/client && npm install && LEAF_URLS=http://127.0.0.1:3000 node index.mjs orders
-// Plain Node, no TypeScript: leaf-ts/client ships compiled JavaScript with type declarations.
-import { LeafClient, isLeafClientError } from 'leaf-ts/client';
+// Plain Node, no TypeScript: @leaf-ts/client ships compiled JavaScript with type declarations.
+import { LeafClient, isLeafClientError } from '@leaf-ts/client';
 
 const urls = (process.env.LEAF_URLS ?? 'http://127.0.0.1:3000').split(',');
 const tag = process.argv[2] ?? 'leaf-segment-test';

@@ -1,8 +1,8 @@
-// A service's view of leaf-ts/embedded: the segment engine in this process, straight on the database, no server.
+// A service's view of @leaf-ts/embedded: the segment engine in this process, straight on the database, no server.
 //   cd examples/embedded && npm install && node index.mjs file:./leaf.db demo
 // The database is any the servers take (file:path, a plain SQLite path, mysql://…); a new SQLite file is created
-// with the `demo` tag, as `npm start` does. Plain Node, no TypeScript: leaf-ts/embedded ships compiled JavaScript.
-import { createLeaf, isLeafError } from 'leaf-ts/embedded';
+// with the `demo` tag, as `npm start` does. Plain Node, no TypeScript: @leaf-ts/embedded ships compiled JavaScript.
+import { createLeaf, isLeafError } from '@leaf-ts/embedded';
 
 const databaseUrl = process.argv[2] ?? 'file:./leaf.db';
 const tag = process.argv[3] ?? 'demo';

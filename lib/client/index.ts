@@ -1,6 +1,6 @@
 /**
- * `leaf-ts/client`: IDs at memory speed for a Node service, leased in ranges from leaf-ts nodes.
- * Plain TypeScript with no dependencies, compiled to dist/client by `npm run build:client` (run by `prepare`).
+ * `@leaf-ts/client`: IDs at memory speed for a Node service, leased in ranges from leaf-ts nodes.
+ * Plain TypeScript with no dependencies, built into packages/client by its `npm run build` (and `npm pack`).
  */
 export { LeafClient, type LeafClientOptions } from './leafClient';
 export { LeafTag, MAX_TAKE } from './leafTag';

@@ -9,7 +9,7 @@ import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
 
 /**
- * `leaf-ts/embedded`: the segment engine in the caller's own process, straight on the database — no HTTP hop.
+ * `@leaf-ts/embedded`: the segment engine in the caller's own process, straight on the database — no HTTP hop.
  * It opens the store as a server does (migrations under a lock; a new SQLite file gets the `demo` tag) and claims
  * segments with the same atomic statement, honouring leaf_semantics, so it is safe beside server nodes and other
  * embedded processes on the same table. Tags are created by the console or the admin API, not here.

@@ -12,7 +12,7 @@ export interface EmbeddedOptions {
    * `host1:3306,host2:3306` for Galera), `file:path` or `sqlite:path`; a plain path is a SQLite file too.
    */
   databaseUrl: string;
-  /** Where the per-dialect migrations live. Default: the `drizzle/` folder shipped with leaf-ts. */
+  /** Where the per-dialect migrations live. Default: the `drizzle/` folder shipped with the package. */
   migrationsDir?: string;
   /** How long a call that finds both segments used up waits for the next one (ms). Default 1,000. */
   loadWaitMs?: number;
@@ -50,7 +50,7 @@ const OPTIONS = z.object({
   giveBack: z.boolean({ message: 'giveBack must be true or false' }).optional(),
 });
 
-/** The migrations shipped beside this module: lib/embedded/ and dist/embedded/ both sit two levels below the root. */
+/** The migrations beside this module: lib/embedded/ sits two levels below the checkout's drizzle/, dist/embedded/ below the package's. */
 function shippedMigrations(): string {
   return path.resolve(__dirname, '..', '..', 'drizzle');
 }
