@@ -12,6 +12,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json packages/client/
+COPY packages/embedded/package.json packages/embedded/
 # Only better-sqlite3 needs an install script (its native build); the app is built below, once its sources are in.
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 COPY . .

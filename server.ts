@@ -55,6 +55,32 @@ function onStopSignals(logger: Logger, stop: (signal: NodeJS.Signals) => void): 
 
 async function main(config: LeafConfig, logger: Logger): Promise<void> {
   const { port, host: hostname, dev, fastLane } = config;
+  let server: http.Server | null = null;
+  let stopping = false;
+  // Stop accepting, let the requests in flight finish (at most DRAIN_MS), then close the runtime: the engine stops
+  // serving and gives back what it never handed out (bounded), and the store closes. Nothing may hang the exit. A
+  // stop while still starting closes what has opened so far (the runtime waits for its own opening).
+  const shutdown = (reason: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log('info', 'shutting_down', { signal: reason });
+    setTimeout(() => process.exit(code), EXIT_DEADLINE_MS).unref();
+    const listening = server;
+    const drained = new Promise<void>((resolve) => {
+      if (listening === null) return resolve();
+      listening.close(() => resolve());
+      setTimeout(resolve, DRAIN_MS).unref();
+    });
+    listening?.closeIdleConnections();
+    void drained
+      .then(() => {
+        listening?.closeAllConnections();
+        return closeRuntime();
+      })
+      .finally(() => process.exit(code));
+  };
+  // From the first moment, so a stop during the start is a stop too, never Node's default action.
+  onStopSignals(logger, shutdown);
   const app = next({ dev, hostname, port });
   const nextHandle = app.getRequestHandler();
   // Open the store while Next prepares; a database that is down at start is retried by later requests,
@@ -63,12 +89,13 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     if (isLeafError(error) && error.code === 'invalid_config') throw error;
   });
   await Promise.all([app.prepare(), warm]);
+  if (stopping) return; // told to stop while starting: shutdown() is closing what opened
 
   const idHandler = processIdHandler();
   // Open (no LEAF_ID_TOKEN, no access token ever created): the Authorization header is not even read.
   const access = processIdAccess();
   const proxies = config.trustedProxies.length === 0 ? null : proxyMatcher(config.trustedProxies);
-  const server = http.createServer((req, res) => {
+  const listening = http.createServer((req, res) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Headers are read only when they matter: touching req.headers makes Node build the object for every request.
@@ -85,9 +112,10 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
       send(res, result);
     }
   });
-  server.keepAliveTimeout = 65_000;
+  server = listening;
+  listening.keepAliveTimeout = 65_000;
   // Requests Node's parser rejects (bad framing, oversized headers) still get a JSON answer, not a bare status.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  listening.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
     const answer = errorAnswer(
       error.code === 'HPE_HEADER_OVERFLOW'
@@ -96,35 +124,14 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     );
     socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
-  server.on('connect', (_req, socket) => {
+  listening.on('connect', (_req, socket) => {
     const answer = errorAnswer(new LeafError('method_not_allowed', 'CONNECT is not supported.', { allow: ALLOWED_METHODS }));
     socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
-  server.listen(port, hostname, () => {
+  listening.listen(port, hostname, () => {
     logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
   });
 
-  let stopping = false;
-  // Stop accepting, let the requests in flight finish (at most DRAIN_MS), then close the runtime: the engine stops
-  // serving and gives back what it never handed out (bounded), and the store closes. Nothing may hang the exit.
-  const shutdown = (reason: string, code = 0) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log('info', 'shutting_down', { signal: reason });
-    setTimeout(() => process.exit(code), EXIT_DEADLINE_MS).unref();
-    const drained = new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      setTimeout(resolve, DRAIN_MS).unref();
-    });
-    server.closeIdleConnections();
-    void drained
-      .then(() => {
-        server.closeAllConnections();
-        return closeRuntime();
-      })
-      .finally(() => process.exit(code));
-  };
-  onStopSignals(logger, shutdown);
   // Another process took this node's identity (it found this one silent): two processes share one node id, and
   // this one gives way rather than fight over the snowflake worker lease.
   const watchIdentity = (): void => {

@@ -204,6 +204,8 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
  */
 export async function closeRuntime(): Promise<void> {
   const h = holder();
+  // A stop during the start: let the opening finish, then close what it opened (a worker lease, the node's row).
+  if (h.runtime === null && h.opening !== null) await h.opening.catch(() => undefined);
   const runtime = h.runtime;
   h.runtime = null;
   h.opening = null;

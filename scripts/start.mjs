@@ -49,6 +49,48 @@ async function build() {
   if (code !== 0) process.exit(code);
 }
 
+/** Whether `pid` is a live process. */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * Runs `fn` holding the checkout's build lock (a directory, made atomically): two starts in one checkout (two nodes on
+ * one machine) must not run `next build` into the same .next at once. A lock whose owner is gone is taken over.
+ */
+async function withBuildLock(fn) {
+  const lock = path.join(root, '.next-build.lock');
+  const owner = path.join(lock, 'pid');
+  let said = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(owner, String(process.pid));
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    const pid = Number(fs.existsSync(owner) ? fs.readFileSync(owner, 'utf8') : 0);
+    if (pid > 0 && !alive(pid)) {
+      fs.rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (!said) console.error(`[leaf-ts] waiting for the build another start is running${pid > 0 ? ` (PID ${pid})` : ''}…`);
+    said = true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  try {
+    await fn();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** npm (or whatever started us) died without passing a signal on: stop as if told to, so no server is left behind. */
 function stopWithParent() {
   const parent = process.ppid;
@@ -69,7 +111,9 @@ if (cluster.isPrimary) {
       console.error(`leaf-ts: cannot start: the app in ${root} is not built or its sources are newer than the build; run \`npm run build\` there first`);
       process.exit(EXIT_CONFIG);
     }
-    await build();
+    await withBuildLock(async () => {
+      if (buildIsStale()) await build(); // the start we waited for may have built it
+    });
   }
   stopWithParent();
 }

@@ -11,10 +11,12 @@
  * 10 stops of each way, half through each launcher, on SQLite and MariaDB (the two loops run side by side). Then two
  * deaths: npm killed with SIGKILL (the server sees its parent gone and stops as gracefully), and the unit's main
  * process killed with SIGKILL (nothing of the group is left; no give-back, so the next start skips, never repeats).
+ * Last, LEAF_WORKERS=2 stopped by Ctrl-C: the primary waits for both workers, each finishes its own give-back.
  */
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../lib/store/sqlite';
 import type { LeafStore } from '../../lib/store/types';
 import {
   REPO_ROOT,
@@ -22,6 +24,7 @@ import {
   commandLine,
   freePort,
   groupPids,
+  pollFor,
   readServiceUnit,
   rng,
   signalGroup,
@@ -119,7 +122,7 @@ describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothi
     const tally = { repeatsNoted: 0, idsGivenBack: 0n };
     try {
       await store.createTag({ bizTag: TAG, step: STEP });
-      const plan: Array<{ launcher: Launcher; way: Way; twice: boolean }> = [];
+      const plan: Array<{ launcher: Launcher; way: Way; twice: boolean; workers?: number }> = [];
       for (let run = 0; run < WAYS.length * PER_WAY; run++) {
         const round = Math.floor(run / WAYS.length);
         const way = WAYS[run % WAYS.length];
@@ -128,13 +131,16 @@ describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothi
       plan.push({ launcher: 'npm start', way: 'kill -9 of the top process', twice: false });
       plan.push({ launcher: 'systemd unit', way: 'kill -9 of the top process', twice: false });
       plan.push({ launcher: 'npm start', way: 'ctrl-c', twice: false }); // the first ID after the unit's kill -9
+      plan.push({ launcher: 'npm start', way: 'ctrl-c', twice: false, workers: 2 });
+      plan.push({ launcher: 'systemd unit', way: 'supervisor stop', twice: false }); // the first ID after the cluster
       let after: Run['after'] = null;
       for (const [i, step] of plan.entries()) {
-        const what = `${dialect.name} run ${i + 1}: ${step.launcher}, stopped by ${step.way}${step.twice ? ' (twice)' : ''}`;
-        after = await stopAndCheck(store, { ...step, env, port, random, what, after, tally });
+        const what = `${dialect.name} run ${i + 1}: ${step.launcher}${step.workers ? ` with LEAF_WORKERS=${step.workers}` : ''}, stopped by ${step.way}${step.twice ? ' (twice)' : ''}`;
+        const runEnv = step.workers === undefined ? env : { ...env, LEAF_WORKERS: String(step.workers) };
+        after = await stopAndCheck(store, { ...step, env: runEnv, port, random, what, after, tally });
       }
       process.stdout.write(
-        `[stops ${dialect.name}] ${WAYS.length * PER_WAY} stops (${WAYS.map((w) => `${PER_WAY} ${w}`).join(', ')}) and 2 kill -9s: ` +
+        `[stops ${dialect.name}] ${WAYS.length * PER_WAY} stops (${WAYS.map((w) => `${PER_WAY} ${w}`).join(', ')}), 2 kill -9s and a 2-worker cluster: ` +
           `every process gone each time, max_id = last ID served after every stop and npm's kill -9; ${tally.idsGivenBack} IDs given back in all; ` +
           `a repeated signal noted while stopping ${tally.repeatsNoted} times\n`,
       );
@@ -144,10 +150,48 @@ describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothi
   }, 600_000);
 });
 
+describe('a stop while the node is still starting', () => {
+  it('SIGTERM right after the node registered, before it listens: exit 0, its registry row stopped, its worker id released', async () => {
+    const tmpDir = tempDir('leaf-it-stop-early-');
+    const file = tmpDir.file('early.db');
+    const store = new SqliteStore({ file });
+    try {
+      const port = await freePort();
+      const env = { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${file}`, LEAF_ADMIN_TOKEN: 'stops-test-admin-token', LEAF_LOG_LEVEL: 'info', LEAF_NODE_ID: 'early' };
+      const child = spawnGroup('npm', ['start'], { cwd: REPO_ROOT, env });
+      let output = '';
+      const registered = new Promise<void>((resolve) => {
+        const keep = (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          if (output.includes('"event":"node_registered"')) resolve();
+        };
+        child.stdout?.on('data', keep);
+        child.stderr?.on('data', keep);
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await registered;
+      process.kill(child.pid as number, 'SIGTERM');
+      expect(await waitGroupGone(child.pid as number, unit.timeoutStopMs), output).toEqual([]);
+      expect(await exited, output).toBe(0);
+      // If it was stopped before it listened, nothing could have been served; either way its goodbye was written.
+      const row = (await store.listNodes()).rows.find((r) => r.nodeId === 'early');
+      expect(row?.state, output).toBe('stopped');
+      const lease = (await store.listWorkers()).find((w) => w.nodeId === 'early');
+      expect(lease?.leaseExpiresAt, output).toBe(0);
+      expect(output).toContain('"event":"give_back_done"');
+    } finally {
+      await store.close();
+      tmpDir.remove();
+    }
+  }, 120_000);
+});
+
 interface Run {
   launcher: Launcher;
   way: Way;
   twice: boolean;
+  /** LEAF_WORKERS, when more than one. */
+  workers?: number;
   env: Record<string, string>;
   port: number;
   random: () => number;
@@ -178,10 +222,17 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
     throw new Error(`${run.what}: did not start: ${(error as Error).message}\n${output}`, { cause: error });
   }
 
+  // A cluster answers health once its first worker listens: wait for every worker, as a ready fleet.
+  const workers = run.workers ?? 1;
+  if (workers > 1) {
+    const ready = await pollFor(60_000, () => ([...output.matchAll(/"event":"listening"/g)].length >= workers ? true : undefined), 100);
+    expect(ready, `${run.what}: not every worker listening\n${output}`).toBe(true);
+  }
   const ids = await serve(run.port, 1 + Math.floor(run.random() * 400), run.random);
   if (run.after?.gaveBack === true) expect(ids[0], `${run.what}: the first ID after a graceful stop`).toBe(run.after.last + 1n);
   if (run.after?.gaveBack === false) expect(ids[0], `${run.what}: the first ID after a kill -9`).toBeGreaterThan(run.after.last);
-  const last = ids[ids.length - 1];
+  // Increasing from one node; from a cluster's workers interleaved, so the highest.
+  const last = ids.reduce((a, b) => (b > a ? b : a));
   const processes = groupPids(top).map((pid) => `${pid} ${commandLine(pid)}`);
 
   await stop(run.way, top, run.twice);
@@ -194,9 +245,15 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
   const code = await exited;
   expect(await portIsFree(run.port), `${run.what}: the port is still taken`).toBe(true);
   const maxId = BigInt((await store.getTag(TAG))?.maxId ?? 0);
-  // A SIGKILLed server gives nothing back: its row stays above what it served (a gap, never a repeat).
-  const gaveBack = !(run.way === 'kill -9 of the top process' && run.launcher === 'systemd unit');
-  if (gaveBack) {
+  // A SIGKILLed server gives nothing back: its row stays above what it served (a gap, never a repeat). A cluster's
+  // workers each give back only from the tag's latest claim if it is theirs, so the row may stay above the highest ID.
+  const cluster = (run.workers ?? 1) > 1;
+  const gaveBack = !cluster && !(run.way === 'kill -9 of the top process' && run.launcher === 'systemd unit');
+  if (cluster) {
+    const stops = [...output.matchAll(/"event":"give_back_done"/g)].length;
+    expect(stops, `${run.what}: workers that finished their stop\n${output.slice(-4_000)}`).toBe(run.workers);
+    expect(maxId, `${run.what}: max_id after the stop`).toBeGreaterThanOrEqual(last);
+  } else if (gaveBack) {
     // systemd's Restart=on-failure reads the main process's exit: a stop it asked for must end in 0.
     if (run.launcher === 'systemd unit') expect(code, `${run.what}: exit status\n${output}`).toBe(0);
     expect(String(maxId), `${run.what}: max_id after the stop (last ID served ${last})\n${output.slice(-4_000)}`).toBe(String(last));
