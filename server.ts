@@ -65,16 +65,16 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     stopping = true;
     logger.log('info', 'shutting_down', { signal: reason });
     setTimeout(() => process.exit(code), EXIT_DEADLINE_MS).unref();
-    const listening = server;
+    const open = server;
     const drained = new Promise<void>((resolve) => {
-      if (listening === null) return resolve();
-      listening.close(() => resolve());
+      if (open === null) return resolve();
+      open.close(() => resolve());
       setTimeout(resolve, DRAIN_MS).unref();
     });
-    listening?.closeIdleConnections();
+    open?.closeIdleConnections();
     void drained
       .then(() => {
-        listening?.closeAllConnections();
+        open?.closeAllConnections();
         return closeRuntime();
       })
       .finally(() => process.exit(code));
