@@ -1,14 +1,15 @@
 /**
  * The throwaway Patroni cluster of tools/harness behaves like the real thing the PostgreSQL HA work will lean on:
  * roles (primary, sync standby, async standby, unreachable), standbys refusing writes, a multi-host URL reaching
- * the primary, the primary's machine dying (the sync standby promoted with every committed row), a switchover, a
- * replica killed and restarted, the asynchronous hazard (a lagging replica promoted without acknowledged rows),
- * and a stop that leaves no process behind. One cluster for the file: it starts synchronous and is switched to
- * asynchronous for the hazard, to stay well inside npm test's budget on 2 cores.
+ * the primary, a commit waiting for the sync standby (and what cancelling that wait does), a switchover, the
+ * primary's machine dying (the sync standby promoted with every committed row), a replica killed and both
+ * restarted, the asynchronous hazard (a lagging replica promoted without acknowledged rows), and a stop that leaves
+ * no process behind. One cluster for the file: it starts synchronous and is switched to asynchronous for the
+ * hazard, to stay well inside npm test's budget on 2 cores.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PatroniCluster, type NodeRoleReport, PsqlError, psql } from '../../tools/harness';
+import { type NodeRoleReport, PatroniCluster, PsqlError, psql, psqlRun } from '../../tools/harness';
 
 let cluster: PatroniCluster;
 /** Nodes killed along the way, restarted together. */
@@ -77,6 +78,28 @@ describe('Patroni cluster harness (synchronous_mode)', () => {
       const [[address]] = await psql(`${cluster.url(order)}?target_session_attrs=read-write`, 'SELECT inet_server_port()');
       expect(Number(address)).toBe(cluster.nodes[primary].ports.pg);
     }
+  });
+
+  it('a commit waits for the sync standby; cancelling that wait leaves it committed on the primary alone, with a WARNING', async () => {
+    const primary = (await cluster.primary()) as number;
+    const sync = byRole(await cluster.roles(), 'sync standby')[0].index;
+    await cluster.query(primary, 'CREATE TABLE w (id int PRIMARY KEY)');
+    await cluster.node(sync).freezeWalReceiver();
+    try {
+      const insert = psqlRun(cluster.urlFor(primary), 'INSERT INTO w VALUES (1)', { timeoutMs: 20_000 });
+      const waiting = async () => (await cluster.node(primary).superQuery("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))[0]?.[0];
+      let pid: string | undefined;
+      for (let i = 0; i < 50 && pid === undefined; i++) pid = await waiting();
+      expect(pid).toBeDefined();
+      expect((await cluster.query(primary, 'SELECT count(*) FROM w'))[0][0]).toBe('0'); // not visible while it waits
+      await cluster.node(primary).superQuery(`SELECT pg_cancel_backend(${Number(pid)})`);
+      const { stderr } = await insert; // success, not an error: the client is told only by the WARNING
+      expect(stderr).toMatch(/canceling wait for synchronous replication/);
+      expect((await cluster.query(primary, 'SELECT count(*) FROM w'))[0][0]).toBe('1');
+    } finally {
+      cluster.node(sync).thawWalReceiver();
+    }
+    await cluster.waitForReplicasStreaming();
   });
 
   it('switchover: a standby becomes primary, the old one follows it, no row lost', async () => {

@@ -20,7 +20,7 @@ export {
   type PatroniTimings,
   describeRoles,
 } from './patroni';
-export { PG_BIN_DIR, PsqlError, type PsqlOptions, psql } from './psql';
+export { PG_BIN_DIR, PsqlError, type PsqlOptions, psql, psqlRun } from './psql';
 export { GaleraCluster, type GaleraClusterOptions, type GaleraNode, type NodePorts, type WsrepStatus } from './galera';
 export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type TestDatabase, createDatabase, ensureMariadb, findMariadb, withDatabase } from './mariadb';
 export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, cleanEnv, httpGetStatus, spawnServer, startNodeServer, waitForHealth } from './node';

@@ -28,7 +28,12 @@ export class PsqlError extends Error {
  * Runs each of `statements` (one `-c` each, so each is its own transaction: CREATE DATABASE is allowed) against
  * `conninfo` (a URL or "key=value" string). Resolves to the rows of every statement that returned any, tab-split.
  */
-export function psql(conninfo: string, statements: string | string[], options: PsqlOptions = {}): Promise<string[][]> {
+export async function psql(conninfo: string, statements: string | string[], options: PsqlOptions = {}): Promise<string[][]> {
+  return (await psqlRun(conninfo, statements, options)).rows;
+}
+
+/** psql() that also gives what the server said besides the rows (its WARNINGs and NOTICEs, on psql's stderr). */
+export function psqlRun(conninfo: string, statements: string | string[], options: PsqlOptions = {}): Promise<{ rows: string[][]; stderr: string }> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const list = typeof statements === 'string' ? [statements] : statements;
   const args = ['-X', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-d', conninfo, ...list.flatMap((s) => ['-c', s])];
@@ -36,7 +41,8 @@ export function psql(conninfo: string, statements: string | string[], options: P
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     LANG: 'C.UTF-8',
     PGCONNECT_TIMEOUT: String(options.connectTimeoutS ?? 3),
-    // The server ends a statement running longer than the call's bound; the kill below ends a hung connect.
+    // The server ends a statement running longer than the call's bound; the kill below ends a hung connect, or a
+    // commit waiting for a sync standby (statement_timeout does not cover that wait).
     PGOPTIONS: `-c statement_timeout=${timeoutMs}`,
   };
   return new Promise((resolve, reject) => {
@@ -46,12 +52,11 @@ export function psql(conninfo: string, statements: string | string[], options: P
         reject(new PsqlError(`psql ${what}: ${stderr.trim() || '(no stderr)'}`, stderr));
         return;
       }
-      resolve(
-        stdout
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => line.split('\t')),
-      );
+      const rows = stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => line.split('\t'));
+      resolve({ rows, stderr });
     });
   });
 }
