@@ -1,12 +1,26 @@
 /**
  * The throwaway-infrastructure harness shared by the tests, the bench and the chaos suite: free ports, Debian
- * packages installed when missing, MariaDB and Redis servers of their own (127.0.0.1, own data dir and port,
- * stopped by PID), leaf-ts server processes waited on through /api/health, and exit hooks stopping what was started.
- * It imports nothing from app/, components/ or test/.
+ * packages installed when missing, MariaDB and Redis servers, a Galera cluster and a Patroni cluster (PostgreSQL
+ * + etcd) of their own (127.0.0.1, own data dirs and ports, stopped by PID), leaf-ts server processes waited on
+ * through /api/health, and exit hooks stopping what was started. It imports nothing from app/, components/ or test/.
  */
 export { type Log, aptInstall, ensurePackage, findExecutable } from './apt';
 export { isRunning, stopAllChildren, stopChild, track } from './children';
 export { onExit } from './exitHooks';
+export { type EtcdServer, ensureEtcd, startEtcd } from './etcd';
+export { killMarked, markedEnv, markedPids, spawnMarkedWatchdog } from './markedProcesses';
+export {
+  type ClusterView,
+  type NodeRole,
+  type NodeRoleReport,
+  PatroniCluster,
+  type PatroniClusterOptions,
+  PatroniNode,
+  type PatroniStatus,
+  type PatroniTimings,
+  describeRoles,
+} from './patroni';
+export { PG_BIN_DIR, PsqlError, type PsqlOptions, psql, psqlRun } from './psql';
 export { GaleraCluster, type GaleraClusterOptions, type GaleraNode, type NodePorts, type WsrepStatus } from './galera';
 export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type TestDatabase, createDatabase, ensureMariadb, findMariadb, withDatabase } from './mariadb';
 export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, cleanEnv, httpGetStatus, spawnServer, startNodeServer, waitForHealth } from './node';
