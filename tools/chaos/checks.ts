@@ -136,6 +136,13 @@ export function formattedOrder(records: OkRecord[], nodeNames: string[]): OrderR
   return total;
 }
 
+/** The largest of `values` (-Infinity for none), for arrays too long to spread into Math.max's arguments. */
+export function maxOf(values: readonly number[]): number {
+  let max = -Infinity;
+  for (const v of values) if (v > max) max = v;
+  return max;
+}
+
 /** Nearest-rank percentile of `values` (ms). */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;

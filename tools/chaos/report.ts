@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import { expected503, familyOf, percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates, firstOkAfter } from './checks';
+import { expected503, familyOf, firstOkAfter, maxOf, percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates } from './checks';
 import { CLIENT_TIMEOUT_MS, FORMAT_TAG, LATENCY, P99_FACTOR, P99_FLOOR_MS, TAG, fmt } from './config';
 import type { ChaosRun } from './context';
 import { type FailRecord, type Kind, MEASURED_KINDS, SEGMENT_KINDS, SNOWFLAKE_KINDS } from './record';
@@ -142,8 +142,8 @@ function checkLatency(run: ChaosRun): { p99Fast: number; p99Slow: number } {
     : [];
   if (phases.slow !== undefined) {
     say(
-      `latency: baseline p50 ${percentile(fastLat, 50).toFixed(1)} p99 ${p99Fast.toFixed(1)} max ${Math.max(...fastLat).toFixed(0)} ms (${fastLat.length} req); ` +
-        `slow DB p50 ${percentile(slowLat, 50).toFixed(1)} p99 ${p99Slow.toFixed(1)} max ${Math.max(...slowLat).toFixed(0)} ms (${slowLat.length} req); bound ${bound.toFixed(1)} ms; ` +
+      `latency: baseline p50 ${percentile(fastLat, 50).toFixed(1)} p99 ${p99Fast.toFixed(1)} max ${maxOf(fastLat).toFixed(0)} ms (${fastLat.length} req); ` +
+        `slow DB p50 ${percentile(slowLat, 50).toFixed(1)} p99 ${p99Slow.toFixed(1)} max ${maxOf(slowLat).toFixed(0)} ms (${slowLat.length} req); bound ${bound.toFixed(1)} ms; ` +
         `segment loads through the slow proxy: ${slowLoads.length} (${slowLoads.map((e) => `${e.node} ${e.fields.durationMs}ms step ${e.fields.step}`).join(', ')})`,
     );
     if (!(p99Slow <= bound)) violate(`slow-DB p99 ${p99Slow.toFixed(1)} ms above max(${P99_FACTOR} × baseline p99 ${p99Fast.toFixed(1)} ms, ${P99_FLOOR_MS} ms)`);

@@ -6,7 +6,7 @@
  * not save, at most one per SIGKILL (measured: none in 3 kills with the recipe's retry-on, 23 without it). The
  * summary line: requests, failed, duplicates, p99.
  */
-import { percentile } from './checks';
+import { maxOf, percentile } from './checks';
 import { fmt } from './config';
 import type { ChaosRun, NodeBounce } from './context';
 import { MEASURED_KINDS } from './record';
@@ -55,7 +55,7 @@ export async function analyseBalanced(run: ChaosRun): Promise<string> {
   const p99 = percentile(all, 99);
   const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
   say(
-    `latency: p50 ${ms(percentile(all, 50))} p99 ${ms(p99)} max ${ms(Math.max(...all))} ms over ${all.length} client requests; ` +
+    `latency: p50 ${ms(percentile(all, 50))} p99 ${ms(p99)} max ${ms(maxOf(all))} ms over ${all.length} client requests; ` +
       `baseline p99 ${ms(percentile(base, 99))} ms, during the bounces p99 ${ms(percentile(inBounces, 99))} ms`,
   );
   const kills = bounces.filter((b) => b.how === 'kill').length;
