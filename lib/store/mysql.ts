@@ -9,7 +9,7 @@ import { auditInsert } from './auditRows';
 import { insertAuditMysql, listAuditMysql } from './mysqlAudit';
 import { createTokenMysql, listTokensMysql, revokeTokenMysql } from './mysqlTokens';
 import { claimPeriodMysql, giveBackPeriodMysql, createFormatMysql, deleteFormatMysql, getFormatMysql, listFormatPeriodsMysql, listFormatsMysql, updateFormatMysql } from './mysqlFormats';
-import { badStep, belowTombstone, lowered } from './adminErrors';
+import { badStep, existingTag, fleetSwitchAudit, idSpaceExhausted, planCreate, planDefaultSwitch, planEdit, planRaise, planTagSwitch, tagExists, tagSwitchAudit } from './tagRules';
 import { AttemptFault, ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, type Phase, type RetryFailure, classify, serverErrno, withRetries } from './mysqlErrors';
 import {
   bumpDefaultFollowersMysql,
@@ -22,7 +22,7 @@ import {
   lockSemanticsRowsMysql,
   writeSemanticsRowMysql,
 } from './mysqlSemantics';
-import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
+import { FLEET_DEFAULT_KEY, type Semantics } from '../segment/semantics';
 import { type Id, idBigint } from '../segment/id';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
@@ -43,7 +43,6 @@ import {
   type TagRow,
   type HostHealth,
   exactId,
-  idSpaceExhausted,
   type WorkerRow,
   type WorkerStore,
   type NodeRegistration,
@@ -269,34 +268,27 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
    */
   async setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch> {
     // Already so (every node start with LEAF_SEGMENT_SEMANTICS asks): no need to lock every row to find out.
-    const current = (await this.getSemantics()).default;
-    if (current === semantics) return { before: current, after: current, bumped: 0 };
+    const current = planDefaultSwitch((await this.getSemantics()).default, semantics);
+    if (!current.changes) return { before: current.before, after: current.after, bumped: 0 };
     return this.transaction(async (q) => {
       await lockAllRowsMysql(q);
-      const before = (await lockSemanticsRowsMysql(q)).fleet ?? DEFAULT_SEMANTICS;
-      if (before === semantics) return { before, after: semantics, bumped: 0 };
-      const bumped = await bumpDefaultFollowersMysql(q, switchBump(before, semantics));
+      const plan = planDefaultSwitch((await lockSemanticsRowsMysql(q)).fleet, semantics);
+      if (!plan.changes) return { before: plan.before, after: plan.after, bumped: 0 };
+      const bumped = await bumpDefaultFollowersMysql(q, plan.bump);
       await writeSemanticsRowMysql(q, FLEET_DEFAULT_KEY, semantics);
-      if (audit !== undefined) await insertAuditMysql(this.db, q, auditInsert(audit, 'fleet.semantics', null, { semantics: before }, { semantics, bumped }));
-      return { before, after: semantics, bumped };
+      if (audit !== undefined) await insertAuditMysql(this.db, q, fleetSwitchAudit(audit, plan, bumped));
+      return { before: plan.before, after: plan.after, bumped };
     });
   }
 
   async setTagSemantics(bizTag: string, semantics: Semantics | null, audit?: AuditStamp): Promise<SemanticsSwitch> {
     return this.transaction(async (q) => {
-      const row = await lockRow(q, bizTag);
-      if (row === undefined) throw tagNotFound(bizTag);
-      const { fleet, own } = await lockSemanticsRowsMysql(q, bizTag);
-      const before = own ?? fleet ?? DEFAULT_SEMANTICS;
-      const after = semantics ?? fleet ?? DEFAULT_SEMANTICS;
-      const by = switchBump(before, after);
-      await bumpTagMysql(q, bizTag, by);
-      if (semantics !== own) await writeSemanticsRowMysql(q, bizTag, semantics);
-      if (audit !== undefined && semantics !== own) {
-        const rowAfter = (await lockRow(q, bizTag)) as TagRow;
-        await this.recordAudit(q, audit, 'tag.semantics', bizTag, { ...row, semantics: before }, { ...rowAfter, semantics: after, bumped: by });
-      }
-      return { before, after, bumped: by };
+      const row = existingTag(bizTag, await lockRow(q, bizTag));
+      const plan = planTagSwitch(await lockSemanticsRowsMysql(q, bizTag), semantics);
+      await bumpTagMysql(q, bizTag, plan.bump);
+      if (plan.writesRow) await writeSemanticsRowMysql(q, bizTag, semantics);
+      if (audit !== undefined && plan.writesRow) await insertAuditMysql(this.db, q, tagSwitchAudit(audit, plan, row, (await lockRow(q, bizTag)) as TagRow, plan.bump));
+      return { before: plan.before, after: plan.after, bumped: plan.bump };
     });
   }
 
@@ -308,10 +300,10 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
         [bizTag],
       );
       const tombstoneMax = tomb === undefined ? undefined : exactId(tomb.max_id, bizTag);
-      if (tombstoneMax !== undefined && maxId !== undefined && maxId < tombstoneMax) throw belowTombstone(bizTag, tombstoneMax);
-      const insert = this.db.insert(leafAlloc).ignore().values({ bizTag, step, maxId: bigintParam(maxId ?? tombstoneMax ?? 1), description }).toSQL();
+      const startAt = planCreate({ bizTag, maxId }, tombstoneMax);
+      const insert = this.db.insert(leafAlloc).ignore().values({ bizTag, step, maxId: bigintParam(startAt), description }).toSQL();
       const header = await q<ResultSetHeader>(insert.sql, insert.params);
-      if (header.affectedRows === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
+      if (header.affectedRows === 0) throw tagExists(bizTag);
       if (tombstoneMax !== undefined) await q('DELETE FROM `leaf_alloc_tombstone` WHERE biz_tag = ?', [bizTag]);
       const after = (await lockRow(q, bizTag)) as TagRow;
       if (audit !== undefined) await this.recordAudit(q, audit, 'tag.create', bizTag, undefined, after);
@@ -324,14 +316,10 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
    * commits with the change or not at all. Like create and delete, an unknown outcome of the COMMIT is not
    * retried (the audit row would be written twice): the caller gets store_unavailable and may look and repeat.
    */
-  async updateTag(bizTag: string, { step, description }: TagChanges, audit?: AuditStamp): Promise<TagRow> {
-    const set: Partial<typeof leafAlloc.$inferInsert> = {};
-    if (step !== undefined) set.step = step;
-    if (description !== undefined) set.description = description;
-    const update = this.db.update(leafAlloc).set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
+  async updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow> {
+    const update = this.db.update(leafAlloc).set({ ...planEdit(changes), updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
     return this.transaction(async (q) => {
-      const before = await lockRow(q, bizTag);
-      if (before === undefined) throw tagNotFound(bizTag);
+      const before = existingTag(bizTag, await lockRow(q, bizTag));
       await q(update.sql, update.params);
       const after = (await lockRow(q, bizTag)) as TagRow;
       if (audit !== undefined) await this.recordAudit(q, audit, 'tag.edit', bizTag, before, after);
@@ -340,13 +328,11 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
   }
 
   async raiseMaxId(bizTag: string, maxId: Id, audit?: AuditStamp): Promise<TagRow> {
-    const raise = this.db.update(leafAlloc).set({ maxId: bigintParam(maxId) }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
     return this.transaction(async (q) => {
       // FOR UPDATE: no claim can move max_id between this check and the update (a Galera claim on another node
       // that commits first makes this transaction fail certification, and it is run again, check included).
-      const before = await lockRow(q, bizTag);
-      if (before === undefined) throw tagNotFound(bizTag);
-      if (before.maxId > maxId) throw lowered(bizTag, before.maxId, maxId);
+      const before = existingTag(bizTag, await lockRow(q, bizTag));
+      const raise = this.db.update(leafAlloc).set({ maxId: bigintParam(planRaise(before, maxId)) }).where(eq(leafAlloc.bizTag, bizTag)).toSQL();
       await q(raise.sql, raise.params);
       const after = (await lockRow(q, bizTag)) as TagRow;
       if (audit !== undefined) await this.recordAudit(q, audit, 'tag.raise', bizTag, before, after);
@@ -356,8 +342,7 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
 
   async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }> {
     return this.transaction(async (q) => {
-      const before = await lockRow(q, bizTag);
-      if (before === undefined) throw tagNotFound(bizTag);
+      const before = existingTag(bizTag, await lockRow(q, bizTag));
       const maxId = before.maxId;
       await q(
         'INSERT INTO `leaf_alloc_tombstone` (biz_tag, max_id) VALUES (?, ?) ' +

@@ -1,5 +1,6 @@
 import type { Id } from '../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
+import { type StoredSemantics, effectiveSemantics, semanticsSettings } from './tagRules';
 import { MAX_ID, type SemanticsSettings, exactId } from './types';
 
 /**
@@ -64,25 +65,19 @@ export async function lockAllRowsMysql(run: Run): Promise<void> {
 /** A tag's effective semantics: its own row, else the fleet default, else leaf-ts. */
 export async function claimSemanticsMysql(run: Run, bizTag: string): Promise<Semantics> {
   const rows = await run<SemanticsRow[]>('SELECT biz_tag, semantics FROM `leaf_semantics` WHERE biz_tag IN (?, ?)', [bizTag, FLEET_DEFAULT_KEY]);
-  return pick(rows, bizTag) ?? pick(rows, FLEET_DEFAULT_KEY) ?? DEFAULT_SEMANTICS;
+  return effectiveSemantics({ fleet: pick(rows, FLEET_DEFAULT_KEY), own: pick(rows, bizTag) });
 }
 
 /** The switch's read: the fleet default and the tag's own row, locked so two switches take turns. */
-export async function lockSemanticsRowsMysql(run: Run, bizTag?: string): Promise<{ fleet: Semantics | undefined; own: Semantics | undefined }> {
+export async function lockSemanticsRowsMysql(run: Run, bizTag?: string): Promise<StoredSemantics> {
   const keys = bizTag === undefined ? [FLEET_DEFAULT_KEY] : [FLEET_DEFAULT_KEY, bizTag];
   const rows = await run<SemanticsRow[]>(`SELECT biz_tag, semantics FROM \`leaf_semantics\` WHERE biz_tag IN (${keys.map(() => '?').join(', ')}) FOR UPDATE`, keys);
   return { fleet: pick(rows, FLEET_DEFAULT_KEY), own: bizTag === undefined ? undefined : pick(rows, bizTag) };
 }
 
 export async function listSemanticsMysql(run: Run): Promise<SemanticsSettings> {
-  const settings: SemanticsSettings = { default: DEFAULT_SEMANTICS, tags: {} };
-  for (const row of await run<SemanticsRow[]>('SELECT biz_tag, semantics FROM `leaf_semantics`', [])) {
-    const value = storedSemantics(row.semantics);
-    if (value === undefined) continue;
-    if (row.biz_tag === FLEET_DEFAULT_KEY) settings.default = value;
-    else settings.tags[row.biz_tag] = value;
-  }
-  return settings;
+  const rows = await run<SemanticsRow[]>('SELECT biz_tag, semantics FROM `leaf_semantics`', []);
+  return semanticsSettings(rows.map((r) => ({ bizTag: r.biz_tag, semantics: r.semantics })));
 }
 
 export async function writeSemanticsRowMysql(run: Run, key: string, semantics: Semantics | null): Promise<void> {

@@ -3,8 +3,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { and, asc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
-import { LeafError, storeUnavailable, tagNotFound } from '../errors';
-import { badStep, belowTombstone, lowered } from './adminErrors';
+import { storeUnavailable, tagNotFound } from '../errors';
+import { badStep, existingTag, fleetSwitchAudit, idSpaceExhausted, planCreate, planDefaultSwitch, planEdit, planRaise, planTagSwitch, tagExists, tagSwitchAudit } from './tagRules';
 import { SQLITE_NOW_MS as DB_NOW_MS } from './dbClock';
 import { auditInsert } from './auditRows';
 import { migrateSqlite } from './migrate';
@@ -14,7 +14,7 @@ import { insertAuditSqlite, listAuditSqlite } from './sqliteAudit';
 import { createTokenSqlite, listTokensSqlite, revokeTokenSqlite } from './sqliteTokens';
 import { claimPeriodSqlite, giveBackPeriodSqlite, createFormatSqlite, deleteFormatSqlite, getFormatSqlite, listFormatPeriodsSqlite, listFormatsSqlite, updateFormatSqlite } from './sqliteFormats';
 import { bumpDefaultFollowersSqlite, bumpTagSqlite, effectiveSemantics, listSemanticsSqlite, readSemanticsRows, writeSemanticsRow } from './sqliteSemantics';
-import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, switchBump } from '../segment/semantics';
+import { FLEET_DEFAULT_KEY, type Semantics } from '../segment/semantics';
 import { type Id, idBigint } from '../segment/id';
 import {
   type Allocation,
@@ -32,7 +32,6 @@ import {
   type TagInfo,
   type TagRow,
   exactId,
-  idSpaceExhausted,
   type WorkerRow,
   type WorkerStore,
   type NodeRegistration,
@@ -194,30 +193,24 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
 
   async setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch> {
     const change = this.sqlite.transaction(() => {
-      const before = readSemanticsRows(this.db).fleet ?? DEFAULT_SEMANTICS;
-      if (before === semantics) return { before, after: semantics, bumped: 0 };
-      const bumped = switchBump(before, semantics) === 1 ? bumpDefaultFollowersSqlite(this.db) : 0;
+      const plan = planDefaultSwitch(readSemanticsRows(this.db).fleet, semantics);
+      if (!plan.changes) return { before: plan.before, after: plan.after, bumped: 0 };
+      const bumped = plan.bump === 1 ? bumpDefaultFollowersSqlite(this.db) : 0;
       writeSemanticsRow(this.db, FLEET_DEFAULT_KEY, semantics);
-      if (audit !== undefined) insertAuditSqlite(this.db, auditInsert(audit, 'fleet.semantics', null, { semantics: before }, { semantics, bumped }));
-      return { before, after: semantics, bumped };
+      if (audit !== undefined) insertAuditSqlite(this.db, fleetSwitchAudit(audit, plan, bumped));
+      return { before: plan.before, after: plan.after, bumped };
     });
     return this.guard(() => change.immediate());
   }
 
   async setTagSemantics(bizTag: string, semantics: Semantics | null, audit?: AuditStamp): Promise<SemanticsSwitch> {
     const change = this.sqlite.transaction(() => {
-      const row = this.readRow(bizTag);
-      if (row === undefined) throw tagNotFound(bizTag);
-      const { fleet, own } = readSemanticsRows(this.db, bizTag);
-      const before = own ?? fleet ?? DEFAULT_SEMANTICS;
-      const after = semantics ?? fleet ?? DEFAULT_SEMANTICS;
-      const bumped = switchBump(before, after) === 1 ? bumpTagSqlite(this.db, bizTag) : 0;
-      if (semantics !== own) writeSemanticsRow(this.db, bizTag, semantics);
-      if (audit !== undefined && semantics !== own) {
-        const rowAfter = this.readRow(bizTag) as TagRow;
-        insertAuditSqlite(this.db, auditInsert(audit, 'tag.semantics', bizTag, { ...row, semantics: before }, { ...rowAfter, semantics: after, bumped }));
-      }
-      return { before, after, bumped };
+      const row = existingTag(bizTag, this.readRow(bizTag));
+      const plan = planTagSwitch(readSemanticsRows(this.db, bizTag), semantics);
+      const bumped = plan.bump === 1 ? bumpTagSqlite(this.db, bizTag) : 0;
+      if (plan.writesRow) writeSemanticsRow(this.db, bizTag, semantics);
+      if (audit !== undefined && plan.writesRow) insertAuditSqlite(this.db, tagSwitchAudit(audit, plan, row, this.readRow(bizTag) as TagRow, bumped));
+      return { before: plan.before, after: plan.after, bumped };
     });
     return this.guard(() => change.immediate());
   }
@@ -225,13 +218,9 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
   async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
     const insert = this.sqlite.transaction(() => {
       const tombstone = this.readTombstone(bizTag);
-      if (tombstone !== undefined && maxId !== undefined && maxId < tombstone.maxId) throw belowTombstone(bizTag, tombstone.maxId);
-      const inserted = this.db
-        .insert(leafAlloc)
-        .values({ bizTag, step, maxId: bigintParam(maxId ?? tombstone?.maxId ?? 1), description })
-        .onConflictDoNothing()
-        .run();
-      if (inserted.changes === 0) throw new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
+      const startAt = planCreate({ bizTag, maxId }, tombstone?.maxId);
+      const inserted = this.db.insert(leafAlloc).values({ bizTag, step, maxId: bigintParam(startAt), description }).onConflictDoNothing().run();
+      if (inserted.changes === 0) throw tagExists(bizTag);
       if (tombstone !== undefined) this.db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
       const after = this.readRow(bizTag) as TagRow;
       if (audit !== undefined) this.recordAudit(audit, 'tag.create', bizTag, undefined, after);
@@ -240,16 +229,12 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
     return this.guard(() => insert.immediate());
   }
 
-  async updateTag(bizTag: string, { step, description }: TagChanges, audit?: AuditStamp): Promise<TagRow> {
-    const set: Partial<typeof leafAlloc.$inferInsert> = {};
-    if (step !== undefined) set.step = step;
-    if (description !== undefined) set.description = description;
+  async updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow> {
     const update = this.sqlite.transaction(() => {
-      const before = this.readRow(bizTag);
-      if (before === undefined) throw tagNotFound(bizTag);
+      const before = existingTag(bizTag, this.readRow(bizTag));
       this.db
         .update(leafAlloc)
-        .set({ ...set, updateTime: sql`CURRENT_TIMESTAMP` })
+        .set({ ...planEdit(changes), updateTime: sql`CURRENT_TIMESTAMP` })
         .where(eq(leafAlloc.bizTag, bizTag))
         .run();
       const after = this.readRow(bizTag) as TagRow;
@@ -261,11 +246,9 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
 
   async raiseMaxId(bizTag: string, maxId: Id, audit?: AuditStamp): Promise<TagRow> {
     const raise = this.sqlite.transaction(() => {
-      const before = this.readRow(bizTag);
-      if (before === undefined) throw tagNotFound(bizTag);
       // Under the write lock (immediate) no claim can move max_id between this check and the update.
-      if (before.maxId > maxId) throw lowered(bizTag, before.maxId, maxId);
-      this.db.update(leafAlloc).set({ maxId: bigintParam(maxId), updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).run();
+      const before = existingTag(bizTag, this.readRow(bizTag));
+      this.db.update(leafAlloc).set({ maxId: bigintParam(planRaise(before, maxId)), updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)).run();
       const after = this.readRow(bizTag) as TagRow;
       if (audit !== undefined) this.recordAudit(audit, 'tag.raise', bizTag, before, after);
       return after;
@@ -275,8 +258,7 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
 
   async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }> {
     const remove = this.sqlite.transaction(() => {
-      const row = this.readRow(bizTag);
-      if (row === undefined) throw tagNotFound(bizTag);
+      const row = existingTag(bizTag, this.readRow(bizTag));
       this.db
         .insert(leafAllocTombstone)
         .values({ bizTag, maxId: bigintParam(row.maxId) })

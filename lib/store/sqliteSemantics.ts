@@ -1,7 +1,8 @@
 import { and, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
+import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
 import { leafAlloc, leafAllocTombstone, leafSemantics } from './schema/sqlite';
+import { type StoredSemantics, effectiveSemantics as effective, semanticsSettings } from './tagRules';
 import { MAX_ID, type SemanticsSettings } from './types';
 
 /** The highest max_id a switch may still raise by one (bound as a bigint: exact). */
@@ -13,7 +14,7 @@ const bumpable = () => sql`${MAX_ID - 1n}`;
  */
 
 /** The fleet default and the tag's own row, as stored (undefined: no row). */
-export function readSemanticsRows(db: BetterSQLite3Database, bizTag?: string): { fleet: Semantics | undefined; own: Semantics | undefined } {
+export function readSemanticsRows(db: BetterSQLite3Database, bizTag?: string): StoredSemantics {
   const keys = bizTag === undefined ? [FLEET_DEFAULT_KEY] : [FLEET_DEFAULT_KEY, bizTag];
   const rows = db.select().from(leafSemantics).where(inArray(leafSemantics.bizTag, keys)).all();
   const of = (key: string) => storedSemantics(rows.find((r) => r.bizTag === key)?.semantics);
@@ -21,19 +22,11 @@ export function readSemanticsRows(db: BetterSQLite3Database, bizTag?: string): {
 }
 
 export function effectiveSemantics(db: BetterSQLite3Database, bizTag: string): Semantics {
-  const { fleet, own } = readSemanticsRows(db, bizTag);
-  return own ?? fleet ?? DEFAULT_SEMANTICS;
+  return effective(readSemanticsRows(db, bizTag));
 }
 
 export function listSemanticsSqlite(db: BetterSQLite3Database): SemanticsSettings {
-  const settings: SemanticsSettings = { default: DEFAULT_SEMANTICS, tags: {} };
-  for (const row of db.select().from(leafSemantics).all()) {
-    const value = storedSemantics(row.semantics);
-    if (value === undefined) continue;
-    if (row.bizTag === FLEET_DEFAULT_KEY) settings.default = value;
-    else settings.tags[row.bizTag] = value;
-  }
-  return settings;
+  return semanticsSettings(db.select().from(leafSemantics).all());
 }
 
 /** Writes (or with null removes) one leaf_semantics row. */

@@ -1,7 +1,8 @@
 import type { Clock, TimerHandle } from '@/lib/clock';
 import { LeafError } from '@/lib/errors';
 import { type Id, MAX_ID, idBigint, toId } from '@/lib/segment/id';
-import { DEFAULT_SEMANTICS, type Semantics, switchBump } from '@/lib/segment/semantics';
+import { DEFAULT_SEMANTICS, type Semantics } from '@/lib/segment/semantics';
+import { idSpaceExhausted, planCreate, planDefaultSwitch } from '@/lib/store/tagRules';
 import type { Allocation, NewTag, SemanticsSettings, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
 
 interface FakeTimer {
@@ -110,7 +111,7 @@ export class FakeStore implements SegmentSource {
     const added = step ?? r.step;
     // The stores' guard: max_id is a signed BIGINT.
     const after = idBigint(r.maxId) + BigInt(added);
-    if (after > MAX_ID) throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^63−1.`);
+    if (after > MAX_ID) throw idSpaceExhausted(bizTag);
     r.maxId = toId(after);
     return { bizTag, maxId: r.maxId, step: added, semantics: this.ownSemantics.get(bizTag) ?? this.defaultSemantics };
   }
@@ -134,15 +135,16 @@ export class FakeStore implements SegmentSource {
     return { default: this.defaultSemantics, tags: Object.fromEntries(this.ownSemantics) };
   }
 
-  /** The stores' switch of the fleet default: followers going leaf-ts → leaf skip one ID. */
+  /** The stores' switch of the fleet default (tagRules.ts): followers going leaf-ts → leaf skip one ID. */
   switchDefault(to: Semantics): void {
-    const bump = switchBump(this.defaultSemantics, to);
+    const { bump } = planDefaultSwitch(this.defaultSemantics, to);
     for (const [bizTag, r] of this.rows) if (!this.ownSemantics.has(bizTag)) r.maxId = toId(idBigint(r.maxId) + BigInt(bump));
     this.defaultSemantics = to;
   }
 
-  async createTag({ bizTag, step, maxId = 1 }: NewTag): Promise<void> {
-    this.rows.set(bizTag, { maxId, step });
+  /** The stores' create (tagRules.ts), without tombstones: max_id as given, else 1. */
+  async createTag(tag: NewTag): Promise<void> {
+    this.rows.set(tag.bizTag, { maxId: planCreate(tag, undefined), step: tag.step });
   }
 
   async ping(): Promise<void> {
