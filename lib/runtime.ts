@@ -17,7 +17,7 @@ import { FormatEngine } from './format/engine';
 import { checkFloor } from './snowflake/floor';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
-import type { LeafStore } from './store/types';
+import type { LeafStore } from './store/leafStore';
 import { registerFleetGauge } from './metrics/fleetGauge';
 import { LEAF_VERSION } from './version';
 

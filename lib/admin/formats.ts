@@ -4,7 +4,7 @@ import { dateFields, periodKey } from '../format/period';
 import { checkFormat } from '../format/rules';
 import type { Runtime } from '../runtime';
 import { formatNotFound } from '../store/formatRows';
-import type { FormatPeriodRow, FormatRow } from '../store/types';
+import type { FormatPeriodRow, FormatRow } from '../format/formatStore';
 import type { CreateFormatInput, UpdateFormatInput } from './formatSchema';
 import type { FormatDetail, FormatPeriodView, FormatView } from './formatViews';
 import { type Requester, auditStamp } from './service';

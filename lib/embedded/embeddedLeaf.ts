@@ -4,7 +4,7 @@ import { LeafError } from '../errors';
 import { silentLogger } from '../log';
 import { SegmentEngine } from '../segment/engine';
 import { openStore } from '../store';
-import type { LeafStore } from '../store/types';
+import type { LeafStore } from '../store/leafStore';
 import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
 

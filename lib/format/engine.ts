@@ -4,7 +4,7 @@ import { type Logger, silentLogger } from '../log';
 import type { SegmentLoadRecord } from '../segment/buffer';
 import { type GivenBack, type IdRanges, SegmentEngine, runBase } from '../segment/engine';
 import { formatNotFound } from '../store/formatRows';
-import type { FormatRow, FormatSource } from '../store/types';
+import type { FormatRow, FormatSource } from './formatStore';
 import { type FormatPattern, idRenderer, parsePattern, sequenceCap } from './pattern';
 import { dateFields, periodKey } from './period';
 import { PeriodSource, periodTag } from './periodSource';

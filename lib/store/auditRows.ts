@@ -1,4 +1,8 @@
-import { type AuditAction, type AuditEntryRow, type AuditRecord, type AuditSemantics, type AuditStamp, type FormatRow, type TagRow, type TokenRow, auditTagRow } from './types';
+import type { AuditAction, AuditEntryRow, AuditSemantics, AuditStamp, AuditTagRow } from '../audit';
+import type { AuditRecord } from '../admin/auditStore';
+import type { FormatRow } from '../format/formatStore';
+import type { TagRow } from '../admin/tagStore';
+import type { TokenRow } from '../auth/tokenStore';
 
 type AuditedRow = TagRow | AuditSemantics | TokenRow | FormatRow;
 
@@ -36,6 +40,11 @@ export function auditInsert(
     before: before === undefined ? null : JSON.stringify(entryRow(before)),
     after: after === undefined ? null : JSON.stringify(entryRow(after)),
   };
+}
+
+/** The audit trail's copy of a tag row: max_id as a decimal string, the time as ISO. */
+export function auditTagRow(row: TagRow): AuditTagRow {
+  return { bizTag: row.bizTag, maxId: String(row.maxId), step: row.step, description: row.description, updateTime: row.updateTime.toISOString() };
 }
 
 /** A tag row (with its semantics when a switch carries them), a fleet switch's own record, a token row (no hash) or a format row. */

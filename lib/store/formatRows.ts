@@ -1,7 +1,7 @@
 import { LeafError } from '../errors';
 import { isResetPeriod } from '../format/period';
 import { changeProblem } from '../format/rules';
-import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from './types';
+import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
 /** A leaf_format row as either dialect reads it (BIGINTs may arrive as decimal strings). */
 export interface FormatStored {

@@ -2,7 +2,7 @@ import { LeafError } from '../errors';
 import { MysqlStore } from './mysql';
 import type { MysqlTarget } from './mysqlUrl';
 import { SqliteStore } from './sqlite';
-import type { LeafStore } from './types';
+import type { LeafStore } from './leafStore';
 
 export const DEMO_TAG = { bizTag: 'demo', step: 1000, description: 'Demo tag, created on first start' } as const;
 

@@ -26,36 +26,18 @@ import { FLEET_DEFAULT_KEY, type Semantics } from '../segment/semantics';
 import { type Id, idBigint } from '../segment/id';
 import { type MysqlHost, type MysqlTarget, hostLabel, parseMysqlUrl } from './mysqlUrl';
 import { leafAlloc, leafAllocTombstone, leafWorker } from './schema/mysql';
-import {
-  type Allocation,
-  type AuditAction,
-  type AuditQuery,
-  type AuditRecord,
-  type AuditStamp,
-  type AuditSemantics,
-  type AuditStore,
-  type NewTag,
-  type SegmentStore,
-  type SemanticsSettings,
-  type SemanticsSwitch,
-  type TagChanges,
-  type TagInfo,
-  type TagRow,
-  type HostHealth,
-  exactId,
-  type WorkerRow,
-  type WorkerStore,
-  type NodeRegistration,
-  type NodeRow,
-  type NodeStore,
-  type StoredToken,
-  type TokenRow,
-  type FormatChanges,
-  type FormatPeriodRow,
-  type FormatRow,
-  type NewFormat,
-  type PeriodClaim,
-} from './types';
+import type { Allocation, TagInfo } from '../segment/segmentSource';
+import type { AuditAction, AuditStamp, AuditSemantics } from '../audit';
+import type { AuditQuery, AuditRecord, AuditStore } from '../admin/auditStore';
+import type { NewTag, TagChanges, TagRow } from '../admin/tagStore';
+import type { SegmentStore } from './leafStore';
+import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
+import type { HostHealth } from '../admin/hostHealth';
+import { exactId } from './exactId';
+import type { WorkerRow, WorkerStore } from '../snowflake/workerStore';
+import type { NodeRegistration, NodeRow, NodeStore } from '../fleet/nodeStore';
+import type { StoredToken, TokenRow } from '../auth/tokenStore';
+import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
 
 export interface MysqlStoreOptions {

@@ -2,7 +2,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { MySql2Database } from 'drizzle-orm/mysql2';
 import { type AuditInsert, auditRecord } from './auditRows';
 import { leafAudit } from './schema/mysql';
-import type { AuditQuery, AuditRecord } from './types';
+import type { AuditQuery, AuditRecord } from '../admin/auditStore';
 
 /** A statement runner of MysqlStore (inside a transaction or on its own). */
 type Run = <R>(text: string, params: unknown[]) => Promise<R>;

@@ -6,7 +6,8 @@ import { MYSQL_NOW_MS as DB_NOW_MS, MYSQL_NOW_SQL } from './dbClock';
 import { type FormatStored, type PeriodStored, checkCreate, checkEdit, claimFrom, formatNotFound, formatRow, periodRow } from './formatRows';
 import { insertAuditMysql } from './mysqlAudit';
 import { leafFormat, leafFormatPeriod } from './schema/mysql';
-import type { AuditStamp, FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from './types';
+import type { AuditStamp } from '../audit';
+import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
 /** A statement runner of MysqlStore (inside a transaction or on its own). */
 type Run = <R>(text: string, params: unknown[]) => Promise<R>;

@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/mysql2';
 import type { ResultSetHeader } from 'mysql2/promise';
 import { MYSQL_NOW_MS as DB_NOW_MS, MYSQL_NOW_SQL } from './dbClock';
 import { leafNode } from './schema/mysql';
-import type { NodeRegistration, NodeRow, NodeStore } from './types';
+import type { NodeRegistration, NodeRow, NodeStore } from '../fleet/nodeStore';
 
 /** A compiled query (drizzle's, or text and values). */
 interface Compiled {

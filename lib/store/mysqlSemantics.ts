@@ -1,7 +1,9 @@
 import type { Id } from '../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
 import { type StoredSemantics, effectiveSemantics, semanticsSettings } from './tagRules';
-import { MAX_ID, type SemanticsSettings, exactId } from './types';
+import { MAX_ID } from '../segment/id';
+import type { SemanticsSettings } from '../segment/semanticsStore';
+import { exactId } from './exactId';
 
 /**
  * leaf_semantics on MySQL/MariaDB: the claim's statement and the switch's transaction (MysqlStore runs them).

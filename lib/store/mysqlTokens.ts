@@ -4,7 +4,8 @@ import { auditInsert } from './auditRows';
 import { insertAuditMysql } from './mysqlAudit';
 import { leafToken } from './schema/mysql';
 import { type TokenStored, storedToken, tokenInsert, tokenNotFound, tokenRow } from './tokenRows';
-import type { AuditStamp, StoredToken, TokenRow } from './types';
+import type { AuditStamp } from '../audit';
+import type { StoredToken, TokenRow } from '../auth/tokenStore';
 
 /** A statement runner of MysqlStore (inside a transaction or on its own). */
 type Run = <R>(text: string, params: unknown[]) => Promise<R>;

@@ -16,35 +16,18 @@ import { claimPeriodSqlite, giveBackPeriodSqlite, createFormatSqlite, deleteForm
 import { bumpDefaultFollowersSqlite, bumpTagSqlite, effectiveSemantics, listSemanticsSqlite, readSemanticsRows, writeSemanticsRow } from './sqliteSemantics';
 import { FLEET_DEFAULT_KEY, type Semantics } from '../segment/semantics';
 import { type Id, idBigint } from '../segment/id';
-import {
-  type Allocation,
-  type AuditAction,
-  type AuditQuery,
-  type AuditRecord,
-  type AuditStamp,
-  type AuditStore,
-  MAX_ID,
-  type NewTag,
-  type SegmentStore,
-  type SemanticsSettings,
-  type SemanticsSwitch,
-  type TagChanges,
-  type TagInfo,
-  type TagRow,
-  exactId,
-  type WorkerRow,
-  type WorkerStore,
-  type NodeRegistration,
-  type NodeRow,
-  type NodeStore,
-  type StoredToken,
-  type TokenRow,
-  type FormatChanges,
-  type FormatPeriodRow,
-  type FormatRow,
-  type NewFormat,
-  type PeriodClaim,
-} from './types';
+import type { Allocation, TagInfo } from '../segment/segmentSource';
+import type { AuditAction, AuditStamp } from '../audit';
+import type { AuditQuery, AuditRecord, AuditStore } from '../admin/auditStore';
+import { MAX_ID } from '../segment/id';
+import type { NewTag, TagChanges, TagRow } from '../admin/tagStore';
+import type { SegmentStore } from './leafStore';
+import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
+import { exactId } from './exactId';
+import type { WorkerRow, WorkerStore } from '../snowflake/workerStore';
+import type { NodeRegistration, NodeRow, NodeStore } from '../fleet/nodeStore';
+import type { StoredToken, TokenRow } from '../auth/tokenStore';
+import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
 
 export interface SqliteStoreOptions {

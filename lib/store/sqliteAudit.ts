@@ -2,7 +2,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { type AuditInsert, auditRecord } from './auditRows';
 import { leafAudit } from './schema/sqlite';
-import type { AuditQuery, AuditRecord } from './types';
+import type { AuditQuery, AuditRecord } from '../admin/auditStore';
 
 /** leaf_audit on SQLite. Synchronous, so SqliteStore can call it inside its own transactions. */
 export function insertAuditSqlite(db: BetterSQLite3Database, row: AuditInsert): void {

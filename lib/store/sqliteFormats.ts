@@ -5,7 +5,8 @@ import { SQLITE_NOW_MS as DB_NOW_MS } from './dbClock';
 import { type FormatStored, checkCreate, checkEdit, claimFrom, formatNotFound, formatRow, periodRow } from './formatRows';
 import { leafFormat, leafFormatPeriod } from './schema/sqlite';
 import { insertAuditSqlite } from './sqliteAudit';
-import type { AuditStamp, FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from './types';
+import type { AuditStamp } from '../audit';
+import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
 /** leaf_format and leaf_format_period on SQLite. Synchronous; SqliteStore runs writes in immediate transactions. */
 export function listFormatsSqlite(db: BetterSQLite3Database): FormatRow[] {

@@ -2,7 +2,7 @@ import { and, asc, eq, getTableColumns, lt, or, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { SQLITE_NOW_MS as DB_NOW_MS } from './dbClock';
 import { leafNode } from './schema/sqlite';
-import type { NodeRegistration, NodeRow, NodeStore } from './types';
+import type { NodeRegistration, NodeRow, NodeStore } from '../fleet/nodeStore';
 
 /**
  * The fleet registry on SQLite (composed by SqliteStore). Each claim is one statement, atomic under SQLite's

@@ -3,7 +3,8 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../segment/semantics';
 import { leafAlloc, leafAllocTombstone, leafSemantics } from './schema/sqlite';
 import { type StoredSemantics, effectiveSemantics as effective, semanticsSettings } from './tagRules';
-import { MAX_ID, type SemanticsSettings } from './types';
+import { MAX_ID } from '../segment/id';
+import type { SemanticsSettings } from '../segment/semanticsStore';
 
 /** The highest max_id a switch may still raise by one (bound as a bigint: exact). */
 const bumpable = () => sql`${MAX_ID - 1n}`;

@@ -4,7 +4,8 @@ import { auditInsert } from './auditRows';
 import { leafToken } from './schema/sqlite';
 import { insertAuditSqlite } from './sqliteAudit';
 import { storedToken, tokenInsert, tokenNotFound, tokenRow } from './tokenRows';
-import type { AuditStamp, StoredToken, TokenRow } from './types';
+import type { AuditStamp } from '../audit';
+import type { StoredToken, TokenRow } from '../auth/tokenStore';
 
 /** leaf_token on SQLite. Synchronous statements; SqliteStore runs the writes in immediate transactions. */
 export function listTokensSqlite(db: BetterSQLite3Database): StoredToken[] {

@@ -2,7 +2,9 @@ import { LeafError, tagNotFound } from '../errors';
 import { type Id, MAX_ID_TEXT } from '../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics, switchBump } from '../segment/semantics';
 import { type AuditInsert, auditInsert } from './auditRows';
-import type { AuditStamp, NewTag, SemanticsSettings, TagChanges, TagRow } from './types';
+import type { AuditStamp } from '../audit';
+import type { NewTag, TagChanges, TagRow } from '../admin/tagStore';
+import type { SemanticsSettings } from '../segment/semanticsStore';
 
 /**
  * The rules of a tag change as pure functions, like formatRows.ts: each takes what the change's transaction read

@@ -10,7 +10,8 @@ import { type LeafError, isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { Id } from '../../lib/segment/id';
-import type { Allocation, SegmentStore } from '../../lib/store/types';
+import type { Allocation } from '../../lib/segment/segmentSource';
+import type { SegmentStore } from '../../lib/store/leafStore';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 import { rng } from '../../tools/harness';
 

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditRecord, AuditStamp, LeafStore } from '../../lib/store/types';
+import type { AuditRecord } from '../../lib/admin/auditStore';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 
 interface Harness {

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditStamp, LeafStore, PeriodClaim } from '../../lib/store/types';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
+import type { PeriodClaim } from '../../lib/format/formatStore';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 
 /** `open()` gives one more store (its own pool or connection) on the same database. */

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditStamp, LeafStore } from '../../lib/store/types';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
 import { type NodeServer, type TestDatabase, startNodeServer, stopChild } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir } from '../support/context';
 

@@ -14,7 +14,7 @@ import { SnowflakeNode } from '../../lib/snowflake/node';
 import { decompose } from '../../lib/snowflake/layout';
 import { migrationsFolder } from '../../lib/store/migrate';
 import { MysqlStore, type MysqlRetryStats } from '../../lib/store/mysql';
-import type { Allocation } from '../../lib/store/types';
+import type { Allocation } from '../../lib/segment/segmentSource';
 import { claimedRange } from '../../lib/segment/semantics';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
 import { waitFor, within } from '../support/context';

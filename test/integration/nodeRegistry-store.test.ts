@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeState } from '../../lib/fleet/nodeView';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { NodeRegistration, NodeStore } from '../../lib/store/types';
+import type { NodeRegistration, NodeStore } from '../../lib/fleet/nodeStore';
 import { sleep } from '../../tools/harness';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';

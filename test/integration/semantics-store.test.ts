@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditStamp, LeafStore } from '../../lib/store/types';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
 import type { TestDatabase } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 

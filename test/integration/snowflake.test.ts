@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decompose } from '../../lib/snowflake/layout';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { WorkerRow } from '../../lib/store/types';
+import type { WorkerRow } from '../../lib/snowflake/workerStore';
 import { type TempDir, freshMysqlDatabase, sleep, tempDir, waitFor } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 import { type WorkerHandle, type WorkerMessage, killAllWorkers, startWorker } from '../support/procs';

@@ -15,7 +15,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LeafStore } from '../../lib/store/types';
+import type { LeafStore } from '../../lib/store/leafStore';
 import {
   REPO_ROOT,
   cleanEnv,

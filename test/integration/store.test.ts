@@ -9,7 +9,7 @@ import { isLeafError } from '../../lib/errors';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import { MAX_ID } from '../../lib/store/types';
+import { MAX_ID } from '../../lib/segment/id';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 

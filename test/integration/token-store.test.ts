@@ -10,7 +10,9 @@ import { newScopedToken } from '../../lib/auth/scopedTokens';
 import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditStamp, LeafStore, StoredToken } from '../../lib/store/types';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
+import type { StoredToken } from '../../lib/auth/tokenStore';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 
 interface Harness {

@@ -10,7 +10,7 @@ import type { NodeAnswer } from '../../lib/fleet/nodeView';
 import { DEFAULT_EPOCH_MS, decompose } from '../../lib/snowflake/layout';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { WorkerStore } from '../../lib/store/types';
+import type { WorkerStore } from '../../lib/snowflake/workerStore';
 import { type NodeServer, pollFor, sleep, startNodeServer, stopChild } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 

@@ -7,7 +7,7 @@ import { isLeafError } from '@/lib/errors';
 import { decompose } from '@/lib/snowflake/layout';
 import { SnowflakeNode } from '@/lib/snowflake/node';
 import { SqliteStore } from '@/lib/store/sqlite';
-import type { WorkerStore } from '@/lib/store/types';
+import type { WorkerStore } from '@/lib/snowflake/workerStore';
 import { waitFor } from '../support/context';
 
 /**

@@ -3,7 +3,10 @@ import { LeafError } from '@/lib/errors';
 import { type Id, MAX_ID, idBigint, toId } from '@/lib/segment/id';
 import { DEFAULT_SEMANTICS, type Semantics } from '@/lib/segment/semantics';
 import { idSpaceExhausted, planCreate, planDefaultSwitch } from '@/lib/store/tagRules';
-import type { Allocation, NewTag, SemanticsSettings, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
+import type { Allocation, SegmentSource, TagInfo } from '@/lib/segment/segmentSource';
+import type { NewTag, TagRow } from '@/lib/admin/tagStore';
+import type { SemanticsSettings } from '@/lib/segment/semanticsStore';
+import type { WorkerRow, WorkerStore } from '@/lib/snowflake/workerStore';
 
 interface FakeTimer {
   id: number;

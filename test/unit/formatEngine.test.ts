@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isLeafError } from '@/lib/errors';
 import { FormatEngine } from '@/lib/format/engine';
 import { SqliteStore } from '@/lib/store/sqlite';
-import type { AuditStamp, NewFormat } from '@/lib/store/types';
+import type { AuditStamp } from '@/lib/audit';
+import type { NewFormat } from '@/lib/format/formatStore';
 import { FakeClock, flush } from './fakes';
 
 const stamp: AuditStamp = { actor: 'token:test', address: '127.0.0.1', nodeId: 'test', at: 0 };

@@ -19,7 +19,7 @@ import type { Answer } from '../../lib/http/answer';
 import { type IdHandler, createIdHandler } from '../../lib/http/idHandler';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { StoredToken } from '../../lib/store/types';
+import type { StoredToken } from '../../lib/auth/tokenStore';
 
 const ROUNDS = Number(process.env.AUTH_COST_ROUNDS ?? 7);
 const ROUND_MS = Number(process.env.AUTH_COST_MS ?? 1000);

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import { SegmentEngine } from '../../../lib/segment/engine';
 import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
-import type { Allocation, SegmentStore } from '../../../lib/store/types';
+import type { Allocation } from '../../../lib/segment/segmentSource';
+import type { SegmentStore } from '../../../lib/store/leafStore';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 import { rng } from '../../../tools/harness/rng';
 

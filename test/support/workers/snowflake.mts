@@ -25,7 +25,7 @@ import { decompose } from '../../../lib/snowflake/layout';
 import { SnowflakeNode } from '../../../lib/snowflake/node';
 import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
-import type { WorkerStore } from '../../../lib/store/types';
+import type { WorkerStore } from '../../../lib/snowflake/workerStore';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 import { rng } from '../../../tools/harness/rng';
 
