@@ -70,7 +70,7 @@ const SORT_VALUE: Record<TagListSortKey, (e: Entry) => number | bigint | string 
 };
 
 export async function listTagPage(rt: ListRuntime, query: TagListQuery, view: (row: TagRow) => TagView): Promise<TagListPage> {
-  const rows = await rt.store.listTagRows();
+  const rows = await rt.store.tags.listTagRows();
   let ratePerSec = 0;
   const matched: Entry[] = [];
   for (const row of rows) {

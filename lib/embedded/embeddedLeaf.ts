@@ -19,7 +19,7 @@ export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf
   const settings = parseEmbeddedOptions(options);
   const logger = options.logger ?? silentLogger;
   const store = await openStore(settings.store);
-  const engine = new SegmentEngine({ store, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
+  const engine = new SegmentEngine({ store: store.tags, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
   await engine.start();
   return new EmbeddedLeaf(engine, store, settings.giveBack);
 }

@@ -7,9 +7,20 @@ import type { FormatStore } from '../format/formatStore';
 import type { SemanticsStore } from '../segment/semanticsStore';
 import type { WorkerStore } from '../snowflake/workerStore';
 
-/** The store itself: which database, whether it answers, its hosts, closing it. */
-export interface SegmentStore extends TagStore, SemanticsStore {
+/**
+ * What a leaf-ts node holds of its database: one small repository per concern, each the port its user declares
+ * (`store.tags` for the segment engine and the admin API, `store.workers` for the snowflake node, …), and the
+ * database itself (which, whether it answers, its hosts, closing it).
+ */
+export interface LeafStore {
   readonly dialect: 'sqlite' | 'mysql';
+  readonly tags: TagStore;
+  readonly semantics: SemanticsStore;
+  readonly workers: WorkerStore;
+  readonly nodes: NodeStore;
+  readonly formats: FormatStore;
+  readonly tokens: TokenStore;
+  readonly audit: AuditStore;
   ping(): Promise<void>;
   /**
    * Each database host on its own (MySQL/MariaDB: every host of the URL, probed in parallel, each within
@@ -18,6 +29,3 @@ export interface SegmentStore extends TagStore, SemanticsStore {
   hosts?(timeoutMs?: number): Promise<HostHealth[]>;
   close(): Promise<void>;
 }
-
-/** What a leaf-ts node needs from its database. */
-export type LeafStore = SegmentStore & WorkerStore & NodeStore & AuditStore & TokenStore & FormatStore;

@@ -30,12 +30,16 @@ import type { Allocation, TagInfo } from '../segment/segmentSource';
 import type { AuditAction, AuditStamp, AuditSemantics } from '../audit';
 import type { AuditQuery, AuditRecord, AuditStore } from '../admin/auditStore';
 import type { NewTag, TagChanges, TagRow } from '../admin/tagStore';
-import type { SegmentStore } from './leafStore';
+import type { LeafStore } from './leafStore';
+import type { TagStore } from '../admin/tagStore';
+import type { SemanticsStore } from '../segment/semanticsStore';
+import type { TokenStore } from '../auth/tokenStore';
+import type { FormatStore } from '../format/formatStore';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
 import type { HostHealth } from '../admin/hostHealth';
 import { exactId } from './exactId';
 import type { WorkerRow, WorkerStore } from '../snowflake/workerStore';
-import type { NodeRegistration, NodeRow, NodeStore } from '../fleet/nodeStore';
+import type { NodeStore } from '../fleet/nodeStore';
 import type { StoredToken, TokenRow } from '../auth/tokenStore';
 import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
@@ -115,7 +119,7 @@ interface Compiled {
  * `UPDATE … SET max_id = LAST_INSERT_ID(max_id + ?)`, atomic under InnoDB's row lock (and Galera's certification),
  * whose OK packet carries the new max_id: one round trip per segment. Failures are retried as mysqlErrors.ts rules.
  */
-export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditStore {
+export class MysqlStore implements LeafStore, TagStore, SemanticsStore, WorkerStore, AuditStore, TokenStore, FormatStore {
   readonly dialect = 'mysql' as const;
   private readonly cluster: PoolCluster;
   private readonly target: MysqlTarget;
@@ -133,7 +137,13 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
   /** Retried failures by kind (never reset). */
   readonly retries: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
   /** The fleet registry's statements (mysqlNodes.ts), run through this store's read/write rules. */
-  private readonly nodes = new MysqlNodes({ read: (q) => this.read(q), write: (q, retryUnknown) => this.write(q, retryUnknown) });
+  readonly nodes: NodeStore = new MysqlNodes({ read: (q) => this.read(q), write: (q, retryUnknown) => this.write(q, retryUnknown) });
+  readonly tags: TagStore = this;
+  readonly semantics: SemanticsStore = this;
+  readonly workers: WorkerStore = this;
+  readonly formats: FormatStore = this;
+  readonly tokens: TokenStore = this;
+  readonly audit: AuditStore = this;
 
   private constructor(target: MysqlTarget, connectionOptions: PoolOptions, queryTimeoutMs: number, restoreHostMs: number) {
     this.target = target;
@@ -518,33 +528,6 @@ export class MysqlStore implements SegmentStore, WorkerStore, NodeStore, AuditSt
     await this.query('SELECT 1', [], true);
   }
 
-  registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean> {
-    return this.nodes.registerNode(reg, goneMs);
-  }
-
-  takeOverNode(reg: NodeRegistration, seen: Pick<NodeRow, 'instanceId' | 'heartbeatAt'>): Promise<boolean> {
-    return this.nodes.takeOverNode(reg, seen);
-  }
-
-  beatNode(nodeId: string, instanceId: string, snapshot: string | null): Promise<boolean> {
-    return this.nodes.beatNode(nodeId, instanceId, snapshot);
-  }
-
-  stopNode(nodeId: string, instanceId: string): Promise<void> {
-    return this.nodes.stopNode(nodeId, instanceId);
-  }
-
-  getNode(nodeId: string): Promise<NodeRow | undefined> {
-    return this.nodes.getNode(nodeId);
-  }
-
-  listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
-    return this.nodes.listNodes(withSnapshots);
-  }
-
-  pruneNodes(olderThanMs: number): Promise<number> {
-    return this.nodes.pruneNodes(olderThanMs);
-  }
 
   /**
    * Each host on its own, in parallel, each within `timeoutMs`: a fresh connection straight to that host (not the

@@ -21,11 +21,15 @@ import type { AuditAction, AuditStamp } from '../audit';
 import type { AuditQuery, AuditRecord, AuditStore } from '../admin/auditStore';
 import { MAX_ID } from '../segment/id';
 import type { NewTag, TagChanges, TagRow } from '../admin/tagStore';
-import type { SegmentStore } from './leafStore';
+import type { LeafStore } from './leafStore';
+import type { TagStore } from '../admin/tagStore';
+import type { SemanticsStore } from '../segment/semanticsStore';
+import type { TokenStore } from '../auth/tokenStore';
+import type { FormatStore } from '../format/formatStore';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
 import { exactId } from './exactId';
 import type { WorkerRow, WorkerStore } from '../snowflake/workerStore';
-import type { NodeRegistration, NodeRow, NodeStore } from '../fleet/nodeStore';
+import type { NodeStore } from '../fleet/nodeStore';
 import type { StoredToken, TokenRow } from '../auth/tokenStore';
 import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
@@ -43,14 +47,20 @@ export interface SqliteStoreOptions {
  * The embedded default: one SQLite file in WAL mode. Several processes may share the file; each claim is one
  * UPDATE … RETURNING, atomic under SQLite's write lock.
  */
-export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditStore {
+export class SqliteStore implements LeafStore, TagStore, SemanticsStore, WorkerStore, AuditStore, TokenStore, FormatStore {
   readonly dialect = 'sqlite' as const;
   /** True when this open created the database file, e.g. to seed a demo tag on first start. */
   readonly created: boolean;
   private readonly sqlite: Database.Database;
   private readonly db: BetterSQLite3Database;
   /** The fleet registry's statements (sqliteNodes.ts). */
-  private readonly nodes: SqliteNodes;
+  readonly nodes: NodeStore;
+  readonly tags: TagStore = this;
+  readonly semantics: SemanticsStore = this;
+  readonly workers: WorkerStore = this;
+  readonly formats: FormatStore = this;
+  readonly tokens: TokenStore = this;
+  readonly audit: AuditStore = this;
 
   constructor({ file, busyTimeoutMs = 5_000, migrationsDir }: SqliteStoreOptions) {
     const inMemory = file === ':memory:';
@@ -71,33 +81,6 @@ export class SqliteStore implements SegmentStore, WorkerStore, NodeStore, AuditS
     this.nodes = new SqliteNodes(this.db, (fn) => this.guard(fn));
   }
 
-  registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean> {
-    return this.nodes.registerNode(reg, goneMs);
-  }
-
-  takeOverNode(reg: NodeRegistration, seen: Pick<NodeRow, 'instanceId' | 'heartbeatAt'>): Promise<boolean> {
-    return this.nodes.takeOverNode(reg, seen);
-  }
-
-  beatNode(nodeId: string, instanceId: string, snapshot: string | null): Promise<boolean> {
-    return this.nodes.beatNode(nodeId, instanceId, snapshot);
-  }
-
-  stopNode(nodeId: string, instanceId: string): Promise<void> {
-    return this.nodes.stopNode(nodeId, instanceId);
-  }
-
-  getNode(nodeId: string): Promise<NodeRow | undefined> {
-    return this.nodes.getNode(nodeId);
-  }
-
-  listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
-    return this.nodes.listNodes(withSnapshots);
-  }
-
-  pruneNodes(olderThanMs: number): Promise<number> {
-    return this.nodes.pruneNodes(olderThanMs);
-  }
 
   async listTags(): Promise<TagInfo[]> {
     return this.guard(() =>

@@ -65,7 +65,7 @@ it('examples/client installs leaf-ts by path and runs with plain node', async ()
 
   const file = tmp.file('leaf.db');
   const store = new SqliteStore({ file });
-  await store.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
+  await store.tags.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
   await store.close();
   const env = { ...process.env, NODE_ENV: 'production', LEAF_SQLITE_FILE: file, LEAF_ID_TOKEN: 'example-token', LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' };
   const { port } = await startNodeServer({ env: env as NodeJS.ProcessEnv, timeoutMs: 60_000 });
@@ -88,7 +88,7 @@ it('examples/embedded installs leaf-ts by path and runs with plain node straight
   const project = installExample('embedded');
   const file = tmp.file('embedded.db');
   const store = new SqliteStore({ file });
-  await store.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
+  await store.tags.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
   await store.close();
 
   // From the example's own folder: the migrations come from the installed package, not the working directory.

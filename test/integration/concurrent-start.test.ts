@@ -89,8 +89,8 @@ describe('concurrent start on a fresh database', () => {
       }
       // A later node finds nothing to do.
       const late = await MysqlStore.open({ url: db.url });
-      await late.createTag({ bizTag: 'after-start', step: 10 });
-      expect(await late.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
+      await late.tags.createTag({ bizTag: 'after-start', step: 10 });
+      expect(await late.tags.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
       await late.close();
     }
   });
@@ -115,8 +115,8 @@ describe('concurrent start on a fresh database', () => {
     }
     const late = new SqliteStore({ file });
     expect(late.created).toBe(false);
-    await late.createTag({ bizTag: 'after-start', step: 10 });
-    expect(await late.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
+    await late.tags.createTag({ bizTag: 'after-start', step: 10 });
+    expect(await late.tags.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
     await late.close();
   }
 

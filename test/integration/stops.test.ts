@@ -118,7 +118,7 @@ describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothi
     };
     const tally = { repeatsNoted: 0, idsGivenBack: 0n };
     try {
-      await store.createTag({ bizTag: TAG, step: STEP });
+      await store.tags.createTag({ bizTag: TAG, step: STEP });
       const plan: Array<{ launcher: Launcher; way: Way; twice: boolean }> = [];
       for (let run = 0; run < WAYS.length * PER_WAY; run++) {
         const round = Math.floor(run / WAYS.length);
@@ -193,7 +193,7 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
   }
   const code = await exited;
   expect(await portIsFree(run.port), `${run.what}: the port is still taken`).toBe(true);
-  const maxId = BigInt((await store.getTag(TAG))?.maxId ?? 0);
+  const maxId = BigInt((await store.tags.getTag(TAG))?.maxId ?? 0);
   // A SIGKILLed server gives nothing back: its row stays above what it served (a gap, never a repeat).
   const gaveBack = !(run.way === 'kill -9 of the top process' && run.launcher === 'systemd unit');
   if (gaveBack) {

@@ -60,8 +60,8 @@ const BASE_FILE = path.join(__dirname, '../../lib/http/.idHandler.base.ts');
 async function child(variant: number): Promise<void> {
   const old = (await import(BASE_FILE)) as { createIdHandler: typeof createIdHandler };
   const store = new SqliteStore({ file: ':memory:' });
-  await store.createTag({ bizTag: 'bench', step: 1_000_000 });
-  const segments = new SegmentEngine({ store, refreshIntervalMs: 0 });
+  await store.tags.createTag({ bizTag: 'bench', step: 1_000_000 });
+  const segments = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0 });
   await segments.start();
   const runtime = () => ({ segments, store, snowflake: null });
   const scoped = newScopedToken();

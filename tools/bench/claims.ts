@@ -18,8 +18,10 @@ import { failures, percentile, rows } from './results';
 
 /** What the measurement needs of a store: the claim, one tag, close. */
 interface ClaimStore {
-  allocate(bizTag: string, step: number): Promise<{ maxId: number | bigint; step: number }>;
-  createTag(tag: { bizTag: string; step: number; description: string }): Promise<unknown>;
+  tags: {
+    allocate(bizTag: string, step: number): Promise<{ maxId: number | bigint; step: number }>;
+    createTag(tag: { bizTag: string; step: number; description: string }): Promise<unknown>;
+  };
   close(): Promise<void>;
 }
 
@@ -64,7 +66,7 @@ async function claimRun(acc: Acc, n: number, warmup: boolean): Promise<number> {
       next++;
       const t = performance.now();
       try {
-        const a = await acc.store.allocate(CLAIM_TAG, CLAIM_STEP);
+        const a = await acc.store.tags.allocate(CLAIM_TAG, CLAIM_STEP);
         const ms = performance.now() - t;
         acc.maxIds.push(Number(a.maxId)); // claims of a fresh tag: far below 2^53
         if (a.step !== CLAIM_STEP) throw new Error(`claimed step ${a.step}, asked ${CLAIM_STEP}`);
@@ -81,13 +83,13 @@ async function claimRun(acc: Acc, n: number, warmup: boolean): Promise<number> {
 
 export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
   progress(
-    `claims: store.allocate('${CLAIM_TAG}', ${CLAIM_STEP}) from this process, ${CLAIM_CONCURRENCY} at a time, ${CLAIMS.toLocaleString('en-US')} per database ` +
+    `claims: store.tags.allocate('${CLAIM_TAG}', ${CLAIM_STEP}) from this process, ${CLAIM_CONCURRENCY} at a time, ${CLAIMS.toLocaleString('en-US')} per database ` +
       `(after ${WARMUP_CLAIMS} warm-up claims), on ${targets.map((t) => t.key).join(' and ')}`,
   );
   const accs: Acc[] = [];
   for (const target of targets) {
     const store = await target.open();
-    await store.createTag({ bizTag: CLAIM_TAG, step: CLAIM_STEP, description: 'npm run bench: direct claims' });
+    await store.tags.createTag({ bizTag: CLAIM_TAG, step: CLAIM_STEP, description: 'npm run bench: direct claims' });
     accs.push({ target, store, latenciesMs: [], maxIds: [], errors: 0, firstError: '', seconds: 0, cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 }, perRound: [] });
   }
   try {
