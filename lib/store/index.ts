@@ -20,7 +20,7 @@ export async function openStore({ mysql, sqliteFile, migrationsDir }: StoreTarge
   const store = new SqliteStore({ file: sqliteFile, migrationsDir });
   if (store.created) {
     // Several processes may create the file together (cluster start): one of them seeds the demo tag.
-    await store.createTag(DEMO_TAG).catch((error: unknown) => {
+    await store.tags.createTag(DEMO_TAG).catch((error: unknown) => {
       if (!(error instanceof LeafError && error.code === 'tag_exists')) throw error;
     });
   }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { SnowflakeNode } from '../../lib/snowflake/node';
 import { decompose } from '../../lib/snowflake/layout';
-import { migrationsFolder } from '../../lib/store/migrate';
+import { migrationsFolder } from '../../lib/store/migrations';
 import { MysqlStore, type MysqlRetryStats } from '../../lib/store/mysql';
 import type { Allocation } from '../../lib/segment/segmentSource';
 import { claimedRange } from '../../lib/segment/semantics';
