@@ -7,7 +7,7 @@ import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, p
 import { SEMANTICS, type Semantics } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
-import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
+import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysql/url';
 
 /**
  * Every setting leaf-ts reads, parsed once at start from the environment and passed down. This is the only

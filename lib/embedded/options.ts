@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LeafError } from '../errors';
 import type { Logger } from '../log';
 import type { StoreTarget } from '../store';
-import { MysqlUrlError, parseMysqlUrl } from '../store/mysqlUrl';
+import { MysqlUrlError, parseMysqlUrl } from '../store/mysql/url';
 
 /** `createLeaf`'s options. */
 export interface EmbeddedOptions {

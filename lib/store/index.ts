@@ -1,6 +1,6 @@
 import { LeafError } from '../errors';
 import { MysqlStore } from './mysql';
-import type { MysqlTarget } from './mysqlUrl';
+import type { MysqlTarget } from './mysql/url';
 import { SqliteStore } from './sqlite';
 import type { LeafStore } from './leafStore';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LeafError } from '@/lib/errors';
-import { AttemptFault, type Phase, type RetryPolicy, classify, withRetries } from '@/lib/store/mysqlErrors';
+import { classify } from '@/lib/store/mysql/errors';
+import { AttemptFault, type Phase, type RetryPolicy, withRetries } from '@/lib/store/retry';
 
 /** Errors shaped as mysql2 builds them: a server error packet, a socket error, mysql2's own protocol errors. */
 const server = (errno: number, code: string) => Object.assign(new Error(code), { errno, code, sqlState: errno === 1047 ? '08S01' : '40001', fatal: false });
@@ -56,6 +57,7 @@ function policy(over: Partial<RetryPolicy> = {}): RetryPolicy & { slept: number[
   const hostFaults: number[] = [];
   let t = 0;
   return {
+    classify,
     attempts: 4,
     budgetMs: 5_000,
     retryUnknown: false,

@@ -1,6 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import type { Connection } from 'mysql2/promise';
-import { pending, readMigrations } from './migrations';
+import mysql, { type Connection, type PoolOptions } from 'mysql2/promise';
+import { pending, readMigrations } from '../migrations';
+import { classify } from './errors';
+import type { MysqlHost } from './url';
+
+/**
+ * Migrations run once, at start, on the first host (URL order) that connects and is ready; a host that refuses in
+ * a way another host would not (unreachable, 1047 outside the primary component) is skipped, anything else stops
+ * the start.
+ */
+export async function migrateOnFirstReachable(hosts: MysqlHost[], options: PoolOptions, migrationsDir: string | undefined): Promise<void> {
+  let last: unknown;
+  for (const h of hosts) {
+    let conn: Connection;
+    try {
+      conn = await mysql.createConnection({ ...options, host: h.host, port: h.port });
+    } catch (error) {
+      last = error;
+      continue;
+    }
+    try {
+      await migrateMysql(conn, migrationsDir);
+      return;
+    } catch (error) {
+      if (!classify(error, 'uncommitted').moveHost) throw error;
+      last = error;
+    } finally {
+      await conn.end().catch(() => conn.destroy());
+    }
+  }
+  throw last;
+}
 
 export interface MysqlMigrateOptions {
   lockTimeoutSeconds?: number;
@@ -8,6 +38,10 @@ export interface MysqlMigrateOptions {
   forceTableLock?: boolean;
 }
 
+/**
+ * Applies the pending migrations under a lock between nodes (GET_LOCK; on Galera, where GET_LOCK locks nothing
+ * between nodes, a lease row in `__leaf_migration_lock`); returns how many.
+ */
 export async function migrateMysql(conn: Connection, migrationsDir?: string, { lockTimeoutSeconds = 60, forceTableLock = false }: MysqlMigrateOptions = {}): Promise<number> {
   const migrations = readMigrations('mysql', migrationsDir);
   const release = await migrationLock(conn, lockTimeoutSeconds, forceTableLock);

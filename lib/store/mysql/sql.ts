@@ -1,0 +1,38 @@
+import { type Table, sql } from 'drizzle-orm';
+import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
+import { type Id, idBigint } from '../../segment/id';
+
+/** Drizzle for MySQL, compiling only: the executor runs what it builds (per-query timeout, host choice, retries). */
+export const db: MySql2Database = drizzle.mock();
+
+/** A statement the executor runs: drizzle's query (compiled by drizzle.mock, run by mysql2), or text and values. */
+export interface Statement {
+  toSQL(): { sql: string; params: unknown[] };
+}
+
+/** A statement written out by hand. */
+export function raw(text: string, params: unknown[] = []): Statement {
+  return { toSQL: () => ({ sql: text, params }) };
+}
+
+/** The database clock in ms since the Unix epoch: lease and heartbeat times are on it, so skewed nodes agree. */
+export const NOW_MS_SQL = 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)';
+export const DB_NOW_MS = sql.raw(NOW_MS_SQL);
+
+/** An Id written to a BIGINT column: a bigint parameter, which mysql2 writes as an exact integer literal. */
+export function bigintParam(id: Id) {
+  return sql`${idBigint(id)}`;
+}
+
+/**
+ * A row of `table` as the executor receives it: drizzle compiles the query, but mysql2 runs it (for the per-query
+ * timeout), so rows are keyed by column name, not drizzle's field name, and BIGINT columns arrive as decimal strings
+ * (bigNumberStrings), which exactId checks before they become numbers.
+ */
+export type RawRow<T extends Table> = {
+  [F in keyof T['$inferSelect'] & keyof T['_']['columns'] as T['_']['columns'][F]['_']['name']]: T['_']['columns'][F]['_']['columnType'] extends
+    | 'MySqlBigInt53'
+    | 'MySqlBigInt64'
+    ? string
+    : T['$inferSelect'][F];
+};
