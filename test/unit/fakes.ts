@@ -4,8 +4,9 @@ import { type Id, MAX_ID, idBigint, toId } from '@/lib/segment/id';
 import { DEFAULT_SEMANTICS, type Semantics } from '@/lib/segment/semantics';
 import { idSpaceExhausted, planCreate, planDefaultSwitch } from '@/lib/store/tagRules';
 import type { Allocation, SegmentSource, TagInfo } from '@/lib/segment/segmentSource';
-import type { NewTag, TagRow } from '@/lib/admin/tagStore';
-import type { SemanticsSettings } from '@/lib/segment/semanticsStore';
+import type { NewTag, TagRow, TagStore } from '@/lib/admin/tagStore';
+import type { SemanticsSettings, SemanticsStore } from '@/lib/segment/semanticsStore';
+import type { LeafStore } from '@/lib/store/leafStore';
 import type { WorkerRow, WorkerStore } from '@/lib/snowflake/workerStore';
 
 interface FakeTimer {
@@ -72,9 +73,10 @@ interface Deferred {
 
 /**
  * In-memory leaf_alloc with knobs: `hold` makes allocations wait until released, `failWith` makes them fail,
- * `allocateCalls` records the step each call asked for.
+ * `allocateCalls` records the step each call asked for. It is the segment engine's source (`store.tags` of a runtime),
+ * and of the rest only what the tests on it read: a tag row, the semantics, and ping / close for health and metrics.
  */
-export class FakeStore implements SegmentSource {
+export class FakeStore implements SegmentSource, Pick<TagStore, 'getTag'>, Pick<SemanticsStore, 'getSemantics' | 'tagSemantics'>, Pick<LeafStore, 'dialect' | 'ping' | 'close'> {
   readonly dialect = 'sqlite' as const;
   /** max_id exact, as the stores read it: a number up to 2^53−1, a bigint above. */
   readonly rows = new Map<string, { maxId: Id; step: number }>();
