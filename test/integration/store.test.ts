@@ -1,5 +1,5 @@
 /**
- * MysqlStore on a real MariaDB and SqliteStore on a real file: the SegmentStore contract, edge rows set with raw
+ * MysqlStore on a real MariaDB and SqliteStore on a real file: the tag store's contract (store.tags), edge rows set with raw
  * SQL (2^53 and 2^63−1 boundaries, timestamps), charset, and errors as typed LeafErrors.
  */
 import Database from 'better-sqlite3';

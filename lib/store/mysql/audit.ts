@@ -3,7 +3,7 @@ import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore
 import type { AuditAction, AuditStamp } from '../../audit';
 import { type AuditInsert, auditInsert, auditRecord } from '../auditRows';
 import { leafAudit } from '../schema/mysql';
-import type { MysqlExecutor, Tx } from './executor';
+import type { ServerExecutor, Tx } from '../serverExecutor';
 import { db } from './sql';
 
 /** A leaf_audit row as mysql2 returns it: keyed by column name, BIGINTs as decimal strings. */
@@ -21,7 +21,7 @@ interface RawAuditRow {
 
 /** leaf_audit on MySQL/MariaDB: appended on its own (logins) or by a change inside its transaction (insertAudit). */
 export class MysqlAudit implements AuditStore {
-  constructor(private readonly exec: MysqlExecutor) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void> {
     // Not retried after an unknown outcome: the row would be written twice.

@@ -1,7 +1,7 @@
 import { type Id, MAX_ID } from '../../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics } from '../../segment/semantics';
 import { exactId } from '../exactId';
-import { type Statement, raw } from './sql';
+import { type Statement, raw } from '../serverExecutor';
 
 /**
  * The segment claim on MySQL/MariaDB: one autocommit statement (one round trip, one write set on Galera) whose

@@ -2,7 +2,7 @@ import mysql, { type PoolCluster, type PoolConnection, type PoolNamespace, type 
 import { storeUnavailable } from '../../errors';
 import { AttemptFault, type Phase, type RetryFailure, allowedHosts, withRetries } from '../retry';
 import { ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, ER_UNKNOWN_SYSTEM_VARIABLE, classify, serverErrno } from './errors';
-import type { Statement } from './sql';
+import type { ServerExecutor, Statement, Tx } from '../serverExecutor';
 import type { MysqlTarget } from './url';
 
 /** Failures the executor retried, by kind, since it opened (tests and diagnostics read them). */
@@ -18,9 +18,6 @@ export interface MysqlRetryStats {
   /** The connection was lost or the query timed out: retried only where running twice is harmless. */
   lostConnection: number;
 }
-
-/** A statement inside a transaction (it cannot commit by itself). */
-export type Tx = <R = unknown>(statement: Statement) => Promise<R>;
 
 /** A statement of an attempt; `phase` says whether it can commit by itself (see retry.ts). */
 type Run = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promise<R>;
@@ -58,7 +55,7 @@ export function poolOptions(target: MysqlTarget, connectionLimit: number, connec
  * set aside nor already failed in this operation, again on failure as retry.ts decides with errors.ts's reading.
  * Every write says whether it may run again after an unknown outcome; a transaction never does.
  */
-export class MysqlExecutor {
+export class MysqlExecutor implements ServerExecutor {
   /** Retried failures by kind (never reset). */
   readonly retries: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
   private readonly cluster: PoolCluster;

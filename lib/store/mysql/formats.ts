@@ -6,8 +6,8 @@ import { auditInsert } from '../auditRows';
 import { type FormatStored, type PeriodStored, checkCreate, checkEdit, claimFrom, formatNotFound, formatRow, periodRow } from '../formatRows';
 import { leafFormat, leafFormatPeriod } from '../schema/mysql';
 import { insertAudit } from './audit';
-import type { MysqlExecutor, Tx } from './executor';
-import { DB_NOW_MS, NOW_MS_SQL, db, raw } from './sql';
+import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
+import { DB_NOW_MS, NOW_MS_SQL, db } from './sql';
 
 /** leaf_format as mysql2 returns it: keyed by column name, BIGINTs as decimal strings. */
 interface RawFormatRow {
@@ -38,7 +38,7 @@ type Read = Tx;
  * statement, each change a transaction with its audit row.
  */
 export class MysqlFormats implements FormatStore {
-  constructor(private readonly exec: MysqlExecutor) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async listFormats(): Promise<FormatRow[]> {
     const rows = await this.exec.read<RawFormatRow[]>(db.select().from(leafFormat).where(isNull(leafFormat.deletedAt)).orderBy(asc(leafFormat.bizTag)));

@@ -7,7 +7,7 @@ import { MysqlFormats } from './formats';
 import { probeHosts } from './hosts';
 import { migrateOnFirstReachable } from './migrate';
 import { MysqlNodes } from './nodes';
-import { raw } from './sql';
+import { raw } from '../serverExecutor';
 import { MysqlSemantics } from './semantics';
 import { MysqlTags } from './tags';
 import { MysqlTokens } from './tokens';

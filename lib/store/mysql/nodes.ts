@@ -2,8 +2,8 @@ import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { ResultSetHeader } from 'mysql2/promise';
 import type { NodeRegistration, NodeRow, NodeStore } from '../../fleet/nodeStore';
 import { leafNode } from '../schema/mysql';
-import type { MysqlExecutor } from './executor';
-import { DB_NOW_MS, NOW_MS_SQL, db, raw } from './sql';
+import { type ServerExecutor, raw } from '../serverExecutor';
+import { DB_NOW_MS, NOW_MS_SQL, db } from './sql';
 
 /** A leaf_node row as mysql2 returns it: column names, BIGINTs as decimal strings. */
 interface RawNodeRow {
@@ -25,7 +25,7 @@ const NODE_COLUMNS = ['node_id', 'instance_id', 'address', 'version', 'started_a
  * an unknown outcome — on Galera a lost certification (1213) is retried and then finds the winner's row.
  */
 export class MysqlNodes implements NodeStore {
-  constructor(private readonly exec: MysqlExecutor) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean> {
     const row = { ...reg, heartbeatAt: DB_NOW_MS, state: 'up' };

@@ -5,8 +5,7 @@ import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segmen
 import type { SemanticsSettings, SemanticsStore, SemanticsSwitch } from '../../segment/semanticsStore';
 import { type StoredSemantics, effectiveSemantics, existingTag, fleetSwitchAudit, planDefaultSwitch, planTagSwitch, semanticsSettings, tagSwitchAudit } from '../tagRules';
 import { insertAudit } from './audit';
-import type { MysqlExecutor, Tx } from './executor';
-import { raw } from './sql';
+import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
 import { lockTagRow } from './tagRows';
 
 interface SemanticsRow {
@@ -25,7 +24,7 @@ interface Changed {
  * claim of a follower's row committed first on another Galera node), never after an unknown outcome (the audit row).
  */
 export class MysqlSemantics implements SemanticsStore {
-  constructor(private readonly exec: MysqlExecutor) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async getSemantics(): Promise<SemanticsSettings> {
     const rows = await this.exec.read<SemanticsRow[]>(raw('SELECT biz_tag, semantics FROM `leaf_semantics`'));

@@ -5,16 +5,6 @@ import { type Id, idBigint } from '../../segment/id';
 /** Drizzle for MySQL, compiling only: the executor runs what it builds (per-query timeout, host choice, retries). */
 export const db: MySql2Database = drizzle.mock();
 
-/** A statement the executor runs: drizzle's query (compiled by drizzle.mock, run by mysql2), or text and values. */
-export interface Statement {
-  toSQL(): { sql: string; params: unknown[] };
-}
-
-/** A statement written out by hand. */
-export function raw(text: string, params: unknown[] = []): Statement {
-  return { toSQL: () => ({ sql: text, params }) };
-}
-
 /** The database clock in ms since the Unix epoch: lease and heartbeat times are on it, so skewed nodes agree. */
 export const NOW_MS_SQL = 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)';
 export const DB_NOW_MS = sql.raw(NOW_MS_SQL);

@@ -1,8 +1,8 @@
 import type { TagRow } from '../../admin/tagStore';
 import { exactId } from '../exactId';
 import type { leafAlloc } from '../schema/mysql';
-import type { Tx } from './executor';
-import { type RawRow, raw } from './sql';
+import { type Tx, raw } from '../serverExecutor';
+import type { RawRow } from './sql';
 
 export type AllocRow = RawRow<typeof leafAlloc>;
 

@@ -11,8 +11,8 @@ import { leafAlloc, leafAllocTombstone } from '../schema/mysql';
 import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagExists } from '../tagRules';
 import { insertAudit } from './audit';
 import { claimStatement, decodeClaim } from './claim';
-import type { MysqlExecutor, Tx } from './executor';
-import { type RawRow, bigintParam, db, raw } from './sql';
+import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
+import { type RawRow, bigintParam, db } from './sql';
 import { type AllocRow, lockTagRow, toTagRow } from './tagRows';
 
 type TombstoneRow = RawRow<typeof leafAllocTombstone>;
@@ -25,7 +25,7 @@ type TombstoneRow = RawRow<typeof leafAllocTombstone>;
  * caller gets store_unavailable and may look and repeat.
  */
 export class MysqlTags implements TagStore {
-  constructor(private readonly exec: MysqlExecutor) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async listTags(): Promise<TagInfo[]> {
     const rows = await this.exec.read<Array<Pick<AllocRow, 'biz_tag' | 'step'>>>(

@@ -5,8 +5,8 @@ import { auditInsert } from '../auditRows';
 import { leafToken } from '../schema/mysql';
 import { type TokenStored, storedToken, tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
 import { insertAudit } from './audit';
-import type { MysqlExecutor } from './executor';
-import { db, raw } from './sql';
+import { type ServerExecutor, raw } from '../serverExecutor';
+import { db } from './sql';
 
 interface RawTokenRow {
   id: string;
@@ -25,7 +25,7 @@ function fromRaw(r: RawTokenRow): StoredToken {
 
 /** leaf_token on MySQL/MariaDB: creating and revoking are transactions with their audit row. */
 export class MysqlTokens implements TokenStore {
-  constructor(private readonly exec: MysqlExecutor) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async listTokens(): Promise<StoredToken[]> {
     return (await this.exec.read<RawTokenRow[]>(db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)))).map(fromRaw);

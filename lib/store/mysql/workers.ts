@@ -1,8 +1,8 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { WorkerRow, WorkerStore } from '../../snowflake/workerStore';
 import { leafWorker } from '../schema/mysql';
-import type { MysqlExecutor } from './executor';
 import { DB_NOW_MS, type RawRow, db } from './sql';
+import type { ServerExecutor } from '../serverExecutor';
 
 type WorkerRawRow = RawRow<typeof leafWorker>;
 
@@ -11,7 +11,7 @@ type WorkerRawRow = RawRow<typeof leafWorker>;
  * Galera's certification); times on the database's clock. Each says whether it may run again after an unknown outcome.
  */
 export class MysqlWorkers implements WorkerStore {
-  constructor(private readonly exec: MysqlExecutor) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async listWorkers(): Promise<WorkerRow[]> {
     const rows = await this.exec.read<WorkerRawRow[]>(db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
