@@ -4,7 +4,7 @@ import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';
 import type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow } from '../audit';
-import type { HostHealth } from './hostHealth';
+import type { HostHealth } from '../store/leafStore';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
 import type { TokenRow } from '../auth/tokenStore';
 import type { FleetTagView, NextSegmentState, NodeState } from '../fleet/types';

@@ -10,7 +10,7 @@ import { type IdRanges, runBase } from '../segment/engine';
 import { type Id, idAt } from '../segment/id';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
 import { formatNotFound } from '../store/formatRows';
-import type { HostHealth } from '../admin/hostHealth';
+import type { HostHealth } from '../store/leafStore';
 import type { LeafStore } from '../store/leafStore';
 import { type Answer, failure, jsonOk, jsonText, methodNotAllowed, plainText, routeNotFound } from './answer';
 

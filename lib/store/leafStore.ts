@@ -1,5 +1,4 @@
 import type { AuditStore } from '../admin/auditStore';
-import type { HostHealth } from '../admin/hostHealth';
 import type { TagStore } from '../admin/tagStore';
 import type { TokenStore } from '../auth/tokenStore';
 import type { NodeStore } from '../fleet/nodeStore';
@@ -28,4 +27,26 @@ export interface LeafStore {
    */
   hosts?(timeoutMs?: number): Promise<HostHealth[]>;
   close(): Promise<void>;
+}
+
+/** One database host as `hosts()` answers it, for /api/health and the console (lib/admin/hostHealth.ts reads it). */
+export interface HostHealth {
+  /** host:port */
+  host: string;
+  reachable: boolean;
+  /** Connect plus `SELECT 1` on a fresh connection; up to the failure when unreachable. */
+  latencyMs: number;
+  /** Present on a Galera node only. */
+  galera?: {
+    /** wsrep_local_state_comment: `Synced`, `Donor/Desynced`, `Joining`, … */
+    state: string;
+    /** wsrep_cluster_size */
+    clusterSize: number;
+    /** wsrep_ready = ON: the node accepts queries. */
+    ready: boolean;
+    /** wsrep_cluster_status: `Primary`, `non-Primary`, `Disconnected`. */
+    clusterStatus: string;
+  };
+  /** Why it is unreachable: a short driver code (ECONNREFUSED, TIMEOUT, …), never a driver message. */
+  error?: string;
 }

@@ -1,5 +1,5 @@
 import mysql, { type Connection, type PoolOptions } from 'mysql2/promise';
-import type { HostHealth } from '../../admin/hostHealth';
+import type { HostHealth } from '../leafStore';
 import { type MysqlHost, hostLabel } from './url';
 
 /**

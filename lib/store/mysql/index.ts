@@ -1,5 +1,5 @@
 import type { PoolOptions } from 'mysql2/promise';
-import type { HostHealth } from '../../admin/hostHealth';
+import type { HostHealth } from '../leafStore';
 import type { LeafStore } from '../leafStore';
 import { MysqlAudit } from './audit';
 import { MysqlExecutor, type MysqlRetryStats, poolOptions } from './executor';
