@@ -1,5 +1,3 @@
-import type { TokenRow } from './auth/tokenStore';
-import type { FormatRow } from './format/formatStore';
 import type { Semantics } from './segment/semantics';
 
 /**
@@ -36,5 +34,3 @@ export interface AuditSemantics {
   /** `after` only: leaf_alloc rows whose max_id grew by one. */
   bumped?: number;
 }
-
-export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow;

@@ -21,5 +21,7 @@ try {
   console.error(`[leaf-ts] cannot build leaf-ts/client and leaf-ts/embedded: run \`npm install\` in ${root} first (it needs the devDependency typescript)`);
   process.exit(1);
 }
+// A fresh dist/: a module moved in lib/ (store/sqlite.ts → store/sqlite/) must not be shadowed by its old build.
+fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.client.json')], { cwd: root, stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -1,4 +1,9 @@
-import type { AuditAction, AuditEntryRow, AuditStamp } from '../audit';
+import type { AuditAction, AuditSemantics, AuditStamp, AuditTagRow } from '../audit';
+import type { TokenRow } from '../auth/tokenStore';
+import type { FormatRow } from '../format/formatStore';
+
+/** A row as an audit entry keeps it: a tag's (with its semantics when a switch carries them), a switch's, a token's (no hash) or a format's. */
+export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow;
 
 export interface AuditRecord extends AuditStamp {
   id: number;

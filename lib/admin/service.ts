@@ -7,7 +7,7 @@ import type { Semantics } from '../segment/semantics';
 import type { AuditRecord } from './auditStore';
 import type { AuditStamp } from '../audit';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
-import type { TagRow } from './tagStore';
+import type { TagRow } from '../segment/tagStore';
 import { type AuditQueryInput, type CreateTagInput, type FleetSemanticsInput, type UpdateTagInput, auditQuerySchema, fieldErrors } from './schema';
 import { type TagListQuery, listTagPage } from './tagList';
 import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from './views';

@@ -3,7 +3,7 @@ import { bufferedIds } from '../fleet/buffered';
 import { runwaySeconds } from '../fleet/runway';
 import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
-import type { TagRow } from './tagStore';
+import type { TagRow } from '../segment/tagStore';
 import { TAG_LIST_SORT_KEYS, type TagListPage, type TagListSortKey, type TagView } from './views';
 
 /**

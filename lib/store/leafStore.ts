@@ -1,5 +1,5 @@
 import type { AuditStore } from '../admin/auditStore';
-import type { TagStore } from '../admin/tagStore';
+import type { TagStore } from '../segment/tagStore';
 import type { TokenStore } from '../auth/tokenStore';
 import type { NodeStore } from '../fleet/nodeStore';
 import type { FormatStore } from '../format/formatStore';

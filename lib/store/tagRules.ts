@@ -2,8 +2,8 @@ import { LeafError, tagNotFound } from '../errors';
 import { type Id, MAX_ID_TEXT } from '../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics, switchBump } from '../segment/semantics';
 import { type AuditInsert, auditInsert } from './auditRows';
-import type { AuditStamp } from '../audit';
-import type { NewTag, TagChanges, TagRow } from '../admin/tagStore';
+import type { AuditAction, AuditStamp, AuditTagRow } from '../audit';
+import type { NewTag, TagChanges, TagRow } from '../segment/tagStore';
 import type { SemanticsSettings } from '../segment/semanticsStore';
 
 /**
@@ -121,6 +121,16 @@ export function planTagSwitch(stored: StoredSemantics, to: Semantics | null): Sw
   return { before, after, bump: switchBump(before, after), writesRow: to !== stored.own };
 }
 
+/** The audit trail's copy of a tag row: max_id as a decimal string (exact past 2^53), the time as ISO. */
+export function auditTagRow(row: TagRow): AuditTagRow {
+  return { bizTag: row.bizTag, maxId: String(row.maxId), step: row.step, description: row.description, updateTime: row.updateTime.toISOString() };
+}
+
+/** The audit row of a create, edit, raise or delete: the tag's row before and after (none before a create, none after a delete). */
+export function tagAudit(stamp: AuditStamp, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): AuditInsert {
+  return auditInsert(stamp, action, bizTag, before && auditTagRow(before), after && auditTagRow(after));
+}
+
 /** The audit row of a fleet switch: the default before, and after it with how many rows skipped one ID. */
 export function fleetSwitchAudit(stamp: AuditStamp, { before, after }: SwitchPlan, bumped: number): AuditInsert {
   return auditInsert(stamp, 'fleet.semantics', null, { semantics: before }, { semantics: after, bumped });
@@ -128,5 +138,5 @@ export function fleetSwitchAudit(stamp: AuditStamp, { before, after }: SwitchPla
 
 /** The audit row of a tag switch: the tag's row before and after (the bump), each with its effective semantics. */
 export function tagSwitchAudit(stamp: AuditStamp, { before, after }: SwitchPlan, rowBefore: TagRow, rowAfter: TagRow, bumped: number): AuditInsert {
-  return auditInsert(stamp, 'tag.semantics', rowBefore.bizTag, { ...rowBefore, semantics: before }, { ...rowAfter, semantics: after, bumped });
+  return auditInsert(stamp, 'tag.semantics', rowBefore.bizTag, { ...auditTagRow(rowBefore), semantics: before }, { ...auditTagRow(rowAfter), semantics: after, bumped });
 }

@@ -37,7 +37,7 @@ it('npm pack ships the compiled client and embedded entry points with their decl
       'dist/embedded/index.js',
       'dist/embedded/index.d.ts',
       'dist/segment/engine.js',
-      'dist/store/sqlite.js',
+      'dist/store/sqlite/tags.js',
       'drizzle/sqlite/meta/_journal.json',
       'drizzle/mysql/meta/_journal.json',
     ]),

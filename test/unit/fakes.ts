@@ -4,7 +4,7 @@ import { type Id, MAX_ID, idBigint, toId } from '@/lib/segment/id';
 import { DEFAULT_SEMANTICS, type Semantics } from '@/lib/segment/semantics';
 import { idSpaceExhausted, planCreate, planDefaultSwitch } from '@/lib/store/tagRules';
 import type { Allocation, SegmentSource, TagInfo } from '@/lib/segment/segmentSource';
-import type { NewTag, TagRow, TagStore } from '@/lib/admin/tagStore';
+import type { NewTag, TagRow, TagStore } from '@/lib/segment/tagStore';
 import type { SemanticsSettings, SemanticsStore } from '@/lib/segment/semanticsStore';
 import type { LeafStore } from '@/lib/store/leafStore';
 import type { WorkerRow, WorkerStore } from '@/lib/snowflake/workerStore';

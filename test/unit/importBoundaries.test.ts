@@ -59,7 +59,7 @@ describe('import boundaries', () => {
     ['lib/embedded/X.ts', "import { SegmentEngine } from '../segment/engine';"],
     ['lib/embedded/X.ts', "import { openStore } from '../store';"],
     ['lib/store/mysql/X.ts', "import type { NodeStore } from '../../fleet/nodeStore';"],
-    ['lib/store/sqlite/X.ts', "import { type TagStore } from '../../admin/tagStore';"],
+    ['lib/store/sqlite/X.ts', "import { type AuditStore } from '../../admin/auditStore';"],
     ['lib/store/X.ts', "import type { TokenRow } from '../auth/tokenStore';"],
     ['lib/store/X.ts', "import { changeProblem } from '../format/rules';"],
     ['lib/store/X.ts', "import { idBigint } from '../segment/id';"],

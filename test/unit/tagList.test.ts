@@ -5,7 +5,7 @@ import { isLeafError } from '@/lib/errors';
 import { LoadLog } from '@/lib/metrics/loadLog';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import { SegmentEngine } from '@/lib/segment/engine';
-import type { TagRow } from '@/lib/admin/tagStore';
+import type { TagRow } from '@/lib/segment/tagStore';
 import { FakeClock, FakeStore } from './fakes';
 
 const q = (s: string) => parseTagListQuery(new URLSearchParams(s));

@@ -17,7 +17,7 @@ import {
   semanticsSettings,
   tagSwitchAudit,
 } from '@/lib/store/tagRules';
-import type { TagRow } from '@/lib/admin/tagStore';
+import type { TagRow } from '@/lib/segment/tagStore';
 
 const row = (maxId: number | bigint, bizTag = 't'): TagRow => ({ bizTag, maxId, step: 10, description: null, updateTime: new Date(0) });
 const stamp = { actor: 'session:x', address: '127.0.0.1', nodeId: 'n1', at: 1_000 };

@@ -1,9 +1,10 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore';
 import type { AuditAction, AuditStamp } from '../../audit';
-import { type AuditInsert, auditInsert, auditRecord } from '../auditRows';
+import { auditRecord } from '../auditRecords';
+import { auditInsert } from '../auditRows';
 import { leafAudit } from '../schema/mysql';
-import type { ServerExecutor, Tx } from '../serverExecutor';
+import type { ServerExecutor } from '../serverExecutor';
 import { db } from './sql';
 
 /** A leaf_audit row as mysql2 returns it: keyed by column name, BIGINTs as decimal strings. */
@@ -19,7 +20,7 @@ interface RawAuditRow {
   after: string | null;
 }
 
-/** leaf_audit on MySQL/MariaDB: appended on its own (logins) or by a change inside its transaction (insertAudit). */
+/** leaf_audit on MySQL/MariaDB: appended on its own (logins) or by a change inside its transaction (sql.ts's insertAudit). */
 export class MysqlAudit implements AuditStore {
   constructor(private readonly exec: ServerExecutor) {}
 
@@ -33,9 +34,4 @@ export class MysqlAudit implements AuditStore {
     const rows = await this.exec.read<RawAuditRow[]>(db.select().from(leafAudit).where(where).orderBy(desc(leafAudit.id)).limit(limit));
     return rows.map((r) => auditRecord({ ...r, bizTag: r.biz_tag, nodeId: r.node_id }));
   }
-}
-
-/** A change's audit row, written in the change's own transaction. */
-export async function insertAudit(tx: Tx, row: AuditInsert): Promise<void> {
-  await tx(db.insert(leafAudit).values(row));
 }

@@ -3,7 +3,8 @@ import { storeUnavailable } from '../../errors';
 import { AttemptFault, type Phase, type RetryFailure, allowedHosts, withRetries } from '../retry';
 import { ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, ER_UNKNOWN_SYSTEM_VARIABLE, classify, serverErrno } from './errors';
 import type { ServerExecutor, Statement, Tx } from '../serverExecutor';
-import type { MysqlTarget } from './url';
+import { migrateOnFirstReachable } from './migrate';
+import { type MysqlTarget, parseMysqlUrl } from './url';
 
 /** Failures the executor retried, by kind, since it opened (tests and diagnostics read them). */
 export interface MysqlRetryStats {
@@ -29,8 +30,22 @@ type Run = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promi
  */
 const ATTEMPTS = 8;
 
+export interface MysqlOptions {
+  /** mysql://user:pass@host:port[,host:port…]/database, or the same parsed (lib/config.ts does it at start). */
+  url: string | MysqlTarget;
+  /** Per host. */
+  connectionLimit?: number;
+  connectTimeoutMs?: number;
+  /** Every query is bounded: a hung database turns into a typed error, not a hung request. */
+  queryTimeoutMs?: number;
+  /** Root of the per-dialect migrations; `./drizzle` by default. */
+  migrationsDir?: string;
+  /** With several hosts: how long a host that failed is set aside before it is tried again. */
+  restoreHostMs?: number;
+}
+
 /** The pool options of every host: exact BIGINTs (as decimal strings), UTC, utf8mb4. */
-export function poolOptions(target: MysqlTarget, connectionLimit: number, connectTimeoutMs: number): PoolOptions {
+function poolOptions(target: MysqlTarget, connectionLimit: number, connectTimeoutMs: number): PoolOptions {
   return {
     // Query options of the URL first: explicit options win, as they do over mysql2's own `uri`.
     ...target.options,
@@ -66,9 +81,19 @@ export class MysqlExecutor implements ServerExecutor {
   private readonly causal = new WeakSet<object>();
   private closed = false;
 
-  constructor(
-    private readonly target: MysqlTarget,
-    options: PoolOptions,
+  /** Opens one pool per host and applies migrations on the first reachable host (under a lock, so nodes may start together). */
+  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000, migrationsDir, restoreHostMs = 5_000 }: MysqlOptions): Promise<MysqlExecutor> {
+    const target = typeof url === 'string' ? parseMysqlUrl(url) : url;
+    const options = poolOptions(target, connectionLimit, connectTimeoutMs);
+    await migrateOnFirstReachable(target.hosts, options, migrationsDir);
+    return new MysqlExecutor(target, options, queryTimeoutMs, restoreHostMs);
+  }
+
+  private constructor(
+    /** The URL's hosts, in order, and credentials. */
+    readonly target: MysqlTarget,
+    /** What every host's pool connects with (a probe of one host uses the same). */
+    readonly options: PoolOptions,
     private readonly queryTimeoutMs: number,
     private readonly restoreHostMs: number,
   ) {

@@ -5,9 +5,8 @@ import type { FormatChanges, FormatPeriodRow, FormatRow, FormatStore, NewFormat,
 import { auditInsert } from '../auditRows';
 import { type FormatStored, type PeriodStored, checkCreate, checkEdit, claimFrom, formatNotFound, formatRow, periodRow } from '../formatRows';
 import { leafFormat, leafFormatPeriod } from '../schema/mysql';
-import { insertAudit } from './audit';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
-import { DB_NOW_MS, NOW_MS_SQL, db } from './sql';
+import { db, DB_NOW_MS, insertAudit, NOW_MS_SQL } from './sql';
 
 /** leaf_format as mysql2 returns it: keyed by column name, BIGINTs as decimal strings. */
 interface RawFormatRow {

@@ -1,34 +1,19 @@
-import type { PoolOptions } from 'mysql2/promise';
-import type { HostHealth } from '../leafStore';
-import type { LeafStore } from '../leafStore';
+import type { HostHealth, LeafStore } from '../leafStore';
+import { raw } from '../serverExecutor';
 import { MysqlAudit } from './audit';
-import { MysqlExecutor, type MysqlRetryStats, poolOptions } from './executor';
+import { MysqlExecutor, type MysqlOptions, type MysqlRetryStats } from './executor';
 import { MysqlFormats } from './formats';
 import { probeHosts } from './hosts';
-import { migrateOnFirstReachable } from './migrate';
 import { MysqlNodes } from './nodes';
-import { raw } from '../serverExecutor';
 import { MysqlSemantics } from './semantics';
 import { MysqlTags } from './tags';
 import { MysqlTokens } from './tokens';
-import { type MysqlTarget, parseMysqlUrl } from './url';
 import { MysqlWorkers } from './workers';
 
 export type { MysqlRetryStats };
 
-export interface MysqlStoreOptions {
-  /** mysql://user:pass@host:port[,host:port…]/database, or the same parsed (lib/config.ts does it at start). */
-  url: string | MysqlTarget;
-  /** Per host. */
-  connectionLimit?: number;
-  connectTimeoutMs?: number;
-  /** Every query is bounded: a hung database turns into a typed error, not a hung request. */
-  queryTimeoutMs?: number;
-  /** Root of the per-dialect migrations; `./drizzle` by default. */
-  migrationsDir?: string;
-  /** With several hosts: how long a host that failed is set aside before it is tried again. */
-  restoreHostMs?: number;
-}
+/** MysqlStore.open's options (the executor's). */
+export type MysqlStoreOptions = MysqlOptions;
 
 /**
  * MySQL / MariaDB / Galera: one executor (executor.ts: a pool per host of the URL, failover, retries as errors.ts
@@ -43,15 +28,8 @@ export class MysqlStore implements LeafStore {
   readonly formats: MysqlFormats;
   readonly tokens: MysqlTokens;
   readonly audit: MysqlAudit;
-  private readonly exec: MysqlExecutor;
 
-  private constructor(
-    private readonly target: MysqlTarget,
-    private readonly options: PoolOptions,
-    queryTimeoutMs: number,
-    restoreHostMs: number,
-  ) {
-    this.exec = new MysqlExecutor(target, options, queryTimeoutMs, restoreHostMs);
+  private constructor(private readonly exec: MysqlExecutor) {
     this.tags = new MysqlTags(this.exec);
     this.semantics = new MysqlSemantics(this.exec);
     this.workers = new MysqlWorkers(this.exec);
@@ -62,18 +40,8 @@ export class MysqlStore implements LeafStore {
   }
 
   /** Opens one pool per host and applies migrations on the first reachable host (under a lock, so nodes may start together). */
-  static async open({
-    url,
-    connectionLimit = 8,
-    connectTimeoutMs = 3_000,
-    queryTimeoutMs = 5_000,
-    migrationsDir,
-    restoreHostMs = 5_000,
-  }: MysqlStoreOptions): Promise<MysqlStore> {
-    const target = typeof url === 'string' ? parseMysqlUrl(url) : url;
-    const options = poolOptions(target, connectionLimit, connectTimeoutMs);
-    await migrateOnFirstReachable(target.hosts, options, migrationsDir);
-    return new MysqlStore(target, options, queryTimeoutMs, restoreHostMs);
+  static async open(options: MysqlStoreOptions): Promise<MysqlStore> {
+    return new MysqlStore(await MysqlExecutor.open(options));
   }
 
   /** Failures retried since the store opened, by kind. */
@@ -87,7 +55,7 @@ export class MysqlStore implements LeafStore {
 
   /** Every host of the URL on its own (hosts.ts), for /api/health. */
   hosts(timeoutMs = 1_000): Promise<HostHealth[]> {
-    return probeHosts(this.target.hosts, this.options, timeoutMs);
+    return probeHosts(this.exec.target.hosts, this.exec.options, timeoutMs);
   }
 
   close(): Promise<void> {

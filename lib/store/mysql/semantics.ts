@@ -1,12 +1,12 @@
-import type { TagRow } from '../../admin/tagStore';
+import type { TagRow } from '../../segment/tagStore';
 import type { AuditStamp } from '../../audit';
 import { MAX_ID } from '../../segment/id';
 import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segment/semantics';
 import type { SemanticsSettings, SemanticsStore, SemanticsSwitch } from '../../segment/semanticsStore';
 import { type StoredSemantics, effectiveSemantics, existingTag, fleetSwitchAudit, planDefaultSwitch, planTagSwitch, semanticsSettings, tagSwitchAudit } from '../tagRules';
-import { insertAudit } from './audit';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
 import { lockTagRow } from './tagRows';
+import { insertAudit } from './sql';
 
 interface SemanticsRow {
   biz_tag: string;

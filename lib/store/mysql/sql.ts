@@ -1,6 +1,9 @@
 import { type Table, sql } from 'drizzle-orm';
 import { type MySql2Database, drizzle } from 'drizzle-orm/mysql2';
 import { type Id, idBigint } from '../../segment/id';
+import type { AuditInsert } from '../auditRows';
+import { leafAudit } from '../schema/mysql';
+import type { Tx } from '../serverExecutor';
 
 /** Drizzle for MySQL, compiling only: the executor runs what it builds (per-query timeout, host choice, retries). */
 export const db: MySql2Database = drizzle.mock();
@@ -26,3 +29,8 @@ export type RawRow<T extends Table> = {
     ? string
     : T['$inferSelect'][F];
 };
+
+/** A change's audit row, written in the change's own transaction (a change without its audit row cannot commit). */
+export async function insertAudit(tx: Tx, row: AuditInsert): Promise<void> {
+  await tx(db.insert(leafAudit).values(row));
+}

@@ -1,4 +1,4 @@
-import type { TagRow } from '../../admin/tagStore';
+import type { TagRow } from '../../segment/tagStore';
 import { exactId } from '../exactId';
 import type { leafAlloc } from '../schema/mysql';
 import { type Tx, raw } from '../serverExecutor';

@@ -1,18 +1,16 @@
 import { type SQL, and, asc, eq, sql } from 'drizzle-orm';
 import type { ResultSetHeader } from 'mysql2/promise';
-import type { NewTag, TagChanges, TagRow, TagStore } from '../../admin/tagStore';
+import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
 import type { AuditAction, AuditStamp } from '../../audit';
 import { LeafError, tagNotFound } from '../../errors';
 import { type Id, idBigint } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
-import { auditInsert } from '../auditRows';
 import { exactId } from '../exactId';
 import { leafAlloc, leafAllocTombstone } from '../schema/mysql';
-import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagExists } from '../tagRules';
-import { insertAudit } from './audit';
+import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagAudit, tagExists } from '../tagRules';
 import { claimStatement, decodeClaim } from './claim';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
-import { type RawRow, bigintParam, db } from './sql';
+import { bigintParam, db, insertAudit, type RawRow } from './sql';
 import { type AllocRow, lockTagRow, toTagRow } from './tagRows';
 
 type TombstoneRow = RawRow<typeof leafAllocTombstone>;
@@ -143,5 +141,5 @@ export class MysqlTags implements TagStore {
 
 /** The change's leaf_audit row, in its transaction, when it is audited. */
 async function record(tx: Tx, audit: AuditStamp | undefined, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): Promise<void> {
-  if (audit !== undefined) await insertAudit(tx, auditInsert(audit, action, bizTag, before, after));
+  if (audit !== undefined) await insertAudit(tx, tagAudit(audit, action, bizTag, before, after));
 }

@@ -4,9 +4,8 @@ import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
 import { auditInsert } from '../auditRows';
 import { leafToken } from '../schema/mysql';
 import { type TokenStored, storedToken, tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
-import { insertAudit } from './audit';
 import { type ServerExecutor, raw } from '../serverExecutor';
-import { db } from './sql';
+import { db, insertAudit } from './sql';
 
 interface RawTokenRow {
   id: string;

@@ -1,11 +1,13 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore';
 import type { AuditAction, AuditStamp } from '../../audit';
-import { type AuditInsert, auditInsert, auditRecord } from '../auditRows';
+import { auditRecord } from '../auditRecords';
+import { auditInsert } from '../auditRows';
 import { leafAudit } from '../schema/sqlite';
-import type { SqliteDb, SqliteExecutor } from './executor';
+import type { SqliteExecutor } from './executor';
+import { insertAudit } from './sql';
 
-/** leaf_audit on SQLite: appended on its own (logins) or by a change inside its transaction (insertAudit). */
+/** leaf_audit on SQLite: appended on its own (logins) or by a change inside its transaction (sql.ts's insertAudit). */
 export class SqliteAudit implements AuditStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
@@ -17,9 +19,4 @@ export class SqliteAudit implements AuditStore {
     const where = and(bizTag === undefined ? undefined : eq(leafAudit.bizTag, bizTag), before === undefined ? undefined : lt(leafAudit.id, before));
     return this.exec.read((db) => db.select().from(leafAudit).where(where).orderBy(desc(leafAudit.id)).limit(limit).all().map(auditRecord));
   }
-}
-
-/** A change's audit row, written in the change's own transaction. */
-export function insertAudit(db: SqliteDb, row: AuditInsert): void {
-  db.insert(leafAudit).values(row).run();
 }

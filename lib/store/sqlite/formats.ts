@@ -4,9 +4,8 @@ import type { FormatChanges, FormatPeriodRow, FormatRow, FormatStore, NewFormat,
 import { auditInsert } from '../auditRows';
 import { type FormatStored, checkCreate, checkEdit, claimFrom, formatNotFound, formatRow, periodRow } from '../formatRows';
 import { leafFormat, leafFormatPeriod } from '../schema/sqlite';
-import { insertAudit } from './audit';
 import type { SqliteDb, SqliteExecutor } from './executor';
-import { DB_NOW_MS, bigintParam } from './sql';
+import { bigintParam, DB_NOW_MS, insertAudit } from './sql';
 
 /**
  * leaf_format and leaf_format_period on SQLite: the rules are formatRows.ts's; a period claim is one statement

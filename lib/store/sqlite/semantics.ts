@@ -5,10 +5,10 @@ import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segmen
 import type { SemanticsSettings, SemanticsStore, SemanticsSwitch } from '../../segment/semanticsStore';
 import { leafAlloc, leafAllocTombstone, leafSemantics } from '../schema/sqlite';
 import { type StoredSemantics, effectiveSemantics as effective, existingTag, fleetSwitchAudit, planDefaultSwitch, planTagSwitch, semanticsSettings, tagSwitchAudit } from '../tagRules';
-import { insertAudit } from './audit';
 import type { SqliteDb, SqliteExecutor } from './executor';
+import { insertAudit } from './sql';
 import { readTagRow } from './tagRows';
-import type { TagRow } from '../../admin/tagStore';
+import type { TagRow } from '../../segment/tagStore';
 
 /**
  * leaf_semantics on SQLite. A switch is one immediate transaction (tagRules.ts plans it), and so is a claim with its

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { TagRow } from '../../admin/tagStore';
+import type { TagRow } from '../../segment/tagStore';
 import type { Id } from '../../segment/id';
 import { exactId } from '../exactId';
 import { type LeafAllocRow, leafAlloc, leafAllocTombstone } from '../schema/sqlite';

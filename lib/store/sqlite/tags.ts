@@ -1,17 +1,15 @@
 import { type SQL, and, asc, eq, gte, lte, sql } from 'drizzle-orm';
-import type { NewTag, TagChanges, TagRow, TagStore } from '../../admin/tagStore';
+import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
 import type { AuditAction, AuditStamp } from '../../audit';
 import { tagNotFound } from '../../errors';
 import { type Id, MAX_ID } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
-import { auditInsert } from '../auditRows';
 import { exactId } from '../exactId';
 import { leafAlloc, leafAllocTombstone } from '../schema/sqlite';
-import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagExists } from '../tagRules';
-import { insertAudit } from './audit';
+import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagAudit, tagExists } from '../tagRules';
 import type { SqliteDb, SqliteExecutor } from './executor';
 import { effectiveSemantics } from './semantics';
-import { bigintParam, maxIdText } from './sql';
+import { bigintParam, insertAudit, maxIdText } from './sql';
 import { TAG_COLUMNS, readTagRow, readTombstone, toTagRow } from './tagRows';
 
 /**
@@ -127,5 +125,5 @@ export class SqliteTags implements TagStore {
 
 /** The change's leaf_audit row, in its transaction, when it is audited. */
 function record(db: SqliteDb, audit: AuditStamp | undefined, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): void {
-  if (audit !== undefined) insertAudit(db, auditInsert(audit, action, bizTag, before, after));
+  if (audit !== undefined) insertAudit(db, tagAudit(audit, action, bizTag, before, after));
 }

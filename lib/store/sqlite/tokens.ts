@@ -4,8 +4,8 @@ import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
 import { auditInsert } from '../auditRows';
 import { leafToken } from '../schema/sqlite';
 import { storedToken, tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
-import { insertAudit } from './audit';
 import type { SqliteExecutor } from './executor';
+import { insertAudit } from './sql';
 
 /** leaf_token on SQLite: creating and revoking are immediate transactions with their audit row. */
 export class SqliteTokens implements TokenStore {

@@ -1,6 +1,6 @@
 import type { AuditStamp } from '../audit';
-import type { Id } from '../segment/id';
-import type { SegmentSource } from '../segment/segmentSource';
+import type { Id } from './id';
+import type { SegmentSource } from './segmentSource';
 
 /** A leaf_alloc row as the console shows it. */
 export interface TagRow {
@@ -27,7 +27,8 @@ export interface TagChanges {
 }
 
 /**
- * leaf_alloc for the admin API: the segment engine's claims (SegmentSource) and the rows' edits. The edits keep the
+ * leaf_alloc: the segment engine's claims (SegmentSource, its port) and the console's edits of the rows (the admin
+ * API's port, declared here beside the engine's, since both are the segment mode's one table). The edits keep the
  * tag rules (lib/store/tagRules.ts). With `audit`, each change writes its leaf_audit row (before and after) in the
  * same transaction: a change without its audit row cannot commit, and a refused change writes none.
  */
