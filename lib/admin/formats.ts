@@ -3,7 +3,7 @@ import { LeafError } from '../errors';
 import { dateFields, periodKey } from '../format/period';
 import { checkFormat } from '../format/rules';
 import type { Runtime } from '../runtime';
-import { formatNotFound } from '../store/formatRows';
+import { formatNotFound } from '../format/rules';
 import type { FormatPeriodRow, FormatRow } from '../format/formatStore';
 import type { CreateFormatInput, UpdateFormatInput } from './formatSchema';
 import type { FormatDetail, FormatPeriodView, FormatView } from './formatViews';

@@ -3,7 +3,7 @@ import { LeafError, isLeafError, storeUnavailable } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentLoadRecord } from '../segment/buffer';
 import { type GivenBack, type IdRanges, SegmentEngine, runBase } from '../segment/engine';
-import { formatNotFound } from '../store/formatRows';
+import { formatNotFound } from './rules';
 import type { FormatRow, FormatSource } from './formatStore';
 import { type FormatPattern, idRenderer, parsePattern, sequenceCap } from './pattern';
 import { dateFields, periodKey } from './period';

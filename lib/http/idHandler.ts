@@ -9,7 +9,7 @@ import type { Runtime } from '../runtime';
 import { type IdRanges, runBase } from '../segment/engine';
 import { type Id, idAt } from '../segment/id';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
-import { formatNotFound } from '../store/formatRows';
+import { formatNotFound } from '../format/rules';
 import type { HostHealth } from '../store/leafStore';
 import type { LeafStore } from '../store/leafStore';
 import { type Answer, failure, jsonOk, jsonText, methodNotAllowed, plainText, routeNotFound } from './answer';

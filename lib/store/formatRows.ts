@@ -44,10 +44,6 @@ export function periodRow(r: PeriodStored): FormatPeriodRow {
   return { bizTag: r.bizTag, periodKey: r.periodKey, maxId: Number(r.maxId), step: Number(r.step), updateTime: Number(r.updateTime) };
 }
 
-export function formatNotFound(bizTag: string): LeafError {
-  return new LeafError('tag_not_found', `Formatted tag "${bizTag}" does not exist.`);
-}
-
 /**
  * What a create does with the row found under the tag's name (read in the same transaction): refused when it
  * exists; when a deleted one is there, allowed only with its reset and pattern shape (the periods continue).

@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AuditStamp } from '../../audit';
 import type { FormatChanges, FormatPeriodRow, FormatRow, FormatStore, NewFormat, PeriodClaim } from '../../format/formatStore';
+import { formatNotFound } from '../../format/rules';
 import { auditInsert } from '../auditRows';
-import { type FormatStored, checkCreate, checkEdit, claimFrom, formatNotFound, formatRow, periodRow } from '../formatRows';
+import { type FormatStored, checkCreate, checkEdit, claimFrom, formatRow, periodRow } from '../formatRows';
 import { leafFormat, leafFormatPeriod } from '../schema/sqlite';
 import type { SqliteDb, SqliteExecutor } from './executor';
 import { bigintParam, DB_NOW_MS, insertAudit } from './sql';
