@@ -72,6 +72,26 @@ export default tseslint.config(
     ]),
   },
   {
+    // The store implements the ports its users declare beside them (segment/, snowflake/, fleet/, auth/, format/,
+    // admin/): it may import their types, never their code, so nothing of the server rides along with a store
+    // (leaf-ts/embedded ships the store).
+    files: ['lib/store/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/lib/*', '**/admin/**', '**/fleet/**', '**/auth/**', '**/snowflake/**', '**/http/**', '**/metrics/**', '**/runtime', '**/config', '**/embedded/**', '**/client/**'],
+              allowTypeImports: true,
+              message: 'lib/store implements its users\' ports: import their types (import type …), never their code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['components/**/*.{ts,tsx}'],
     rules: restrict([
       {

@@ -8,7 +8,7 @@ import { SEMANTICS, type Semantics } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
 import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './http/trustedProxies';
-import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysqlUrl';
+import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysql/url';
 
 /**
  * Every setting leaf-ts reads, parsed once at start from the environment and passed down. This is the only

@@ -17,7 +17,7 @@ import { FormatEngine } from './format/engine';
 import { checkFloor } from './snowflake/floor';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
-import type { LeafStore } from './store/types';
+import type { LeafStore } from './store/leafStore';
 import { registerFleetGauge } from './metrics/fleetGauge';
 import { LEAF_VERSION } from './version';
 
@@ -131,7 +131,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   if (config.segmentSemantics !== null) {
     // Before the first claim: every claim then reads the default this node was told to keep.
     try {
-      await ensureFleetSemantics({ store, semantics: config.segmentSemantics, nodeId: config.node.id, logger, now: systemClock.now() });
+      await ensureFleetSemantics({ store: store.semantics, semantics: config.segmentSemantics, nodeId: config.node.id, logger, now: systemClock.now() });
     } catch (error) {
       await store.close();
       throw error;
@@ -140,19 +140,19 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   const prometheus = createPrometheusMetrics({ tags: config.metricsTags, runwayWarnSeconds: config.runwayWarnSeconds });
   const loadLog = new LoadLog();
   const segments = new SegmentEngine({
-    store,
+    store: store.tags,
     logger,
     onLoad: (bizTag, record) => {
       prometheus.observeLoad(bizTag, record);
       loadLog.record(bizTag, record);
     },
   });
-  const formats = new FormatEngine({ store, logger });
-  const snowflake = enabled ? new SnowflakeNode({ store, nodeId, epochMs, minId, leaseMs, workerIds, logger }) : null;
+  const formats = new FormatEngine({ store: store.formats, logger });
+  const snowflake = enabled ? new SnowflakeNode({ store: store.workers, nodeId, epochMs, minId, leaseMs, workerIds, logger }) : null;
   const rates = new RateTracker({ clock: systemClock });
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
   const fleet = new NodeRegistry({
-    store,
+    store: store.nodes,
     nodeId: id,
     address,
     version: LEAF_VERSION,
@@ -177,7 +177,7 @@ async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
     clearInterval(keepAlive);
   }
   // Before the node serves: the ID routes wait for the first load of the access tokens (they never guess open).
-  const tokens = new TokenRefresher({ store, access: processIdAccess(), clock: systemClock, intervalMs: config.tokenRefreshMs, logger });
+  const tokens = new TokenRefresher({ store: store.tokens, access: processIdAccess(), clock: systemClock, intervalMs: config.tokenRefreshMs, logger });
   await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
   prometheus.bind(segments, snowflake, { rates, store });
   registerFleetGauge(prometheus.registry, fleet);

@@ -1,4 +1,4 @@
-import type { FormatRow } from '../store/types';
+import type { FormatRow } from '../format/formatStore';
 
 /** A formatted tag as the admin API shows it: its row, with times as ISO strings, and its current period. */
 export interface FormatView extends Omit<FormatRow, 'createdAt' | 'updatedAt'> {

@@ -3,8 +3,8 @@ import { LeafError } from '../errors';
 import { dateFields, periodKey } from '../format/period';
 import { checkFormat } from '../format/rules';
 import type { Runtime } from '../runtime';
-import { formatNotFound } from '../store/formatRows';
-import type { FormatPeriodRow, FormatRow } from '../store/types';
+import { formatNotFound } from '../format/rules';
+import type { FormatPeriodRow, FormatRow } from '../format/formatStore';
 import type { CreateFormatInput, UpdateFormatInput } from './formatSchema';
 import type { FormatDetail, FormatPeriodView, FormatView } from './formatViews';
 import { type Requester, auditStamp } from './service';
@@ -28,45 +28,45 @@ function periodView(p: FormatPeriodRow): FormatPeriodView {
 /** Each format with its current period's count (one small read per format: the period key differs per zone). */
 export async function listFormats(rt: Pick<Runtime, 'store'>, clock: Clock = systemClock): Promise<FormatView[]> {
   const now = clock.now();
-  const rows = await rt.store.listFormats();
+  const rows = await rt.store.formats.listFormats();
   return Promise.all(
     rows.map(async (row) => {
       const current = currentPeriod(row, now);
-      const [period] = await rt.store.listFormatPeriods(row.bizTag, [current]);
+      const [period] = await rt.store.formats.listFormatPeriods(row.bizTag, [current]);
       return view(row, current, period?.maxId ?? 0);
     }),
   );
 }
 
 export async function formatDetail(rt: Pick<Runtime, 'store'>, bizTag: string, clock: Clock = systemClock): Promise<FormatDetail> {
-  const row = await rt.store.getFormat(bizTag);
+  const row = await rt.store.formats.getFormat(bizTag);
   if (row === undefined) throw formatNotFound(bizTag);
-  const periods = await rt.store.listFormatPeriods(bizTag);
+  const periods = await rt.store.formats.listFormatPeriods(bizTag);
   const current = currentPeriod(row, clock.now());
   return { format: view(row, current, periods.find((p) => p.periodKey === current)?.maxId ?? 0), periods: periods.map(periodView) };
 }
 
 export async function createFormat(rt: FormatRuntime, input: CreateFormatInput, who: Requester, clock: Clock = systemClock): Promise<FormatDetail> {
-  await rt.store.createFormat(input, auditStamp(rt, who, clock));
+  await rt.store.formats.createFormat(input, auditStamp(rt, who, clock));
   await rt.formats.refreshFormats();
   return formatDetail(rt, input.bizTag, clock);
 }
 
 export async function updateFormat(rt: FormatRuntime, bizTag: string, input: UpdateFormatInput, who: Requester, clock: Clock = systemClock): Promise<FormatDetail> {
   if (input.pattern !== undefined) {
-    const row = await rt.store.getFormat(bizTag);
+    const row = await rt.store.formats.getFormat(bizTag);
     if (row === undefined) throw formatNotFound(bizTag);
     const checked = checkFormat(input.pattern, row.resetPeriod);
     if (!checked.ok) throw new LeafError('validation_failed', checked.error, { fields: { pattern: checked.error } });
   }
-  await rt.store.updateFormat(bizTag, input, auditStamp(rt, who, clock));
+  await rt.store.formats.updateFormat(bizTag, input, auditStamp(rt, who, clock));
   await rt.formats.refreshFormats();
   return formatDetail(rt, bizTag, clock);
 }
 
 /** The format goes; its periods stay, so a re-created format continues above them. */
 export async function deleteFormat(rt: FormatRuntime, bizTag: string, who: Requester, clock: Clock = systemClock): Promise<{ deleted: string }> {
-  await rt.store.deleteFormat(bizTag, auditStamp(rt, who, clock));
+  await rt.store.formats.deleteFormat(bizTag, auditStamp(rt, who, clock));
   await rt.formats.refreshFormats();
   return { deleted: bizTag };
 }

@@ -1,4 +1,4 @@
-import type { HostHealth } from '../store/types';
+import type { HostHealth } from '../store/leafStore';
 
 /**
  * What needs an operator's eye on one database host, in words; empty when healthy. One rule for both the health

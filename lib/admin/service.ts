@@ -4,7 +4,10 @@ import { LeafError, tagNotFound } from '../errors';
 import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
 import type { Semantics } from '../segment/semantics';
-import type { AuditRecord, AuditStamp, SemanticsSettings, SemanticsSwitch, TagRow } from '../store/types';
+import type { AuditRecord } from './auditStore';
+import type { AuditStamp } from '../audit';
+import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
+import type { TagRow } from '../segment/tagStore';
 import { type AuditQueryInput, type CreateTagInput, type FleetSemanticsInput, type UpdateTagInput, auditQuerySchema, fieldErrors } from './schema';
 import { type TagListQuery, listTagPage } from './tagList';
 import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from './views';
@@ -50,17 +53,17 @@ function withoutIdentity({ bizTag: _tag, ...rest }: TagSnapshot): Omit<TagSnapsh
 
 /** One page of the tag list (lib/admin/tagList.ts), each row with this node's engine state. */
 export async function listTags(rt: AdminRuntime, query: TagListQuery): Promise<TagListPage> {
-  const settings = await rt.store.getSemantics();
+  const settings = await rt.store.semantics.getSemantics();
   return listTagPage(rt, query, (row) => view(rt, row, settings.tags[row.bizTag] ?? settings.default));
 }
 
 /** The view of a row just read or changed, with its effective semantics. */
 async function freshView(rt: AdminRuntime, row: TagRow): Promise<TagView> {
-  return view(rt, row, await rt.store.tagSemantics(row.bizTag));
+  return view(rt, row, await rt.store.semantics.tagSemantics(row.bizTag));
 }
 
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {
-  const row = await rt.store.getTag(bizTag);
+  const row = await rt.store.tags.getTag(bizTag);
   if (row === undefined) throw tagNotFound(bizTag);
   const loads = rt.loadLog.loads(bizTag);
   return {
@@ -74,7 +77,7 @@ export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDe
 }
 
 export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: Requester): Promise<TagView> {
-  const row = await rt.store.createTag(
+  const row = await rt.store.tags.createTag(
     { bizTag: input.bizTag, step: input.step, maxId: input.maxId, description: input.description ?? null },
     auditStamp(rt, who),
   );
@@ -83,17 +86,17 @@ export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: R
 }
 
 export async function updateTag(rt: ChangeRuntime, bizTag: string, input: UpdateTagInput, who: Requester): Promise<TagView> {
-  if ((await rt.store.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
+  if ((await rt.store.tags.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
   // The raise comes first: if it is refused, nothing else of the request is applied. Each store call records its
   // own audit entry (tag.raise, tag.edit) in its own transaction.
-  let row = input.maxId !== undefined ? await rt.store.raiseMaxId(bizTag, input.maxId, auditStamp(rt, who)) : undefined;
+  let row = input.maxId !== undefined ? await rt.store.tags.raiseMaxId(bizTag, input.maxId, auditStamp(rt, who)) : undefined;
   if (input.step !== undefined || input.description !== undefined) {
-    row = await rt.store.updateTag(bizTag, { step: input.step, description: input.description }, auditStamp(rt, who));
+    row = await rt.store.tags.updateTag(bizTag, { step: input.step, description: input.description }, auditStamp(rt, who));
   }
   if (input.semantics !== undefined) {
     // Its own transaction and audit entry (tag.semantics); leaf-ts → leaf raises max_id by one (the skip).
-    await rt.store.setTagSemantics(bizTag, input.semantics, auditStamp(rt, who));
-    row = await rt.store.getTag(bizTag);
+    await rt.store.semantics.setTagSemantics(bizTag, input.semantics, auditStamp(rt, who));
+    row = await rt.store.tags.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
   }
   await rt.segments.refreshTags();
@@ -102,13 +105,13 @@ export async function updateTag(rt: ChangeRuntime, bizTag: string, input: Update
 
 /** GET /api/admin/semantics: the fleet default and the tags with their own setting. */
 export function semanticsSettings(rt: Pick<Runtime, 'store'>): Promise<SemanticsSettings> {
-  return rt.store.getSemantics();
+  return rt.store.semantics.getSemantics();
 }
 
 /** PUT /api/admin/semantics: one transaction with its skip and audit entry (fleet.semantics); then the settings. */
 export async function setFleetSemantics(rt: ChangeRuntime, input: FleetSemanticsInput, who: Requester): Promise<SemanticsSettings & { switched: SemanticsSwitch }> {
-  const switched = await rt.store.setDefaultSemantics(input.semantics, auditStamp(rt, who));
-  return { ...(await rt.store.getSemantics()), switched };
+  const switched = await rt.store.semantics.setDefaultSemantics(input.semantics, auditStamp(rt, who));
+  return { ...(await rt.store.semantics.getSemantics()), switched };
 }
 
 export async function deleteTag(rt: ChangeRuntime, bizTag: string, confirm: string, who: Requester): Promise<{ deleted: true; maxId: string }> {
@@ -117,7 +120,7 @@ export async function deleteTag(rt: ChangeRuntime, bizTag: string, confirm: stri
       fields: { confirm: 'Does not match the tag name.' },
     });
   }
-  const { maxId } = await rt.store.deleteTag(bizTag, auditStamp(rt, who));
+  const { maxId } = await rt.store.tags.deleteTag(bizTag, auditStamp(rt, who));
   await rt.segments.refreshTags();
   return { deleted: true, maxId: String(maxId) };
 }
@@ -139,7 +142,7 @@ export function parseAuditQuery(params: URLSearchParams): AuditQueryInput {
 
 /** One page of the audit trail, newest first; one row more than asked tells whether an older page exists. */
 export async function auditPage(rt: Pick<Runtime, 'store'>, { before, limit, tag }: AuditQueryInput): Promise<AuditPage> {
-  const rows = await rt.store.listAudit({ before, limit: limit + 1, bizTag: tag });
+  const rows = await rt.store.audit.listAudit({ before, limit: limit + 1, bizTag: tag });
   const entries = rows.slice(0, limit).map(auditEntryView);
   return { entries, nextBefore: rows.length > limit ? entries[entries.length - 1]!.id : null };
 }

@@ -27,7 +27,7 @@ export async function login(
   }
   throttle.success(address);
   const session = createSessionValue(rt.admin.token, Date.now());
-  await rt.store.appendAudit({ action: 'auth.login', ...auditStamp(rt, { actor: sessionActor(session.sessionId), address }) });
+  await rt.store.audit.appendAudit({ action: 'auth.login', ...auditStamp(rt, { actor: sessionActor(session.sessionId), address }) });
   return session;
 }
 
@@ -39,7 +39,7 @@ export async function logout(rt: SessionRuntime, actor: string | null, address: 
 /** An entry that must not change the answer (a refused login stays 401 while the store is down): logged when lost. */
 async function recordQuietly(rt: SessionRuntime, action: 'auth.login_failed' | 'auth.logout', actor: string, address: string): Promise<void> {
   try {
-    await rt.store.appendAudit({ action, ...auditStamp(rt, { actor, address }) });
+    await rt.store.audit.appendAudit({ action, ...auditStamp(rt, { actor, address }) });
   } catch (error) {
     rt.logger.log('warn', 'audit_not_recorded', { action, address, error });
   }

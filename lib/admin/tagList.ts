@@ -3,7 +3,7 @@ import { bufferedIds } from '../fleet/buffered';
 import { runwaySeconds } from '../fleet/runway';
 import type { Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/engine';
-import type { TagRow } from '../store/types';
+import type { TagRow } from '../segment/tagStore';
 import { TAG_LIST_SORT_KEYS, type TagListPage, type TagListSortKey, type TagView } from './views';
 
 /**
@@ -70,7 +70,7 @@ const SORT_VALUE: Record<TagListSortKey, (e: Entry) => number | bigint | string 
 };
 
 export async function listTagPage(rt: ListRuntime, query: TagListQuery, view: (row: TagRow) => TagView): Promise<TagListPage> {
-  const rows = await rt.store.listTagRows();
+  const rows = await rt.store.tags.listTagRows();
   let ratePerSec = 0;
   const matched: Entry[] = [];
   for (const row of rows) {

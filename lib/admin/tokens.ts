@@ -10,13 +10,13 @@ import type { CreatedToken, TokenView } from './views';
 type TokenRuntime = Pick<Runtime, 'store' | 'tokens'> & { config: Pick<Runtime['config'], 'snowflake'> };
 
 export async function listTokens(rt: Pick<Runtime, 'store'>): Promise<TokenView[]> {
-  return (await rt.store.listTokens()).map(tokenRow);
+  return (await rt.store.tokens.listTokens()).map(tokenRow);
 }
 
 export async function createToken(rt: TokenRuntime, input: CreateTokenInput, who: Requester, clock: Clock = systemClock): Promise<CreatedToken> {
   const { id, secret, hash } = newScopedToken();
   const stamp = auditStamp(rt, who, clock);
-  const token = await rt.store.createToken({ id, name: input.name, tags: input.tags, tokenHash: hash, createdAt: stamp.at, createdBy: who.actor, revokedAt: null }, stamp);
+  const token = await rt.store.tokens.createToken({ id, name: input.name, tags: input.tags, tokenHash: hash, createdAt: stamp.at, createdBy: who.actor, revokedAt: null }, stamp);
   // This node serves the token at once; the others within LEAF_TOKEN_REFRESH_MS.
   await rt.tokens.refresh();
   return { token, secret };
@@ -25,7 +25,7 @@ export async function createToken(rt: TokenRuntime, input: CreateTokenInput, who
 export async function revokeToken(rt: TokenRuntime, id: string, who: Requester, clock: Clock = systemClock): Promise<TokenView> {
   if (!TOKEN_ID_PATTERN.test(id)) throw tokenNotFound(id.slice(0, 32));
   const stamp = auditStamp(rt, who, clock);
-  const token = await rt.store.revokeToken(id, stamp.at, stamp);
+  const token = await rt.store.tokens.revokeToken(id, stamp.at, stamp);
   await rt.tokens.refresh();
   return token;
 }

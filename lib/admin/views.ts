@@ -3,7 +3,11 @@ import type { TagSnapshot } from '../segment/engine';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';
-import type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow, HostHealth, SemanticsSettings, SemanticsSwitch, TokenRow } from '../store/types';
+import type { AuditAction, AuditSemantics, AuditTagRow } from '../audit';
+import type { AuditEntryRow } from './auditStore';
+import type { HostHealth } from '../store/leafStore';
+import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
+import type { TokenRow } from '../auth/tokenStore';
 import type { FleetTagView, NextSegmentState, NodeState } from '../fleet/types';
 
 /** The admin API's wire types: one definition for the routes and the console (types only, safe in a client bundle). */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LeafError } from '../errors';
-import type { StoredToken } from '../store/types';
+import type { StoredToken } from './tokenStore';
 import { bearer } from './credentials';
 
 /**

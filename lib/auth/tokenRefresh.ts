@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../clock';
 import { type Logger, silentLogger } from '../log';
-import type { TokenStore } from '../store/types';
+import type { TokenStore } from './tokenStore';
 import type { IdAccess } from './scopedTokens';
 
 /**

@@ -3,8 +3,7 @@ import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError } from '../errors';
 import { silentLogger } from '../log';
 import { SegmentEngine } from '../segment/engine';
-import { openStore } from '../store';
-import type { LeafStore } from '../store/types';
+import { openTags } from '../store/openTags';
 import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
 
@@ -18,8 +17,8 @@ import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
 export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf> {
   const settings = parseEmbeddedOptions(options);
   const logger = options.logger ?? silentLogger;
-  const store = await openStore(settings.store);
-  const engine = new SegmentEngine({ store, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
+  const store = await openTags(settings.store);
+  const engine = new SegmentEngine({ store: store.tags, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
   await engine.start();
   return new EmbeddedLeaf(engine, store, settings.giveBack);
 }
@@ -46,7 +45,7 @@ export class EmbeddedLeaf {
   /** Use `createLeaf`. */
   constructor(
     private readonly engine: SegmentEngine,
-    private readonly store: LeafStore,
+    private readonly store: { close(): Promise<void> },
     private readonly giveBack = true,
   ) {}
 

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from '../errors';
 import type { Logger } from '../log';
-import type { StoreTarget } from '../store';
-import { MysqlUrlError, parseMysqlUrl } from '../store/mysqlUrl';
+import type { StoreTarget } from '../store/target';
+import { MysqlUrlError, parseMysqlUrl } from '../store/mysql/url';
 
 /** `createLeaf`'s options. */
 export interface EmbeddedOptions {

@@ -1,4 +1,4 @@
-import type { NodeRow } from '../store/types';
+import type { NodeRow } from './nodeStore';
 import { runwaySeconds } from './runway';
 import { decodeSnapshotWith } from './snapshotCodec';
 import type { NodeState, NodeView } from './types';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
-import type { NodeRegistration, NodeRow, NodeStore } from '../store/types';
+import type { NodeRegistration, NodeRow, NodeStore } from './nodeStore';
 import { nodeState, nodeView } from './nodeView';
 import { encodeSnapshot } from './snapshotCodec';
 import type { NodeSnapshot, NodeState, NodeView } from './types';

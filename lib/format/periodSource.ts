@@ -1,6 +1,7 @@
 import { LeafError } from '../errors';
 import type { Id } from '../segment/id';
-import type { Allocation, FormatSource, TagInfo } from '../store/types';
+import type { Allocation, TagInfo } from '../segment/segmentSource';
+import type { FormatSource } from './formatStore';
 import type { ResetPeriod } from './period';
 
 /**

@@ -1,3 +1,4 @@
+import { LeafError } from '../errors';
 import { type FormatPattern, parsePattern, patternShape } from './pattern';
 import { PERIOD_TOKENS, type ResetPeriod } from './period';
 
@@ -41,4 +42,9 @@ export function changeProblem(before: FormatSpec, after: FormatSpec): string | n
     return `The sequence width may grow but not shrink (it is ${old.pattern.width}): narrower IDs could repeat.`;
   }
   return null;
+}
+
+/** A formatted tag that does not exist (or was deleted): the engine's, the admin API's and the stores' one refusal. */
+export function formatNotFound(bizTag: string): LeafError {
+  return new LeafError('tag_not_found', `Formatted tag "${bizTag}" does not exist.`);
 }

@@ -9,8 +9,9 @@ import type { Runtime } from '../runtime';
 import { type IdRanges, runBase } from '../segment/engine';
 import { type Id, idAt } from '../segment/id';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
-import { formatNotFound } from '../store/formatRows';
-import type { HostHealth, SegmentStore } from '../store/types';
+import { formatNotFound } from '../format/rules';
+import type { HostHealth } from '../store/leafStore';
+import type { LeafStore } from '../store/leafStore';
 import { type Answer, failure, jsonOk, jsonText, methodNotAllowed, plainText, routeNotFound } from './answer';
 
 /**
@@ -431,7 +432,7 @@ async function decodeSnowflake(deps: IdRouteDeps, raw: string): Promise<Answer> 
   return jsonOk(body);
 }
 
-type HostsProbe = (store: SegmentStore, timeoutMs: number) => Promise<HostHealth[] | undefined> | undefined;
+type HostsProbe = (store: Pick<LeafStore, 'hosts'>, timeoutMs: number) => Promise<HostHealth[] | undefined> | undefined;
 
 /**
  * The per-host probe of /api/health, bounded in cost: a load balancer polling health must not open one connection
@@ -440,7 +441,7 @@ type HostsProbe = (store: SegmentStore, timeoutMs: number) => Promise<HostHealth
  * is probed afresh. Undefined for a store without hosts (SQLite).
  */
 function hostsProbeCache(clock: Clock, ttlMs: number): HostsProbe {
-  let store: SegmentStore | null = null;
+  let store: Pick<LeafStore, 'hosts'> | null = null;
   let pending: Promise<HostHealth[] | undefined> | null = null;
   let settledAt = -Infinity;
   return (s, timeoutMs) => {

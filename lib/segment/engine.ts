@@ -2,7 +2,7 @@ import { MAX_LEASE_COUNT, formatLimit } from '../bizTag';
 import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
-import type { SegmentSource } from '../store/types';
+import type { SegmentSource } from './segmentSource';
 import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment, segmentBounds } from './buffer';
 import { type LatestClaim, type UnusedRun, givenBackMaxId, unusedTop } from './giveBack';
 import { type Id, MAX_ID, MAX_ID_TEXT, idAt, toId } from './id';

@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { SemanticsStore } from '../store/types';
+import type { SemanticsStore } from './semanticsStore';
 import type { Semantics } from './semantics';
 
 /** Who the audit trail names for a switch made at start by LEAF_SEGMENT_SEMANTICS. */

@@ -2,11 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
-import type { WorkerLease, WorkerStore } from '../store/types';
+import type { WorkerStore } from './workerStore';
 import { checkFloor } from './floor';
 import { SnowflakeGenerator, validate } from './generator';
 import { LEAF_EPOCH_MS } from './layout';
 import { WorkerIdSet } from './workerIds';
+
+/** A snowflake worker id held by this process. */
+export interface WorkerLease {
+  workerId: number;
+  /** The fence: the highest timestamp (ms) any earlier holder of this id may have used. Start above it. */
+  lastTimestampMs: number;
+}
 
 /** How many expired leases to try before giving up on this round (others may be racing for them). */
 const EXPIRED_ATTEMPTS = 16;

@@ -1,13 +1,18 @@
-import { type AuditAction, type AuditEntryRow, type AuditRecord, type AuditSemantics, type AuditStamp, type FormatRow, type TagRow, type TokenRow, auditTagRow } from './types';
+import type { AuditAction, AuditStamp } from '../audit';
 
-type AuditedRow = TagRow | AuditSemantics | TokenRow | FormatRow;
+/**
+ * A row as its audit entry keeps it (lib/admin/auditStore.ts's AuditEntryRow): a token's or a format's row as it is,
+ * a tag's as tagRules.ts shapes it (max_id as a decimal string), a switch's semantics. Typed loosely here so that
+ * writing the trail needs none of the modules whose rows it keeps.
+ */
+type EntryRow = object;
 
 /** The limits of leaf_audit's text columns (lib/store/schema): a longer value is cut, never refused. */
 const ACTOR_MAX = 128;
 const ADDRESS_MAX = 64;
 const NODE_ID_MAX = 255;
 
-/** One leaf_audit row as both dialects insert it (field names of the drizzle schemas). */
+/** One leaf_audit row as every dialect inserts it (field names of the drizzle schemas). */
 export interface AuditInsert {
   at: number;
   action: AuditAction;
@@ -23,8 +28,8 @@ export function auditInsert(
   stamp: AuditStamp,
   action: AuditAction,
   bizTag: string | null,
-  before: AuditedRow | undefined,
-  after: AuditedRow | undefined,
+  before: EntryRow | undefined,
+  after: EntryRow | undefined,
 ): AuditInsert {
   return {
     at: stamp.at,
@@ -33,40 +38,7 @@ export function auditInsert(
     actor: stamp.actor.slice(0, ACTOR_MAX),
     address: stamp.address.slice(0, ADDRESS_MAX),
     nodeId: stamp.nodeId.slice(0, NODE_ID_MAX),
-    before: before === undefined ? null : JSON.stringify(entryRow(before)),
-    after: after === undefined ? null : JSON.stringify(entryRow(after)),
+    before: before === undefined ? null : JSON.stringify(before),
+    after: after === undefined ? null : JSON.stringify(after),
   };
-}
-
-/** A tag row (with its semantics when a switch carries them), a fleet switch's own record, a token row (no hash) or a format row. */
-function entryRow(row: AuditedRow | (TagRow & AuditSemantics)): AuditEntryRow {
-  if (!('bizTag' in row) || 'pattern' in row) return row;
-  const tagRow = auditTagRow(row);
-  return 'semantics' in row ? { ...tagRow, semantics: row.semantics, ...(row.bumped === undefined ? {} : { bumped: row.bumped }) } : tagRow;
-}
-
-/** A stored row, whichever dialect read it (ids and times may arrive as decimal strings). */
-export type AuditStored = Omit<AuditInsert, 'at' | 'action'> & { id: number | string; at: number | string; action: string };
-
-export function auditRecord(r: AuditStored): AuditRecord {
-  return {
-    id: Number(r.id),
-    at: Number(r.at),
-    action: r.action as AuditAction,
-    bizTag: r.bizTag,
-    actor: r.actor,
-    address: r.address,
-    nodeId: r.nodeId,
-    before: parseRow(r.before),
-    after: parseRow(r.after),
-  };
-}
-
-function parseRow(text: string | null): AuditEntryRow | null {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as AuditEntryRow;
-  } catch {
-    return null; // written by hand: shown as absent rather than failing the whole list
-  }
 }

@@ -1,7 +1,7 @@
 import { LeafError } from '../errors';
 import { isResetPeriod } from '../format/period';
 import { changeProblem } from '../format/rules';
-import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from './types';
+import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 
 /** A leaf_format row as either dialect reads it (BIGINTs may arrive as decimal strings). */
 export interface FormatStored {
@@ -42,10 +42,6 @@ export interface PeriodStored {
 
 export function periodRow(r: PeriodStored): FormatPeriodRow {
   return { bizTag: r.bizTag, periodKey: r.periodKey, maxId: Number(r.maxId), step: Number(r.step), updateTime: Number(r.updateTime) };
-}
-
-export function formatNotFound(bizTag: string): LeafError {
-  return new LeafError('tag_not_found', `Formatted tag "${bizTag}" does not exist.`);
 }
 
 /**

@@ -1,28 +1,14 @@
-import { LeafError } from '../errors';
+import type { LeafStore } from './leafStore';
 import { MysqlStore } from './mysql';
-import type { MysqlTarget } from './mysqlUrl';
 import { SqliteStore } from './sqlite';
-import type { LeafStore } from './types';
+import { type StoreTarget, seedDemoTag } from './target';
 
-export const DEMO_TAG = { bizTag: 'demo', step: 1000, description: 'Demo tag, created on first start' } as const;
+export { DEMO_TAG, type StoreTarget } from './target';
 
-/** Which database to open: the server's `config.store`, or `leaf-ts/embedded`'s own options. */
-export interface StoreTarget {
-  /** null selects SQLite at `sqliteFile`. */
-  mysql: MysqlTarget | null;
-  sqliteFile: string;
-  migrationsDir: string;
-}
-
-/** Opens the store the configuration names. A new SQLite database gets one demo tag, so the app is useful at once. */
+/** Opens the store the configuration names, every repository of it (a server). A new SQLite database gets the demo tag. */
 export async function openStore({ mysql, sqliteFile, migrationsDir }: StoreTarget): Promise<LeafStore> {
   if (mysql !== null) return MysqlStore.open({ url: mysql, migrationsDir });
   const store = new SqliteStore({ file: sqliteFile, migrationsDir });
-  if (store.created) {
-    // Several processes may create the file together (cluster start): one of them seeds the demo tag.
-    await store.createTag(DEMO_TAG).catch((error: unknown) => {
-      if (!(error instanceof LeafError && error.code === 'tag_exists')) throw error;
-    });
-  }
+  if (store.created) await seedDemoTag(store.tags);
   return store;
 }

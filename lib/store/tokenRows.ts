@@ -1,5 +1,5 @@
 import { LeafError } from '../errors';
-import type { StoredToken, TokenRow } from './types';
+import type { StoredToken, TokenRow } from '../auth/tokenStore';
 
 /** A leaf_token row as either dialect reads it (times may arrive as decimal strings, tags as JSON text). */
 export interface TokenStored {

@@ -1,5 +1,5 @@
 /**
- * The admin operations of SegmentStore — createTag, updateTag, raiseMaxId, deleteTag (tombstones), listTagRows — on
+ * The admin operations of the tag store — createTag, updateTag, raiseMaxId, deleteTag (tombstones), listTagRows — on
  * MysqlStore (real MariaDB) and SqliteStore (real file), the same table of cases for both; and on MariaDB, raises
  * racing allocations: max_id only grows and segments never overlap (a raise may leave a gap, nothing else does).
  */
@@ -10,12 +10,13 @@ import { type LeafError, isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { Id } from '../../lib/segment/id';
-import type { Allocation, SegmentStore } from '../../lib/store/types';
+import type { Allocation } from '../../lib/segment/segmentSource';
+import type { LeafStore } from '../../lib/store/leafStore';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 import { rng } from '../../tools/harness';
 
 interface Harness {
-  store: SegmentStore;
+  store: LeafStore;
   /** The MariaDB database's URL (mysql only), for more pools on it. */
   url?: string;
   /** A raw statement on a connection of its own. */
@@ -94,35 +95,35 @@ const essentials = (row: { bizTag: string; maxId: Id; step: number; description:
 
 describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (dialect) => {
   let h: Harness;
-  let s: SegmentStore;
+  let s: LeafStore;
   beforeAll(async () => {
     h = await factories[dialect]();
     s = h.store;
   });
 
   it('createTag without maxId starts at 1; with maxId the first segment starts above it', async () => {
-    const plain = await s.createTag({ bizTag: 'c-plain', step: 100 });
+    const plain = await s.tags.createTag({ bizTag: 'c-plain', step: 100 });
     expect(essentials(plain)).toEqual({ bizTag: 'c-plain', maxId: 1, step: 100, description: null });
     expect(plain.updateTime).toBeInstanceOf(Date);
     expect(Number.isNaN(plain.updateTime.getTime())).toBe(false);
-    expect(await s.allocate('c-plain')).toEqual({ bizTag: 'c-plain', maxId: 101, step: 100, semantics: 'leaf-ts' });
+    expect(await s.tags.allocate('c-plain')).toEqual({ bizTag: 'c-plain', maxId: 101, step: 100, semantics: 'leaf-ts' });
 
-    const migrated = await s.createTag({ bizTag: 'c-migrated', step: 50, maxId: 1_000_000, description: 'from the old scheme' });
+    const migrated = await s.tags.createTag({ bizTag: 'c-migrated', step: 50, maxId: 1_000_000, description: 'from the old scheme' });
     expect(essentials(migrated)).toEqual({ bizTag: 'c-migrated', maxId: 1_000_000, step: 50, description: 'from the old scheme' });
-    expect(essentials(await s.getTag('c-migrated'))).toEqual(essentials(migrated));
-    expect(await s.allocate('c-migrated')).toEqual({ bizTag: 'c-migrated', maxId: 1_000_050, step: 50, semantics: 'leaf-ts' });
+    expect(essentials(await s.tags.getTag('c-migrated'))).toEqual(essentials(migrated));
+    expect(await s.tags.allocate('c-migrated')).toEqual({ bizTag: 'c-migrated', maxId: 1_000_050, step: 50, semantics: 'leaf-ts' });
   });
 
   it('createTag of an existing tag: tag_exists, the row unchanged', async () => {
-    await s.createTag({ bizTag: 'c-dup', step: 10, maxId: 500, description: 'first' });
-    const before = essentials(await s.getTag('c-dup'));
-    await refused(s.createTag({ bizTag: 'c-dup', step: 99, maxId: 9_999, description: 'second' }), 'tag_exists');
-    await refused(s.createTag({ bizTag: 'c-dup', step: 99 }), 'tag_exists');
-    expect(essentials(await s.getTag('c-dup'))).toEqual(before);
+    await s.tags.createTag({ bizTag: 'c-dup', step: 10, maxId: 500, description: 'first' });
+    const before = essentials(await s.tags.getTag('c-dup'));
+    await refused(s.tags.createTag({ bizTag: 'c-dup', step: 99, maxId: 9_999, description: 'second' }), 'tag_exists');
+    await refused(s.tags.createTag({ bizTag: 'c-dup', step: 99 }), 'tag_exists');
+    expect(essentials(await s.tags.getTag('c-dup'))).toEqual(before);
   });
 
   it('updateTag: step and description, separately and together; max_id untouched; tag_not_found', async () => {
-    await s.createTag({ bizTag: 'u-tag', step: 10, maxId: 77, description: 'd0' });
+    await s.tags.createTag({ bizTag: 'u-tag', step: 10, maxId: 77, description: 'd0' });
     const cases: Array<{ changes: { step?: number; description?: string | null }; expect: { step: number; description: string | null } }> = [
       { changes: { step: 20 }, expect: { step: 20, description: 'd0' } },
       { changes: { description: 'd1' }, expect: { step: 20, description: 'd1' } },
@@ -131,19 +132,19 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
       { changes: {}, expect: { step: 30, description: null } },
     ];
     for (const c of cases) {
-      const row = await s.updateTag('u-tag', c.changes);
+      const row = await s.tags.updateTag('u-tag', c.changes);
       expect(essentials(row), JSON.stringify(c.changes)).toEqual({ bizTag: 'u-tag', maxId: 77, ...c.expect });
-      expect(essentials(await s.getTag('u-tag'))).toEqual(essentials(row));
+      expect(essentials(await s.tags.getTag('u-tag'))).toEqual(essentials(row));
     }
     // The new step is what allocate adds.
-    expect(await s.allocate('u-tag')).toEqual({ bizTag: 'u-tag', maxId: 107, step: 30, semantics: 'leaf-ts' });
-    await refused(s.updateTag('u-missing', { step: 5 }), 'tag_not_found');
-    await refused(s.updateTag('u-missing', { description: 'x' }), 'tag_not_found');
-    expect(await s.getTag('u-missing')).toBeUndefined();
+    expect(await s.tags.allocate('u-tag')).toEqual({ bizTag: 'u-tag', maxId: 107, step: 30, semantics: 'leaf-ts' });
+    await refused(s.tags.updateTag('u-missing', { step: 5 }), 'tag_not_found');
+    await refused(s.tags.updateTag('u-missing', { description: 'x' }), 'tag_not_found');
+    expect(await s.tags.getTag('u-missing')).toBeUndefined();
   });
 
   it('raiseMaxId: up and equal are fine; down is max_id_lowered with the row unchanged; tag_not_found', async () => {
-    await s.createTag({ bizTag: 'r-tag', step: 10, maxId: 100, description: 'r' });
+    await s.tags.createTag({ bizTag: 'r-tag', step: 10, maxId: 100, description: 'r' });
     const cases: Array<{ to: number; ok: boolean; after: number }> = [
       { to: 250, ok: true, after: 250 },
       { to: 250, ok: true, after: 250 }, // equal
@@ -153,108 +154,108 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
       { to: 10_000, ok: true, after: 10_000 },
     ];
     for (const c of cases) {
-      const before = essentials(await s.getTag('r-tag'))!;
+      const before = essentials(await s.tags.getTag('r-tag'))!;
       if (c.ok) {
-        const row = await s.raiseMaxId('r-tag', c.to);
+        const row = await s.tags.raiseMaxId('r-tag', c.to);
         expect(essentials(row), `raise to ${c.to}`).toEqual({ ...before, maxId: c.after });
       } else {
-        const e = await refused(s.raiseMaxId('r-tag', c.to), 'max_id_lowered');
+        const e = await refused(s.tags.raiseMaxId('r-tag', c.to), 'max_id_lowered');
         expect(e.fields?.maxId, 'the form field gets the message').toBeDefined();
         expect(e.message).toContain(String(before.maxId));
       }
-      expect(essentials(await s.getTag('r-tag')), `after raise to ${c.to}`).toEqual({ ...before, maxId: c.after });
+      expect(essentials(await s.tags.getTag('r-tag')), `after raise to ${c.to}`).toEqual({ ...before, maxId: c.after });
     }
-    expect(await s.allocate('r-tag')).toEqual({ bizTag: 'r-tag', maxId: 10_010, step: 10, semantics: 'leaf-ts' });
-    await refused(s.raiseMaxId('r-missing', 5), 'tag_not_found');
-    expect(await s.getTag('r-missing')).toBeUndefined();
+    expect(await s.tags.allocate('r-tag')).toEqual({ bizTag: 'r-tag', maxId: 10_010, step: 10, semantics: 'leaf-ts' });
+    await refused(s.tags.raiseMaxId('r-missing', 5), 'tag_not_found');
+    expect(await s.tags.getTag('r-missing')).toBeUndefined();
   });
 
   it('deleteTag leaves a tombstone; createTag without maxId continues at it', async () => {
-    await s.createTag({ bizTag: 'd-tag', step: 100, description: 'old' });
-    await s.allocate('d-tag');
-    await s.allocate('d-tag'); // max_id 201
-    expect(await s.deleteTag('d-tag')).toEqual({ maxId: 201 });
-    expect(await s.getTag('d-tag')).toBeUndefined();
-    expect(await s.getTombstone('d-tag')).toEqual({ maxId: 201 });
-    expect((await s.listTagRows()).map((r) => r.bizTag)).not.toContain('d-tag');
-    await refused(s.allocate('d-tag'), 'tag_not_found');
+    await s.tags.createTag({ bizTag: 'd-tag', step: 100, description: 'old' });
+    await s.tags.allocate('d-tag');
+    await s.tags.allocate('d-tag'); // max_id 201
+    expect(await s.tags.deleteTag('d-tag')).toEqual({ maxId: 201 });
+    expect(await s.tags.getTag('d-tag')).toBeUndefined();
+    expect(await s.tags.getTombstone('d-tag')).toEqual({ maxId: 201 });
+    expect((await s.tags.listTagRows()).map((r) => r.bizTag)).not.toContain('d-tag');
+    await refused(s.tags.allocate('d-tag'), 'tag_not_found');
 
-    const again = await s.createTag({ bizTag: 'd-tag', step: 7 });
+    const again = await s.tags.createTag({ bizTag: 'd-tag', step: 7 });
     expect(essentials(again)).toEqual({ bizTag: 'd-tag', maxId: 201, step: 7, description: null });
-    expect(await s.getTombstone('d-tag'), 'the tombstone is consumed by the re-creation').toBeUndefined();
-    expect(await s.allocate('d-tag'), 'continues strictly above the deleted IDs').toEqual({ bizTag: 'd-tag', maxId: 208, step: 7, semantics: 'leaf-ts' });
+    expect(await s.tags.getTombstone('d-tag'), 'the tombstone is consumed by the re-creation').toBeUndefined();
+    expect(await s.tags.allocate('d-tag'), 'continues strictly above the deleted IDs').toEqual({ bizTag: 'd-tag', maxId: 208, step: 7, semantics: 'leaf-ts' });
   });
 
   it('createTag below the tombstone: max_id_below_tombstone, no row; at or above it: fine', async () => {
-    await s.createTag({ bizTag: 't-tag', step: 10, maxId: 5_000 });
-    await s.deleteTag('t-tag');
+    await s.tags.createTag({ bizTag: 't-tag', step: 10, maxId: 5_000 });
+    await s.tags.deleteTag('t-tag');
     for (const low of [4_999, 1, 0]) {
-      const e = await refused(s.createTag({ bizTag: 't-tag', step: 10, maxId: low }), 'max_id_below_tombstone');
+      const e = await refused(s.tags.createTag({ bizTag: 't-tag', step: 10, maxId: low }), 'max_id_below_tombstone');
       expect(e.fields?.maxId).toBeDefined();
-      expect(await s.getTag('t-tag'), 'no row created').toBeUndefined();
-      expect(await s.getTombstone('t-tag'), 'the tombstone stays').toEqual({ maxId: 5_000 });
+      expect(await s.tags.getTag('t-tag'), 'no row created').toBeUndefined();
+      expect(await s.tags.getTombstone('t-tag'), 'the tombstone stays').toEqual({ maxId: 5_000 });
     }
-    const higher = await s.createTag({ bizTag: 't-tag', step: 10, maxId: 6_000, description: 'higher' });
+    const higher = await s.tags.createTag({ bizTag: 't-tag', step: 10, maxId: 6_000, description: 'higher' });
     expect(essentials(higher)).toEqual({ bizTag: 't-tag', maxId: 6_000, step: 10, description: 'higher' });
-    expect(await s.getTombstone('t-tag')).toBeUndefined();
-    expect(await s.allocate('t-tag')).toEqual({ bizTag: 't-tag', maxId: 6_010, step: 10, semantics: 'leaf-ts' });
+    expect(await s.tags.getTombstone('t-tag')).toBeUndefined();
+    expect(await s.tags.allocate('t-tag')).toEqual({ bizTag: 't-tag', maxId: 6_010, step: 10, semantics: 'leaf-ts' });
 
     // Exactly at the tombstone is allowed too: the next segment starts above it.
-    await s.createTag({ bizTag: 't-equal', step: 10, maxId: 300 });
-    await s.deleteTag('t-equal');
-    expect((await s.createTag({ bizTag: 't-equal', step: 10, maxId: 300 })).maxId).toBe(300);
+    await s.tags.createTag({ bizTag: 't-equal', step: 10, maxId: 300 });
+    await s.tags.deleteTag('t-equal');
+    expect((await s.tags.createTag({ bizTag: 't-equal', step: 10, maxId: 300 })).maxId).toBe(300);
   });
 
   it('deleting twice keeps the highest tombstone', async () => {
     // Delete, re-create higher, delete again: the tombstone follows the highest max_id.
-    await s.createTag({ bizTag: 'dd-tag', step: 10, maxId: 1_000 });
-    expect(await s.deleteTag('dd-tag')).toEqual({ maxId: 1_000 });
-    await s.createTag({ bizTag: 'dd-tag', step: 10 });
-    await s.raiseMaxId('dd-tag', 3_000);
-    expect(await s.deleteTag('dd-tag')).toEqual({ maxId: 3_000 });
-    expect(await s.getTombstone('dd-tag')).toEqual({ maxId: 3_000 });
+    await s.tags.createTag({ bizTag: 'dd-tag', step: 10, maxId: 1_000 });
+    expect(await s.tags.deleteTag('dd-tag')).toEqual({ maxId: 1_000 });
+    await s.tags.createTag({ bizTag: 'dd-tag', step: 10 });
+    await s.tags.raiseMaxId('dd-tag', 3_000);
+    expect(await s.tags.deleteTag('dd-tag')).toEqual({ maxId: 3_000 });
+    expect(await s.tags.getTombstone('dd-tag')).toEqual({ maxId: 3_000 });
 
     // A tombstone already higher than the row being deleted (written by hand, or left by an older delete) is kept.
-    await s.createTag({ bizTag: 'dd-stale', step: 10, maxId: 100 });
+    await s.tags.createTag({ bizTag: 'dd-stale', step: 10, maxId: 100 });
     await h.exec('INSERT INTO leaf_alloc_tombstone (biz_tag, max_id) VALUES (?, ?)', ['dd-stale', 90_000]);
-    expect(await s.deleteTag('dd-stale')).toEqual({ maxId: 100 });
-    expect(await s.getTombstone('dd-stale'), 'GREATEST of the old tombstone and the deleted row').toEqual({ maxId: 90_000 });
-    expect((await s.createTag({ bizTag: 'dd-stale', step: 10 })).maxId).toBe(90_000);
+    expect(await s.tags.deleteTag('dd-stale')).toEqual({ maxId: 100 });
+    expect(await s.tags.getTombstone('dd-stale'), 'GREATEST of the old tombstone and the deleted row').toEqual({ maxId: 90_000 });
+    expect((await s.tags.createTag({ bizTag: 'dd-stale', step: 10 })).maxId).toBe(90_000);
     // And a lower tombstone is raised by the delete.
     await h.exec('INSERT INTO leaf_alloc_tombstone (biz_tag, max_id) VALUES (?, ?)', ['dd-stale', 5]);
-    await s.raiseMaxId('dd-stale', 95_000);
-    expect(await s.deleteTag('dd-stale')).toEqual({ maxId: 95_000 });
-    expect(await s.getTombstone('dd-stale')).toEqual({ maxId: 95_000 });
+    await s.tags.raiseMaxId('dd-stale', 95_000);
+    expect(await s.tags.deleteTag('dd-stale')).toEqual({ maxId: 95_000 });
+    expect(await s.tags.getTombstone('dd-stale')).toEqual({ maxId: 95_000 });
   });
 
   it('deleteTag of an unknown tag: tag_not_found, no tombstone', async () => {
-    await refused(s.deleteTag('x-missing'), 'tag_not_found');
-    expect(await s.getTombstone('x-missing')).toBeUndefined();
+    await refused(s.tags.deleteTag('x-missing'), 'tag_not_found');
+    expect(await s.tags.getTombstone('x-missing')).toBeUndefined();
     // A tag already deleted is unknown too, and its tombstone is left as it was.
-    await s.createTag({ bizTag: 'x-gone', step: 10, maxId: 40 });
-    await s.deleteTag('x-gone');
-    await refused(s.deleteTag('x-gone'), 'tag_not_found');
-    expect(await s.getTombstone('x-gone')).toEqual({ maxId: 40 });
+    await s.tags.createTag({ bizTag: 'x-gone', step: 10, maxId: 40 });
+    await s.tags.deleteTag('x-gone');
+    await refused(s.tags.deleteTag('x-gone'), 'tag_not_found');
+    expect(await s.tags.getTombstone('x-gone')).toEqual({ maxId: 40 });
   });
 
   it('listTagRows: every row, full, ordered by biz_tag', async () => {
     const own = await factories[dialect](); // an empty database of its own
     const l = own.store;
-    expect(await l.listTagRows()).toEqual([]);
-    await l.createTag({ bizTag: 'orders', step: 1000, maxId: 42, description: 'order ids' });
-    await l.createTag({ bizTag: 'alpha', step: 10 });
-    await l.createTag({ bizTag: 'm.id:1', step: 5, description: 'dots and colons' });
-    await l.allocate('alpha');
-    const rows = await l.listTagRows();
+    expect(await l.tags.listTagRows()).toEqual([]);
+    await l.tags.createTag({ bizTag: 'orders', step: 1000, maxId: 42, description: 'order ids' });
+    await l.tags.createTag({ bizTag: 'alpha', step: 10 });
+    await l.tags.createTag({ bizTag: 'm.id:1', step: 5, description: 'dots and colons' });
+    await l.tags.allocate('alpha');
+    const rows = await l.tags.listTagRows();
     expect(rows.map(essentials)).toEqual([
       { bizTag: 'alpha', maxId: 11, step: 10, description: null },
       { bizTag: 'm.id:1', maxId: 1, step: 5, description: 'dots and colons' },
       { bizTag: 'orders', maxId: 42, step: 1000, description: 'order ids' },
     ]);
     for (const r of rows) expect(r.updateTime).toBeInstanceOf(Date);
-    expect((await l.listTags()).map((t) => t.bizTag)).toEqual(['alpha', 'm.id:1', 'orders']);
-    await l.deleteTag('m.id:1');
-    expect((await l.listTagRows()).map((r) => r.bizTag)).toEqual(['alpha', 'orders']);
+    expect((await l.tags.listTags()).map((t) => t.bizTag)).toEqual(['alpha', 'm.id:1', 'orders']);
+    await l.tags.deleteTag('m.id:1');
+    expect((await l.tags.listTagRows()).map((r) => r.bizTag)).toEqual(['alpha', 'orders']);
   });
 });
 
@@ -282,8 +283,8 @@ describe('mysql store: raiseMaxId racing allocate', () => {
       const random = rng(seed);
       const randInt = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
       const STEP = 50;
-      await stores[0].createTag({ bizTag: tag, step: STEP });
-      const initial = (await stores[0].getTag(tag))!.maxId;
+      await stores[0].tags.createTag({ bizTag: tag, step: STEP });
+      const initial = (await stores[0].tags.getTag(tag))!.maxId;
 
       type Op = { kind: 'raise'; to: number; delay: number } | { kind: 'alloc'; step?: number; delay: number };
       const ops: Op[] = [];
@@ -298,13 +299,13 @@ describe('mysql store: raiseMaxId racing allocate', () => {
         ops.map(async (op, i) => {
           await new Promise((r) => setTimeout(r, op.delay));
           const st = stores[i % stores.length];
-          if (op.kind === 'alloc') return st.allocate(tag, op.step);
-          op.to = Math.max(1, Number((await st.getTag(tag))!.maxId) + offsets[i]);
-          return st.raiseMaxId(tag, op.to);
+          if (op.kind === 'alloc') return st.tags.allocate(tag, op.step);
+          op.to = Math.max(1, Number((await st.tags.getTag(tag))!.maxId) + offsets[i]);
+          return st.tags.raiseMaxId(tag, op.to);
         }),
       );
       const ms = Date.now() - started;
-      const final = Number((await stores[0].getTag(tag))!.maxId);
+      const final = Number((await stores[0].tags.getTag(tag))!.maxId);
 
       const raisedTo = new Set<number>();
       let refusedRaises = 0;

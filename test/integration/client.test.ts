@@ -47,7 +47,7 @@ interface Done {
 it('clients in separate processes stay unique while one of two servers is killed mid-run', async () => {
   const file = tmp.file('leaf.db');
   const setup = new SqliteStore({ file });
-  await setup.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
+  await setup.tags.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
 
   const [a, b] = await Promise.all([startServer('range-a', file), startServer('range-b', file)]);
   const clients = Array.from({ length: CLIENTS }, (_, i) => {
@@ -74,7 +74,7 @@ it('clients in separate processes stay unique while one of two servers is killed
   // No ID twice, across every client; all inside what leaf_alloc handed out.
   const all = sortedIdFiles(done.map((_, i) => tmp.file(`ids-${i}.bin`)), QUOTA);
   expect(repeatsInSorted(all)).toBe(0);
-  const row = await setup.getTag(TAG);
+  const row = await setup.tags.getTag(TAG);
   expect(all[0]).toBeGreaterThan(BigInt(START_MAX_ID));
   expect(all[all.length - 1]).toBeLessThanOrEqual(BigInt(row?.maxId ?? 0));
   await setup.close();

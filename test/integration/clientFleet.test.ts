@@ -47,7 +47,7 @@ it(`${CLIENTS} client processes lease ${TOTAL.toLocaleString('en-US')} IDs from 
   database = await freshMysqlDatabase();
   const store = await MysqlStore.open({ url: database.url });
   try {
-    await store.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
+    await store.tags.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
     const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: database.url, LEAF_ID_TOKEN: TOKEN, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' };
     const nodes: NodeServer[] = await Promise.all(
       Array.from({ length: NODES }, (_, i) => startNodeServer({ env: { ...env, LEAF_NODE_ID: `fleet-${i}` } as NodeJS.ProcessEnv, timeoutMs: 60_000 })),
@@ -71,7 +71,7 @@ it(`${CLIENTS} client processes lease ${TOTAL.toLocaleString('en-US')} IDs from 
 
     const all = sortedIdFiles(done.map((_, i) => tmp.file(`ids-${i}.bin`)), QUOTA);
     expect(repeatsInSorted(all)).toBe(0);
-    const row = await store.getTag(TAG);
+    const row = await store.tags.getTag(TAG);
     expect(all[0]).toBeGreaterThan(BigInt(START_MAX_ID));
     expect(all[all.length - 1]).toBeLessThanOrEqual(BigInt(row?.maxId ?? 0));
     console.log(

@@ -36,7 +36,7 @@ function leafServer(): Promise<string> {
   server ??= (async () => {
     const file = tmp.file('server.db');
     const store = new SqliteStore({ file });
-    for (const bizTag of ['orders', 'pkg']) await store.createTag({ bizTag, step: 1_000, maxId: 2 ** 40 });
+    for (const bizTag of ['orders', 'pkg']) await store.tags.createTag({ bizTag, step: 1_000, maxId: 2 ** 40 });
     await store.close();
     const env = { ...process.env, NODE_ENV: 'production', LEAF_SQLITE_FILE: file, LEAF_ID_TOKEN: TOKEN, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' };
     return (await startNodeServer({ env: env as NodeJS.ProcessEnv, timeoutMs: 60_000 })).url;
@@ -221,7 +221,7 @@ it('examples/embedded installs @leaf-ts/embedded by path and runs with plain nod
   const project = installExample('embedded');
   const file = tmp.file('example.db');
   const store = new SqliteStore({ file });
-  await store.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
+  await store.tags.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
   await store.close();
 
   // From the example's own folder: the migrations come from the installed package, not the working directory.

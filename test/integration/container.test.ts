@@ -57,7 +57,7 @@ it('podman stop is a graceful stop: exit 0, the unused IDs given back, the next 
   const env = { DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', LEAF_ADMIN_TOKEN: 'container-test-admin-token', LEAF_LOG_LEVEL: 'info' };
   let container: Container | undefined;
   try {
-    await store.createTag({ bizTag: 'boxed', step: 1_000 });
+    await store.tags.createTag({ bizTag: 'boxed', step: 1_000 });
     const run = async () => {
       const c = runContainer(IMAGE, env);
       container = c;
@@ -71,7 +71,7 @@ it('podman stop is a graceful stop: exit 0, the unused IDs given back, the next 
     first.stop(20);
     expect(first.exitCode(), first.logs().slice(-4_000)).toBe(0);
     expect(first.logs()).toContain('"event":"give_back_done"');
-    expect(String((await store.getTag('boxed'))?.maxId)).toBe(String(last));
+    expect(String((await store.tags.getTag('boxed'))?.maxId)).toBe(String(last));
     first.remove();
 
     const second = await run();

@@ -75,7 +75,7 @@ describe('haproxy.cfg in front of three nodes', () => {
     tmp = tempDir('leaf-it-deploy-');
     const file = tmp.file('leaf.db');
     const store = new SqliteStore({ file });
-    await store.createTag({ bizTag: 'lb', step: 100 });
+    await store.tags.createTag({ bizTag: 'lb', step: 100 });
     await store.close();
     const env = (id: string, db: Record<string, string>) =>
       ({ ...process.env, NODE_ENV: 'production', LEAF_LOG_LEVEL: 'warn', LEAF_ADMIN_TOKEN: ADMIN, LEAF_NODE_ID: id, LEAF_TRUSTED_PROXIES: '127.0.0.1', LEAF_SNOWFLAKE: 'off', ...db }) as NodeJS.ProcessEnv;

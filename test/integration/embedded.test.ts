@@ -37,7 +37,7 @@ describe.each(dialects.all)('leaf-ts/embedded beside a server on $name', (dialec
     if (dialect.skip?.()) ctx.skip();
     const { store, databaseUrl, serverEnv, close } = await dialect.open(tmp);
     try {
-      await store.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
+      await store.tags.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
       const server = await startNodeServer({
         env: serverEnv({ LEAF_NODE_ID: `embedded-it-${dialect.semantics}` }),
         timeoutMs: 60_000,
@@ -79,7 +79,7 @@ describe.each(dialects.all)('leaf-ts/embedded beside a server on $name', (dialec
       let duplicates = 0;
       for (let i = 1; i < all.length; i++) if (all[i] === all[i - 1]) duplicates++;
       expect(duplicates).toBe(0);
-      const row = await store.getTag(TAG);
+      const row = await store.tags.getTag(TAG);
       expect(all[0]).toBeGreaterThanOrEqual(BigInt(START_MAX_ID));
       expect(all[all.length - 1]).toBeLessThanOrEqual(BigInt(row?.maxId ?? 0));
       console.log(`[embedded-it] ${dialect.name}: ${all.length.toLocaleString('en-US')} IDs, embedded ms ${done.map((d) => d.ms).join('/')}, no duplicate`);

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditStamp, LeafStore, PeriodClaim } from '../../lib/store/types';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
+import type { PeriodClaim } from '../../lib/format/formatStore';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 
 /** `open()` gives one more store (its own pool or connection) on the same database. */
@@ -67,27 +69,27 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
   describe(`leaf_format on ${dialect}`, () => {
     it('claims a fresh period from 1, then above it, clipped at the cap, then nothing', async () => {
       const store = await (await factories[dialect]()).open();
-      expect(await store.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 40, count: 40 });
-      expect(await store.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 80, count: 40 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 40, count: 40 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 80, count: 40 });
       // Another period and another tag count on their own.
-      expect(await store.claimPeriod('ord', '20261203', 10, 99)).toEqual({ maxId: 10, count: 10 });
-      expect(await store.claimPeriod('inv', '20261202', 5, 99)).toEqual({ maxId: 5, count: 5 });
-      expect(await store.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 99, count: 19 });
-      expect(await store.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 99, count: 0 });
-      expect(await store.claimPeriod('ord', '20261202', 1, 99)).toEqual({ maxId: 99, count: 0 });
+      expect(await store.formats.claimPeriod('ord', '20261203', 10, 99)).toEqual({ maxId: 10, count: 10 });
+      expect(await store.formats.claimPeriod('inv', '20261202', 5, 99)).toEqual({ maxId: 5, count: 5 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 99, count: 19 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 99, count: 0 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 1, 99)).toEqual({ maxId: 99, count: 0 });
       // A step above the cap on a fresh period: clipped to the cap.
-      expect(await store.claimPeriod('tiny', '', 1000, 9)).toEqual({ maxId: 9, count: 9 });
-      const periods = await store.listFormatPeriods('ord');
+      expect(await store.formats.claimPeriod('tiny', '', 1000, 9)).toEqual({ maxId: 9, count: 9 });
+      const periods = await store.formats.listFormatPeriods('ord');
       expect(periods.map((p) => [p.periodKey, p.maxId, p.step])).toEqual([
         ['20261203', 10, 10],
         ['20261202', 99, 0],
       ]);
       expect(periods[0]!.updateTime).toBeGreaterThan(Date.now() - 60_000);
-      expect((await store.listFormatPeriods('ord', ['20261202'])).map((p) => p.periodKey)).toEqual(['20261202']);
+      expect((await store.formats.listFormatPeriods('ord', ['20261202'])).map((p) => p.periodKey)).toEqual(['20261202']);
       // Give-back is a compare-and-set on the period's max_id.
-      expect(await store.giveBackPeriod('ord', '20261203', 9, 5)).toBe(false);
-      expect(await store.giveBackPeriod('ord', '20261203', 10, 5)).toBe(true);
-      expect(await store.claimPeriod('ord', '20261203', 10, 99)).toEqual({ maxId: 15, count: 10 });
+      expect(await store.formats.giveBackPeriod('ord', '20261203', 9, 5)).toBe(false);
+      expect(await store.formats.giveBackPeriod('ord', '20261203', 10, 5)).toBe(true);
+      expect(await store.formats.claimPeriod('ord', '20261203', 10, 99)).toEqual({ maxId: 15, count: 10 });
     });
 
     it('first claims of a fresh period from several connections at once never overlap', async () => {
@@ -96,7 +98,7 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
       const rounds = 25;
       const step = 7;
       const claims = await Promise.all(
-        stores.flatMap((store) => Array.from({ length: rounds }, () => store.claimPeriod('race', '20270101', step, 999_999))),
+        stores.flatMap((store) => Array.from({ length: rounds }, () => store.formats.claimPeriod('race', '20270101', step, 999_999))),
       );
       const numbers = claims.flatMap(claimed).sort((a, b) => a - b);
       expect(claims.every((c) => c.count === step)).toBe(true);
@@ -108,32 +110,32 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
     it('creates, edits only a wider sequence, deletes keeping the periods, re-creates with the same shape', async () => {
       const store = await (await factories[dialect]()).open();
       const base = { bizTag: 'ord', pattern: 'ORD-{yyyyMMdd}-{seq:4}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', step: 100 } as const;
-      const created = await store.createFormat({ ...base, description: 'orders' }, stamp(1));
+      const created = await store.formats.createFormat({ ...base, description: 'orders' }, stamp(1));
       expect(created).toMatchObject({ ...base, description: 'orders' });
-      expect(await codeOf(store.createFormat(base, stamp(2)))).toBe('tag_exists');
-      expect(await store.listFormats()).toEqual([created]);
+      expect(await codeOf(store.formats.createFormat(base, stamp(2)))).toBe('tag_exists');
+      expect(await store.formats.listFormats()).toEqual([created]);
 
-      expect(await codeOf(store.updateFormat('ord', { pattern: 'ORD-{yyyyMMdd}-{seq:3}' }, stamp(3)))).toBe('format_conflict');
-      expect(await codeOf(store.updateFormat('ord', { pattern: 'ORD-{yyyyMM}-{seq:4}' }, stamp(3)))).toBe('format_conflict');
-      const edited = await store.updateFormat('ord', { pattern: 'ORD-{yyyyMMdd}-{seq:5}', timeZone: 'UTC', step: 50 }, stamp(4));
+      expect(await codeOf(store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMMdd}-{seq:3}' }, stamp(3)))).toBe('format_conflict');
+      expect(await codeOf(store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMM}-{seq:4}' }, stamp(3)))).toBe('format_conflict');
+      const edited = await store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMMdd}-{seq:5}', timeZone: 'UTC', step: 50 }, stamp(4));
       expect(edited).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:5}', timeZone: 'UTC', step: 50, description: 'orders' });
-      expect(await codeOf(store.updateFormat('nope', { step: 5 }, stamp(5)))).toBe('tag_not_found');
+      expect(await codeOf(store.formats.updateFormat('nope', { step: 5 }, stamp(5)))).toBe('tag_not_found');
 
-      await store.claimPeriod('ord', '20261202', 50, 99_999);
-      await store.deleteFormat('ord', stamp(6));
-      expect(await store.getFormat('ord')).toBeUndefined();
-      expect(await store.listFormats()).toEqual([]);
-      expect(await codeOf(store.deleteFormat('ord', stamp(7)))).toBe('tag_not_found');
-      expect((await store.listFormatPeriods('ord')).map((p) => p.maxId)).toEqual([50]);
+      await store.formats.claimPeriod('ord', '20261202', 50, 99_999);
+      await store.formats.deleteFormat('ord', stamp(6));
+      expect(await store.formats.getFormat('ord')).toBeUndefined();
+      expect(await store.formats.listFormats()).toEqual([]);
+      expect(await codeOf(store.formats.deleteFormat('ord', stamp(7)))).toBe('tag_not_found');
+      expect((await store.formats.listFormatPeriods('ord')).map((p) => p.maxId)).toEqual([50]);
 
-      const refused = await codeOf(store.createFormat({ ...base, resetPeriod: 'monthly', pattern: 'ORD-{yyyyMMdd}-{seq:5}' }, stamp(8)));
+      const refused = await codeOf(store.formats.createFormat({ ...base, resetPeriod: 'monthly', pattern: 'ORD-{yyyyMMdd}-{seq:5}' }, stamp(8)));
       expect(refused).toBe('format_conflict');
-      expect(await codeOf(store.createFormat({ ...base, pattern: 'X-{yyyyMMdd}-{seq:5}' }, stamp(8)))).toBe('format_conflict');
-      const again = await store.createFormat({ ...base, pattern: 'ORD-{yyyyMMdd}-{seq:6}' }, stamp(9));
+      expect(await codeOf(store.formats.createFormat({ ...base, pattern: 'X-{yyyyMMdd}-{seq:5}' }, stamp(8)))).toBe('format_conflict');
+      const again = await store.formats.createFormat({ ...base, pattern: 'ORD-{yyyyMMdd}-{seq:6}' }, stamp(9));
       expect(again).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:6}', description: null });
-      expect(await store.claimPeriod('ord', '20261202', 10, 999_999)).toEqual({ maxId: 60, count: 10 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 10, 999_999)).toEqual({ maxId: 60, count: 10 });
 
-      const audit = await store.listAudit({ limit: 10, bizTag: 'ord' });
+      const audit = await store.audit.listAudit({ limit: 10, bizTag: 'ord' });
       expect(audit.map((e) => e.action)).toEqual(['format.create', 'format.delete', 'format.edit', 'format.create']);
       expect(audit[2]!.before).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:4}', timeZone: 'Asia/Shanghai' });
       expect(audit[2]!.after).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:5}', timeZone: 'UTC' });

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditStamp, LeafStore } from '../../lib/store/types';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
 import { type NodeServer, type TestDatabase, startNodeServer, stopChild } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir } from '../support/context';
 
@@ -80,8 +81,8 @@ describe.each(dialects)('formatted IDs from several processes, $name', (dialect)
       return server;
     };
     try {
-      await store.createFormat({ bizTag: 'hammer', pattern: 'H-{yyyyMMdd}-{seq:8}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', step: 50 }, stamp);
-      await store.createFormat({ bizTag: 'restart', pattern: 'R-{seq:9}', resetPeriod: 'never', timeZone: 'UTC', step: STEP }, stamp);
+      await store.formats.createFormat({ bizTag: 'hammer', pattern: 'H-{yyyyMMdd}-{seq:8}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', step: 50 }, stamp);
+      await store.formats.createFormat({ bizTag: 'restart', pattern: 'R-{seq:9}', resetPeriod: 'never', timeZone: 'UTC', step: STEP }, stamp);
       const nodes = await Promise.all([start('fm-a'), start('fm-b'), start('fm-c')]);
 
       // Each node: 4 clients at once, 30 rounds of a batch of 20 and 3 singles.
@@ -106,7 +107,7 @@ describe.each(dialects)('formatted IDs from several processes, $name', (dialect)
       expect(new Set(issued).size, 'a formatted ID issued twice').toBe(issued.length);
       for (const id of issued) expect(id).toMatch(/^H-\d{8}-\d{8}$/);
       const days = [...new Set(issued.map((id) => id.slice(2, 10)))];
-      const periods = await store.listFormatPeriods('hammer');
+      const periods = await store.formats.listFormatPeriods('hammer');
       // (A run across Shanghai's midnight would see two days; each counted from 1 on its own.)
       for (const day of days) {
         const seqs = issued.filter((id) => id.slice(2, 10) === day).map(seqOf);

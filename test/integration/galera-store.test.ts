@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { SnowflakeNode } from '../../lib/snowflake/node';
 import { decompose } from '../../lib/snowflake/layout';
-import { migrationsFolder } from '../../lib/store/migrate';
+import { migrationsFolder } from '../../lib/store/migrations';
 import { MysqlStore, type MysqlRetryStats } from '../../lib/store/mysql';
-import type { Allocation } from '../../lib/store/types';
+import type { Allocation } from '../../lib/segment/segmentSource';
 import { claimedRange } from '../../lib/segment/semantics';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
 import { waitFor, within } from '../support/context';
@@ -95,7 +95,7 @@ async function claimLoop(store: MysqlStore, tag: string, stop: () => boolean, ou
   while (!stop()) {
     const t = performance.now();
     try {
-      out.ok.push(await within(SETTLE_MS, store.allocate(tag), 'allocate'));
+      out.ok.push(await within(SETTLE_MS, store.tags.allocate(tag), 'allocate'));
     } catch (error) {
       out.errors.push(error);
     }
@@ -132,13 +132,13 @@ describe('MysqlStore on Galera', () => {
 
   it('one tag claimed through three nodes at once: 1213 retried, segments disjoint and exact, max_id accounts for every claim', async () => {
     const start = 1_000;
-    await stores[0].createTag({ bizTag: 'hot', step: 3, maxId: start });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag('hot')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await stores[0].tags.createTag({ bizTag: 'hot', step: 3, maxId: start });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag('hot')))).every(Boolean) ? true : undefined), 'tag on all nodes');
     const before = sumRetries();
     const perStore = 300;
     const results = await Promise.all(
       stores.map((s) =>
-        Promise.allSettled(Array.from({ length: perStore }, () => s.allocate('hot'))),
+        Promise.allSettled(Array.from({ length: perStore }, () => s.tags.allocate('hot'))),
       ),
     );
     const ok = results.flat().flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
@@ -167,7 +167,7 @@ describe('MysqlStore on Galera', () => {
     const perStore = 200;
     const step = 5;
     const results = await Promise.all(
-      stores.map((s) => Promise.allSettled(Array.from({ length: perStore }, () => within(SETTLE_MS, s.claimPeriod('ord', '20270101', step, 999_999), 'claimPeriod')))),
+      stores.map((s) => Promise.allSettled(Array.from({ length: perStore }, () => within(SETTLE_MS, s.formats.claimPeriod('ord', '20270101', step, 999_999), 'claimPeriod')))),
     );
     const ok = results.flat().flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = results.flat().flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
@@ -185,8 +185,8 @@ describe('MysqlStore on Galera', () => {
   });
 
   it('a node killed mid-claim: the stores keep claiming through the others within bounds; it rejoins and serves again', async () => {
-    await stores[0].createTag({ bizTag: 'kill', step: 10, maxId: 0 });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag('kill')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await stores[0].tags.createTag({ bizTag: 'kill', step: 10, maxId: 0 });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag('kill')))).every(Boolean) ? true : undefined), 'tag on all nodes');
     const before = sumRetries();
     const out = [timed(), timed(), timed()];
     let stop = false;
@@ -226,19 +226,19 @@ describe('MysqlStore on Galera', () => {
     await waitFor(
       20_000,
       async () => {
-        await stores[1].allocate('kill');
+        await stores[1].tags.allocate('kill');
         return (await commits()) > base ? true : undefined;
       },
       'claims through the restarted node',
       200,
     );
     const direct = await open(cluster.urlFor(1, db.name));
-    expect((await direct.allocate('kill')).maxId).toBeGreaterThan(end);
+    expect((await direct.tags.allocate('kill')).maxId).toBeGreaterThan(end);
   });
 
   it('an isolated node (non-primary, 1047): its store claims through the others within bounds; health shows it; heal', async () => {
-    await stores[0].createTag({ bizTag: 'iso', step: 10, maxId: 0 });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag('iso')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await stores[0].tags.createTag({ bizTag: 'iso', step: 10, maxId: 0 });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag('iso')))).every(Boolean) ? true : undefined), 'tag on all nodes');
     const before = sumRetries();
     const out = timed();
     let stop = false;
@@ -267,13 +267,13 @@ describe('MysqlStore on Galera', () => {
     expect(retried.notPrimary).toBeGreaterThan(0);
     expectDisjoint(out.ok, 0, await maxIdOn(1, 'iso'));
     expect((await stores[0].hosts())[0]).toMatchObject({ reachable: true, galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 3 } });
-    await stores[0].allocate('iso');
+    await stores[0].tags.allocate('iso');
   });
 
   it('a snowflake node whose only host is isolated stops issuing within its lease, and resumes above its fence after heal', async () => {
     const leaseMs = 6_000;
     const store = await open(cluster.urlFor(2, db.name), { queryTimeoutMs: 2_000 });
-    const node = new SnowflakeNode({ store, nodeId: 'sf-single', epochMs: EPOCH, leaseMs });
+    const node = new SnowflakeNode({ store: store.workers, nodeId: 'sf-single', epochMs: EPOCH, leaseMs });
     await node.start();
     extra.push({ close: () => node.stop() });
     expect(node.status().state).toBe('ready');
@@ -328,7 +328,7 @@ describe('MysqlStore on Galera', () => {
   it('a snowflake node with several hosts keeps issuing while its first host is isolated', async () => {
     const leaseMs = 6_000;
     const store = await open(cluster.multiHostUrl([1, 0, 2], db.name), { queryTimeoutMs: 2_000 });
-    const node = new SnowflakeNode({ store, nodeId: 'sf-multi', epochMs: EPOCH, leaseMs });
+    const node = new SnowflakeNode({ store: store.workers, nodeId: 'sf-multi', epochMs: EPOCH, leaseMs });
     await node.start();
     extra.push({ close: () => node.stop() });
     expect(node.status().state).toBe('ready');
@@ -374,19 +374,19 @@ describe('MysqlStore on Galera', () => {
     for (let k = 0; k < 5; k++) {
       const tag = `adm-${k}`;
       const [a, b, c] = [stores[k % 3], stores[(k + 1) % 3], stores[(k + 2) % 3]];
-      expect(await a.createTag({ bizTag: tag, step: 10, maxId: 500 })).toMatchObject({ bizTag: tag, step: 10, maxId: 500 });
-      expect(await b.updateTag(tag, { step: 20, description: 'moved' })).toMatchObject({ step: 20, description: 'moved' });
-      expect(await c.raiseMaxId(tag, 1_000)).toMatchObject({ maxId: 1_000, step: 20 });
-      await expect(a.raiseMaxId(tag, 900)).rejects.toMatchObject({ code: 'max_id_lowered' });
-      expect(await a.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_020, step: 20, semantics: 'leaf-ts' });
-      await expect(c.createTag({ bizTag: tag, step: 1 })).rejects.toMatchObject({ code: 'tag_exists' });
-      expect(await b.deleteTag(tag)).toEqual({ maxId: 1_020 });
-      expect(await c.getTombstone(tag)).toEqual({ maxId: 1_020 });
-      await expect(a.allocate(tag)).rejects.toMatchObject({ code: 'tag_not_found' });
-      await expect(c.createTag({ bizTag: tag, step: 10, maxId: 5 })).rejects.toMatchObject({ code: 'max_id_below_tombstone' });
-      expect(await a.createTag({ bizTag: tag, step: 10 })).toMatchObject({ maxId: 1_020 });
-      expect(await b.getTombstone(tag)).toBeUndefined();
-      expect(await c.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_030, step: 10, semantics: 'leaf-ts' });
+      expect(await a.tags.createTag({ bizTag: tag, step: 10, maxId: 500 })).toMatchObject({ bizTag: tag, step: 10, maxId: 500 });
+      expect(await b.tags.updateTag(tag, { step: 20, description: 'moved' })).toMatchObject({ step: 20, description: 'moved' });
+      expect(await c.tags.raiseMaxId(tag, 1_000)).toMatchObject({ maxId: 1_000, step: 20 });
+      await expect(a.tags.raiseMaxId(tag, 900)).rejects.toMatchObject({ code: 'max_id_lowered' });
+      expect(await a.tags.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_020, step: 20, semantics: 'leaf-ts' });
+      await expect(c.tags.createTag({ bizTag: tag, step: 1 })).rejects.toMatchObject({ code: 'tag_exists' });
+      expect(await b.tags.deleteTag(tag)).toEqual({ maxId: 1_020 });
+      expect(await c.tags.getTombstone(tag)).toEqual({ maxId: 1_020 });
+      await expect(a.tags.allocate(tag)).rejects.toMatchObject({ code: 'tag_not_found' });
+      await expect(c.tags.createTag({ bizTag: tag, step: 10, maxId: 5 })).rejects.toMatchObject({ code: 'max_id_below_tombstone' });
+      expect(await a.tags.createTag({ bizTag: tag, step: 10 })).toMatchObject({ maxId: 1_020 });
+      expect(await b.tags.getTombstone(tag)).toBeUndefined();
+      expect(await c.tags.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_030, step: 10, semantics: 'leaf-ts' });
     }
   });
 
@@ -397,7 +397,7 @@ describe('MysqlStore on Galera', () => {
   it('audited edits and raises through three nodes while claims race them: one entry per applied change, the same trail on every node', async () => {
     const tag = 'aud-race';
     const stamp = (i: number) => ({ actor: `token:race000${i}`, address: `10.0.0.${i}`, nodeId: `node-${i}`, at: Date.now() });
-    await stores[0].createTag({ bizTag: tag, step: 10, maxId: 1 }, stamp(0));
+    await stores[0].tags.createTag({ bizTag: tag, step: 10, maxId: 1 }, stamp(0));
     let stop = false;
     const claims = stores.map(() => timed());
     const claiming = stores.map((s, i) => claimLoop(s, tag, () => stop, claims[i]));
@@ -409,8 +409,8 @@ describe('MysqlStore on Galera', () => {
       stores.map(async (s, i) => {
         for (let n = 1; n <= 8; n++) {
           try {
-            if (n % 2 === 0) await s.updateTag(tag, { description: `d${i}-${n}` }, stamp(i));
-            else await s.raiseMaxId(tag, 1_000 * (3 * n + i), stamp(i));
+            if (n % 2 === 0) await s.tags.updateTag(tag, { description: `d${i}-${n}` }, stamp(i));
+            else await s.tags.raiseMaxId(tag, 1_000 * (3 * n + i), stamp(i));
             applied[i]++;
           } catch (error) {
             if (isLeafError(error) && error.code === 'max_id_lowered') refused++;
@@ -452,15 +452,15 @@ describe('MysqlStore on Galera', () => {
 
   it('the fleet default flipped through one node while three nodes claim one row: each claim owns its range under its own semantics, none overlap', async () => {
     const tag = 'sem-race';
-    await stores[0].createTag({ bizTag: tag, step: 5, maxId: 1_000 });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.getTag(tag)))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await stores[0].tags.createTag({ bizTag: tag, step: 5, maxId: 1_000 });
+    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag(tag)))).every(Boolean) ? true : undefined), 'tag on all nodes');
     let stop = false;
     const claims: Allocation[] = [];
     // A claim every few ms per node: far more than Leaf's one claim per segment, yet a switch (a transaction of a few
     // round trips) can still win certification against them.
     const claiming = stores.map(async (s) => {
       while (!stop) {
-        claims.push(await s.allocate(tag));
+        claims.push(await s.tags.allocate(tag));
         await new Promise((resolve) => setTimeout(resolve, 3));
       }
     });
@@ -472,7 +472,7 @@ describe('MysqlStore on Galera', () => {
       // five times in a row (a clean-clone run saw it): an operator retries, so the test does, with a random pause.
       for (let attempt = 0; attempt < 30; attempt++) {
         try {
-          await stores[switched % 3]!.setDefaultSemantics(to);
+          await stores[switched % 3]!.semantics.setDefaultSemantics(to);
           switched++;
           break;
         } catch (error) {
@@ -492,6 +492,6 @@ describe('MysqlStore on Galera', () => {
     expect(switched).toBe(6);
     expect(leaf).toBeGreaterThan(0);
     expect(leaf).toBeLessThan(claims.length);
-    await stores[0].setDefaultSemantics('leaf-ts');
+    await stores[0].semantics.setDefaultSemantics('leaf-ts');
   });
 });

@@ -54,9 +54,9 @@ describe.each(dialects.all)('give-back on restart, $name', (dialect) => {
       started.push(server);
       return server;
     };
-    const maxId = async (tag: string) => String((await store.getTag(tag))!.maxId);
+    const maxId = async (tag: string) => String((await store.tags.getTag(tag))!.maxId);
     try {
-      for (const tag of Object.values(TAGS)) await store.createTag({ bizTag: tag, step: STEP });
+      for (const tag of Object.values(TAGS)) await store.tags.createTag({ bizTag: tag, step: STEP });
       const [off, on, killed] = await Promise.all([start('gb-off', 'off'), start('gb-on', 'on'), start('gb-kill', 'on')]);
       const before = {
         off: await take(off, TAGS.off, SERVED),

@@ -52,10 +52,10 @@ describe.skipIf(!mariadbAvailable())('a database Java Leaf already uses', () => 
   it('in leaf semantics a claim continues Leaf’s sequence exactly where a Java claim would', async () => {
     const store = await MysqlStore.open({ url: database!.url });
     try {
-      await store.setDefaultSemantics('leaf');
+      await store.semantics.setDefaultSemantics('leaf');
       // The switch skipped one ID (leaf-ts may have served max_id): 5001 → 5002; a Java claim would now serve
       // [5002, 7001], and so does ours.
-      const claim = await store.allocate('leaf-segment-test');
+      const claim = await store.tags.allocate('leaf-segment-test');
       expect(claim).toMatchObject({ maxId: 7002, step: 2000, semantics: 'leaf' });
     } finally {
       await store.close();

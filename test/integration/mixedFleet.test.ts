@@ -100,12 +100,12 @@ async function rawSwitch(url: string, semantics: Semantics): Promise<void> {
 async function run(o: RunOptions): Promise<Outcome> {
   const url = (database as TestDatabase).url;
   const tags = Array.from({ length: TAG_COUNT }, (_, i) => `${o.name}-${i}`);
-  for (const bizTag of tags) await store.createTag({ bizTag, step: DB_STEP });
+  for (const bizTag of tags) await store.tags.createTag({ bizTag, step: DB_STEP });
   // With servers: the default starts as the other semantics, so the servers' start-up switch has work to do.
-  if (o.servers === true) await store.setDefaultSemantics(o.semantics === 'leaf' ? 'leaf-ts' : 'leaf');
+  if (o.servers === true) await store.semantics.setDefaultSemantics(o.semantics === 'leaf' ? 'leaf-ts' : 'leaf');
   const servers = o.servers === true ? await startServers(url, o.semantics) : [];
-  if (o.servers === true) expect((await store.getSemantics()).default, 'set by the servers at start').toBe(o.semantics);
-  else await store.setDefaultSemantics(o.semantics);
+  if (o.servers === true) expect((await store.semantics.getSemantics()).default, 'set by the servers at start').toBe(o.semantics);
+  else await store.semantics.setDefaultSemantics(o.semantics);
   try {
     return await runNodes(o, url, tags, servers.map((s) => s.url));
   } finally {
@@ -146,7 +146,7 @@ async function runNodes(o: RunOptions, url: string, tags: string[], serverUrls: 
       if (finished) break;
       to = to === 'leaf' ? 'leaf-ts' : 'leaf';
       if (o.switching.raw) await rawSwitch(url, to);
-      else await store.setDefaultSemantics(to);
+      else await store.semantics.setDefaultSemantics(to);
       switches++;
     }
   })();
@@ -155,7 +155,7 @@ async function runNodes(o: RunOptions, url: string, tags: string[], serverUrls: 
   const exits = await Promise.all(workers.map((w) => w.exited));
   expect(exits.map((e) => e.code)).toEqual(workers.map(() => 0));
 
-  const maxIds = await Promise.all(tags.map(async (t) => (await store.getTag(t))!.maxId));
+  const maxIds = await Promise.all(tags.map(async (t) => (await store.tags.getTag(t))!.maxId));
   const seen = maxIds.map((m) => new Uint8Array(Number(m) + 1));
   let issued = 0;
   let duplicates = 0;
@@ -201,7 +201,7 @@ describe.skipIf(!mariadbAvailable())('mixed fleet: Java Leaf and leaf-ts nodes o
     expect(r.issued).toBeGreaterThanOrEqual(999_999);
     expect(r.claims.java).toBeGreaterThan(50);
     expect(r.duplicates, r.examples.join(', ')).toBe(0);
-    const audit = await store.listAudit({ limit: 50 });
+    const audit = await store.audit.listAudit({ limit: 50 });
     // Two servers started together: one of them switched (one audit entry), the other found it done.
     expect(audit.filter((e) => e.action === 'fleet.semantics' && e.actor === 'config:LEAF_SEGMENT_SEMANTICS')).toHaveLength(1);
   }, 120_000);

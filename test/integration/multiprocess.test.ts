@@ -83,8 +83,8 @@ describe.each(dialects)('$name store: processes share one tag', (dialect) => {
     const { store, target } = await dialect.prepare();
     let stopClock: ReturnType<typeof setTimeout> | undefined;
     try {
-      await store.createTag({ bizTag: TAG, step: DB_STEP, description: 'multi-process test' });
-      const initialMax = Number((await store.getTag(TAG))!.maxId);
+      await store.tags.createTag({ bizTag: TAG, step: DB_STEP, description: 'multi-process test' });
+      const initialMax = Number((await store.tags.getTag(TAG))!.maxId);
       expect(initialMax).toBe(1);
 
       const quota = TOTAL_IDS / PROCESSES;
@@ -123,7 +123,7 @@ describe.each(dialects)('$name store: processes share one tag', (dialect) => {
       expect(exits.map((e) => e.code)).toEqual(workers.map(() => 0));
       const runMs = Date.now() - t0;
 
-      const finalMax = Number((await store.getTag(TAG))!.maxId);
+      const finalMax = Number((await store.tags.getTag(TAG))!.maxId);
       const growth = finalMax - initialMax;
 
       // --- the claimed segments: owned by exactly one process each, tiling (initialMax, finalMax] exactly.

@@ -9,9 +9,10 @@ import net from 'node:net';
 import mysql from 'mysql2/promise';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateMysql, migrationsFolder } from '../../lib/store/migrate';
+import { migrateMysql } from '../../lib/store/mysql/migrate';
+import { migrationsFolder } from '../../lib/store/migrations';
 import { MysqlStore } from '../../lib/store/mysql';
-import { parseMysqlUrl } from '../../lib/store/mysqlUrl';
+import { parseMysqlUrl } from '../../lib/store/mysql/url';
 import { ChaosProxy } from '../../tools/chaos/proxy';
 import { type TestDatabase, freePort } from '../../tools/harness';
 import { freshMysqlDatabase, mysqlUrl, within } from '../support/context';
@@ -74,11 +75,11 @@ describe('DATABASE_URL with several hosts', () => {
     const store = await within(10_000, MysqlStore.open({ url: urlWith([dead, livePort]), connectTimeoutMs: 1_000 }), 'open');
     try {
       expect(Date.now() - t).toBeLessThan(5_000);
-      await store.createTag({ bizTag: 'dead-first', step: 100 });
+      await store.tags.createTag({ bizTag: 'dead-first', step: 100 });
       const segments = [];
       for (let i = 0; i < 20; i++) {
         const started = Date.now();
-        segments.push(await store.allocate('dead-first'));
+        segments.push(await store.tags.allocate('dead-first'));
         expect(Date.now() - started).toBeLessThan(CLAIM_BOUND_MS);
       }
       expect(segments.map((s) => s.maxId)).toEqual(Array.from({ length: 20 }, (_, i) => 1 + 100 * (i + 1)));
@@ -109,9 +110,9 @@ describe('DATABASE_URL with several hosts', () => {
   it('the first host dies mid-run: claims go on through the second with bounded waits and never overlap', async () => {
     const { first, second, store } = await behindTwoProxies(2_000);
     try {
-      await store.createTag({ bizTag: 'mid-run', step: 10 });
+      await store.tags.createTag({ bizTag: 'mid-run', step: 10 });
       const segments = [];
-      for (let i = 0; i < 10; i++) segments.push(await store.allocate('mid-run'));
+      for (let i = 0; i < 10; i++) segments.push(await store.tags.allocate('mid-run'));
       // ORDER: while the first host answers, everything goes there.
       expect(first.stats.connections).toBeGreaterThan(0);
       expect(second.stats.connections).toBe(0);
@@ -119,7 +120,7 @@ describe('DATABASE_URL with several hosts', () => {
       // Claims in flight while the first host goes away: cut its connections and refuse new ones.
       const inFlight = Array.from({ length: 8 }, async () => {
         const started = Date.now();
-        const s = await store.allocate('mid-run');
+        const s = await store.tags.allocate('mid-run');
         return { ...s, ms: Date.now() - started };
       });
       await first.close();
@@ -134,7 +135,7 @@ describe('DATABASE_URL with several hosts', () => {
 
       for (let i = 0; i < 20; i++) {
         const started = Date.now();
-        segments.push(await store.allocate('mid-run'));
+        segments.push(await store.tags.allocate('mid-run'));
         expect(Date.now() - started).toBeLessThan(CLAIM_BOUND_MS);
       }
       expect(second.stats.connections).toBeGreaterThan(0);
@@ -149,7 +150,7 @@ describe('DATABASE_URL with several hosts', () => {
         [`127.0.0.1:${second.port}`, true],
       ]);
       // Admin operations and reads take the same way.
-      expect((await store.updateTag('mid-run', { description: 'after the cut' })).description).toBe('after the cut');
+      expect((await store.tags.updateTag('mid-run', { description: 'after the cut' })).description).toBe('after the cut');
       await store.ping();
     } finally {
       await within(5_000, store.close(), 'store.close').catch(() => {});
@@ -160,13 +161,13 @@ describe('DATABASE_URL with several hosts', () => {
   it('a connection lost after the claim was sent: claimed again on the other host, the lost segment a gap, that host set aside', async () => {
     const { first, second, store } = await behindTwoProxies(3_000);
     try {
-      await store.createTag({ bizTag: 'unknown', step: 10 });
-      await store.allocate('unknown'); // warm: a pooled connection to the first host
+      await store.tags.createTag({ bizTag: 'unknown', step: 10 });
+      await store.tags.allocate('unknown'); // warm: a pooled connection to the first host
       expect(second.stats.connections).toBe(0);
       // The server's answers are held 500 ms: the UPDATE reaches MariaDB and commits, its OK packet is cut off.
       first.setLatency({ minMs: 500, maxMs: 500 });
       // An explicit step: the UPDATE is the first statement sent (without one, a SELECT of the step goes first).
-      const claims = Array.from({ length: 3 }, () => store.allocate('unknown', 10));
+      const claims = Array.from({ length: 3 }, () => store.tags.allocate('unknown', 10));
       await new Promise((resolve) => setTimeout(resolve, 200));
       first.setLatency(null);
       expect(first.cutAll()).toBeGreaterThan(0);
@@ -177,13 +178,13 @@ describe('DATABASE_URL with several hosts', () => {
       expectDisjoint(all);
       // At least the claim on the warm connection had committed before its answer was cut: its segment is a gap,
       // never handed out — the row counts more segments than we received.
-      const row = await store.getTag('unknown');
+      const row = await store.tags.getTag('unknown');
       const claimedSegments = (Number(row!.maxId) - 1) / 10;
       expect(claimedSegments).toBeGreaterThan(all.length);
       expect(Math.max(...got.map((s) => Number(s.maxId)))).toBe(row!.maxId);
       // Set aside: the next claims keep to the second host for a while, though the first answers again.
       const before = first.stats.connections;
-      for (let i = 0; i < 5; i++) await store.allocate('unknown');
+      for (let i = 0; i < 5; i++) await store.tags.allocate('unknown');
       expect(first.stats.connections).toBe(before);
     } finally {
       await within(5_000, store.close(), 'store.close').catch(() => {});
@@ -195,8 +196,8 @@ describe('DATABASE_URL with several hosts', () => {
   it('a single-host URL works as before; its health is one reachable host', async () => {
     const store = await MysqlStore.open({ url: db.url });
     try {
-      await store.createTag({ bizTag: 'single', step: 5 });
-      expect(await store.allocate('single')).toEqual({ bizTag: 'single', maxId: 6, step: 5, semantics: 'leaf-ts' });
+      await store.tags.createTag({ bizTag: 'single', step: 5 });
+      expect(await store.tags.allocate('single')).toEqual({ bizTag: 'single', maxId: 6, step: 5, semantics: 'leaf-ts' });
       const [host] = await store.hosts();
       expect(host).toMatchObject({ host: `127.0.0.1:${livePort}`, reachable: true });
     } finally {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeState } from '../../lib/fleet/nodeView';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { NodeRegistration, NodeStore } from '../../lib/store/types';
+import type { NodeRegistration } from '../../lib/fleet/nodeStore';
+import type { LeafStore } from '../../lib/store/leafStore';
 import { sleep } from '../../tools/harness';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
@@ -16,7 +17,7 @@ import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 interface Dialect {
   name: string;
   /** `n` stores on one database, each with its own connection(s), as n processes would have. */
-  open(n: number): Promise<Array<NodeStore & { close(): Promise<void> }>>;
+  open(n: number): Promise<Array<Pick<LeafStore, 'nodes' | 'close'>>>;
   teardown(): Promise<void>;
 }
 
@@ -71,7 +72,7 @@ function registration(nodeId: string, instanceId: string): NodeRegistration {
 }
 
 describe.each(dialects)('leaf_node statements ($name)', (dialect) => {
-  let stores: Array<NodeStore & { close(): Promise<void> }> = [];
+  let stores: Array<Pick<LeafStore, 'nodes' | 'close'>> = [];
   beforeAll(async () => {
     stores = await dialect.open(10);
   });
@@ -83,9 +84,9 @@ describe.each(dialects)('leaf_node statements ($name)', (dialect) => {
   it('ten concurrent registrations of one id: exactly one wins, and the row is the winner’s', async () => {
     for (let round = 0; round < 5; round++) {
       const nodeId = `race-${round}`;
-      const won = await Promise.all(stores.map((s, i) => s.registerNode(registration(nodeId, `inst-${round}-${i}`), 10_000)));
+      const won = await Promise.all(stores.map((s, i) => s.nodes.registerNode(registration(nodeId, `inst-${round}-${i}`), 10_000)));
       expect(won.filter(Boolean)).toHaveLength(1);
-      const row = await stores[0]!.getNode(nodeId);
+      const row = await stores[0]!.nodes.getNode(nodeId);
       expect(row?.instanceId).toBe(`inst-${round}-${won.indexOf(true)}`);
       expect(row?.state).toBe('up');
     }
@@ -93,59 +94,59 @@ describe.each(dialects)('leaf_node statements ($name)', (dialect) => {
 
   it('a live row is refused to others, re-registered by its holder, taken when stopped', async () => {
     const [a, b] = [stores[0]!, stores[1]!];
-    expect(await a.registerNode(registration('n1', 'A'), 10_000)).toBe(true);
-    expect(await b.registerNode(registration('n1', 'B'), 10_000)).toBe(false);
-    expect(await a.registerNode(registration('n1', 'A'), 10_000)).toBe(true); // a retried registration is ours
-    expect(await b.beatNode('n1', 'B', null)).toBe(false);
-    expect(await a.beatNode('n1', 'A', '{"x":1}')).toBe(true);
-    expect((await b.getNode('n1'))?.snapshot).toBe('{"x":1}');
-    expect(await a.beatNode('n1', 'A', null)).toBe(true); // the snapshot unchanged: still one matched row
-    expect((await b.getNode('n1'))?.snapshot).toBe('{"x":1}');
-    await b.stopNode('n1', 'B'); // not its row: nothing happens
-    expect((await a.getNode('n1'))?.state).toBe('up');
-    await a.stopNode('n1', 'A');
-    expect((await a.getNode('n1'))?.state).toBe('stopped');
-    expect(await b.registerNode(registration('n1', 'B'), 10_000)).toBe(true);
-    expect(await a.beatNode('n1', 'A', null)).toBe(false); // the old holder finds it gone and must not fight
+    expect(await a.nodes.registerNode(registration('n1', 'A'), 10_000)).toBe(true);
+    expect(await b.nodes.registerNode(registration('n1', 'B'), 10_000)).toBe(false);
+    expect(await a.nodes.registerNode(registration('n1', 'A'), 10_000)).toBe(true); // a retried registration is ours
+    expect(await b.nodes.beatNode('n1', 'B', null)).toBe(false);
+    expect(await a.nodes.beatNode('n1', 'A', '{"x":1}')).toBe(true);
+    expect((await b.nodes.getNode('n1'))?.snapshot).toBe('{"x":1}');
+    expect(await a.nodes.beatNode('n1', 'A', null)).toBe(true); // the snapshot unchanged: still one matched row
+    expect((await b.nodes.getNode('n1'))?.snapshot).toBe('{"x":1}');
+    await b.nodes.stopNode('n1', 'B'); // not its row: nothing happens
+    expect((await a.nodes.getNode('n1'))?.state).toBe('up');
+    await a.nodes.stopNode('n1', 'A');
+    expect((await a.nodes.getNode('n1'))?.state).toBe('stopped');
+    expect(await b.nodes.registerNode(registration('n1', 'B'), 10_000)).toBe(true);
+    expect(await a.nodes.beatNode('n1', 'A', null)).toBe(false); // the old holder finds it gone and must not fight
   });
 
   it('a row silent past goneMs (database clock) is taken; take-over needs the row exactly as seen', async () => {
     const [a, b, c] = [stores[0]!, stores[1]!, stores[2]!];
-    expect(await a.registerNode(registration('n2', 'A'), 10_000)).toBe(true);
+    expect(await a.nodes.registerNode(registration('n2', 'A'), 10_000)).toBe(true);
     await sleep(60);
-    expect(await b.registerNode(registration('n2', 'B'), 10_000)).toBe(false);
-    expect(await b.registerNode(registration('n2', 'B'), 50)).toBe(true);
-    const seen = (await c.getNode('n2'))!;
+    expect(await b.nodes.registerNode(registration('n2', 'B'), 10_000)).toBe(false);
+    expect(await b.nodes.registerNode(registration('n2', 'B'), 50)).toBe(true);
+    const seen = (await c.nodes.getNode('n2'))!;
     expect(seen.instanceId).toBe('B');
     await sleep(5);
-    expect(await b.beatNode('n2', 'B', null)).toBe(true); // its heartbeat moved: alive
-    expect(await c.takeOverNode(registration('n2', 'C'), seen)).toBe(false);
-    const now = (await c.getNode('n2'))!;
-    expect(await c.takeOverNode(registration('n2', 'C'), now)).toBe(true);
-    expect((await a.getNode('n2'))?.instanceId).toBe('C');
+    expect(await b.nodes.beatNode('n2', 'B', null)).toBe(true); // its heartbeat moved: alive
+    expect(await c.nodes.takeOverNode(registration('n2', 'C'), seen)).toBe(false);
+    const now = (await c.nodes.getNode('n2'))!;
+    expect(await c.nodes.takeOverNode(registration('n2', 'C'), now)).toBe(true);
+    expect((await a.nodes.getNode('n2'))?.instanceId).toBe('C');
   });
 
   it('lists rows with the database clock (also when empty of others), derives gone, and prunes old rows', async () => {
     const a = stores[0]!;
     const before = Date.now();
-    const { dbNow, rows } = await a.listNodes();
+    const { dbNow, rows } = await a.nodes.listNodes();
     expect(Math.abs(dbNow - before)).toBeLessThan(5_000); // the database's clock, near ours on one machine
     const n1 = rows.find((r) => r.nodeId === 'n1')!;
     expect(n1.snapshot).toBe('{}');
     expect(nodeState(n1, dbNow, 10_000)).toBe('up');
     expect(nodeState(n1, dbNow + 10_001, 10_000)).toBe('gone');
-    const light = await a.listNodes(false);
+    const light = await a.nodes.listNodes(false);
     expect(light.rows.map((r) => r.snapshot)).toEqual(rows.map(() => ''));
     expect(light.rows.map((r) => r.nodeId)).toEqual(rows.map((r) => r.nodeId));
-    expect(await a.pruneNodes(60_000)).toBe(0);
+    expect(await a.nodes.pruneNodes(60_000)).toBe(0);
     await sleep(30);
-    await a.beatNode('n2', 'C', null);
-    expect(await a.pruneNodes(20)).toBe(rows.length - 1); // all but n2, which just beat
-    expect((await a.listNodes()).rows.map((r) => r.nodeId)).toEqual(['n2']);
-    await a.pruneNodes(0);
+    await a.nodes.beatNode('n2', 'C', null);
+    expect(await a.nodes.pruneNodes(20)).toBe(rows.length - 1); // all but n2, which just beat
+    expect((await a.nodes.listNodes()).rows.map((r) => r.nodeId)).toEqual(['n2']);
+    await a.nodes.pruneNodes(0);
     await sleep(5);
-    await a.pruneNodes(1);
-    const empty = await a.listNodes();
+    await a.nodes.pruneNodes(1);
+    const empty = await a.nodes.listNodes();
     expect(empty.rows).toEqual([]);
     expect(Math.abs(empty.dbNow - Date.now())).toBeLessThan(5_000);
   });

@@ -31,8 +31,8 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
     server = await MariadbServer.create({ log });
     const url = await server.createAppUser('leaf_outage', 'outage');
     store = await MysqlStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
-    await store.createTag({ bizTag: TAG, step: STEP });
-    engine = new SegmentEngine({ store, refreshIntervalMs: 0, loadWaitMs: 1_000, retryBaseMs: 50, retryMaxMs: 500 });
+    await store.tags.createTag({ bizTag: TAG, step: STEP });
+    engine = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0, loadWaitMs: 1_000, retryBaseMs: 50, retryMaxMs: 500 });
     await engine.start();
   });
 

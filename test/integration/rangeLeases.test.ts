@@ -42,7 +42,7 @@ describe.each(dialects.all)('range leases from $name', (dialect) => {
     const { store, serverEnv, close } = await dialect.open(tmp);
     const servers: NodeServer[] = [];
     try {
-      await store.createTag({ bizTag: TAG, step: DB_STEP });
+      await store.tags.createTag({ bizTag: TAG, step: DB_STEP });
       servers.push(
         ...(await Promise.all(
           Array.from({ length: SERVERS }, (_, i) => startNodeServer({ env: serverEnv({ LEAF_NODE_ID: `ranges-${i}` }), timeoutMs: 60_000 })),
@@ -126,7 +126,7 @@ describe.each(dialects.all)('range leases from $name', (dialect) => {
       expect(covered).toBe(issued);
       expect(calls.lease).toBeGreaterThan(20);
       expect(calls.single).toBeGreaterThan(100);
-      const finalMax = Number((await store.getTag(TAG))!.maxId);
+      const finalMax = Number((await store.tags.getTag(TAG))!.maxId);
       expect(previousEnd).toBeLessThanOrEqual(dialect.semantics === 'leaf' ? finalMax - 1 : finalMax);
       expect(issued).toBeGreaterThanOrEqual(TARGET_IDS);
     } finally {

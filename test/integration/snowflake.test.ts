@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decompose } from '../../lib/snowflake/layout';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { WorkerRow } from '../../lib/store/types';
+import type { WorkerRow } from '../../lib/snowflake/workerStore';
 import { type TempDir, freshMysqlDatabase, sleep, tempDir, waitFor } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 import { type WorkerHandle, type WorkerMessage, killAllWorkers, startWorker } from '../support/procs';
@@ -65,7 +65,7 @@ async function freshDb(dialect: DialectName): Promise<Db> {
         const [header] = await conn.query(text, params);
         return (header as mysql.ResultSetHeader).affectedRows;
       },
-      rows: () => store.listWorkers(),
+      rows: () => store.workers.listWorkers(),
       async close() {
         await conn.end();
         await store.close();
@@ -83,7 +83,7 @@ async function freshDb(dialect: DialectName): Promise<Db> {
       async exec(text, params) {
         return conn.prepare(text).run(...params).changes;
       },
-      rows: () => store.listWorkers(),
+      rows: () => store.workers.listWorkers(),
       async close() {
         conn.close();
         await store.close();
@@ -313,12 +313,12 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     for (let i = 0; i < ids.length; i += 16) {
       await Promise.all(
         ids.slice(i, i + 16).map(async (id) => {
-          expect(await db.store.claimFreeWorker(id, `other-${id}:3000`, `inst-${id}`, id === expiredId ? -5_000 : 120_000)).toBe(true);
+          expect(await db.store.workers.claimFreeWorker(id, `other-${id}:3000`, `inst-${id}`, id === expiredId ? -5_000 : 120_000)).toBe(true);
         }),
       );
     }
     const fence = Date.now() + 400;
-    expect(await db.store.renewWorker(expiredId, `inst-${expiredId}`, -5_000, fence)).toBe(true);
+    expect(await db.store.workers.renewWorker(expiredId, `inst-${expiredId}`, -5_000, fence)).toBe(true);
     const before = await db.rows();
     expect(before).toHaveLength(1024);
 

@@ -17,7 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { LeafStore } from '../../lib/store/types';
+import type { LeafStore } from '../../lib/store/leafStore';
 import {
   REPO_ROOT,
   cleanEnv,
@@ -121,7 +121,7 @@ describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothi
     };
     const tally = { repeatsNoted: 0, idsGivenBack: 0n };
     try {
-      await store.createTag({ bizTag: TAG, step: STEP });
+      await store.tags.createTag({ bizTag: TAG, step: STEP });
       const plan: Array<{ launcher: Launcher; way: Way; twice: boolean; workers?: number }> = [];
       for (let run = 0; run < WAYS.length * PER_WAY; run++) {
         const round = Math.floor(run / WAYS.length);
@@ -174,9 +174,9 @@ describe('a stop while the node is still starting', () => {
       expect(await waitGroupGone(child.pid as number, unit.timeoutStopMs), output).toEqual([]);
       expect(await exited, output).toBe(0);
       // If it was stopped before it listened, nothing could have been served; either way its goodbye was written.
-      const row = (await store.listNodes()).rows.find((r) => r.nodeId === 'early');
+      const row = (await store.nodes.listNodes()).rows.find((r) => r.nodeId === 'early');
       expect(row?.state, output).toBe('stopped');
-      const lease = (await store.listWorkers()).find((w) => w.nodeId === 'early');
+      const lease = (await store.workers.listWorkers()).find((w) => w.nodeId === 'early');
       expect(lease?.leaseExpiresAt, output).toBe(0);
       expect(output).toContain('"event":"give_back_done"');
     } finally {
@@ -244,7 +244,7 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
   }
   const code = await exited;
   expect(await portIsFree(run.port), `${run.what}: the port is still taken`).toBe(true);
-  const maxId = BigInt((await store.getTag(TAG))?.maxId ?? 0);
+  const maxId = BigInt((await store.tags.getTag(TAG))?.maxId ?? 0);
   // A SIGKILLed server gives nothing back: its row stays above what it served (a gap, never a repeat). A cluster's
   // workers each give back only from the tag's latest claim if it is theirs, so the row may stay above the highest ID.
   const cluster = (run.workers ?? 1) > 1;

@@ -1,5 +1,5 @@
 /**
- * MysqlStore on a real MariaDB and SqliteStore on a real file: the SegmentStore contract, edge rows set with raw
+ * MysqlStore on a real MariaDB and SqliteStore on a real file: the tag store's contract (store.tags), edge rows set with raw
  * SQL (2^53 and 2^63−1 boundaries, timestamps), charset, and errors as typed LeafErrors.
  */
 import Database from 'better-sqlite3';
@@ -9,7 +9,7 @@ import { isLeafError } from '../../lib/errors';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import { MAX_ID } from '../../lib/store/types';
+import { MAX_ID } from '../../lib/segment/id';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 
@@ -124,43 +124,43 @@ describe.each([
   });
 
   it('allocate on an unknown tag: LeafError tag_not_found (row step and explicit step); getTag: undefined', async () => {
-    expect((await leafErrorOf(h.store.allocate('nope'))).code).toBe('tag_not_found');
-    expect((await leafErrorOf(h.store.allocate('nope', 10))).code).toBe('tag_not_found');
-    expect(await h.store.getTag('nope')).toBeUndefined();
+    expect((await leafErrorOf(h.store.tags.allocate('nope'))).code).toBe('tag_not_found');
+    expect((await leafErrorOf(h.store.tags.allocate('nope', 10))).code).toBe('tag_not_found');
+    expect(await h.store.tags.getTag('nope')).toBeUndefined();
     expect(await h.raw.row('nope')).toBeUndefined();
   });
 
   it('createTag twice: LeafError tag_exists, the first row is kept', async () => {
-    await h.store.createTag({ bizTag: 'twice', step: 10, description: 'first' });
-    const error = await leafErrorOf(h.store.createTag({ bizTag: 'twice', step: 99, description: 'second' }));
+    await h.store.tags.createTag({ bizTag: 'twice', step: 10, description: 'first' });
+    const error = await leafErrorOf(h.store.tags.createTag({ bizTag: 'twice', step: 99, description: 'second' }));
     expect(error.code).toBe('tag_exists');
-    const row = await h.store.getTag('twice');
+    const row = await h.store.tags.getTag('twice');
     expect(row).toMatchObject({ bizTag: 'twice', step: 10, maxId: 1, description: 'first' });
   });
 
   it("allocate: the row's own step, an explicit step, an operator's step change", async () => {
-    await h.store.createTag({ bizTag: 'steps', step: 100 });
-    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 101, step: 100, semantics: 'leaf-ts' });
-    expect(await h.store.allocate('steps', 250)).toEqual({ bizTag: 'steps', maxId: 351, step: 250, semantics: 'leaf-ts' });
-    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 451, step: 100, semantics: 'leaf-ts' });
-    expect(await h.store.getTag('steps')).toMatchObject({ maxId: 451, step: 100 });
+    await h.store.tags.createTag({ bizTag: 'steps', step: 100 });
+    expect(await h.store.tags.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 101, step: 100, semantics: 'leaf-ts' });
+    expect(await h.store.tags.allocate('steps', 250)).toEqual({ bizTag: 'steps', maxId: 351, step: 250, semantics: 'leaf-ts' });
+    expect(await h.store.tags.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 451, step: 100, semantics: 'leaf-ts' });
+    expect(await h.store.tags.getTag('steps')).toMatchObject({ maxId: 451, step: 100 });
     await h.raw.setStep('steps', 300);
-    expect(await h.store.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 751, step: 300, semantics: 'leaf-ts' });
+    expect(await h.store.tags.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 751, step: 300, semantics: 'leaf-ts' });
     expect((await h.raw.row('steps'))?.maxId).toBe(751n);
 
     // A tag migrated from an older scheme: the first segment starts above its max_id.
-    await h.store.createTag({ bizTag: 'steps-offset', step: 100, maxId: 5_000 });
-    expect(await h.store.allocate('steps-offset')).toEqual({ bizTag: 'steps-offset', maxId: 5_100, step: 100, semantics: 'leaf-ts' });
-    const tags = await h.store.listTags();
+    await h.store.tags.createTag({ bizTag: 'steps-offset', step: 100, maxId: 5_000 });
+    expect(await h.store.tags.allocate('steps-offset')).toEqual({ bizTag: 'steps-offset', maxId: 5_100, step: 100, semantics: 'leaf-ts' });
+    const tags = await h.store.tags.listTags();
     expect(tags.map((t) => t.bizTag)).toEqual([...tags.map((t) => t.bizTag)].sort());
     expect(tags).toContainEqual({ bizTag: 'steps', step: 300 });
     expect(tags).toContainEqual({ bizTag: 'steps-offset', step: 100 });
   });
 
   it('many concurrent allocations through one store: disjoint segments tiling the claimed range', async () => {
-    await h.store.createTag({ bizTag: 'parallel', step: 7 });
+    await h.store.tags.createTag({ bizTag: 'parallel', step: 7 });
     const steps = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? undefined : 1 + ((i * 37) % 50)));
-    const allocations = await Promise.all(steps.map((s) => h.store.allocate('parallel', s)));
+    const allocations = await Promise.all(steps.map((s) => h.store.tags.allocate('parallel', s)));
     allocations.forEach((a, i) => expect(a.step).toBe(steps[i] ?? 7));
     const segments = allocations.map((a) => [Number(a.maxId) - a.step + 1, Number(a.maxId)]).sort((x, y) => x[0] - y[0]);
     let next = 2;
@@ -168,53 +168,53 @@ describe.each([
       expect(start).toBe(next);
       next = max + 1;
     }
-    expect((await h.store.getTag('parallel'))?.maxId).toBe(next - 1);
+    expect((await h.store.tags.getTag('parallel'))?.maxId).toBe(next - 1);
   });
 
   it.each(['leaf-ts', 'leaf'] as const)('max_id near 2^63−1 in %s: claims are exact up to it, one past it is id_space_exhausted, row unchanged', async (semantics) => {
     const tag = `edge-${semantics}`;
-    await h.store.createTag({ bizTag: tag, step: 100 });
-    await h.store.setTagSemantics(tag, semantics);
+    await h.store.tags.createTag({ bizTag: tag, step: 100 });
+    await h.store.semantics.setTagSemantics(tag, semantics);
     await h.raw.setMaxId(tag, MAX - 1_050n);
     // Exact decimal values, straight from the claim (MySQL: the OK packet's LAST_INSERT_ID, bit 63 the semantics).
-    expect(await h.store.allocate(tag, 1_000)).toEqual({ bizTag: tag, maxId: MAX - 50n, step: 1_000, semantics });
+    expect(await h.store.tags.allocate(tag, 1_000)).toEqual({ bizTag: tag, maxId: MAX - 50n, step: 1_000, semantics });
     expect((await h.raw.row(tag))?.maxId).toBe(MAX - 50n);
     await h.raw.setUpdateTime(tag, '2001-02-03 04:05:06');
     const before = await h.raw.row(tag);
-    expect((await leafErrorOf(h.store.allocate(tag))).code).toBe('id_space_exhausted'); // the row's step, 100
-    const refused = await leafErrorOf(h.store.allocate(tag, 51));
+    expect((await leafErrorOf(h.store.tags.allocate(tag))).code).toBe('id_space_exhausted'); // the row's step, 100
+    const refused = await leafErrorOf(h.store.tags.allocate(tag, 51));
     expect(refused.code).toBe('id_space_exhausted');
     expect(refused.message).toContain('2^63−1');
     expect(await h.raw.row(tag)).toEqual(before);
-    expect(await h.store.getTag(tag)).toMatchObject({ maxId: MAX - 50n });
+    expect(await h.store.tags.getTag(tag)).toMatchObject({ maxId: MAX - 50n });
 
     // Exactly up to 2^63−1 is fine; one more is not.
-    expect(await h.store.allocate(tag, 50)).toEqual({ bizTag: tag, maxId: MAX, step: 50, semantics });
+    expect(await h.store.tags.allocate(tag, 50)).toEqual({ bizTag: tag, maxId: MAX, step: 50, semantics });
     expect((await h.raw.row(tag))?.maxId).toBe(MAX);
-    expect((await leafErrorOf(h.store.allocate(tag, 1))).code).toBe('id_space_exhausted');
+    expect((await leafErrorOf(h.store.tags.allocate(tag, 1))).code).toBe('id_space_exhausted');
     expect((await h.raw.row(tag))?.maxId).toBe(MAX);
   });
 
   it.each(['leaf-ts', 'leaf'] as const)('claims across 2^53 and from a migrated max_id of 10^17 are exact in %s', async (semantics) => {
     const tag = `wide-${semantics}`;
-    await h.store.createTag({ bizTag: tag, step: 10 });
-    await h.store.setTagSemantics(tag, semantics); // leaf-ts → leaf skips one ID: set max_id after it
+    await h.store.tags.createTag({ bizTag: tag, step: 10 });
+    await h.store.semantics.setTagSemantics(tag, semantics); // leaf-ts → leaf skips one ID: set max_id after it
     await h.raw.setMaxId(tag, 100000000000000000n);
-    expect((await h.store.getTag(tag))?.maxId).toBe(100000000000000000n);
-    expect(await h.store.allocate(tag)).toEqual({ bizTag: tag, maxId: 100000000000000010n, step: 10, semantics });
-    expect(await h.store.allocate(tag, 7)).toEqual({ bizTag: tag, maxId: 100000000000000017n, step: 7, semantics });
+    expect((await h.store.tags.getTag(tag))?.maxId).toBe(100000000000000000n);
+    expect(await h.store.tags.allocate(tag)).toEqual({ bizTag: tag, maxId: 100000000000000010n, step: 10, semantics });
+    expect(await h.store.tags.allocate(tag, 7)).toEqual({ bizTag: tag, maxId: 100000000000000017n, step: 7, semantics });
     expect((await h.raw.row(tag))?.maxId).toBe(100000000000000017n);
     // Across 2^53: the last claim below it answers a number, the next a bigint, both exact.
     await h.raw.setMaxId(tag, 2n ** 53n - 11n);
-    expect(await h.store.allocate(tag, 10)).toEqual({ bizTag: tag, maxId: Number.MAX_SAFE_INTEGER, step: 10, semantics });
-    expect(await h.store.allocate(tag, 1)).toEqual({ bizTag: tag, maxId: 2n ** 53n, step: 1, semantics });
-    expect(await h.store.allocate(tag, 3)).toEqual({ bizTag: tag, maxId: 2n ** 53n + 3n, step: 3, semantics });
+    expect(await h.store.tags.allocate(tag, 10)).toEqual({ bizTag: tag, maxId: Number.MAX_SAFE_INTEGER, step: 10, semantics });
+    expect(await h.store.tags.allocate(tag, 1)).toEqual({ bizTag: tag, maxId: 2n ** 53n, step: 1, semantics });
+    expect(await h.store.tags.allocate(tag, 3)).toEqual({ bizTag: tag, maxId: 2n ** 53n + 3n, step: 3, semantics });
   });
 
   it('an engine over an almost exhausted tag serves exact IDs up to 2^63−1 and then fails with id_space_exhausted', async () => {
-    await h.store.createTag({ bizTag: 'edge-engine', step: 100 });
+    await h.store.tags.createTag({ bizTag: 'edge-engine', step: 100 });
     await h.raw.setMaxId('edge-engine', MAX - 150n);
-    const engine = new SegmentEngine({ store: h.store, refreshIntervalMs: 0, retryBaseMs: 1, retryMaxMs: 5 });
+    const engine = new SegmentEngine({ store: h.store.tags, refreshIntervalMs: 0, retryBaseMs: 1, retryMaxMs: 5 });
     await engine.start();
     const ids = await engine.take('edge-engine', 100);
     expect(ids[0]).toBe(MAX - 149n);
@@ -229,51 +229,51 @@ describe.each([
 
   it('max_id above 2^53 is read, raised, tombstoned and re-created exactly (never through a float)', async () => {
     const odd = 2n ** 53n + 1n; // a float would read it as 2^53
-    await h.store.createTag({ bizTag: 'beyond', step: 10, maxId: odd });
-    expect((await h.store.getTag('beyond'))?.maxId).toBe(odd);
-    expect((await h.store.listTagRows()).find((r) => r.bizTag === 'beyond')?.maxId).toBe(odd);
-    const lowered = await leafErrorOf(h.store.raiseMaxId('beyond', 2n ** 53n));
+    await h.store.tags.createTag({ bizTag: 'beyond', step: 10, maxId: odd });
+    expect((await h.store.tags.getTag('beyond'))?.maxId).toBe(odd);
+    expect((await h.store.tags.listTagRows()).find((r) => r.bizTag === 'beyond')?.maxId).toBe(odd);
+    const lowered = await leafErrorOf(h.store.tags.raiseMaxId('beyond', 2n ** 53n));
     expect(lowered.code).toBe('max_id_lowered');
     expect(lowered.message).toContain(String(odd));
     const raised = 4611686018427387905n; // 2^62 + 1
-    expect((await h.store.raiseMaxId('beyond', raised)).maxId).toBe(raised);
+    expect((await h.store.tags.raiseMaxId('beyond', raised)).maxId).toBe(raised);
     expect((await h.raw.row('beyond'))?.maxId).toBe(raised);
     // The semantics switch's skip (leaf-ts → leaf: max_id + 1) is exact up there too; back to leaf-ts adds nothing.
-    expect((await h.store.setTagSemantics('beyond', 'leaf')).bumped).toBe(1);
+    expect((await h.store.semantics.setTagSemantics('beyond', 'leaf')).bumped).toBe(1);
     expect((await h.raw.row('beyond'))?.maxId).toBe(raised + 1n);
-    await h.store.setTagSemantics('beyond', null);
+    await h.store.semantics.setTagSemantics('beyond', null);
     await h.raw.setMaxId('beyond', raised);
-    expect(await h.store.deleteTag('beyond')).toEqual({ maxId: raised });
-    expect(await h.store.getTombstone('beyond')).toEqual({ maxId: raised });
-    expect((await leafErrorOf(h.store.createTag({ bizTag: 'beyond', step: 10, maxId: raised - 1n }))).code).toBe('max_id_below_tombstone');
-    expect((await h.store.createTag({ bizTag: 'beyond', step: 10 })).maxId).toBe(raised);
-    expect(await h.store.allocate('beyond')).toMatchObject({ maxId: raised + 10n });
+    expect(await h.store.tags.deleteTag('beyond')).toEqual({ maxId: raised });
+    expect(await h.store.tags.getTombstone('beyond')).toEqual({ maxId: raised });
+    expect((await leafErrorOf(h.store.tags.createTag({ bizTag: 'beyond', step: 10, maxId: raised - 1n }))).code).toBe('max_id_below_tombstone');
+    expect((await h.store.tags.createTag({ bizTag: 'beyond', step: 10 })).maxId).toBe(raised);
+    expect(await h.store.tags.allocate('beyond')).toMatchObject({ maxId: raised + 10n });
   });
 
   it('update_time is read as UTC and moves to now on allocate', async () => {
-    await h.store.createTag({ bizTag: 'clock', step: 10 });
+    await h.store.tags.createTag({ bizTag: 'clock', step: 10 });
     await h.raw.setUpdateTime('clock', '2001-02-03 04:05:06');
-    expect((await h.store.getTag('clock'))?.updateTime.toISOString()).toBe('2001-02-03T04:05:06.000Z');
-    await h.store.allocate('clock');
-    const after = (await h.store.getTag('clock'))!.updateTime.getTime();
+    expect((await h.store.tags.getTag('clock'))?.updateTime.toISOString()).toBe('2001-02-03T04:05:06.000Z');
+    await h.store.tags.allocate('clock');
+    const after = (await h.store.tags.getTag('clock'))!.updateTime.getTime();
     expect(Math.abs(after - Date.now()), `update_time ${new Date(after).toISOString()} vs now`).toBeLessThan(120_000);
   });
 
   it('description round-trips 4-byte UTF-8', async () => {
     const description = 'emoji 🦄🚀, CJK 美团, accents ünïcödé';
-    await h.store.createTag({ bizTag: 'utf8', step: 10, description });
-    expect((await h.store.getTag('utf8'))?.description).toBe(description);
+    await h.store.tags.createTag({ bizTag: 'utf8', step: 10, description });
+    expect((await h.store.tags.getTag('utf8'))?.description).toBe(description);
   });
 
   it('ping works; after close every call fails with store_unavailable', async () => {
     const other = name === 'mysql' ? await mysqlHarness() : await sqliteHarness();
     try {
       await other.store.ping();
-      await other.store.createTag({ bizTag: 'closing', step: 10 });
+      await other.store.tags.createTag({ bizTag: 'closing', step: 10 });
       await other.raw.close();
       await other.store.close();
       expect((await leafErrorOf(other.store.ping())).code).toBe('store_unavailable');
-      expect((await leafErrorOf(other.store.allocate('closing'))).code).toBe('store_unavailable');
+      expect((await leafErrorOf(other.store.tags.allocate('closing'))).code).toBe('store_unavailable');
     } finally {
       await other.teardown().catch(() => {});
     }

@@ -10,7 +10,9 @@ import { newScopedToken } from '../../lib/auth/scopedTokens';
 import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { AuditStamp, LeafStore, StoredToken } from '../../lib/store/types';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeafStore } from '../../lib/store/leafStore';
+import type { StoredToken } from '../../lib/auth/tokenStore';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 
 interface Harness {
@@ -85,17 +87,17 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
       const { store, exec } = await factories[dialect]();
       const a = token(['order', 'user'], 1_800_000_000_001);
       const b = token(['pay'], 1_800_000_000_002);
-      expect(await store.createToken(a, stamp(a.createdAt))).toEqual({ id: a.id, name: a.name, tags: a.tags, createdAt: a.createdAt, createdBy: a.createdBy, revokedAt: null });
-      await store.createToken(b, stamp(b.createdAt));
-      expect(await store.listTokens()).toEqual([a, b]);
+      expect(await store.tokens.createToken(a, stamp(a.createdAt))).toEqual({ id: a.id, name: a.name, tags: a.tags, createdAt: a.createdAt, createdBy: a.createdBy, revokedAt: null });
+      await store.tokens.createToken(b, stamp(b.createdAt));
+      expect(await store.tokens.listTokens()).toEqual([a, b]);
 
-      const revoked = await store.revokeToken(a.id, 1_800_000_000_100, stamp(1_800_000_000_100));
+      const revoked = await store.tokens.revokeToken(a.id, 1_800_000_000_100, stamp(1_800_000_000_100));
       expect(revoked.revokedAt).toBe(1_800_000_000_100);
-      expect((await store.revokeToken(a.id, 1_800_000_000_200, stamp(1_800_000_000_200))).revokedAt).toBe(1_800_000_000_100);
-      expect((await store.listTokens()).map((t) => t.revokedAt)).toEqual([1_800_000_000_100, null]);
-      expect(await codeOf(store.revokeToken('AAAAAAAAAAAA', 1, stamp(1)))).toBe('token_not_found');
+      expect((await store.tokens.revokeToken(a.id, 1_800_000_000_200, stamp(1_800_000_000_200))).revokedAt).toBe(1_800_000_000_100);
+      expect((await store.tokens.listTokens()).map((t) => t.revokedAt)).toEqual([1_800_000_000_100, null]);
+      expect(await codeOf(store.tokens.revokeToken('AAAAAAAAAAAA', 1, stamp(1)))).toBe('token_not_found');
 
-      const audit = await store.listAudit({ limit: 10 });
+      const audit = await store.audit.listAudit({ limit: 10 });
       expect(audit.map((e) => e.action)).toEqual(['token.revoke', 'token.create', 'token.create']);
       expect(audit[0]!.before).toMatchObject({ id: a.id, revokedAt: null });
       expect(audit[0]!.after).toMatchObject({ id: a.id, revokedAt: 1_800_000_000_100 });
@@ -104,9 +106,9 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
       // No audit table: the create rolls back with it.
       await exec(dialect === 'mysql' ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden' : 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden');
       const c = token(['x'], 1_800_000_000_300);
-      expect(await codeOf(store.createToken(c, stamp(c.createdAt)))).toBe('store_unavailable');
+      expect(await codeOf(store.tokens.createToken(c, stamp(c.createdAt)))).toBe('store_unavailable');
       await exec(dialect === 'mysql' ? 'RENAME TABLE leaf_audit_hidden TO leaf_audit' : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit');
-      expect((await store.listTokens()).map((t) => t.id)).toEqual([a.id, b.id]);
+      expect((await store.tokens.listTokens()).map((t) => t.id)).toEqual([a.id, b.id]);
     });
   });
 }

@@ -10,7 +10,7 @@ import type { NodeAnswer } from '../../lib/fleet/nodeView';
 import { DEFAULT_EPOCH_MS, decompose } from '../../lib/snowflake/layout';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { WorkerStore } from '../../lib/store/types';
+import type { LeafStore } from '../../lib/store/leafStore';
 import { type NodeServer, pollFor, sleep, startNodeServer, stopChild } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
 
@@ -68,7 +68,7 @@ const ascending = (ids: Array<number | null>) => ids.filter((id): id is number =
 describe.each(['sqlite', 'mysql'] as const)('reserved worker ids, 10 servers at once (%s)', (dialect) => {
   it(`exactly 8 lease distinct ids of ${RESERVED}, 2 answer 503 naming the set; a freed id goes to a waiting node`, async () => {
     // The database exists and is migrated before the crowd arrives; one lease outside the set has long expired.
-    let store: WorkerStore & { close(): Promise<void> };
+    let store: Pick<LeafStore, 'workers' | 'close'>;
     const env: Record<string, string | undefined> = { ...baseEnv, NODE_ENV: 'production', LEAF_ADMIN_TOKEN: TOKEN, LEAF_LOG_LEVEL: 'warn', LEAF_DATA_DIR: tmp.path };
     if (dialect === 'sqlite') {
       env.LEAF_SQLITE_FILE = tmp.file('leaf.db');
@@ -80,7 +80,7 @@ describe.each(['sqlite', 'mysql'] as const)('reserved worker ids, 10 servers at 
       store = await MysqlStore.open({ url: database.url });
     }
     cleanups.push(() => store.close());
-    expect(await store.claimFreeWorker(3, 'java-leaf-gone:8080', 'i-old', 1)).toBe(true);
+    expect(await store.workers.claimFreeWorker(3, 'java-leaf-gone:8080', 'i-old', 1)).toBe(true);
 
     const started = Date.now();
     servers = await Promise.all(
@@ -104,7 +104,7 @@ describe.each(['sqlite', 'mysql'] as const)('reserved worker ids, 10 servers at 
     const first = last;
     expect(ascending(first.map((s) => s.workerId)), `10 servers up in ${startMs} ms; refusals: ${JSON.stringify(first.map((s) => s.refusal))}`).toEqual(RESERVED_IDS);
     expect(first.filter((s) => s.workerId === null).map((s) => s.refusal)).toEqual([ALL_HELD, ALL_HELD]);
-    const rows = await store.listWorkers();
+    const rows = await store.workers.listWorkers();
     expect(rows.map((r) => r.workerId)).toEqual([3, ...RESERVED_IDS]);
     expect(rows[0]).toMatchObject({ nodeId: 'java-leaf-gone:8080', instanceId: 'i-old' }); // expired, yet untouched
 
@@ -135,6 +135,6 @@ describe.each(['sqlite', 'mysql'] as const)('reserved worker ids, 10 servers at 
       return s.filter((x) => x.workerId !== null).length === 8 ? s : undefined;
     });
     expect(ascending(after?.map((s) => s.workerId) ?? []), 'no waiting node took the freed id').toEqual(RESERVED_IDS);
-    expect((await store.listWorkers()).every((r) => r.workerId === 3 || (r.workerId >= 512 && r.workerId <= 519))).toBe(true);
+    expect((await store.workers.listWorkers()).every((r) => r.workerId === 3 || (r.workerId >= 512 && r.workerId <= 519))).toBe(true);
   }, 150_000);
 });

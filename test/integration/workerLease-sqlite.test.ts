@@ -7,7 +7,7 @@ import { isLeafError } from '@/lib/errors';
 import { decompose } from '@/lib/snowflake/layout';
 import { SnowflakeNode } from '@/lib/snowflake/node';
 import { SqliteStore } from '@/lib/store/sqlite';
-import type { WorkerStore } from '@/lib/store/types';
+import type { WorkerStore } from '@/lib/snowflake/workerStore';
 import { waitFor } from '../support/context';
 
 /**
@@ -77,20 +77,20 @@ describe('worker id leases (SQLite)', () => {
   it('nodes sharing a database get different worker ids', async () => {
     const { store, file } = tempStore();
     const second = tempStore(file).store; // another connection, as another process would have
-    const a = await startNode(store, 'host-a:3000');
-    const b = await startNode(second, 'host-b:3000');
-    const c = await startNode(store, 'host-c:3000');
+    const a = await startNode(store.workers, 'host-a:3000');
+    const b = await startNode(second.workers, 'host-b:3000');
+    const c = await startNode(store.workers, 'host-c:3000');
     expect(new Set([a.workerId, b.workerId, c.workerId]).size).toBe(3);
     expect(decompose(await idNow(b), EPOCH).workerId).toBe(b.workerId);
   });
 
   it('a node restarted after a graceful stop keeps its id and serves at once', async () => {
     const { store } = tempStore();
-    const first = await startNode(store, 'host-a:3000');
+    const first = await startNode(store.workers, 'host-a:3000');
     const id = first.workerId;
     const last = await idNow(first);
     await first.stop();
-    const again = await startNode(store, 'host-a:3000');
+    const again = await startNode(store.workers, 'host-a:3000');
     expect(again.workerId).toBe(id);
     const next = await idNow(again);
     expect(next > last).toBe(true);
@@ -98,14 +98,14 @@ describe('worker id leases (SQLite)', () => {
 
   it('a node restarted after a crash keeps its id and issues above everything the crashed one could have', async () => {
     const { store } = tempStore();
-    const cut = killable(store);
+    const cut = killable(store.workers);
     const crashed = await startNode(cut.store, 'host-a:3000', 1_000);
     const ids = [await idNow(crashed)];
     cut.kill(); // kill -9: no release, the lease row keeps its reservation
-    const fence = (await store.listWorkers()).find((w) => w.workerId === crashed.workerId)!.lastTimestamp;
+    const fence = (await store.workers.listWorkers()).find((w) => w.workerId === crashed.workerId)!.lastTimestamp;
     expect(fence).toBeGreaterThan(Date.now()); // the reservation runs ahead of the clock
 
-    const restarted = await startNode(store, 'host-a:3000', 1_000);
+    const restarted = await startNode(store.workers, 'host-a:3000', 1_000);
     expect(restarted.workerId).toBe(crashed.workerId);
     // Until the clock passes the fence, it refuses rather than risk an ID the crashed process may have issued.
     expect(restarted.status()).toMatchObject({ state: 'fencing', fenceUntil: new Date(fence).toISOString() });
@@ -121,27 +121,27 @@ describe('worker id leases (SQLite)', () => {
     // Every id held by dead nodes: all leases expired, fences slightly in the future.
     const fence = Date.now() + 500;
     for (let id = 0; id < 1024; id++) {
-      await store.claimFreeWorker(id, `dead-${id}:1`, `i-${id}`, -1_000);
-      await store.renewWorker(id, `i-${id}`, id === 5 ? -5_000 : -1_000, fence);
+      await store.workers.claimFreeWorker(id, `dead-${id}:1`, `i-${id}`, -1_000);
+      await store.workers.renewWorker(id, `i-${id}`, id === 5 ? -5_000 : -1_000, fence);
     }
-    const node = await startNode(store, 'host-new:3000');
+    const node = await startNode(store.workers, 'host-new:3000');
     expect(node.workerId).toBe(5); // the longest-expired first
-    const row = (await store.listWorkers()).find((w) => w.workerId === 5)!;
+    const row = (await store.workers.listWorkers()).find((w) => w.workerId === 5)!;
     expect(row.nodeId).toBe('host-new:3000');
     expect(decompose(await servedId(node, 'the new holder serving past the fence'), EPOCH).timestampMs).toBeGreaterThan(fence);
   });
 
   it('never takes a live lease: with every id held by live nodes, snowflake is unavailable', async () => {
     const { store } = tempStore();
-    for (let id = 0; id < 1024; id++) await store.claimFreeWorker(id, `live-${id}:1`, `i-${id}`, 60_000);
-    const node = await startNode(store, 'host-x:3000');
+    for (let id = 0; id < 1024; id++) await store.workers.claimFreeWorker(id, `live-${id}:1`, `i-${id}`, 60_000);
+    const node = await startNode(store.workers, 'host-x:3000');
     expect(node.workerId).toBeNull();
     expect(() => node.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable', status: 503 }));
   });
 
   it('a node that cannot renew stops issuing before its lease runs out', async () => {
     const { store } = tempStore();
-    const cut = killable(store);
+    const cut = killable(store.workers);
     const leaseMs = 1_000;
     const node = await startNode(cut.store, 'host-a:3000', leaseMs);
     await idNow(node);
@@ -162,7 +162,7 @@ describe('worker id leases (SQLite)', () => {
 
   it('a node whose id was taken over stops using it and leases another', async () => {
     const { store, file } = tempStore();
-    const node = await startNode(store, 'host-a:3000', 600);
+    const node = await startNode(store.workers, 'host-a:3000', 600);
     const stolen = node.workerId!;
     // Another node took the id (as after a partition past expiry).
     const raw = new Database(file);

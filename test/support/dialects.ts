@@ -5,7 +5,7 @@
 import type { Semantics } from '../../lib/segment/semantics';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { LeafStore } from '../../lib/store/types';
+import type { LeafStore } from '../../lib/store/leafStore';
 import type { TestDatabase } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, mariadbAvailable } from './context';
 

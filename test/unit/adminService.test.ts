@@ -16,7 +16,7 @@ describe('admin tag detail', () => {
     await segments.take('order', 10);
     store.failWith = new Error('db down');
     await segments.take('order', 30).catch(() => undefined);
-    const rt = { store, segments, loadLog, rates: new RateTracker({ clock }) } as unknown as Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
+    const rt = { store: { tags: store, semantics: store }, segments, loadLog, rates: new RateTracker({ clock }) } as unknown as Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
 
     const detail = await tagDetail(rt, 'order');
     expect(detail.history.loads.map((l) => l.ok)).toEqual(loadLog.loads('order').map((l) => l.ok));

@@ -54,7 +54,7 @@ describe('leaf-ts/embedded', () => {
   it('a tag migrated at max_id 10^17 gives exact bigints: nextId, the handle and take', async () => {
     const { leaf, file } = await open();
     const store = new SqliteStore({ file });
-    await store.createTag({ bizTag: 'migrated', step: 1_000, maxId: 100000000000000000n });
+    await store.tags.createTag({ bizTag: 'migrated', step: 1_000, maxId: 100000000000000000n });
     await store.close();
     expect(await leaf.nextId('migrated')).toBe(100000000000000001n);
     expect(leaf.tag('migrated').next()).toBe(100000000000000002n);

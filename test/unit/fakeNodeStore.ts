@@ -1,4 +1,4 @@
-import type { NodeRegistration, NodeRow, NodeStore } from '@/lib/store/types';
+import type { NodeRegistration, NodeRow, NodeStore } from '@/lib/fleet/nodeStore';
 import type { FakeClock } from './fakes';
 
 /**

@@ -1,8 +1,13 @@
 import type { Clock, TimerHandle } from '@/lib/clock';
 import { LeafError } from '@/lib/errors';
 import { type Id, MAX_ID, idBigint, toId } from '@/lib/segment/id';
-import { DEFAULT_SEMANTICS, type Semantics, switchBump } from '@/lib/segment/semantics';
-import type { Allocation, NewTag, SemanticsSettings, SegmentSource, TagInfo, TagRow, WorkerRow, WorkerStore } from '@/lib/store/types';
+import { DEFAULT_SEMANTICS, type Semantics } from '@/lib/segment/semantics';
+import { idSpaceExhausted, planCreate, planDefaultSwitch } from '@/lib/store/tagRules';
+import type { Allocation, SegmentSource, TagInfo } from '@/lib/segment/segmentSource';
+import type { NewTag, TagRow, TagStore } from '@/lib/segment/tagStore';
+import type { SemanticsSettings, SemanticsStore } from '@/lib/segment/semanticsStore';
+import type { LeafStore } from '@/lib/store/leafStore';
+import type { WorkerRow, WorkerStore } from '@/lib/snowflake/workerStore';
 
 interface FakeTimer {
   id: number;
@@ -68,9 +73,10 @@ interface Deferred {
 
 /**
  * In-memory leaf_alloc with knobs: `hold` makes allocations wait until released, `failWith` makes them fail,
- * `allocateCalls` records the step each call asked for.
+ * `allocateCalls` records the step each call asked for. It is the segment engine's source (`store.tags` of a runtime),
+ * and of the rest only what the tests on it read: a tag row, the semantics, and ping / close for health and metrics.
  */
-export class FakeStore implements SegmentSource {
+export class FakeStore implements SegmentSource, Pick<TagStore, 'getTag'>, Pick<SemanticsStore, 'getSemantics' | 'tagSemantics'>, Pick<LeafStore, 'dialect' | 'ping' | 'close'> {
   readonly dialect = 'sqlite' as const;
   /** max_id exact, as the stores read it: a number up to 2^53−1, a bigint above. */
   readonly rows = new Map<string, { maxId: Id; step: number }>();
@@ -110,7 +116,7 @@ export class FakeStore implements SegmentSource {
     const added = step ?? r.step;
     // The stores' guard: max_id is a signed BIGINT.
     const after = idBigint(r.maxId) + BigInt(added);
-    if (after > MAX_ID) throw new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below 2^63−1.`);
+    if (after > MAX_ID) throw idSpaceExhausted(bizTag);
     r.maxId = toId(after);
     return { bizTag, maxId: r.maxId, step: added, semantics: this.ownSemantics.get(bizTag) ?? this.defaultSemantics };
   }
@@ -134,15 +140,16 @@ export class FakeStore implements SegmentSource {
     return { default: this.defaultSemantics, tags: Object.fromEntries(this.ownSemantics) };
   }
 
-  /** The stores' switch of the fleet default: followers going leaf-ts → leaf skip one ID. */
+  /** The stores' switch of the fleet default (tagRules.ts): followers going leaf-ts → leaf skip one ID. */
   switchDefault(to: Semantics): void {
-    const bump = switchBump(this.defaultSemantics, to);
+    const { bump } = planDefaultSwitch(this.defaultSemantics, to);
     for (const [bizTag, r] of this.rows) if (!this.ownSemantics.has(bizTag)) r.maxId = toId(idBigint(r.maxId) + BigInt(bump));
     this.defaultSemantics = to;
   }
 
-  async createTag({ bizTag, step, maxId = 1 }: NewTag): Promise<void> {
-    this.rows.set(bizTag, { maxId, step });
+  /** The stores' create (tagRules.ts), without tombstones: max_id as given, else 1. */
+  async createTag(tag: NewTag): Promise<void> {
+    this.rows.set(tag.bizTag, { maxId: planCreate(tag, undefined), step: tag.step });
   }
 
   async ping(): Promise<void> {

@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isLeafError } from '@/lib/errors';
 import { FormatEngine } from '@/lib/format/engine';
 import { SqliteStore } from '@/lib/store/sqlite';
-import type { AuditStamp, NewFormat } from '@/lib/store/types';
+import type { AuditStamp } from '@/lib/audit';
+import type { NewFormat } from '@/lib/format/formatStore';
 import { FakeClock, flush } from './fakes';
 
 const stamp: AuditStamp = { actor: 'token:test', address: '127.0.0.1', nodeId: 'test', at: 0 };
@@ -38,7 +39,7 @@ const claimFailures = new Map<FormatEngine, number>();
 async function node(clock: FakeClock): Promise<FormatEngine> {
   const log: Array<{ tag: string; step: number; at: number }> = [];
   const engine: FormatEngine = new FormatEngine({
-    store,
+    store: store.formats,
     clock,
     refreshIntervalMs: 0,
     onLoad: (tag, r) => void (r.ok ? log.push({ tag, step: r.step, at: r.at }) : claimFailures.set(engine, (claimFailures.get(engine) ?? 0) + 1)),
@@ -80,7 +81,7 @@ describe.each([
 ])('two nodes 5 s apart across midnight in $zone ($newDay)', ({ zone, midnight, oldDay, newDay }) => {
   it('issue no formatted ID twice, start the new day at 1, and the behind node keeps the old day for 5 s', async () => {
     const step = 40;
-    await store.createFormat({ bizTag: 'ord', pattern: 'ORD-{yyyyMMdd}-{seq:6}', resetPeriod: 'daily', timeZone: zone, step }, stamp);
+    await store.formats.createFormat({ bizTag: 'ord', pattern: 'ORD-{yyyyMMdd}-{seq:6}', resetPeriod: 'daily', timeZone: zone, step }, stamp);
     const start = Date.parse(midnight) - 20_000;
     const clockA = new FakeClock(start);
     const clockB = new FakeClock(start - 5_000);
@@ -129,7 +130,7 @@ describe.each([
     expect(new Set(oldSeqs).size).toBe(oldSeqs.length);
     expect(Math.min(...oldSeqs)).toBe(1);
 
-    const periods = await store.listFormatPeriods('ord');
+    const periods = await store.formats.listFormatPeriods('ord');
     expect(periods.map((p) => p.periodKey)).toEqual([newDay, oldDay]);
     // The database counted every number served: each period's max_id is at least its highest ID.
     expect(periods[0]!.maxId).toBeGreaterThanOrEqual(Math.max(...fresh.map(seq)));
@@ -143,7 +144,7 @@ describe('FormatEngine', () => {
   const base: NewFormat = { bizTag: 'inv', pattern: 'INV{yyyy}-{seq:2}', resetPeriod: 'yearly', timeZone: 'UTC', step: 30 };
 
   it('answers sequence_exhausted (503) at the width cap, never a wider or wrapped number; a wider seq continues', async () => {
-    await store.createFormat(base, stamp);
+    await store.formats.createFormat(base, stamp);
     const clock = new FakeClock(Date.parse('2026-06-01T00:00:00Z'));
     const engine = await node(clock);
     const ids = [...(await engine.takeIds('inv', 90)), ...(await engine.takeIds('inv', 9))];
@@ -163,13 +164,13 @@ describe('FormatEngine', () => {
     // A node whose clock is still in 2026 finds that year used up.
     const late = await node(new FakeClock(Date.parse('2026-12-31T23:59:59Z')));
     expect(await codeOf(one(late, 'inv'))).toContain('sequence_exhausted');
-    await store.updateFormat('inv', { pattern: 'INV{yyyy}-{seq:3}' }, stamp);
+    await store.formats.updateFormat('inv', { pattern: 'INV{yyyy}-{seq:3}' }, stamp);
     await late.refreshFormats();
     expect(await one(late, 'inv')).toBe('INV2026-100');
   });
 
   it('keeps a buffer per period: the old period\'s numbers are not served in the new one, and are dropped', async () => {
-    await store.createFormat({ ...base, bizTag: 'm', pattern: 'M{yyyyMM}{seq:4}', resetPeriod: 'monthly' }, stamp);
+    await store.formats.createFormat({ ...base, bizTag: 'm', pattern: 'M{yyyyMM}{seq:4}', resetPeriod: 'monthly' }, stamp);
     const clock = new FakeClock(Date.parse('2026-01-31T23:59:59Z'));
     const engine = await node(clock);
     expect(await one(engine, 'm')).toBe('M2026010001');
@@ -180,14 +181,14 @@ describe('FormatEngine', () => {
     clock.advance(5_000);
     await flush();
     expect(engine.heldPeriods()).toEqual(['m@202602']);
-    expect((await store.listFormatPeriods('m')).map((p) => [p.periodKey, p.maxId])).toEqual([
+    expect((await store.formats.listFormatPeriods('m')).map((p) => [p.periodKey, p.maxId])).toEqual([
       ['202602', 30],
       ['202601', 30],
     ]);
   });
 
   it('a graceful close gives back the unused top of the period\'s latest claim; the next node continues right after', async () => {
-    await store.createFormat({ ...base, bizTag: 'g', pattern: 'G{yyyyMMdd}{seq:6}', resetPeriod: 'daily' }, stamp);
+    await store.formats.createFormat({ ...base, bizTag: 'g', pattern: 'G{yyyyMMdd}{seq:6}', resetPeriod: 'daily' }, stamp);
     const clock = new FakeClock(Date.parse('2026-12-02T10:00:00Z'));
     const first = await node(clock);
     const ids = await first.takeIds('g', 12);
@@ -196,19 +197,19 @@ describe('FormatEngine', () => {
     await flush(); // the preload has landed (installed as the pending segment)
     const given = await first.close({ giveBack: true });
     expect(given.map((g) => [g.bizTag, g.first, g.maxIdAfter])).toEqual([['g@20261202', '13', '12']]);
-    expect((await store.listFormatPeriods('g'))[0]!.maxId).toBe(12);
+    expect((await store.formats.listFormatPeriods('g'))[0]!.maxId).toBe(12);
     const second = await node(clock);
     expect(await one(second, 'g')).toBe('G20261202000013');
   });
 
   it('a never-resetting format has one counter; an unknown tag is a 404 in the formatted tag\'s words', async () => {
-    await store.createFormat({ ...base, bizTag: 'n', pattern: 'N{seq:5}', resetPeriod: 'never' }, stamp);
+    await store.formats.createFormat({ ...base, bizTag: 'n', pattern: 'N{seq:5}', resetPeriod: 'never' }, stamp);
     const clock = new FakeClock(Date.parse('2026-12-31T23:59:59Z'));
     const engine = await node(clock);
     expect(await one(engine, 'n')).toBe('N00001');
     clock.advance(2_000);
     expect(await one(engine, 'n')).toBe('N00002');
-    expect((await store.listFormatPeriods('n')).map((p) => p.periodKey)).toEqual(['']);
+    expect((await store.formats.listFormatPeriods('n')).map((p) => p.periodKey)).toEqual(['']);
     expect(await codeOf(one(engine, 'nope'))).toBe('tag_not_found 404: Formatted tag "nope" does not exist.');
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Answer } from '@/lib/http/answer';
 import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
-import type { HostHealth, LeafStore } from '@/lib/store/types';
+import type { HostHealth } from '@/lib/store/leafStore';
+import type { LeafStore } from '@/lib/store/leafStore';
 import { FakeClock, FakeStore } from './fakes';
 
 async function setup() {

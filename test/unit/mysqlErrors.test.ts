@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LeafError } from '@/lib/errors';
-import { AttemptFault, type Phase, type RetryPolicy, classify, withRetries } from '@/lib/store/mysqlErrors';
+import { classify } from '@/lib/store/mysql/errors';
+import { AttemptFault, type Phase, type RetryPolicy, allowedHosts, withRetries } from '@/lib/store/retry';
 
 /** Errors shaped as mysql2 builds them: a server error packet, a socket error, mysql2's own protocol errors. */
 const server = (errno: number, code: string) => Object.assign(new Error(code), { errno, code, sqlState: errno === 1047 ? '08S01' : '40001', fatal: false });
@@ -56,6 +57,7 @@ function policy(over: Partial<RetryPolicy> = {}): RetryPolicy & { slept: number[
   const hostFaults: number[] = [];
   let t = 0;
   return {
+    classify,
     attempts: 4,
     budgetMs: 5_000,
     retryUnknown: false,
@@ -160,5 +162,18 @@ describe('withRetries', () => {
       ),
     ).rejects.toBe(refusal);
     expect(calls).toBe(1);
+  });
+});
+
+describe('allowedHosts', () => {
+  it.each([
+    ['all fresh, none failed: every host, in order', [0, 0, 0], [], 10, [0, 1, 2]],
+    ['the first set aside: the others', [20, 0, 0], [], 10, [1, 2]],
+    ['set aside until now has passed: back', [10, 0, 0], [], 10, [0, 1, 2]],
+    ['the second failed in this operation: the others', [0, 0, 0], [1], 10, [0, 2]],
+    ['every fresh host failed: the set-aside ones not yet tried', [20, 0, 0], [1, 2], 10, [0]],
+    ['every host failed in this operation: all again, rather than none', [20, 20, 0], [0, 1, 2], 10, [0, 1, 2]],
+  ])('%s', (_, asideUntil, exclude, now, expected) => {
+    expect(allowedHosts(asideUntil, new Set(exclude), now)).toEqual(expected);
   });
 });

@@ -4,7 +4,7 @@ import { parseNodesQuery } from '@/lib/fleet/nodesQuery';
 import { tagState } from '@/lib/fleet/nodeSnapshot';
 import { EMPTY_SNAPSHOT, decodeSnapshot, encodeSnapshot } from '@/lib/fleet/snapshotCodec';
 import type { NodeSnapshot } from '@/lib/fleet/types';
-import type { NodeRow } from '@/lib/store/types';
+import type { NodeRow } from '@/lib/fleet/nodeStore';
 
 const SNAPSHOT: NodeSnapshot = {
   snowflake: { state: 'ready', workerId: 3, leaseExpiresAt: '2026-12-03T00:00:10.000Z' },

@@ -3,7 +3,7 @@ import { NodeRegistry } from '@/lib/fleet/registry';
 import { decodeSnapshot } from '@/lib/fleet/snapshotCodec';
 import type { NodeSnapshot } from '@/lib/fleet/types';
 import type { Logger } from '@/lib/log';
-import type { NodeStore } from '@/lib/store/types';
+import type { NodeStore } from '@/lib/fleet/nodeStore';
 import { FakeNodeStore } from './fakeNodeStore';
 import { FakeClock, flush } from './fakes';
 

@@ -6,7 +6,8 @@ import { isLeafError } from '@/lib/errors';
 import type { Answer } from '@/lib/http/answer';
 import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
-import type { LeafStore, StoredToken } from '@/lib/store/types';
+import type { LeafStore } from '@/lib/store/leafStore';
+import type { StoredToken } from '@/lib/auth/tokenStore';
 import { FakeClock, FakeStore } from './fakes';
 
 function row(secret: string, tags: string[], over: Partial<StoredToken> = {}): StoredToken {

@@ -3,7 +3,7 @@ import { createSegment } from '@/lib/segment/buffer';
 import { SegmentEngine } from '@/lib/segment/engine';
 import { type Semantics, claimedRange, switchBump } from '@/lib/segment/semantics';
 import { CONFIG_ACTOR, ensureFleetSemantics } from '@/lib/segment/fleetSemantics';
-import { claimStatementMysql, decodeClaimMysql } from '@/lib/store/mysqlSemantics';
+import { claimStatement, decodeClaim } from '@/lib/store/mysql/claim';
 import { FakeClock, FakeStore, flush } from './fakes';
 
 describe('claim semantics', () => {
@@ -150,11 +150,11 @@ describe('the MySQL claim statement', () => {
     ['9007199254740992', 9007199254740992n, 'leaf-ts'], // 2^53: the first value that is a bigint
     ['-9123372036854774808', 100000000000001000n, 'leaf'],
   ] as const)('LAST_INSERT_ID %s decodes to max_id %s in %s', (insertId, maxId, semantics) => {
-    expect(decodeClaimMysql(insertId, 't')).toEqual({ maxId, semantics });
+    expect(decodeClaim(insertId, 't')).toEqual({ maxId, semantics });
   });
 
   it('carries the tag, the fleet default key and the 2^63−1 guard as parameters, never in the text', () => {
-    const { text, params } = claimStatementMysql("x'--", 50);
+    const { sql: text, params } = claimStatement("x'--", 50).toSQL();
     expect(text).not.toContain("x'--");
     expect(text).toMatch(/LAST_INSERT_ID\(\(max_id \+ \?\) \| \(.* << 63\)\) & 9223372036854775807 WHERE biz_tag = \? AND max_id BETWEEN 0 AND \?$/);
     expect(params).toEqual([50, "x'--", '*', 'leaf-ts', "x'--", 9223372036854775807n - 50n]);

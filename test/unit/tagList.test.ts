@@ -5,7 +5,7 @@ import { isLeafError } from '@/lib/errors';
 import { LoadLog } from '@/lib/metrics/loadLog';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import { SegmentEngine } from '@/lib/segment/engine';
-import type { TagRow } from '@/lib/store/types';
+import type { TagRow } from '@/lib/segment/tagStore';
 import { FakeClock, FakeStore } from './fakes';
 
 const q = (s: string) => parseTagListQuery(new URLSearchParams(s));
@@ -53,7 +53,7 @@ describe('tag list page', () => {
     await segments.take('t020', 10);
     clock.advance(2_000);
     rates.record(segments.issuedTotals());
-    return { store: { listTagRows: async () => rows(), getSemantics: () => store.getSemantics() } as never, segments, rates, loadLog: new LoadLog() };
+    return { store: { tags: { listTagRows: async () => rows() }, semantics: { getSemantics: () => store.getSemantics() } } as never, segments, rates, loadLog: new LoadLog() };
   }
 
   it('pages by name with totals over every tag', async () => {

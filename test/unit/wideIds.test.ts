@@ -9,7 +9,7 @@ import { type IdRanges, SegmentEngine, runBase } from '@/lib/segment/engine';
 import { type Id, MAX_ID, idBigint } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { type LeafError, isLeafError } from '@/lib/errors';
-import type { LeafStore } from '@/lib/store/types';
+import type { LeafStore } from '@/lib/store/leafStore';
 import { FakeClock, FakeStore, flush } from './fakes';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER); // 2^53 − 1

@@ -19,7 +19,7 @@ import type { Answer } from '../../lib/http/answer';
 import { type IdHandler, createIdHandler } from '../../lib/http/idHandler';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { SqliteStore } from '../../lib/store/sqlite';
-import type { StoredToken } from '../../lib/store/types';
+import type { StoredToken } from '../../lib/auth/tokenStore';
 
 const ROUNDS = Number(process.env.AUTH_COST_ROUNDS ?? 7);
 const ROUND_MS = Number(process.env.AUTH_COST_MS ?? 1000);
@@ -60,8 +60,8 @@ const BASE_FILE = path.join(__dirname, '../../lib/http/.idHandler.base.ts');
 async function child(variant: number): Promise<void> {
   const old = (await import(BASE_FILE)) as { createIdHandler: typeof createIdHandler };
   const store = new SqliteStore({ file: ':memory:' });
-  await store.createTag({ bizTag: 'bench', step: 1_000_000 });
-  const segments = new SegmentEngine({ store, refreshIntervalMs: 0 });
+  await store.tags.createTag({ bizTag: 'bench', step: 1_000_000 });
+  const segments = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0 });
   await segments.start();
   const runtime = () => ({ segments, store, snowflake: null });
   const scoped = newScopedToken();

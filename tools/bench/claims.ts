@@ -1,29 +1,51 @@
 /**
- * The direct claim measurement: `MysqlStore.allocate(tag, 1000)` (one segment claim, one UPDATE of leaf_alloc) called
- * from this process on the single MariaDB and on the 3-node Galera cluster (multi-host URL, as leaf-ts uses it),
- * CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it. Under HTTP load a single-ID row does only a
- * couple of segment loads, too few for a p99; this gives claims per second and the p50 / p99 of one claim with µs
- * resolution. Runs after the HTTP rows (nothing else is loaded then), in the order MariaDB, Galera, Galera,
- * MariaDB, each half of CLAIMS, after a warm-up; the claimed segments must not overlap.
+ * The direct claim measurement: the store's `allocate(tag, 1000)` (one segment claim, one UPDATE of leaf_alloc) called
+ * from this process on a SQLite file (WAL, as the server's default), on the single MariaDB and on the 3-node Galera
+ * cluster (multi-host URL, as leaf-ts uses it), CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it.
+ * Under HTTP load a single-ID row does only a couple of segment loads, too few for a p99; this gives claims per
+ * second and the p50 / p99 of one claim with µs resolution. Runs after the HTTP rows (nothing else is loaded then),
+ * each database in two halves of CLAIMS in mirrored order (A B … B A), after a warm-up; the claimed segments must
+ * not overlap. `BENCH_ONLY=claims` runs only these rows, on SQLite and MariaDB (no Galera, no servers).
  */
 import os from 'node:os';
+import path from 'node:path';
 import { MysqlStore } from '../../lib/store/mysql';
+import { SqliteStore } from '../../lib/store/sqlite';
 import { CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CLAIM_TAG, NOISY_OTHER_SHARE, progress } from './config';
 import { type CpuSnap, cpuSnap } from './cpu';
 import { fmtInt, fmtMs, fmtUs, pct } from './format';
 import { failures, percentile, rows } from './results';
 
+/** What the measurement needs of a store: the claim, one tag, close. */
+interface ClaimStore {
+  tags: {
+    allocate(bizTag: string, step: number): Promise<{ maxId: number | bigint; step: number }>;
+    createTag(tag: { bizTag: string; step: number; description: string }): Promise<unknown>;
+  };
+  close(): Promise<void>;
+}
+
 export interface ClaimTarget {
   key: string;
   scenario: string;
-  url: string;
-  /** The database's processes (mariadbd, or every Galera node): their CPU is the row's "server" CPU. */
+  open(): Promise<ClaimStore>;
+  /** The database's processes (mariadbd, or every Galera node): their CPU is the row's "server" CPU; none for SQLite (in this process). */
   pids: number[];
+}
+
+/** A MySQL/MariaDB/Galera target, as DATABASE_URL names it. */
+export function mysqlClaims(key: string, scenario: string, url: string, pids: number[]): ClaimTarget {
+  return { key, scenario, pids, open: () => MysqlStore.open({ url }) };
+}
+
+/** A fresh SQLite file in `dir` (WAL): the claim runs in this process, so its CPU is the load generator's. */
+export function sqliteClaims(key: string, scenario: string, dir: string): ClaimTarget {
+  return { key, scenario, pids: [], open: async () => new SqliteStore({ file: path.join(dir, `${key}.db`) }) };
 }
 
 interface Acc {
   target: ClaimTarget;
-  store: MysqlStore;
+  store: ClaimStore;
   latenciesMs: number[];
   maxIds: number[];
   errors: number;
@@ -44,7 +66,7 @@ async function claimRun(acc: Acc, n: number, warmup: boolean): Promise<number> {
       next++;
       const t = performance.now();
       try {
-        const a = await acc.store.allocate(CLAIM_TAG, CLAIM_STEP);
+        const a = await acc.store.tags.allocate(CLAIM_TAG, CLAIM_STEP);
         const ms = performance.now() - t;
         acc.maxIds.push(Number(a.maxId)); // claims of a fresh tag: far below 2^53
         if (a.step !== CLAIM_STEP) throw new Error(`claimed step ${a.step}, asked ${CLAIM_STEP}`);
@@ -61,13 +83,13 @@ async function claimRun(acc: Acc, n: number, warmup: boolean): Promise<number> {
 
 export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
   progress(
-    `claims: MysqlStore.allocate('${CLAIM_TAG}', ${CLAIM_STEP}) from this process, ${CLAIM_CONCURRENCY} at a time, ${CLAIMS.toLocaleString('en-US')} per database ` +
+    `claims: store.tags.allocate('${CLAIM_TAG}', ${CLAIM_STEP}) from this process, ${CLAIM_CONCURRENCY} at a time, ${CLAIMS.toLocaleString('en-US')} per database ` +
       `(after ${WARMUP_CLAIMS} warm-up claims), on ${targets.map((t) => t.key).join(' and ')}`,
   );
   const accs: Acc[] = [];
   for (const target of targets) {
-    const store = await MysqlStore.open({ url: target.url });
-    await store.createTag({ bizTag: CLAIM_TAG, step: CLAIM_STEP, description: 'npm run bench: direct claims' });
+    const store = await target.open();
+    await store.tags.createTag({ bizTag: CLAIM_TAG, step: CLAIM_STEP, description: 'npm run bench: direct claims' });
     accs.push({ target, store, latenciesMs: [], maxIds: [], errors: 0, firstError: '', seconds: 0, cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 }, perRound: [] });
   }
   try {

@@ -22,7 +22,7 @@ export const CLIENT_MS = LOOP_MS * 2;
 /** 6 min: the 3-node Galera cluster (≈ 15 s to start) and its rows raised it from 5. */
 export const HARD_CAP_MS = 6 * 60_000;
 export const READY_TIMEOUT_MS = 60_000;
-/** Direct claim measurement (MysqlStore.allocate on MariaDB and on Galera): claims per database, how many at once, step. */
+/** Direct claim measurement (the store's allocate on SQLite, MariaDB and Galera): claims per database, how many at once, step. */
 export const CLAIMS = Math.max(100, Number(process.env.BENCH_CLAIMS ?? 2000));
 export const CLAIM_CONCURRENCY = Math.max(1, Number(process.env.BENCH_CLAIM_CONCURRENCY ?? 4));
 export const CLAIM_STEP = 1000;
@@ -41,11 +41,11 @@ export const CLIENT_TAG = 'client';
 export const TARGET_CLIENT_IDS_PER_S = 100e6;
 /**
  * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, Galera, Redis, the
- * direct claims), `wide` (the 2^53 rows next to fast-single/fast-batch), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
+ * direct claims), `claims` (only the direct claims, on a SQLite file and a single MariaDB: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
  * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `inproc` (the
  * in-process rows). Groups left out are not started at all.
  */
-export const ONLY_GROUPS = ['http', 'wide', 'formatted', 'client', 'restart', 'inproc'] as const;
+export const ONLY_GROUPS = ['http', 'claims', 'wide', 'formatted', 'client', 'restart', 'inproc'] as const;
 export type OnlyGroup = (typeof ONLY_GROUPS)[number];
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
 for (const g of only) if (!(ONLY_GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY: unknown group "${g}" (${ONLY_GROUPS.join(', ')})`);

@@ -77,9 +77,9 @@ async function loop(next: Source, ms: number): Promise<{ ids: number; seconds: n
 /** The engine sources' surroundings: the engine, its load counter, and (when the engine has one) the tag handle. */
 async function engineSource(source: 'nextId' | 'tag'): Promise<{ next: Source | null; loads: () => number; step: () => number; close: () => Promise<void> }> {
   const store = new SqliteStore({ file: ':memory:' });
-  await store.createTag({ bizTag: TAG, step: 1000 });
+  await store.tags.createTag({ bizTag: TAG, step: 1000 });
   let loads = 0;
-  const engine = new SegmentEngine({ store, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
+  const engine = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
   await engine.start();
   let next: Source | null = () => engine.nextId(TAG);
   if (source === 'tag') {

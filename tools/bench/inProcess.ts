@@ -54,9 +54,9 @@ export interface SnowflakeResult {
 
 async function main(): Promise<void> {
   const store = new SqliteStore({ file: ':memory:' });
-  await store.createTag({ bizTag: TAG, step: 1000 });
+  await store.tags.createTag({ bizTag: TAG, step: 1000 });
   let loads = 0;
-  const engine = new SegmentEngine({ store, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
+  const engine = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
   await engine.start();
 
   let last: Id = 0;

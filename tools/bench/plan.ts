@@ -11,7 +11,7 @@ const CHILD_START_S = 1;
  */
 export function tailSeconds(): number {
   const client = runs('client') ? CHILD_START_S + (LOOP_WARMUP_MS + CLIENT_MS * 1.5) / 1000 + 2 : 0;
-  const claims = runs('http') ? CLAIMS / 400 : 0;
+  const claims = runs('http') || runs('claims') ? CLAIMS / 400 : 0;
   const inProcess = CHILD_START_S + 3 * (1 + INPROC_MS / 1000) + 2;
   const loops = (3 * ROUNDS + 2) * (CHILD_START_S + (LOOP_WARMUP_MS + LOOP_MS) / 1000);
   return client + claims + (runs('inproc') ? inProcess + loops : 0) + 4 + 10 + 15;

@@ -194,9 +194,9 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       'every commit certified and replicated to the other two); tag `demo` created with step 1000 through POST /api/admin/tags, as on MariaDB. server CPU counts all 3 mariadbd.',
     `- Segment loads (claims): per second = leaf_segment_loads_total during the measured runs ÷ measured seconds (with how many); one load's p50 / p99 = nearest rank over the loads that started in the measured runs, ` +
       "each timed by the engine around the store call (whole ms, the node's load log GET /api/admin/tags/demo — the same timing that feeds leaf_segment_load_duration_seconds). " +
-      `The dynamic step grows under load, so single-ID rows do only a few loads: the direct-claims rows measure the claim itself — ${CLAIMS.toLocaleString('en-US')} \`MysqlStore.allocate(tag, ${CLAIM_STEP})\` per database ` +
+      `The dynamic step grows under load, so single-ID rows do only a few loads: the direct-claims rows measure the claim itself — ${CLAIMS.toLocaleString('en-US')} \`allocate(tag, ${CLAIM_STEP})\` of the store per database ` +
       `from the bench process, ${CLAIM_CONCURRENCY} at a time, after the HTTP rows (nothing else loaded), in the order MariaDB, Galera, Galera, MariaDB (half each); latency per claim in µs; ` +
-      'their "req/s" is claims/s, IDs/s = claims × step, server CPU = the database processes per claim, load gen = the bench process; check: no two claimed segments overlap.',
+      'their "req/s" is claims/s, IDs/s = claims × step, server CPU = the database processes per claim (none for SQLite, which runs in the bench process), load gen = the bench process; check: no two claimed segments overlap.',
     `- Alternatives (tools/bench/altServer.ts, bare node:http like the ceiling, same JSON shape \`{"tag":"demo","id":"…"}\`, one ID per request): ` +
       `auto-increment = \`INSERT INTO id_autoinc () VALUES ()\` per ID, InnoDB, autocommit; Flickr = \`REPLACE INTO tickets64 (stub) VALUES ('a')\` + \`SELECT LAST_INSERT_ID()\` on one pooled connection per pair, tickets64 MyISAM (REPLACE INTO deadlocks on InnoDB); ` +
       `both through a mysql2 pool of ${ALT_POOL} connections; Redis = \`INCR id:demo\`; UUID = \`crypto.randomUUID()\`.`,

@@ -3,7 +3,7 @@
  * in all, a hard cap), every row on the same machine with the same autocannon settings:
  *  - leaf-ts fast lane, `/api/id/segment/demo` single and `?count=1000`, on the embedded SQLite, on MariaDB and on a
  *    3-node Galera cluster (tools/harness/galera.ts, multi-host DATABASE_URL), with segment loads per second and
- *    the p50 / p99 of one load; then direct claims (MysqlStore.allocate) on MariaDB and Galera (claims.ts);
+ *    the p50 / p99 of one load; then direct claims (the store's allocate) on SQLite, MariaDB and Galera (claims.ts);
  *    the same with LEAF_WORKERS=2 (node:cluster, both cores); `/api/id/snowflake`; the plain Next route handler;
  *  - the ceilings: bare node:http (tools/bench/bareServer.ts) and a constant Next route (app/api/bench/constant, served
  *    only with LEAF_BENCH_ROUTES=on);
@@ -33,8 +33,9 @@
  * Settings (env): BENCH_CONNECTIONS (50), BENCH_DURATION (s measured per run; default 5, shortened uniformly for
  * every row when the plan would not fit the 6-min cap), BENCH_ROUNDS (2 runs per row, in alternating order),
  * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_CLAIMS (2000 direct claims
- * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_ONLY (a comma list of row groups: http, wide, client, restart, inproc; default
- * all; e.g. BENCH_ONLY=client,inproc starts only the SQLite fast-lane server, and a partial run prints its table
+ * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_ONLY (a comma list of row groups: http, claims, wide, client, restart, inproc;
+ * default all; e.g. BENCH_ONLY=client,inproc starts only the SQLite fast-lane server, BENCH_ONLY=claims only a MariaDB
+ * for the direct claims on SQLite and MariaDB, and a partial run prints its table
  * without writing results.md), BENCH_REBUILD=1 forces
  * `next build` first (a build also runs when .next lacks the bench's constant route).
  * Exit code 1 when a correctness check fails (errors, non-2xx, malformed or repeated IDs); missed targets only warn.
@@ -75,9 +76,14 @@ import { failures, notes, rows } from './results';
 import { ROW_GROUPS, fastRows, formattedRows, httpRows, wideRows } from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
 import { createFormat, createMariaTag, createTag, dbs, startGalera, startMaria } from './services';
-import { type ClaimTarget, measureClaims } from './claims';
+import { type ClaimTarget, measureClaims, mysqlClaims, sqliteClaims } from './claims';
 import { measureClient } from './clientRows';
 import { measureRestarts } from './restartRows';
+
+/** The direct claims on a fresh SQLite file (WAL) of the bench's temp dir, in this process. */
+function sqliteClaim(): ClaimTarget {
+  return sqliteClaims('claims-sqlite', 'direct claims: `allocate(tag, 1000)`, SQLite file (WAL), in this process (claims/s)', tmpDir);
+}
 
 /** Stops every child process (servers, in-process child, redis-server), then mariadbd and the Galera nodes, and removes the temp dir. */
 async function cleanup(): Promise<void> {
@@ -155,10 +161,18 @@ async function main(): Promise<void> {
     await waitForWorkers(cluster);
     table = httpRows({ bare, fast: fastLane, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid });
     claimTargets = [
-      { key: 'claims-maria', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, single MariaDB (claims/s)', url: db.leafUrl, pids: [mariaPid] },
-      { key: 'claims-galera', scenario: 'direct claims: `MysqlStore.allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', url: galera.leafUrl, pids: galera.pids },
+      ...(runs('claims') ? [sqliteClaim()] : []),
+      mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [mariaPid]),
+      mysqlClaims('claims-galera', 'direct claims: `allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', galera.leafUrl, galera.pids),
     ];
-  } else if (runs('wide') || runs('formatted') || runs('client')) {
+  } else if (runs('claims')) {
+    const db = await startMaria();
+    meta.maria = `MariaDB ${db.version}`;
+    mariaPid = dbs.maria?.pid;
+    if (mariaPid === undefined) throw new Error('mariadbd has no PID');
+    claimTargets = [sqliteClaim(), mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [mariaPid])];
+  }
+  if (!http && (runs('wide') || runs('formatted') || runs('client'))) {
     fast = await leafServer('leaf-ts fast lane (SQLite)', {});
     servers = [fast];
     if (runs('wide') || runs('formatted')) table = fastRows(fast);

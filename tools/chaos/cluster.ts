@@ -17,7 +17,7 @@ import { ChaosProxy } from './proxy';
 async function createTag(run: ChaosRun, url: string, where: string): Promise<void> {
   const setupStore = await MysqlStore.open({ url, connectionLimit: 1 });
   try {
-    await setupStore.createTag({ bizTag: TAG, step: DB_STEP, description: 'chaos harness' });
+    await setupStore.tags.createTag({ bizTag: TAG, step: DB_STEP, description: 'chaos harness' });
   } finally {
     await setupStore.close();
   }

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import { SegmentEngine } from '../../../lib/segment/engine';
 import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
-import type { Allocation, SegmentStore } from '../../../lib/store/types';
+import type { Allocation } from '../../../lib/segment/segmentSource';
+import type { SegmentSource } from '../../../lib/segment/segmentSource';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 import { rng } from '../../../tools/harness/rng';
 
@@ -32,17 +33,17 @@ interface Config extends Message {
 }
 
 /**
- * Instrumentation, not a mock: a Proxy that passes every call through to the real store and records what
- * `allocate` claimed. (A Proxy, so the wrapper keeps up with whatever else SegmentStore grows.)
+ * Instrumentation, not a mock: a Proxy that passes every call through to the real store's tags and records what
+ * `allocate` claimed. (A Proxy, so the wrapper keeps up with whatever else the port grows.)
  */
 interface Recording {
-  store: SegmentStore;
+  store: SegmentSource;
   allocations: Array<[maxId: number, step: number]>;
   failures: number;
   inFlight: number;
 }
 
-function recording(inner: SegmentStore): Recording {
+function recording(inner: SegmentSource): Recording {
   const rec: Recording = { store: inner, allocations: [], failures: 0, inFlight: 0 };
   const allocate = async (bizTag: string, step?: number): Promise<Allocation> => {
     rec.inFlight++;
@@ -91,9 +92,9 @@ class IdWriter {
 
 async function main(): Promise<void> {
   const cfg = await nextMessage<Config>('config');
-  const inner =
+  const db =
     cfg.dialect === 'mysql' ? await MysqlStore.open({ url: cfg.url as string, connectionLimit: 4 }) : new SqliteStore({ file: cfg.file as string });
-  const rec = recording(inner as unknown as SegmentStore);
+  const rec = recording(db.tags);
   const store = rec.store;
   const random = rng(cfg.seed);
   const randInt = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
   }
   unissued += await retire(engine);
   out.close();
-  await store.close();
+  await db.close();
   await finish({
     type: 'done',
     issued,

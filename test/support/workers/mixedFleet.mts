@@ -40,7 +40,7 @@ interface Node {
 async function leafTsNode(url: string): Promise<Node> {
   const store = await MysqlStore.open({ url, connectionLimit: 4 });
   let claims = 0;
-  const counting = new Proxy(store, {
+  const counting = new Proxy(store.tags, {
     get(target, prop) {
       if (prop === 'allocate') {
         return async (bizTag: string, step?: number) => {

@@ -25,13 +25,13 @@ import { decompose } from '../../../lib/snowflake/layout';
 import { SnowflakeNode } from '../../../lib/snowflake/node';
 import { MysqlStore } from '../../../lib/store/mysql';
 import { SqliteStore } from '../../../lib/store/sqlite';
-import type { WorkerStore } from '../../../lib/store/types';
+import type { LeafStore } from '../../../lib/store/leafStore';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 import { rng } from '../../../tools/harness/rng';
 
 type Job = Message & Record<string, unknown> & { kind: string };
 
-let store: (WorkerStore & { close(): Promise<void> }) | null = null;
+let store: Pick<LeafStore, 'workers' | 'close'> | null = null;
 let node: SnowflakeNode | null = null;
 
 function codeOf(error: unknown): string {
@@ -103,7 +103,7 @@ async function handle(job: Job): Promise<Message | null> {
     }
     case 'start': {
       if (store === null) throw new Error('no store: send an open job first');
-      node = new SnowflakeNode({ store, nodeId: job.nodeId as string, epochMs: job.epochMs as number, leaseMs: job.leaseMs as number });
+      node = new SnowflakeNode({ store: store.workers, nodeId: job.nodeId as string, epochMs: job.epochMs as number, leaseMs: job.leaseMs as number });
       await atTime(job.at as number);
       const t = Date.now();
       await node.start();

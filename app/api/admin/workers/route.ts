@@ -7,7 +7,7 @@ export const GET = route(async ({ runtime }) =>
     self: runtime.snowflake?.status() ?? { state: 'off' },
     // LEAF_WORKER_IDS, canonical (`512-1023`): the only ids this node leases, whether snowflake is on or not.
     workerIds: runtime.config.snowflake.workerIds.text,
-    workers: await runtime.store.listWorkers(),
+    workers: await runtime.store.workers.listWorkers(),
   }),
 );
 

@@ -1,46 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
-import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
-import type { Connection } from 'mysql2/promise';
+import mysql, { type Connection, type PoolOptions } from 'mysql2/promise';
+import { pending, readMigrations } from '../migrations';
+import { classify } from './errors';
+import type { MysqlHost } from './url';
 
 /**
- * Applies drizzle-kit's generated migrations from `drizzle/<dialect>/`. Our own small runner, because several
- * nodes start at once: each dialect takes a lock first (SQLite: BEGIN IMMEDIATE; MySQL: GET_LOCK), so two
- * nodes never apply the same migration twice. Journal table and hashes match drizzle's own migrator.
- *
- * The first migration creates `leaf_alloc` only IF NOT EXISTS (edited by hand after drizzle-kit): on a database a
- * Java Leaf fleet already uses, its table is adopted as it is — same columns — so a leaf-ts node can start beside
- * the Java nodes (test/integration/leafDatabase.test.ts). Which migrations are pending goes by their timestamps,
- * not their hashes, so the edit does not re-run it anywhere.
+ * Migrations run once, at start, on the first host (URL order) that connects and is ready; a host that refuses in
+ * a way another host would not (unreachable, 1047 outside the primary component) is skipped, anything else stops
+ * the start.
  */
-export function migrationsFolder(dialect: 'sqlite' | 'mysql', root: string = defaultMigrationsDir()): string {
-  return path.join(/*turbopackIgnore: true*/ root, dialect);
-}
-
-/** `./drizzle` of the working directory; LEAF_MIGRATIONS_DIR (read by lib/config.ts) overrides it. */
-export function defaultMigrationsDir(): string {
-  return path.join(/*turbopackIgnore: true*/ process.cwd(), 'drizzle');
-}
-
-function pending(migrations: MigrationMeta[], lastAppliedMillis: number): MigrationMeta[] {
-  return migrations.filter((m) => m.folderMillis > lastAppliedMillis);
-}
-
-/** Returns how many migrations were applied. */
-export function migrateSqlite(db: BetterSqlite3.Database, migrationsDir?: string): number {
-  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('sqlite', migrationsDir) });
-  db.exec('CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)');
-  const apply = db.transaction(() => {
-    const row = db.prepare('SELECT MAX(created_at) AS last FROM __drizzle_migrations').get() as { last: number | null };
-    const todo = pending(migrations, Number(row.last ?? 0));
-    for (const m of todo) {
-      for (const statement of m.sql) if (statement.trim()) db.exec(statement);
-      db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(m.hash, m.folderMillis);
+export async function migrateOnFirstReachable(hosts: MysqlHost[], options: PoolOptions, migrationsDir: string | undefined): Promise<void> {
+  let last: unknown;
+  for (const h of hosts) {
+    let conn: Connection;
+    try {
+      conn = await mysql.createConnection({ ...options, host: h.host, port: h.port });
+    } catch (error) {
+      last = error;
+      continue;
     }
-    return todo.length;
-  });
-  return apply.immediate();
+    try {
+      await migrateMysql(conn, migrationsDir);
+      return;
+    } catch (error) {
+      if (!classify(error, 'uncommitted').moveHost) throw error;
+      last = error;
+    } finally {
+      await conn.end().catch(() => conn.destroy());
+    }
+  }
+  throw last;
 }
 
 export interface MysqlMigrateOptions {
@@ -49,8 +38,12 @@ export interface MysqlMigrateOptions {
   forceTableLock?: boolean;
 }
 
+/**
+ * Applies the pending migrations under a lock between nodes (GET_LOCK; on Galera, where GET_LOCK locks nothing
+ * between nodes, a lease row in `__leaf_migration_lock`); returns how many.
+ */
 export async function migrateMysql(conn: Connection, migrationsDir?: string, { lockTimeoutSeconds = 60, forceTableLock = false }: MysqlMigrateOptions = {}): Promise<number> {
-  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql', migrationsDir) });
+  const migrations = readMigrations('mysql', migrationsDir);
   const release = await migrationLock(conn, lockTimeoutSeconds, forceTableLock);
   try {
     await conn.query(

@@ -1,21 +1,9 @@
 import { and, eq, lt, or, sql } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/mysql2';
 import type { ResultSetHeader } from 'mysql2/promise';
-import { MYSQL_NOW_MS as DB_NOW_MS, MYSQL_NOW_SQL } from './dbClock';
-import { leafNode } from './schema/mysql';
-import type { NodeRegistration, NodeRow, NodeStore } from './types';
-
-/** A compiled query (drizzle's, or text and values). */
-interface Compiled {
-  toSQL(): { sql: string; params: unknown[] };
-}
-
-/** MysqlStore's statement runners: its host choice, timeout and retry rules (mysqlErrors.ts). */
-export interface MysqlRunner {
-  read<T>(query: Compiled): Promise<T>;
-  /** `retryUnknown`: may run again after an unknown outcome (only where twice is harmless). */
-  write<T>(query: Compiled, retryUnknown: boolean): Promise<T>;
-}
+import type { NodeRegistration, NodeRow, NodeStore } from '../../fleet/nodeStore';
+import { leafNode } from '../schema/mysql';
+import { type ServerExecutor, raw } from '../serverExecutor';
+import { DB_NOW_MS, NOW_MS_SQL, db } from './sql';
 
 /** A leaf_node row as mysql2 returns it: column names, BIGINTs as decimal strings. */
 interface RawNodeRow {
@@ -29,18 +17,15 @@ interface RawNodeRow {
   snapshot: string;
 }
 
-const raw = (text: string, params: unknown[] = []): Compiled => ({ toSQL: () => ({ sql: text, params }) });
 const NODE_COLUMNS = ['node_id', 'instance_id', 'address', 'version', 'started_at', 'heartbeat_at', 'state'];
 
 /**
- * The fleet registry on MySQL/MariaDB/Galera (composed by MysqlStore). Every claim is conditional in the database,
+ * The fleet registry on MySQL/MariaDB/Galera. Every claim is conditional in the database,
  * and every write here is harmless to run twice (each is conditioned on our instance id), so all are retried after
  * an unknown outcome — on Galera a lost certification (1213) is retried and then finds the winner's row.
  */
 export class MysqlNodes implements NodeStore {
-  private readonly db = drizzle.mock();
-
-  constructor(private readonly run: MysqlRunner) {}
+  constructor(private readonly exec: ServerExecutor) {}
 
   async registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean> {
     const row = { ...reg, heartbeatAt: DB_NOW_MS, state: 'up' };
@@ -48,10 +33,10 @@ export class MysqlNodes implements NodeStore {
     // new identity, else take a row that is ours, stopped or silent past goneMs. A racer that loses either gets
     // 0 rows. (MySQL's ON DUPLICATE KEY UPDATE evaluates its assignments in order, each seeing the ones before, so
     // one conditional upsert would judge later columns by the already-updated ones.)
-    const inserted = await this.run.write<ResultSetHeader>(this.db.insert(leafNode).ignore().values(row), true);
+    const inserted = await this.exec.write<ResultSetHeader>(db.insert(leafNode).ignore().values(row), true);
     if (inserted.affectedRows === 1) return true;
-    const taken = await this.run.write<ResultSetHeader>(
-      this.db
+    const taken = await this.exec.write<ResultSetHeader>(
+      db
         .update(leafNode)
         .set(row)
         .where(
@@ -67,8 +52,8 @@ export class MysqlNodes implements NodeStore {
 
   async takeOverNode(reg: NodeRegistration, seen: Pick<NodeRow, 'instanceId' | 'heartbeatAt'>): Promise<boolean> {
     // Run twice, the second finds our own row and says no: unknown outcomes are not retried (the caller re-reads).
-    return this.changed(
-      this.db
+    return this.exec.changedOne(
+      db
         .update(leafNode)
         .set({ ...reg, heartbeatAt: DB_NOW_MS, state: 'up' })
         .where(and(eq(leafNode.nodeId, reg.nodeId), eq(leafNode.instanceId, seen.instanceId), eq(leafNode.heartbeatAt, seen.heartbeatAt))),
@@ -77,8 +62,8 @@ export class MysqlNodes implements NodeStore {
   }
 
   async beatNode(nodeId: string, instanceId: string, snapshot: string | null): Promise<boolean> {
-    return this.changed(
-      this.db
+    return this.exec.changedOne(
+      db
         .update(leafNode)
         .set({ heartbeatAt: DB_NOW_MS, state: 'up', ...(snapshot === null ? {} : { snapshot }) })
         .where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId))),
@@ -87,22 +72,22 @@ export class MysqlNodes implements NodeStore {
   }
 
   async stopNode(nodeId: string, instanceId: string): Promise<void> {
-    await this.run.write(
-      this.db.update(leafNode).set({ state: 'stopped' }).where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId))),
+    await this.exec.write(
+      db.update(leafNode).set({ state: 'stopped' }).where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId))),
       true,
     );
   }
 
   async getNode(nodeId: string): Promise<NodeRow | undefined> {
-    const rows = await this.run.read<RawNodeRow[]>(raw('SELECT * FROM `leaf_node` WHERE node_id = ?', [nodeId]));
+    const rows = await this.exec.read<RawNodeRow[]>(raw('SELECT * FROM `leaf_node` WHERE node_id = ?', [nodeId]));
     return rows[0] === undefined ? undefined : toNodeRow(rows[0]);
   }
 
   async listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
     // The clock comes with the rows (a LEFT JOIN from one row, so an empty registry still reads it).
     const columns = withSnapshots ? 'n.*' : `${NODE_COLUMNS.map((c) => `n.${c}`).join(', ')}, '' AS snapshot`;
-    const rows = await this.run.read<Array<Partial<RawNodeRow> & { db_now: string }>>(
-      raw(`SELECT c.db_now, ${columns} FROM (SELECT ${MYSQL_NOW_SQL} AS db_now) c LEFT JOIN \`leaf_node\` n ON TRUE ORDER BY n.node_id`),
+    const rows = await this.exec.read<Array<Partial<RawNodeRow> & { db_now: string }>>(
+      raw(`SELECT c.db_now, ${columns} FROM (SELECT ${NOW_MS_SQL} AS db_now) c LEFT JOIN \`leaf_node\` n ON TRUE ORDER BY n.node_id`),
     );
     return {
       dbNow: Number(rows[0]?.db_now),
@@ -111,15 +96,11 @@ export class MysqlNodes implements NodeStore {
   }
 
   async pruneNodes(olderThanMs: number): Promise<number> {
-    const header = await this.run.write<ResultSetHeader>(
-      this.db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)),
+    const header = await this.exec.write<ResultSetHeader>(
+      db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)),
       true, // deleting what is already gone deletes nothing
     );
     return header.affectedRows;
-  }
-
-  private async changed(query: Compiled, retryUnknown: boolean): Promise<boolean> {
-    return (await this.run.write<ResultSetHeader>(query, retryUnknown)).affectedRows === 1;
   }
 }
 

@@ -1,22 +1,13 @@
 /**
- * What a MySQL/MariaDB failure says about the statement that met it — the whole basis of retrying on Galera, where
- * a claim on one node can lose certification against a claim on another, and a node outside the primary
- * component refuses every statement:
+ * Retrying a statement against a database server, whatever the dialect: each attempt's failure is read by the
+ * dialect's `classify` (mysql/errors.ts) as one of three outcomes, and only where running it again cannot hand out an
+ * ID twice is it run again, on another host where the host was at fault.
  *
- * - `committed-not`: the statement certainly did not take effect, so running it again cannot double it —
- *   1213 (deadlock, and Galera's certification failure, raised at commit even in autocommit), 1205 (lock wait
- *   timeout), 1047 (WSREP has not yet prepared node for application use: not synced, or a non-primary
- *   partition), any failure to get a connection (nothing was sent), and a lost connection inside a transaction
- *   that had not sent COMMIT (the server rolls it back).
+ * - `committed-not`: the statement certainly did not take effect, so running it again cannot double it.
  * - `unknown-outcome`: the connection died or the query timed out after a statement that commits by itself (or a
- *   COMMIT) was sent. It may have committed. So does 1180 (error during COMMIT): a Galera node that leaves the
- *   primary component while a write set is being replicated answers a statement in flight with it ("Error while
- *   appending streaming replication fragment (provider status: Not connected to Primary Component)"), and the
- *   write set may have reached the others; the node is at fault, so another host is tried.
- * - `fatal`: anything else (a server error such as a syntax error or a duplicate key is the same on every retry).
+ *   COMMIT) was sent. It may have committed.
+ * - `fatal`: anything else (a syntax error or a duplicate key is the same on every retry).
  */
-
-import { isLeafError } from '../errors';
 
 export type Outcome = 'committed-not' | 'unknown-outcome' | 'fatal';
 
@@ -32,51 +23,6 @@ export interface Classified {
   moveHost: boolean;
 }
 
-export const ER_LOCK_DEADLOCK = 1213;
-export const ER_LOCK_WAIT_TIMEOUT = 1205;
-export const ER_UNKNOWN_COM_ERROR = 1047;
-export const ER_ERROR_DURING_COMMIT = 1180;
-
-const NOT_COMMITTED = new Set([ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR]);
-
-interface DriverError {
-  errno?: unknown;
-  code?: unknown;
-  fatal?: unknown;
-  message?: unknown;
-  sqlState?: unknown;
-}
-
-/** A server error packet: the connection is intact and the server answered for this statement. */
-export function serverErrno(error: unknown): number | undefined {
-  const e = error as DriverError | null;
-  // A server error packet carries both errno and sqlState; a socket error's errno is a negative OS number.
-  return typeof e?.errno === 'number' && e.errno > 0 && typeof e.sqlState === 'string' ? e.errno : undefined;
-}
-
-export function classify(error: unknown, phase: Phase): Classified {
-  if (phase === 'connect') return { outcome: 'committed-not', moveHost: true };
-  if (isLeafError(error)) return { outcome: 'fatal', moveHost: false };
-  const errno = serverErrno(error);
-  if (errno !== undefined) {
-    if (NOT_COMMITTED.has(errno)) return { outcome: 'committed-not', moveHost: errno === ER_UNKNOWN_COM_ERROR };
-    if (errno === ER_ERROR_DURING_COMMIT) return { outcome: phase === 'uncommitted' ? 'committed-not' : 'unknown-outcome', moveHost: true };
-    return { outcome: 'fatal', moveHost: false };
-  }
-  const e = error as DriverError | null;
-  // mysql2 refuses a command on a connection it already knows is closed, before writing anything.
-  if (typeof e?.message === 'string' && e.message.startsWith("Can't add new command when connection is in closed state")) {
-    return { outcome: 'committed-not', moveHost: true };
-  }
-  // A lost connection or a query timeout (PROTOCOL_CONNECTION_LOST, ECONNRESET, EPIPE, ETIMEDOUT,
-  // PROTOCOL_SEQUENCE_TIMEOUT, …): no answer came for a statement that was sent. Any other driver-side error
-  // counts the same: not knowing is the safe reading.
-  if (typeof e?.code === 'string' || e?.fatal === true) {
-    return { outcome: phase === 'uncommitted' ? 'committed-not' : 'unknown-outcome', moveHost: true };
-  }
-  return { outcome: 'fatal', moveHost: false };
-}
-
 /** A failure of one attempt, with where it happened and which host (index in the URL's list) it met, if known. */
 export class AttemptFault extends Error {
   override readonly name = 'AttemptFault';
@@ -90,6 +36,8 @@ export class AttemptFault extends Error {
 }
 
 export interface RetryPolicy {
+  /** What a failure says about the statement that met it: the dialect's reading of its driver's errors. */
+  classify: (error: unknown, phase: Phase) => Classified;
   /** At most this many attempts in all. */
   attempts: number;
   /** No new attempt starts later than this many ms after the first began. */
@@ -106,7 +54,7 @@ export interface RetryPolicy {
   now?: () => number;
   /** Told of each host that failed in a way that means "use another host for a while". */
   onHostFault?: (host: number) => void;
-  /** Told of each failure that is about to be retried (counted by the store: MysqlStore.retries). */
+  /** Told of each failure that is about to be retried (counted by the store, e.g. MysqlStore.retries). */
   onRetry?: (failure: RetryFailure, phase: Phase) => void;
 }
 
@@ -142,7 +90,7 @@ export async function withRetries<T>(
       return await attempt({ attempt: n, exclude });
     } catch (error) {
       if (!(error instanceof AttemptFault)) throw error;
-      const classified = classify(error.cause, error.phase);
+      const classified = policy.classify(error.cause, error.phase);
       if (classified.moveHost && error.host !== undefined) {
         exclude.add(error.host);
         policy.onHostFault?.(error.host);
@@ -150,7 +98,7 @@ export async function withRetries<T>(
       // The retry decision. A `committed-not` failure changed nothing: running the statement again is safe.
       // An `unknown-outcome` one may have committed: it is retried only where a second run is harmless — for a
       // claim that means the first claim counts as possibly taken (its segment becomes a gap) and the segment is
-      // built only from the OK packet of the claim that answered. A segment is NEVER derived from reading max_id
+      // built only from the answer of the claim that answered. A segment is NEVER derived from reading max_id
       // afterwards: another node may have claimed in between, and that read would hand out its IDs again.
       const retryable = classified.outcome === 'committed-not' || (classified.outcome === 'unknown-outcome' && policy.retryUnknown);
       if (!retryable || n >= policy.attempts) throw fail({ cause: error.cause, classified });
@@ -160,4 +108,16 @@ export async function withRetries<T>(
       await sleep(wait);
     }
   }
+}
+
+/**
+ * The hosts (indexes, in the URL's order, which is the order of preference) the next attempt may use: neither set
+ * aside until a moment still ahead (`asideUntil`, by `now`) nor failed earlier in this operation (`exclude`). When
+ * every host is excluded, all are allowed again rather than none.
+ */
+export function allowedHosts(asideUntil: readonly number[], exclude: ReadonlySet<number>, now: number): number[] {
+  const all = asideUntil.map((_, i) => i);
+  const untried = all.filter((i) => !exclude.has(i));
+  const fresh = untried.filter((i) => asideUntil[i] <= now);
+  return fresh.length > 0 ? fresh : untried.length > 0 ? untried : all;
 }

@@ -1,23 +1,17 @@
 import { and, asc, eq, getTableColumns, lt, or, sql } from 'drizzle-orm';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { SQLITE_NOW_MS as DB_NOW_MS } from './dbClock';
-import { leafNode } from './schema/sqlite';
-import type { NodeRegistration, NodeRow, NodeStore } from './types';
+import type { NodeRegistration, NodeRow, NodeStore } from '../../fleet/nodeStore';
+import { leafNode } from '../schema/sqlite';
+import type { SqliteExecutor } from './executor';
+import { DB_NOW_MS } from './sql';
 
-/**
- * The fleet registry on SQLite (composed by SqliteStore). Each claim is one statement, atomic under SQLite's
- * write lock; `guard` turns driver errors into store_unavailable.
- */
+/** The fleet registry on SQLite. Each claim is one statement, atomic under SQLite's write lock. */
 export class SqliteNodes implements NodeStore {
-  constructor(
-    private readonly db: BetterSQLite3Database,
-    private readonly guard: <T>(fn: () => T) => T,
-  ) {}
+  constructor(private readonly exec: SqliteExecutor) {}
 
   async registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean> {
     const row = { ...reg, heartbeatAt: DB_NOW_MS, state: 'up' };
-    return this.changed(() =>
-      this.db
+    return this.exec.changedOne((db) =>
+      db
         .insert(leafNode)
         .values(row)
         .onConflictDoUpdate({
@@ -31,8 +25,8 @@ export class SqliteNodes implements NodeStore {
   }
 
   async takeOverNode(reg: NodeRegistration, seen: Pick<NodeRow, 'instanceId' | 'heartbeatAt'>): Promise<boolean> {
-    return this.changed(() =>
-      this.db
+    return this.exec.changedOne((db) =>
+      db
         .update(leafNode)
         .set({ ...reg, heartbeatAt: DB_NOW_MS, state: 'up' })
         .where(and(eq(leafNode.nodeId, reg.nodeId), eq(leafNode.instanceId, seen.instanceId), eq(leafNode.heartbeatAt, seen.heartbeatAt)))
@@ -41,8 +35,8 @@ export class SqliteNodes implements NodeStore {
   }
 
   async beatNode(nodeId: string, instanceId: string, snapshot: string | null): Promise<boolean> {
-    return this.changed(() =>
-      this.db
+    return this.exec.changedOne((db) =>
+      db
         .update(leafNode)
         .set({ heartbeatAt: DB_NOW_MS, state: 'up', ...(snapshot === null ? {} : { snapshot }) })
         .where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId)))
@@ -51,8 +45,8 @@ export class SqliteNodes implements NodeStore {
   }
 
   async stopNode(nodeId: string, instanceId: string): Promise<void> {
-    this.guard(() =>
-      this.db
+    this.exec.write((db) =>
+      db
         .update(leafNode)
         .set({ state: 'stopped' })
         .where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId)))
@@ -61,27 +55,23 @@ export class SqliteNodes implements NodeStore {
   }
 
   async getNode(nodeId: string): Promise<NodeRow | undefined> {
-    return this.guard(() => this.db.select().from(leafNode).where(eq(leafNode.nodeId, nodeId)).get());
+    return this.exec.read((db) => db.select().from(leafNode).where(eq(leafNode.nodeId, nodeId)).get());
   }
 
   async listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
     const { snapshot, ...columns } = getTableColumns(leafNode);
-    return this.guard(() => {
-      const rows = this.db
+    return this.exec.read((db) => {
+      const rows = db
         .select({ row: { ...columns, snapshot: withSnapshots ? snapshot : sql<string>`''` }, dbNow: sql<number>`${DB_NOW_MS}` })
         .from(leafNode)
         .orderBy(asc(leafNode.nodeId))
         .all();
-      const dbNow = rows[0]?.dbNow ?? this.db.get<{ n: number }>(sql`SELECT ${DB_NOW_MS} AS n`).n;
+      const dbNow = rows[0]?.dbNow ?? db.get<{ n: number }>(sql`SELECT ${DB_NOW_MS} AS n`).n;
       return { dbNow, rows: rows.map((r) => r.row) };
     });
   }
 
   async pruneNodes(olderThanMs: number): Promise<number> {
-    return this.guard(() => this.db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)).run().changes);
-  }
-
-  private changed(fn: () => { changes: number }): boolean {
-    return this.guard(fn).changes === 1;
+    return this.exec.write((db) => db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)).run().changes);
   }
 }

@@ -1,0 +1,36 @@
+import type { Semantics } from './segment/semantics';
+
+/**
+ * The audit trail's vocabulary (leaf_audit, append-only): who changed something, what, and the rows it keeps.
+ * Every audited write takes an AuditStamp and records its entry in its own transaction.
+ */
+
+/** What an audit row records, besides the rows themselves. */
+export type AuditAction = 'tag.semantics' | 'fleet.semantics' | 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout' | 'token.create' | 'token.revoke' | 'format.create' | 'format.edit' | 'format.delete';
+
+/** Who changed something, from where, through which node, when (ms since the Unix epoch). */
+export interface AuditStamp {
+  /** `token:<first 8 hex of sha256(token)>`, `session:<id>`, or `anonymous` (a failed login). */
+  actor: string;
+  /** The client's socket address as server.ts saw it. */
+  address: string;
+  nodeId: string;
+  at: number;
+}
+
+/** A tag row as the audit trail keeps it: the admin API's row, max_id as a decimal string. */
+export interface AuditTagRow {
+  bizTag: string;
+  maxId: string;
+  step: number;
+  description: string | null;
+  updateTime: string;
+}
+
+/** A semantics switch as the audit trail keeps it (`tag.semantics` with the tag row beside it, `fleet.semantics` alone). */
+export interface AuditSemantics {
+  /** Effective semantics. */
+  semantics: Semantics;
+  /** `after` only: leaf_alloc rows whose max_id grew by one. */
+  bumped?: number;
+}

@@ -1,0 +1,34 @@
+import type { AuditStamp } from '../audit';
+import type { Semantics } from './semantics';
+
+/** leaf_semantics as the admin API shows it: the fleet default and each tag's own setting. */
+export interface SemanticsSettings {
+  /** The `*` row; `leaf-ts` without one. */
+  default: Semantics;
+  /** Tags with their own row (a tag without one follows the default). */
+  tags: Record<string, Semantics>;
+}
+
+/** What a switch did: the effective semantics before and after, and how many rows skipped one ID (max_id + 1). */
+export interface SemanticsSwitch {
+  before: Semantics;
+  after: Semantics;
+  /** leaf_alloc rows bumped (tombstones not counted). */
+  bumped: number;
+}
+
+/**
+ * Switching semantics (fleetSemantics.ts at start, the admin API): one transaction that changes leaf_semantics and,
+ * for each tag whose effective semantics goes leaf-ts → leaf, raises max_id by one (the last leaf-ts claim may have
+ * served max_id itself, the first leaf claim would start at it), tombstones included; with `audit`, its entry in
+ * the same transaction.
+ */
+export interface SemanticsStore {
+  getSemantics(): Promise<SemanticsSettings>;
+  /** The effective semantics of one tag (its own row, else the default). */
+  tagSemantics(bizTag: string): Promise<Semantics>;
+  /** Sets the fleet default: every tag without its own row, and every tombstone without one, follows it. */
+  setDefaultSemantics(semantics: Semantics, audit?: AuditStamp): Promise<SemanticsSwitch>;
+  /** Sets a tag's own semantics; null removes its row, so it follows the default. `tag_not_found` when missing. */
+  setTagSemantics(bizTag: string, semantics: Semantics | null, audit?: AuditStamp): Promise<SemanticsSwitch>;
+}

@@ -1,0 +1,49 @@
+import type { LeafStore } from '../leafStore';
+import { SqliteAudit } from './audit';
+import { SqliteExecutor, type SqliteOptions } from './executor';
+import { SqliteFormats } from './formats';
+import { SqliteNodes } from './nodes';
+import { SqliteSemantics } from './semantics';
+import { SqliteTags } from './tags';
+import { SqliteTokens } from './tokens';
+import { SqliteWorkers } from './workers';
+
+export type { SqliteOptions };
+
+/**
+ * The embedded default: one SQLite file in WAL mode (executor.ts), which several processes may share, and one
+ * repository per concern on it. Opening migrates it.
+ */
+export class SqliteStore implements LeafStore {
+  readonly dialect = 'sqlite' as const;
+  /** True when this open created the database file, e.g. to seed a demo tag on first start. */
+  readonly created: boolean;
+  readonly tags: SqliteTags;
+  readonly semantics: SqliteSemantics;
+  readonly workers: SqliteWorkers;
+  readonly nodes: SqliteNodes;
+  readonly formats: SqliteFormats;
+  readonly tokens: SqliteTokens;
+  readonly audit: SqliteAudit;
+  private readonly exec: SqliteExecutor;
+
+  constructor(options: SqliteOptions) {
+    this.exec = new SqliteExecutor(options);
+    this.created = this.exec.created;
+    this.tags = new SqliteTags(this.exec);
+    this.semantics = new SqliteSemantics(this.exec);
+    this.workers = new SqliteWorkers(this.exec);
+    this.nodes = new SqliteNodes(this.exec);
+    this.formats = new SqliteFormats(this.exec);
+    this.tokens = new SqliteTokens(this.exec);
+    this.audit = new SqliteAudit(this.exec);
+  }
+
+  async ping(): Promise<void> {
+    this.exec.ping();
+  }
+
+  async close(): Promise<void> {
+    this.exec.close();
+  }
+}

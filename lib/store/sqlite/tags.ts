@@ -1,0 +1,129 @@
+import { type SQL, and, asc, eq, gte, lte, sql } from 'drizzle-orm';
+import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
+import type { AuditAction, AuditStamp } from '../../audit';
+import { tagNotFound } from '../../errors';
+import { type Id, MAX_ID } from '../../segment/id';
+import type { Allocation, TagInfo } from '../../segment/segmentSource';
+import { exactId } from '../exactId';
+import { leafAlloc, leafAllocTombstone } from '../schema/sqlite';
+import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagAudit, tagExists } from '../tagRules';
+import type { SqliteDb, SqliteExecutor } from './executor';
+import { effectiveSemantics } from './semantics';
+import { bigintParam, insertAudit, maxIdText } from './sql';
+import { TAG_COLUMNS, readTagRow, readTombstone, toTagRow } from './tagRows';
+
+/**
+ * leaf_alloc on SQLite. A claim is one UPDATE … RETURNING in an immediate transaction with the read of the tag's
+ * semantics, atomic under SQLite's write lock, so several processes sharing the file never claim the same segment.
+ * The admin edits run tagRules.ts in immediate transactions (nothing they read can move before they write).
+ */
+export class SqliteTags implements TagStore {
+  constructor(private readonly exec: SqliteExecutor) {}
+
+  async listTags(): Promise<TagInfo[]> {
+    return this.exec.read((db) => db.select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step }).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)).all());
+  }
+
+  async listTagRows(): Promise<TagRow[]> {
+    return this.exec.read((db) => db.select(TAG_COLUMNS).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)).all()).map(toTagRow);
+  }
+
+  async getTag(bizTag: string): Promise<TagRow | undefined> {
+    return this.exec.read((db) => readTagRow(db, bizTag));
+  }
+
+  async allocate(bizTag: string, step?: number): Promise<Allocation> {
+    if (step !== undefined && (!Number.isSafeInteger(step) || step < 1)) throw badStep(bizTag, step);
+    // A bigint parameter: better-sqlite3 binds a JS number as a REAL, and max_id + a REAL is a float beyond 2^53.
+    const added = step === undefined ? leafAlloc.step : sql`${BigInt(step)}`;
+    // One immediate transaction: the UPDATE, then the tag's semantics, so no switch can fall between them.
+    const row = this.exec.transaction((db) => {
+      const claimed = db
+        .update(leafAlloc)
+        .set({ maxId: sql`${leafAlloc.maxId} + ${added}`, updateTime: sql`CURRENT_TIMESTAMP` })
+        // The guard keeps max_id within a BIGINT (SQLite would turn an overflowing sum into a float): refused, not
+        // rounded. The bound is bound as a bigint, so it is exact.
+        .where(and(eq(leafAlloc.bizTag, bizTag), gte(leafAlloc.step, 1), lte(leafAlloc.maxId, sql`${MAX_ID} - ${added}`)))
+        .returning({ maxId: maxIdText(leafAlloc.maxId), step: leafAlloc.step })
+        .get();
+      return claimed === undefined ? undefined : { ...claimed, semantics: effectiveSemantics(db, bizTag) };
+    });
+    if (row !== undefined) return { bizTag, maxId: exactId(row.maxId, bizTag), step: step ?? row.step, semantics: row.semantics };
+    const current = await this.getTag(bizTag);
+    if (current === undefined) throw tagNotFound(bizTag);
+    if (current.step < 1) throw badStep(bizTag, current.step);
+    throw idSpaceExhausted(bizTag);
+  }
+
+  async giveBack(bizTag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean> {
+    const result = this.exec.write((db) =>
+      db
+        .update(leafAlloc)
+        .set({ maxId: bigintParam(newMaxId), updateTime: sql`CURRENT_TIMESTAMP` })
+        .where(and(eq(leafAlloc.bizTag, bizTag), eq(leafAlloc.maxId, bigintParam(claimedMaxId))))
+        .run(),
+    );
+    return result.changes === 1;
+  }
+
+  async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
+    return this.exec.transaction((db) => {
+      const tombstone = readTombstone(db, bizTag);
+      const startAt = planCreate({ bizTag, maxId }, tombstone?.maxId);
+      const inserted = db.insert(leafAlloc).values({ bizTag, step, maxId: bigintParam(startAt), description }).onConflictDoNothing().run();
+      if (inserted.changes === 0) throw tagExists(bizTag);
+      if (tombstone !== undefined) db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
+      const after = readTagRow(db, bizTag) as TagRow;
+      record(db, audit, 'tag.create', bizTag, undefined, after);
+      return after;
+    });
+  }
+
+  async updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow> {
+    return this.editRow(bizTag, 'tag.edit', audit, () => planEdit(changes));
+  }
+
+  async raiseMaxId(bizTag: string, maxId: Id, audit?: AuditStamp): Promise<TagRow> {
+    // Under the write lock (immediate) no claim can move max_id between the check and the update.
+    return this.editRow(bizTag, 'tag.raise', audit, (before) => ({ maxId: bigintParam(planRaise(before, maxId)) }));
+  }
+
+  async deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }> {
+    return this.exec.transaction((db) => {
+      const row = existingTag(bizTag, readTagRow(db, bizTag));
+      db.insert(leafAllocTombstone)
+        .values({ bizTag, maxId: bigintParam(row.maxId) })
+        .onConflictDoUpdate({
+          target: leafAllocTombstone.bizTag,
+          set: { maxId: sql`max(${leafAllocTombstone.maxId}, excluded.max_id)`, deletedAt: sql`CURRENT_TIMESTAMP` },
+        })
+        .run();
+      db.delete(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).run();
+      record(db, audit, 'tag.delete', bizTag, row, undefined);
+      return { maxId: row.maxId };
+    });
+  }
+
+  async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {
+    return this.exec.read((db) => readTombstone(db, bizTag));
+  }
+
+  /** One immediate transaction: the row (tag_not_found), the columns `set` plans from it, the row again, the audit row. */
+  private editRow(bizTag: string, action: AuditAction, audit: AuditStamp | undefined, set: (before: TagRow) => TagChanges & { maxId?: SQL }): TagRow {
+    return this.exec.transaction((db) => {
+      const before = existingTag(bizTag, readTagRow(db, bizTag));
+      db.update(leafAlloc)
+        .set({ ...set(before), updateTime: sql`CURRENT_TIMESTAMP` })
+        .where(eq(leafAlloc.bizTag, bizTag))
+        .run();
+      const after = readTagRow(db, bizTag) as TagRow;
+      record(db, audit, action, bizTag, before, after);
+      return after;
+    });
+  }
+}
+
+/** The change's leaf_audit row, in its transaction, when it is audited. */
+function record(db: SqliteDb, audit: AuditStamp | undefined, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): void {
+  if (audit !== undefined) insertAudit(db, tagAudit(audit, action, bizTag, before, after));
+}
