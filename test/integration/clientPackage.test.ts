@@ -132,7 +132,7 @@ client.close();
 describe('@leaf-ts/embedded', () => {
   it('packs compiled JavaScript with declarations and the migrations of every dialect: no TypeScript sources, no server modules', () => {
     const { files } = pack('@leaf-ts/embedded');
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/embedded/index.js', 'dist/embedded/index.d.ts', 'dist/index.mjs', 'dist/index.d.mts', 'dist/segment/engine.js', 'dist/store/sqlite.js']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/embedded/index.js', 'dist/embedded/index.d.ts', 'dist/index.mjs', 'dist/index.d.mts', 'dist/segment/engine.js', 'dist/store/sqlite/tags.js']));
     for (const dialect of fs.readdirSync(path.join(REPO_ROOT, 'drizzle'))) {
       const sql = fs.readdirSync(path.join(REPO_ROOT, 'drizzle', dialect)).filter((f) => f.endsWith('.sql'));
       expect(sql.length).toBeGreaterThan(0);
