@@ -2,7 +2,7 @@ import { parseBizTag } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
 import { LeafError, tagNotFound } from '../errors';
 import type { Runtime } from '../runtime';
-import type { TagSnapshot } from '../segment/engine';
+import type { TagSnapshot } from '../segment/snapshot';
 import type { Semantics } from '../segment/semantics';
 import type { AuditRecord } from './auditStore';
 import type { AuditStamp } from '../audit';

@@ -2,7 +2,7 @@ import { LeafError } from '../errors';
 import { bufferedIds } from '../fleet/buffered';
 import { runwaySeconds } from '../fleet/runway';
 import type { Runtime } from '../runtime';
-import type { TagSnapshot } from '../segment/engine';
+import type { TagSnapshot } from '../segment/snapshot';
 import type { TagRow } from '../segment/tagStore';
 import { TAG_LIST_SORT_KEYS, type TagListPage, type TagListSortKey, type TagView } from './views';
 

@@ -1,5 +1,5 @@
 import type { SegmentLoadRecord } from '../segment/buffer';
-import type { TagSnapshot } from '../segment/engine';
+import type { TagSnapshot } from '../segment/snapshot';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';

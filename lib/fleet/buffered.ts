@@ -1,4 +1,4 @@
-import type { TagSnapshot } from '../segment/engine';
+import type { TagSnapshot } from '../segment/snapshot';
 import type { NextSegmentState } from './types';
 
 /** IDs a node can hand out for a tag without the database: the current segment's rest plus a loaded next one. */

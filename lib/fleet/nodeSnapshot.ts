@@ -1,5 +1,6 @@
 import type { RateTracker } from '../metrics/rateTracker';
-import type { SegmentEngine, TagSnapshot } from '../segment/engine';
+import type { SegmentEngine } from '../segment/engine';
+import type { TagSnapshot } from '../segment/snapshot';
 import type { SnowflakeNode } from '../snowflake/node';
 import { bufferedIds, nextSegmentState } from './buffered';
 import type { NodeSnapshot, NodeSnowflakeState, NodeTagState } from './types';

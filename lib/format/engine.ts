@@ -1,8 +1,11 @@
-import { type Clock, type TimerHandle, systemClock } from '../clock';
+import { type Clock, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentLoadRecord } from '../segment/buffer';
-import { type GivenBack, type IdRanges, SegmentEngine, runBase } from '../segment/engine';
+import { SegmentEngine } from '../segment/engine';
+import type { GivenBack } from '../segment/shutdown';
+import { TagDirectory } from '../segment/tagDirectory';
+import { type IdRanges, runBase } from '../segment/idRanges';
 import { formatNotFound } from './rules';
 import type { FormatRow, FormatSource } from './formatStore';
 import { type FormatPattern, idRenderer, parsePattern, sequenceCap } from './pattern';
@@ -61,25 +64,26 @@ export class FormatEngine {
   private readonly store: FormatSource;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly refreshIntervalMs: number;
-  private readonly missRefreshMinIntervalMs: number;
   private readonly dropAfterMs: number;
+  /** The format list, kept fresh from the store. */
+  private readonly directory: TagDirectory;
   private readonly periods: PeriodSource;
   /** The sequences: one segment-mode tag per (formatted tag, period) this node serves. */
   private readonly sequences: SegmentEngine;
   private readonly formats = new Map<string, ActiveFormat>();
-  private refreshTimer: TimerHandle | null = null;
-  private refreshing: Promise<void> | null = null;
-  private missRefresh: Promise<void> | null = null;
-  private lastRefreshAt: number | null = null;
-  private lastRefreshError: Error | null = null;
 
   constructor(options: FormatEngineOptions) {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
-    this.refreshIntervalMs = options.refreshIntervalMs ?? 60_000;
-    this.missRefreshMinIntervalMs = options.missRefreshMinIntervalMs ?? 1_000;
+    this.directory = new TagDirectory({
+      clock: this.clock,
+      logger: this.logger,
+      refreshIntervalMs: options.refreshIntervalMs ?? 60_000,
+      missRefreshMinIntervalMs: options.missRefreshMinIntervalMs ?? 1_000,
+      reread: () => this.applyFormatList(),
+      failedEvent: 'format_refresh_failed',
+    });
     const loadWaitMs = options.loadWaitMs ?? 1_000;
     this.dropAfterMs = 2 * loadWaitMs + 1_000;
     this.periods = new PeriodSource(this.store);
@@ -95,16 +99,12 @@ export class FormatEngine {
     });
   }
 
-  async start(): Promise<void> {
-    if (this.refreshTimer === null && this.refreshIntervalMs > 0) {
-      this.refreshTimer = this.clock.setInterval(() => void this.refreshFormats(), this.refreshIntervalMs);
-    }
-    await this.refreshFormats();
+  start(): Promise<void> {
+    return this.directory.start();
   }
 
   stop(): void {
-    this.clock.clearInterval(this.refreshTimer ?? undefined);
-    this.refreshTimer = null;
+    this.directory.stop();
   }
 
   /**
@@ -118,47 +118,36 @@ export class FormatEngine {
 
   /** Re-reads the format list: new formats appear, deleted ones go, edits apply. Single-flight. */
   refreshFormats(): Promise<void> {
-    this.refreshing ??= this.doRefresh().finally(() => {
-      this.refreshing = null;
-    });
-    return this.refreshing;
+    return this.directory.refresh();
   }
 
-  private async doRefresh(): Promise<void> {
-    try {
-      const rows = await this.store.listFormats();
-      const seen = new Set<string>();
-      for (const row of rows) {
-        const parsed = parsePattern(row.pattern);
-        if (!parsed.ok) {
-          this.logger.log('error', 'format_unusable', { bizTag: row.bizTag, error: parsed.error });
-          continue;
-        }
-        seen.add(row.bizTag);
-        const known = this.formats.get(row.bizTag);
-        if (known === undefined) {
-          this.formats.set(row.bizTag, { row, pattern: parsed.pattern, servedPeriod: null, second: -1, view: null });
-          continue;
-        }
-        known.row = row;
-        known.pattern = parsed.pattern;
-        known.view = null;
-        if (known.servedPeriod !== null) this.periods.enter(periodTag(row.bizTag, known.servedPeriod), this.claimRules(known));
+  private async applyFormatList(): Promise<void> {
+    const rows = await this.store.listFormats();
+    const seen = new Set<string>();
+    for (const row of rows) {
+      const parsed = parsePattern(row.pattern);
+      if (!parsed.ok) {
+        this.logger.log('error', 'format_unusable', { bizTag: row.bizTag, error: parsed.error });
+        continue;
       }
-      for (const [bizTag, format] of this.formats) {
-        if (seen.has(bizTag)) continue;
-        this.formats.delete(bizTag);
-        if (format.servedPeriod !== null) this.periods.leave(periodTag(bizTag, format.servedPeriod));
-        this.logger.log('info', 'format_removed', { bizTag });
+      seen.add(row.bizTag);
+      const known = this.formats.get(row.bizTag);
+      if (known === undefined) {
+        this.formats.set(row.bizTag, { row, pattern: parsed.pattern, servedPeriod: null, second: -1, view: null });
+        continue;
       }
-      this.lastRefreshError = null;
-      await this.sequences.refreshTags();
-    } catch (error) {
-      this.lastRefreshError = error as Error;
-      this.logger.log('warn', 'format_refresh_failed', { error });
-    } finally {
-      this.lastRefreshAt = this.clock.now();
+      known.row = row;
+      known.pattern = parsed.pattern;
+      known.view = null;
+      if (known.servedPeriod !== null) this.periods.enter(periodTag(row.bizTag, known.servedPeriod), this.claimRules(known));
     }
+    for (const [bizTag, format] of this.formats) {
+      if (seen.has(bizTag)) continue;
+      this.formats.delete(bizTag);
+      if (format.servedPeriod !== null) this.periods.leave(periodTag(bizTag, format.servedPeriod));
+      this.logger.log('info', 'format_removed', { bizTag });
+    }
+    await this.sequences.refreshTags();
   }
 
   private claimRules(format: ActiveFormat): { step: number; width: number; cap: number; reset: FormatRow['resetPeriod'] } {
@@ -234,23 +223,8 @@ export class FormatEngine {
   }
 
   /** An unknown tag may have been created a moment ago on another node: one re-read (rate-limited), then 404. */
-  private async lookUpMissing(bizTag: string): Promise<void> {
-    if (this.refreshing !== null) await this.refreshing;
-    if (!this.formats.has(bizTag)) {
-      const last = this.lastRefreshAt;
-      const wait = last === null ? 0 : last + this.missRefreshMinIntervalMs - this.clock.now();
-      if (wait <= 0) await this.refreshFormats();
-      else {
-        this.missRefresh ??= new Promise<void>((resolve) => this.clock.setTimeout(resolve, wait)).then(() => {
-          this.missRefresh = null;
-          return this.refreshFormats();
-        });
-        await this.missRefresh;
-      }
-    }
-    if (this.formats.has(bizTag)) return;
-    if (this.lastRefreshError !== null) throw storeUnavailable(this.lastRefreshError);
-    throw formatNotFound(bizTag);
+  private lookUpMissing(bizTag: string): Promise<void> {
+    return this.directory.find(() => this.formats.has(bizTag), () => formatNotFound(bizTag));
   }
 
   /** Formatted tags this node knows, sorted. */

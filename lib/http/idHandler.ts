@@ -6,7 +6,7 @@ import { type Clock, systemClock } from '../clock';
 import { LeafError, isLeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { Runtime } from '../runtime';
-import { type IdRanges, runBase } from '../segment/engine';
+import { type IdRanges, runBase } from '../segment/idRanges';
 import { type Id, idAt } from '../segment/id';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
 import { formatNotFound } from '../format/rules';

@@ -4,6 +4,7 @@
  */
 
 import { type Id, WIDE_BASE_UNIT, idBigint } from './id';
+import type { UnusedRun } from './giveBack';
 import { type Semantics, claimedRange } from './semantics';
 
 /** Fraction of a segment consumed before the next one is fetched in the background (Leaf: 10%). */
@@ -259,6 +260,16 @@ export class TagBuffer {
     this.replaceCurrent(null);
     this._pending = null;
     this._retired = true;
+  }
+
+  /** Retires the buffer (see retire) and says which of its IDs it never handed out: the rest of current, pending whole. */
+  retireUnused(): UnusedRun[] {
+    const runs: UnusedRun[] = [];
+    const current = this.current;
+    if (current !== null && current.next <= current.max) runs.push(segmentBounds({ ...current, start: current.next }));
+    if (this._pending !== null) runs.push(segmentBounds(this._pending));
+    this.retire();
+    return runs;
   }
 
   /** Installs a freshly loaded segment: as current when there is nothing left to serve, else as pending. */

@@ -3,11 +3,17 @@ import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from './segmentSource';
-import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer, createSegment, segmentBounds } from './buffer';
-import { type LatestClaim, type UnusedRun, givenBackMaxId, unusedTop } from './giveBack';
-import { type Id, MAX_ID, MAX_ID_TEXT, idAt, toId } from './id';
+import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer } from './buffer';
+import { type ClaimPurpose, SegmentClaims, engineClosed } from './claims';
+import type { UnusedRun } from './giveBack';
+import { type Id, idAt } from './id';
+import { type IdRanges, expandRanges, firstId, lastBase, newRanges, pushRun } from './idRanges';
 import { SegmentTag, type TagHost } from './segmentTag';
+import { type CloseOptions, type GivenBack, giveBackUnused } from './shutdown';
+import { type TagSnapshot, tagSnapshot } from './snapshot';
 import { nextStep } from './step';
+import { TagDirectory } from './tagDirectory';
+
 
 export interface SegmentEngineOptions {
   store: SegmentSource;
@@ -26,68 +32,22 @@ export interface SegmentEngineOptions {
   onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
 }
 
-/** IDs a graceful stop gave back to a tag's row: `first`..`last`, decimal strings; max_id moved from `maxIdBefore`. */
-export interface GivenBack {
-  bizTag: string;
-  first: string;
-  last: string;
-  count: number;
-  maxIdBefore: string;
-  maxIdAfter: string;
-}
-
-export interface CloseOptions {
-  /** Give back the unused top of each tag's latest claim (LEAF_GIVE_BACK). */
-  giveBack: boolean;
-  /** The whole give-back — waiting for claims in flight, then the compare-and-sets — ends within this. */
-  timeoutMs?: number;
-}
-
-export interface TagSnapshot {
-  bizTag: string;
-  minStep: number;
-  step: number;
-  /** IDs as decimal strings: they may pass 2^53. */
-  current: { start: string; max: string; next: string; step: number; remaining: number } | null;
-  pending: { start: string; max: string; step: number } | null;
-  loading: boolean;
-  lastLoadAt: number | null;
-  lastError: string | null;
-  issuedTotal: number;
-  waits: number;
-  failedRequests: number;
-}
-
 /**
  * Leaf's segment mode: per tag, a double buffer of ID ranges claimed from the store.
  * Requests are served from memory; the store sees one write per segment.
  */
 export class SegmentEngine {
-  private readonly store: SegmentSource;
   private readonly clock: Clock;
-  private readonly logger: Logger;
-  private readonly refreshIntervalMs: number;
   private readonly loadWaitMs: number;
-  private readonly missRefreshMinIntervalMs: number;
   private readonly retryBackoff: RetryBackoff;
-  private readonly onLoad: ((bizTag: string, record: SegmentLoadRecord) => void) | undefined;
-
   private readonly buffers = new Map<string, TagBuffer>();
-  /** Highest ID ever claimed per tag by this engine; outlives a deleted tag, so a reset row is caught. */
-  private readonly highWater = new Map<string, bigint>();
-  /** The claim that set highWater, per tag: the only one whose unused top a graceful stop may give back. */
-  private readonly latestClaims = new Map<string, LatestClaim & { unusedWhole: UnusedRun | null }>();
-  /** Claims sent to the store and not answered yet, per tag, and all of them (close awaits them). */
-  private readonly claimsInFlight = new Map<string, number>();
-  private readonly pendingClaims = new Set<Promise<unknown>>();
+  /** The tag list, kept fresh from the store. */
+  private readonly directory: TagDirectory;
+  private readonly claims: SegmentClaims;
+  private readonly store: SegmentSource;
+  private readonly logger: Logger;
   /** Closed: nothing is served, loaded or claimed any more (set once, by close). */
   private frozen = false;
-  private refreshing: Promise<void> | null = null;
-  private lastRefreshAt: number | null = null;
-  private lastRefreshError: Error | null = null;
-  private refreshTimer: TimerHandle | null = null;
-  /** The re-read that misses are waiting for (nextMissRefresh). */
-  private missRefresh: Promise<void> | null = null;
   /** The tag `nextId` served last and its buffer: a caller on one tag skips the map lookup (a string compare). */
   private lastTag = '';
   private lastBuffer: TagBuffer = NO_BUFFER;
@@ -103,71 +63,57 @@ export class SegmentEngine {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
-    this.refreshIntervalMs = options.refreshIntervalMs ?? 60_000;
     this.loadWaitMs = options.loadWaitMs ?? 1_000;
-    this.missRefreshMinIntervalMs = options.missRefreshMinIntervalMs ?? 1_000;
     this.retryBackoff = { baseMs: options.retryBaseMs ?? 100, maxMs: options.retryMaxMs ?? 5_000 };
-    this.onLoad = options.onLoad;
+    this.directory = new TagDirectory({
+      clock: this.clock,
+      logger: this.logger,
+      refreshIntervalMs: options.refreshIntervalMs ?? 60_000,
+      missRefreshMinIntervalMs: options.missRefreshMinIntervalMs ?? 1_000,
+      reread: () => this.applyTagList(),
+      failedEvent: 'tag_refresh_failed',
+    });
+    this.claims = new SegmentClaims({
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      closed: () => this.frozen,
+      tagGone: (buffer) => this.buffers.get(buffer.bizTag) === buffer && this.dropBuffer(buffer),
+      onLoad: options.onLoad,
+    });
   }
 
   /** Reads the tag list once and starts the periodic refresh. Resolves even when the store is down. */
-  async start(): Promise<void> {
-    if (this.refreshTimer === null && this.refreshIntervalMs > 0) {
-      this.refreshTimer = this.clock.setInterval(() => void this.refreshTags(), this.refreshIntervalMs);
-    }
-    await this.refreshTags();
+  start(): Promise<void> {
+    return this.directory.start();
   }
 
   stop(): void {
-    if (this.refreshTimer !== null) this.clock.clearInterval(this.refreshTimer);
-    this.refreshTimer = null;
+    this.directory.stop();
   }
 
   /** Re-reads the tag list: new tags appear, deleted tags go, DB steps update. Single-flight. */
   refreshTags(): Promise<void> {
-    if (this.refreshing === null) {
-      this.refreshing = this.doRefresh().finally(() => {
-        this.refreshing = null;
-      });
-    }
-    return this.refreshing;
+    return this.directory.refresh();
   }
 
-  private async doRefresh(): Promise<void> {
+  private async applyTagList(): Promise<void> {
     if (this.frozen) return;
-    try {
-      const tags = await this.store.listTags();
-      if (this.frozen) return;
-      const seen = new Set<string>();
-      for (const { bizTag, step } of tags) {
-        seen.add(bizTag);
-        const buffer = this.buffers.get(bizTag);
-        if (buffer === undefined) this.buffers.set(bizTag, new TagBuffer(bizTag, step));
-        else buffer.setDbStep(step);
-      }
-      for (const bizTag of this.buffers.keys()) {
-        if (!seen.has(bizTag)) {
-          this.dropBuffer(this.buffers.get(bizTag) as TagBuffer);
-          this.logger.log('info', 'tag_removed', { bizTag });
-        }
-      }
-      this.lastRefreshError = null;
-    } catch (error) {
-      this.lastRefreshError = error as Error;
-      this.logger.log('warn', 'tag_refresh_failed', { error });
-    } finally {
-      this.lastRefreshAt = this.clock.now();
+    const tags = await this.store.listTags();
+    if (this.frozen) return;
+    const seen = new Set<string>();
+    for (const { bizTag, step } of tags) {
+      seen.add(bizTag);
+      const buffer = this.buffers.get(bizTag);
+      if (buffer === undefined) this.buffers.set(bizTag, new TagBuffer(bizTag, step));
+      else buffer.setDbStep(step);
     }
-  }
-
-  /** One ID. */
-  async next(bizTag: string): Promise<Id> {
-    return this.nextId(bizTag);
-  }
-
-  /** `count` IDs, possibly spanning segments, in increasing order. */
-  async take(bizTag: string, count: number): Promise<Id[]> {
-    return this.takeIds(bizTag, count);
+    for (const bizTag of this.buffers.keys()) {
+      if (!seen.has(bizTag)) {
+        this.dropBuffer(this.buffers.get(bizTag) as TagBuffer);
+        this.logger.log('info', 'tag_removed', { bizTag });
+      }
+    }
   }
 
   /**
@@ -327,34 +273,10 @@ export class SegmentEngine {
     return out;
   }
 
-  /**
-   * A tag this node does not know may have been created a moment ago through another node: wait for the next
-   * allowed re-read of the tag list (a read already in flight may predate the tag, so it counts only as a first
-   * look), then serve or 404. Every miss in the meantime shares that one read, so a flood of unknown tags costs at
-   * most one read per `missRefreshMinIntervalMs`; a miss waits at most that long plus the read.
-   */
+  /** A tag this node does not know may have been created a moment ago through another node (TagDirectory.find). */
   private async lookUpMissingTag(bizTag: string): Promise<TagBuffer> {
-    if (this.refreshing !== null) await this.refreshing;
-    let buffer = this.buffers.get(bizTag);
-    if (buffer === undefined) {
-      await this.nextMissRefresh();
-      buffer = this.buffers.get(bizTag);
-    }
-    if (buffer !== undefined) return buffer;
-    if (this.lastRefreshError !== null) throw storeUnavailable(this.lastRefreshError);
-    throw tagNotFound(bizTag);
-  }
-
-  /** The next re-read of the tag list a miss may cause: now if the last one is old enough, else when it is. */
-  private nextMissRefresh(): Promise<void> {
-    const last = this.lastRefreshAt;
-    const wait = last === null ? 0 : last + this.missRefreshMinIntervalMs - this.clock.now();
-    if (wait <= 0) return this.refreshTags();
-    this.missRefresh ??= new Promise<void>((resolve) => this.clock.setTimeout(resolve, wait)).then(() => {
-      this.missRefresh = null;
-      return this.refreshTags();
-    });
-    return this.missRefresh;
+    await this.directory.find(() => this.buffers.has(bizTag), () => tagNotFound(bizTag));
+    return this.buffers.get(bizTag) as TagBuffer;
   }
 
   private awaitLoad(buffer: TagBuffer, load: Promise<void>): Promise<void> {
@@ -414,80 +336,8 @@ export class SegmentEngine {
     buffer.loadSucceeded(segment, this.clock.now(), step === undefined);
   }
 
-  /**
-   * One claim from the store (`step` undefined: the row's own), checked before anything is served from it. The
-   * regression guard compares with the highest ID of the claims this engine had finished when this one began:
-   * those were committed before its UPDATE, so it must lie above them; a claim running at the same time (a lease
-   * beside a segment load) may land in either order.
-   */
-  private async claim(buffer: TagBuffer, step: number | undefined, purpose: 'segment' | 'lease'): Promise<Segment> {
-    if (this.frozen) throw engineClosed();
-    const startedAt = this.clock.now();
-    const floor = this.highWater.get(buffer.bizTag);
-    try {
-      const allocation = await this.inFlight(buffer.bizTag, this.store.allocate(buffer.bizTag, step));
-      if (!usableAllocation(allocation.maxId, allocation.step)) {
-        throw new LeafError(
-          'id_space_exhausted',
-          `Tag "${buffer.bizTag}" returned an unusable segment (max_id ${allocation.maxId}, step ${allocation.step}); IDs end at ${MAX_ID_TEXT}.`,
-        );
-      }
-      const segment = createSegment(allocation.maxId, allocation.step, allocation.semantics);
-      const { first, last } = segmentBounds(segment);
-      if (floor !== undefined && first <= floor) {
-        // The row went backwards (restored backup, manual edit): serving it would repeat IDs.
-        throw new LeafError(
-          'segment_regressed',
-          `Tag "${buffer.bizTag}" returned segment ${first}..${last}, at or below ID ${floor} already claimed; refusing to serve it.`,
-        );
-      }
-      const high = this.highWater.get(buffer.bizTag);
-      if (high === undefined || last > high) {
-        this.highWater.set(buffer.bizTag, last);
-        // A segment landing after close was never installed, so never served: all of it is unused.
-        const unusedWhole = this.frozen && purpose === 'segment' ? { first, last } : null;
-        this.latestClaims.set(buffer.bizTag, { maxId: allocation.maxId, step: allocation.step, semantics: allocation.semantics, purpose, unusedWhole });
-      }
-      const loadedAt = this.clock.now();
-      this.onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
-      this.logger.log('info', purpose === 'lease' ? 'lease_claimed' : 'segment_loaded', {
-        bizTag: buffer.bizTag,
-        start: String(first),
-        max: String(last),
-        step: segment.step,
-        semantics: allocation.semantics,
-        durationMs: loadedAt - startedAt,
-      });
-      return segment;
-    } catch (error) {
-      const leafError = isLeafError(error) ? error : storeUnavailable(error);
-      this.onLoad?.(buffer.bizTag, {
-        at: startedAt,
-        durationMs: this.clock.now() - startedAt,
-        step: step ?? buffer.minStep,
-        ok: false,
-        error: leafError.code,
-      });
-      this.logger.log(leafError.code === 'segment_regressed' ? 'error' : 'warn', purpose === 'lease' ? 'lease_claim_failed' : 'segment_load_failed', {
-        bizTag: buffer.bizTag,
-        code: leafError.code,
-        error,
-      });
-      if (leafError.code === 'tag_not_found' && this.buffers.get(buffer.bizTag) === buffer) this.dropBuffer(buffer);
-      throw leafError;
-    }
-  }
-
-  /** `claim` while the store answers: counted per tag, so close knows which tags have a claim it cannot see yet. */
-  private inFlight<T>(bizTag: string, claim: Promise<T>): Promise<T> {
-    this.claimsInFlight.set(bizTag, (this.claimsInFlight.get(bizTag) ?? 0) + 1);
-    this.pendingClaims.add(claim);
-    const settled = (): void => {
-      this.claimsInFlight.set(bizTag, (this.claimsInFlight.get(bizTag) ?? 1) - 1);
-      this.pendingClaims.delete(claim);
-    };
-    claim.then(settled, settled);
-    return claim;
+  private claim(buffer: TagBuffer, step: number | undefined, purpose: ClaimPurpose): Promise<Segment> {
+    return this.claims.claim(buffer, step, purpose);
   }
 
   /**
@@ -495,44 +345,11 @@ export class SegmentEngine {
    * its segments had not handed out is noted. Then, with `giveBack`, claims still in flight are awaited, and each
    * tag's latest claim gives back its unused top (see giveBack.ts) by one compare-and-set — all of it within
    * `timeoutMs`; a tag whose claim has not landed by then, or whose row moved, or a store that fails or hangs, gives
-   * back nothing. Returns what was given back. Does not close the store.
+   * back nothing (shutdown.ts). Returns what was given back. Does not close the store.
    */
-  async close(options: CloseOptions): Promise<GivenBack[]> {
+  close(options: CloseOptions): Promise<GivenBack[]> {
     const unused = this.freeze();
-    const store = this.store;
-    if (!options.giveBack || store.giveBack === undefined) return [];
-    const given: GivenBack[] = [];
-    let timer: TimerHandle | undefined;
-    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve(TIMED_OUT), options.timeoutMs ?? 2_000);
-    });
-    try {
-      await Promise.race([Promise.allSettled([...this.pendingClaims]), deadline]);
-      const backs: Promise<void>[] = [];
-      for (const [bizTag, latest] of this.latestClaims) {
-        if ((this.claimsInFlight.get(bizTag) ?? 0) > 0) continue; // a claim it cannot see may be the latest
-        const runs = unused.get(bizTag) ?? [];
-        const first = unusedTop(latest, latest.unusedWhole === null ? runs : [...runs, latest.unusedWhole]);
-        if (first === null) continue;
-        const maxIdAfter = toId(givenBackMaxId(first, latest.semantics));
-        const back = store.giveBack(bizTag, latest.maxId, maxIdAfter).then((done) => {
-          if (!done) return this.logger.log('info', 'give_back_skipped', { bizTag, reason: 'max_id moved since this node claimed' });
-          const last = BigInt(latest.maxId) - BigInt(maxIdAfter) + first - 1n;
-          const entry = { bizTag, first: String(first), last: String(last), count: Number(last - first + 1n), maxIdBefore: String(latest.maxId), maxIdAfter: String(maxIdAfter) };
-          given.push(entry);
-          this.logger.log('info', 'ids_given_back', { ...entry });
-        });
-        backs.push(back);
-      }
-      if ((await Promise.race([Promise.all(backs), deadline])) === TIMED_OUT) {
-        this.logger.log('warn', 'give_back_failed', { error: `the store did not answer within ${options.timeoutMs ?? 2_000} ms`, given: given.length });
-      }
-    } catch (error) {
-      this.logger.log('warn', 'give_back_failed', { error, given: given.length });
-    } finally {
-      this.clock.clearTimeout(timer);
-    }
-    return [...given];
+    return giveBackUnused({ store: this.store, clock: this.clock, logger: this.logger, claims: this.claims, unused, options });
   }
 
   /** Stops serving at once: every buffer retired, and the IDs its two segments had not handed out, per tag. */
@@ -540,14 +357,7 @@ export class SegmentEngine {
     this.frozen = true;
     this.stop();
     const unused = new Map<string, UnusedRun[]>();
-    for (const [bizTag, buffer] of this.buffers) {
-      const runs: UnusedRun[] = [];
-      const current = buffer.current;
-      if (current !== null && current.next <= current.max) runs.push(segmentBounds({ ...current, start: current.next }));
-      if (buffer.pending !== null) runs.push(segmentBounds(buffer.pending));
-      unused.set(bizTag, runs);
-      buffer.retire();
-    }
+    for (const [bizTag, buffer] of this.buffers) unused.set(bizTag, buffer.retireUnused());
     this.lastTag = '';
     this.lastBuffer = NO_BUFFER;
     return unused;
@@ -565,23 +375,8 @@ export class SegmentEngine {
   }
 
   snapshot(bizTag: string): TagSnapshot | undefined {
-    const b = this.buffers.get(bizTag);
-    if (b === undefined) return undefined;
-    const c = b.current;
-    const p = b.pending;
-    return {
-      bizTag,
-      minStep: b.minStep,
-      step: b.step,
-      current: c && { start: idText(c, c.start), max: idText(c, c.max), next: idText(c, c.next), step: c.step, remaining: b.remainingInCurrent() },
-      pending: p && { start: idText(p, p.start), max: idText(p, p.max), step: p.step },
-      loading: b.loading !== null,
-      lastLoadAt: b.lastLoadAt ?? null,
-      lastError: b.lastError?.message ?? null,
-      issuedTotal: b.issuedTotal(),
-      waits: b.waits,
-      failedRequests: b.failedRequests,
-    };
+    const buffer = this.buffers.get(bizTag);
+    return buffer === undefined ? undefined : tagSnapshot(buffer);
   }
 
   /** IDs issued per tag so far (cheap: derived from segment positions). */
@@ -597,72 +392,11 @@ export class SegmentEngine {
     return {
       tagsKnown: this.buffers.size,
       tagsLoaded: loaded,
-      lastRefreshAt: this.lastRefreshAt,
-      lastRefreshError: this.lastRefreshError?.message ?? null,
+      lastRefreshAt: this.directory.lastRefreshAt,
+      lastRefreshError: this.directory.lastRefreshError?.message ?? null,
     };
   }
 }
 
 const TIMED_OUT = Symbol('timed out');
 
-function engineClosed(): LeafError {
-  return new LeafError('closed', 'This node is stopping: it serves no more IDs.');
-}
-
-/**
- * IDs as inclusive runs `[first0, last0, first1, last1, …]` of segment positions; `count` is how many IDs they hold.
- * `bases` is null while every run is of ordinary segments (the positions are the IDs); else run i's IDs are
- * `bases[i]` + its positions, `bases[i]` null for an ordinary run (see Segment).
- */
-export interface IdRanges {
-  bounds: number[];
-  count: number;
-  bases: Array<bigint | null> | null;
-}
-
-function newRanges(): IdRanges {
-  return { bounds: [], count: 0, bases: null };
-}
-
-function lastBase({ bases }: IdRanges): bigint | null {
-  return bases === null ? null : (bases[bases.length - 1] as bigint | null);
-}
-
-function pushRun(out: IdRanges, first: number, last: number, base: bigint | null): void {
-  if (base !== null && out.bases === null) out.bases = new Array<bigint | null>(out.bounds.length / 2).fill(null);
-  out.bounds.push(first, last);
-  out.bases?.push(base);
-}
-
-/** The base of run `r` (an index into bounds, even). */
-export function runBase(ranges: IdRanges, r: number): bigint | null {
-  return ranges.bases === null ? null : (ranges.bases[r >> 1] as bigint | null);
-}
-
-function firstId(ranges: IdRanges): Id {
-  return idAt(runBase(ranges, 0), ranges.bounds[0] as number);
-}
-
-export function expandRanges(ranges: IdRanges): Id[] {
-  const { bounds, count } = ranges;
-  const ids = new Array<Id>(count);
-  let k = 0;
-  for (let r = 0; r < bounds.length; r += 2) {
-    const base = runBase(ranges, r);
-    const last = bounds[r + 1] as number;
-    if (base === null) for (let id = bounds[r] as number; id <= last; id++) ids[k++] = id;
-    else for (let id = bounds[r] as number; id <= last; id++) ids[k++] = idAt(base, id);
-  }
-  return ids;
-}
-
-/** An allocation the engine can serve from: max_id an exact integer within BIGINT, a step of at least one. */
-function usableAllocation(maxId: Id, step: number): boolean {
-  if (!Number.isSafeInteger(step) || step < 1) return false;
-  return typeof maxId === 'bigint' ? maxId <= MAX_ID : Number.isSafeInteger(maxId);
-}
-
-/** The ID at a segment position, as decimal text. */
-function idText(s: Segment, position: number): string {
-  return String(idAt(s.base, position));
-}

@@ -32,8 +32,8 @@ beforeAll(async () => {
   await engine.start();
   metrics.bind(engine, null, { store });
   registerFleetGauge(metrics.registry, { stateCounts: async () => ({ up: 2, gone: 1, stopped: 0 }) });
-  for (let i = 0; i < 150; i++) await engine.next('orders');
-  await engine.next('users.v2:eu');
+  for (let i = 0; i < 150; i++) await engine.nextId('orders');
+  await engine.nextId('users.v2:eu');
   exposition = await metrics.scrape();
 }, 300_000);
 

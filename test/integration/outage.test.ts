@@ -45,7 +45,7 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
 
   /** Serves until both buffers are full (current in use, pending loaded, nothing in flight). */
   async function fillBothBuffers(): Promise<number> {
-    const ids = await engine.take(TAG, 100);
+    const ids = await engine.takeIds(TAG, 100);
     for (const id of ids) {
       expect(id).toBeGreaterThan(last);
       last = id;
@@ -64,7 +64,7 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
     for (;;) {
       const t = Date.now();
       try {
-        const id = await within(CALL_BOUND_MS, engine.next(TAG), 'engine.next during the outage');
+        const id = await within(CALL_BOUND_MS, engine.nextId(TAG), 'engine.next during the outage');
         expect(id).toBeGreaterThan(last);
         last = id;
         served++;
@@ -79,7 +79,7 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
   /** Bounded failures while the store stays down: next() and take() both. */
   async function expectFastFailures(): Promise<void> {
     for (let i = 0; i < 3; i++) {
-      const calls: Array<() => Promise<unknown>> = [() => engine.next(TAG), () => engine.take(TAG, 10)];
+      const calls: Array<() => Promise<unknown>> = [async () => engine.nextId(TAG), async () => engine.takeIds(TAG, 10)];
       for (const call of calls) {
         const t = Date.now();
         const outcome = await within(CALL_BOUND_MS, Promise.resolve().then(call), 'engine call during the outage').then(
@@ -99,7 +99,7 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
       RECOVERY_BOUND_MS,
       async () => {
         try {
-          return await within(CALL_BOUND_MS, engine.next(TAG), 'engine.next during recovery');
+          return await within(CALL_BOUND_MS, engine.nextId(TAG), 'engine.next during recovery');
         } catch (error) {
           if (!isLeafError(error)) throw error;
           return undefined;
@@ -112,7 +112,7 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
     expect(first).toBeGreaterThan(last);
     last = first;
     // Several segments' worth, so recovery includes fresh loads and preloads, strictly increasing throughout.
-    const more = await within(10_000, engine.take(TAG, STEP * 5), 'take after recovery');
+    const more = await within(10_000, engine.takeIds(TAG, STEP * 5), 'take after recovery');
     for (const id of more) {
       expect(id).toBeGreaterThan(last);
       last = id;

@@ -216,12 +216,12 @@ describe.each([
     await h.raw.setMaxId('edge-engine', MAX - 150n);
     const engine = new SegmentEngine({ store: h.store.tags, refreshIntervalMs: 0, retryBaseMs: 1, retryMaxMs: 5 });
     await engine.start();
-    const ids = await engine.take('edge-engine', 100);
+    const ids = await engine.takeIds('edge-engine', 100);
     expect(ids[0]).toBe(MAX - 149n);
     expect(ids[99]).toBe(MAX - 50n);
     expect(new Set(ids).size).toBe(100);
     // The next (doubled) segment does not fit below 2^63: a typed error naming the limit, never a wrapped ID.
-    const error = await leafErrorOf(Promise.resolve().then(() => engine.next('edge-engine')));
+    const error = await leafErrorOf(Promise.resolve().then(() => engine.nextId('edge-engine')));
     expect(error.code).toBe('id_space_exhausted');
     expect(error.message).toContain('2^63−1');
     engine.stop();

@@ -4,7 +4,7 @@ import { LoadLog } from '@/lib/metrics/loadLog';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import type { Runtime } from '@/lib/runtime';
 import { SegmentEngine } from '@/lib/segment/engine';
-import { FakeClock, FakeStore } from './fakes';
+import { FakeClock, FakeStore, outcome } from './fakes';
 
 describe('admin tag detail', () => {
   it('takes the load table and step history from the load log the engine reports to', async () => {
@@ -13,9 +13,9 @@ describe('admin tag detail', () => {
     const loadLog = new LoadLog();
     const segments = new SegmentEngine({ store, clock, refreshIntervalMs: 0, onLoad: (tag, r) => loadLog.record(tag, r) });
     await segments.start();
-    await segments.take('order', 10);
+    await segments.takeIds('order', 10);
     store.failWith = new Error('db down');
-    await segments.take('order', 30).catch(() => undefined);
+    await outcome(() => segments.takeIds('order', 30)).catch(() => undefined);
     const rt = { store: { tags: store, semantics: store }, segments, loadLog, rates: new RateTracker({ clock }) } as unknown as Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
 
     const detail = await tagDetail(rt, 'order');

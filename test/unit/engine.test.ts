@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LeafError } from '@/lib/errors';
 import { SegmentEngine } from '@/lib/segment/engine';
-import { FakeClock, FakeStore, flush } from './fakes';
+import { FakeClock, FakeStore, flush, outcome } from './fakes';
 
 const MIN = 60_000;
 
@@ -39,19 +39,19 @@ async function rejection(p: Promise<unknown> | unknown): Promise<LeafError> {
 describe('SegmentEngine: first load and serving', () => {
   it('claims the first segment with the DB step and serves max_id+1 .. max_id+step', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
-    expect(await engine.next('order')).toBe(2);
+    expect(await engine.nextId('order')).toBe(2);
     expect(store.allocateCalls).toEqual([{ bizTag: 'order', step: undefined }]);
     expect(engine.snapshot('order')?.current).toMatchObject({ start: '2', max: '101', step: 100 });
   });
 
   it('starts above a migrated max_id', async () => {
     const { engine } = await setup([{ bizTag: 'legacy', step: 10, maxId: 5_000_000 }]);
-    expect(await engine.take('legacy', 3)).toEqual([5_000_001, 5_000_002, 5_000_003]);
+    expect(await engine.takeIds('legacy', 3)).toEqual([5_000_001, 5_000_002, 5_000_003]);
   });
 
   it('answers synchronously while a buffer can serve', async () => {
     const { engine } = await setup();
-    await engine.next('order');
+    await engine.nextId('order');
     expect(typeof engine.nextId('order')).toBe('number');
     expect(Array.isArray(engine.takeIds('order', 5))).toBe(true);
   });
@@ -89,7 +89,7 @@ describe('SegmentEngine: double buffer', () => {
 
   it('does not start a second load while one is in flight', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
-    await engine.next('order');
+    await engine.nextId('order');
     store.hold = true;
     await drain(engine, 'order', 50);
     expect(store.allocateCalls).toHaveLength(2);
@@ -103,8 +103,8 @@ describe('SegmentEngine: double buffer', () => {
   it('concurrent requests at a segment boundary share one load and get distinct IDs', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
     store.hold = true;
-    const first = engine.next('order'); // first load held
-    const waiters = Array.from({ length: 30 }, () => engine.next('order'));
+    const first = engine.nextId('order'); // first load held
+    const waiters = Array.from({ length: 30 }, () => engine.nextId('order'));
     expect(store.allocateCalls).toHaveLength(1);
     store.release();
     const ids = (await Promise.all([first, ...waiters])).map(Number);
@@ -116,7 +116,7 @@ describe('SegmentEngine: double buffer', () => {
 
   it('a batch spans segments and stays increasing', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
-    const ids = await engine.take('order', 45);
+    const ids = await engine.takeIds('order', 45);
     expect(ids).toEqual(range(2, 46));
     // Three segments served the batch (10 + 20 + 15 of 40); the third passed 10%, so the fourth is preloaded.
     await flush();
@@ -136,7 +136,7 @@ describe('SegmentEngine: double buffer', () => {
 describe('SegmentEngine: dynamic step', () => {
   async function loadAfter(minutes: number, start = 100) {
     const { store, clock, engine } = await setup([{ bizTag: 'order', step: start }]);
-    await engine.next('order'); // load 1 at t0, DB step
+    await engine.nextId('order'); // load 1 at t0, DB step
     clock.advance(minutes * MIN);
     await drain(engine, 'order', start); // crosses 10% → load 2
     await flush();
@@ -153,7 +153,7 @@ describe('SegmentEngine: dynamic step', () => {
 
   it('halves after 30 minutes but never below the DB step', async () => {
     const { store, clock, engine } = await setup([{ bizTag: 'order', step: 100 }]);
-    await engine.next('order');
+    await engine.nextId('order');
     await drain(engine, 'order', 100); // load 2: 200 (fast)
     await flush();
     await drain(engine, 'order', 100); // switch to 200-segment, preload → 400
@@ -175,10 +175,10 @@ describe('SegmentEngine: dynamic step', () => {
 
   it('caps doubling at 1,000,000', async () => {
     const { store, engine } = await setup([{ bizTag: 'big', step: 400_000 }]);
-    await engine.next('big');
+    await engine.nextId('big');
     await drain(engine, 'big', 40_000);
     await flush();
-    const ids = await engine.take('big', 400_000 + 800_000 - 40_001);
+    const ids = await engine.takeIds('big', 400_000 + 800_000 - 40_001);
     expect(ids.length).toBe(1_159_999);
     await flush();
     expect(store.allocateCalls.map((c) => c.step)).toEqual([undefined, 800_000, 1_000_000]);
@@ -186,7 +186,7 @@ describe('SegmentEngine: dynamic step', () => {
 
   it('picks up a raised DB step on the next tag refresh', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 100 }]);
-    await engine.next('order');
+    await engine.nextId('order');
     store.rows.get('order')!.step = 1000;
     await engine.refreshTags();
     await drain(engine, 'order', 10);
@@ -199,18 +199,18 @@ describe('SegmentEngine: failures', () => {
   it('a failed first load rejects with store_unavailable, and the next request retries', async () => {
     const { store, engine } = await setup();
     store.failWith = new Error('ECONNREFUSED');
-    const err = await rejection(engine.next('order'));
+    const err = await rejection(engine.nextId('order'));
     expect(err).toBeInstanceOf(LeafError);
     expect(err.code).toBe('store_unavailable');
     expect(err.status).toBe(503);
     store.failWith = null;
-    expect(await engine.next('order')).toBe(2);
+    expect(await engine.nextId('order')).toBe(2);
     expect(store.allocateCalls).toHaveLength(2);
   });
 
   it('keeps serving the current segment while background loads fail, then retries after backoff', async () => {
     const { store, clock, engine } = await setup([{ bizTag: 'order', step: 100 }]);
-    await engine.next('order');
+    await engine.nextId('order');
     store.failWith = new Error('db down');
     await drain(engine, 'order', 20);
     await flush();
@@ -229,16 +229,16 @@ describe('SegmentEngine: failures', () => {
 
   it('when both segments are empty and the store is down, requests fail fast with a typed error', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
-    await engine.take('order', 10);
+    await engine.takeIds('order', 10);
     await flush();
     store.hold = true;
-    await engine.take('order', 20); // second segment used up; its successor's load is held…
+    await engine.takeIds('order', 20); // second segment used up; its successor's load is held…
     store.failWith = new Error('db down');
     store.release(); // …and fails
     await flush();
     expect(engine.snapshot('order')?.current?.remaining).toBe(0);
     expect(engine.snapshot('order')?.pending).toBeNull();
-    const errors = await Promise.all(Array.from({ length: 5 }, () => rejection(engine.next('order'))));
+    const errors = await Promise.all(Array.from({ length: 5 }, () => rejection(engine.nextId('order'))));
     expect(errors.map((e) => e.code)).toEqual(Array(5).fill('store_unavailable'));
   });
 
@@ -249,7 +249,7 @@ describe('SegmentEngine: failures', () => {
     await engine.start();
     store.hold = true;
     let settled: LeafError | number | undefined;
-    const waiting = engine.take('order', 1).then(
+    const waiting = outcome(() => engine.takeIds('order', 1)).then(
       ([id]) => (settled = Number(id)),
       (e: LeafError) => (settled = e),
     );
@@ -265,14 +265,14 @@ describe('SegmentEngine: failures', () => {
     expect(engine.snapshot('order')).toMatchObject({ waits: 1, failedRequests: 1, loading: true });
     store.release();
     await flush();
-    expect(await engine.next('order')).toBe(2);
+    expect(await engine.nextId('order')).toBe(2);
     expect(clock.pendingTimers).toBe(0); // the wait's timer is cleared once the load lands
   });
 
   it('a load that lands within the wait clears its timer and serves the waiter', async () => {
     const { store, clock, engine } = await setup([{ bizTag: 'order', step: 10 }], { loadWaitMs: 1_000 });
     store.hold = true;
-    const waiting = engine.next('order');
+    const waiting = engine.nextId('order');
     await flush();
     clock.advance(500);
     store.release();
@@ -282,12 +282,12 @@ describe('SegmentEngine: failures', () => {
 
   it('refuses a segment at or below an ID it already claimed (row moved backwards)', async () => {
     const { store, engine } = await setup([{ bizTag: 'order', step: 10 }]);
-    const before = await engine.take('order', 10);
+    const before = await engine.takeIds('order', 10);
     expect(before.at(-1)).toBe(11);
     await flush(); // the preloaded segment 12..31 is pending
     store.rows.get('order')!.maxId = 1; // restored from an old backup
-    await engine.take('order', 20); // serves the pending 12..31
-    const err = await rejection(engine.next('order'));
+    await engine.takeIds('order', 20); // serves the pending 12..31
+    const err = await rejection(engine.nextId('order'));
     expect(err.code).toBe('segment_regressed');
     expect(engine.snapshot('order')?.current?.max).toBe('31');
   });
@@ -297,7 +297,7 @@ describe('SegmentEngine: failures', () => {
     store.allocate = async (bizTag) => ({ bizTag, maxId: 2 ** 53 + 10, step: 10, semantics: 'leaf-ts' });
     const engine = new SegmentEngine({ store, refreshIntervalMs: 0 });
     await engine.start();
-    expect((await rejection(engine.next('huge'))).code).toBe('id_space_exhausted');
+    expect((await rejection(engine.nextId('huge'))).code).toBe('id_space_exhausted');
   });
 });
 
@@ -306,7 +306,7 @@ describe('SegmentEngine: tag cache', () => {
     const { store, clock, engine } = await setup();
     const before = store.listCalls;
     let settled = false;
-    const pending = rejection(engine.next('nope')).finally(() => (settled = true));
+    const pending = rejection(engine.nextId('nope')).finally(() => (settled = true));
     await flush();
     clock.advance(999);
     await flush();
@@ -321,7 +321,7 @@ describe('SegmentEngine: tag cache', () => {
   it('a tag created through another node right after a re-read is served by the next one, within a second', async () => {
     const { store, clock, engine } = await setup();
     await store.createTag({ bizTag: 'fresh', step: 5 });
-    const id = engine.next('fresh');
+    const id = engine.nextId('fresh');
     await flush();
     clock.advance(1_000);
     expect(await id).toBe(2);
@@ -332,10 +332,10 @@ describe('SegmentEngine: tag cache', () => {
     const before = store.listCalls;
     clock.advance(2_000);
     await store.createTag({ bizTag: 'fresh', step: 5 });
-    expect(await engine.next('fresh')).toBe(2);
+    expect(await engine.nextId('fresh')).toBe(2);
     expect(store.listCalls).toBe(before + 1);
     // Misses right after a re-read all wait for the one next read, a second later.
-    const misses = Array.from({ length: 50 }, (_, i) => rejection(engine.next(`ghost${i % 5}`)));
+    const misses = Array.from({ length: 50 }, (_, i) => rejection(engine.nextId(`ghost${i % 5}`)));
     await flush();
     expect(store.listCalls).toBe(before + 1);
     clock.advance(1_000);
@@ -343,7 +343,7 @@ describe('SegmentEngine: tag cache', () => {
     expect(new Set(errors.map((e) => e.code))).toEqual(new Set(['tag_not_found']));
     expect(store.listCalls).toBe(before + 2);
     // And the next flood waits for the read after that.
-    const again = rejection(engine.next('ghost0'));
+    const again = rejection(engine.nextId('ghost0'));
     await flush();
     expect(store.listCalls).toBe(before + 2);
     clock.advance(1_000);
@@ -356,7 +356,7 @@ describe('SegmentEngine: tag cache', () => {
     clock.advance(5_000);
     const inFlight = engine.refreshTags(); // read the list before the tag exists
     await store.createTag({ bizTag: 'late', step: 5 });
-    const id = engine.next('late');
+    const id = engine.nextId('late');
     await inFlight;
     await flush();
     clock.advance(1_000);
@@ -365,12 +365,12 @@ describe('SegmentEngine: tag cache', () => {
 
   it('a deleted tag goes on refresh', async () => {
     const { store, clock, engine } = await setup();
-    await engine.next('order');
+    await engine.nextId('order');
     store.rows.delete('order');
     clock.advance(60_000);
     await engine.refreshTags();
     expect(engine.tags()).toEqual([]);
-    const gone = rejection(engine.next('order'));
+    const gone = rejection(engine.nextId('order'));
     await flush();
     clock.advance(1_000);
     expect((await gone).code).toBe('tag_not_found');
@@ -382,13 +382,13 @@ describe('SegmentEngine: tag cache', () => {
     const clock = new FakeClock();
     const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0 });
     await engine.start();
-    const down = rejection(engine.next('order'));
+    const down = rejection(engine.nextId('order'));
     await flush();
     clock.advance(1_000);
     expect((await down).code).toBe('store_unavailable');
     store.failWith = null;
     clock.advance(1_000);
-    expect(await engine.next('order')).toBe(2);
+    expect(await engine.nextId('order')).toBe(2);
   });
 });
 
@@ -423,14 +423,14 @@ describe('SegmentEngine: onLoad', () => {
     const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, onLoad: (bizTag, r) => loads.push({ bizTag, ...r }) });
     await engine.start();
     store.hold = true;
-    const first = engine.next('order');
+    const first = engine.nextId('order');
     await flush();
     clock.advance(7);
     store.release();
     await first;
     await flush(); // the preload (step doubled: the last load was just now) lands
     store.failWith = new Error('db down');
-    await rejection(engine.take('order', 40));
+    await rejection(engine.takeIds('order', 40));
     expect(loads).toEqual([
       { bizTag: 'order', at: expect.any(Number), ok: true, step: 10, durationMs: 7 },
       { bizTag: 'order', at: expect.any(Number), ok: true, step: 20, durationMs: 0 },

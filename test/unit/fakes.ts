@@ -169,6 +169,14 @@ export class FakeStore implements SegmentSource, Pick<TagStore, 'getTag'>, Pick<
   }
 }
 
+/**
+ * A call to an engine's `nextId`/`takeIds` (a value when the buffers can serve, else a promise; a refusal thrown at
+ * once) as a promise that rejects instead, for tests that wait on the outcome whichever way it comes.
+ */
+export function outcome<T>(call: () => T | Promise<T>): Promise<T> {
+  return new Promise<T>((resolve) => resolve(call()));
+}
+
 /** Lets pending promise callbacks (loads landing) run. */
 export async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));

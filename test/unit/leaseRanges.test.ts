@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_LEASE_COUNT } from '@/lib/bizTag';
 import type { LeafError } from '@/lib/errors';
-import { type IdRanges, SegmentEngine } from '@/lib/segment/engine';
+import { SegmentEngine } from '@/lib/segment/engine';
+import type { IdRanges } from '@/lib/segment/idRanges';
 import { type Id, MAX_ID } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { FakeClock, FakeStore, flush } from './fakes';
@@ -67,7 +68,7 @@ describe('SegmentEngine.leaseRanges', () => {
     const sync = engine.leaseRanges('order', 30);
     expect(sync instanceof Promise).toBe(false);
     expect(runs(sync as IdRanges, 30)).toEqual([[12, 41]]);
-    expect(await engine.next('order')).toBe(42);
+    expect(await engine.nextId('order')).toBe(42);
   });
 
   it('a lease spanning the current and the preloaded segment is one merged run when they touch', async () => {
@@ -92,13 +93,13 @@ describe('SegmentEngine.leaseRanges', () => {
 
   it('a lease larger than the step is claimed for itself in one run of exactly its size; the double buffer is untouched', async () => {
     const { store, engine } = await setup();
-    await engine.next('order'); // 2; segment 2..101
+    await engine.nextId('order'); // 2; segment 2..101
     store.allocateCalls.length = 0;
     const lease = await engine.leaseRanges('order', 5_000);
     expect(runs(lease, 5_000)).toEqual([[102, 5_101]]);
     expect(store.allocateCalls).toEqual([{ bizTag: 'order', step: 5_000 }]);
     expect(engine.snapshot('order')?.current).toMatchObject({ start: '2', max: '101', next: '3', step: 100 });
-    expect(await engine.next('order')).toBe(3); // singles go on from the buffer
+    expect(await engine.nextId('order')).toBe(3); // singles go on from the buffer
     expect(engine.snapshot('order')?.issuedTotal).toBe(5_002);
   });
 
@@ -107,7 +108,7 @@ describe('SegmentEngine.leaseRanges', () => {
     const lease = await engine.leaseRanges('order', MAX_LEASE_COUNT);
     expect(runs(lease, MAX_LEASE_COUNT)).toEqual([[2, MAX_LEASE_COUNT + 1]]);
     expect(store.allocateCalls).toEqual([{ bizTag: 'order', step: MAX_LEASE_COUNT }]);
-    expect(await engine.next('order')).toBe(MAX_LEASE_COUNT + 2); // first segment loads after the lease
+    expect(await engine.nextId('order')).toBe(MAX_LEASE_COUNT + 2); // first segment loads after the lease
   });
 
   it.each(['leaf', 'leaf-ts'] as const)('%s semantics: leases cover exactly what the claims own', async (semantics) => {
@@ -132,7 +133,7 @@ describe('SegmentEngine.leaseRanges', () => {
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     for (let i = 0; i < 300; i++) {
       if (i % 3 === 0) {
-        seen.add(Number(await engine.next('order')));
+        seen.add(Number(await engine.nextId('order')));
         asked++;
         continue;
       }

@@ -4,7 +4,7 @@ import { createPrometheusMetrics } from '@/lib/metrics/prometheus';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import { parseMetricsTags, selectTags } from '@/lib/metrics/tagSelection';
 import { SegmentEngine } from '@/lib/segment/engine';
-import { FakeClock, FakeStore, flush } from './fakes';
+import { FakeClock, FakeStore, flush, outcome } from './fakes';
 
 /** The value of one series line (`name{labels} value`), or undefined when absent. */
 function value(text: string, series: string): number | undefined {
@@ -50,7 +50,7 @@ describe('LEAF_METRICS_TAGS', () => {
 describe('bounded /api/metrics', () => {
   it('labels only the top tags, with node-wide totals over all of them', async () => {
     const { clock, segments, rates, metrics } = await node(50, 'top:3');
-    for (let i = 0; i < 10; i++) await segments.take(`t${i}`, 10 + i); // t9 busiest, t0 least busy
+    for (let i = 0; i < 10; i++) await segments.takeIds(`t${i}`, 10 + i); // t9 busiest, t0 least busy
     clock.advance(1_000);
     rates.record(segments.issuedTotals());
     const text = await metrics.scrape();
@@ -68,11 +68,11 @@ describe('bounded /api/metrics', () => {
 
   it('always labels a tag whose runway is short or whose loads fail, whatever its rate', async () => {
     const { clock, store, segments, rates, metrics } = await node(5, 'top:0', 1000);
-    await segments.take('t1', 100); // 100 IDs/s: 900 left of 1,000 plus a preloaded 2,000 (doubled step) last 29 s
+    await segments.takeIds('t1', 100); // 100 IDs/s: 900 left of 1,000 plus a preloaded 2,000 (doubled step) last 29 s
     clock.advance(1_000);
     rates.record(segments.issuedTotals());
     store.failWith = new Error('db down');
-    await segments.take('t3', 1).catch(() => undefined);
+    await outcome(() => segments.takeIds('t3', 1)).catch(() => undefined);
     const text = await metrics.scrape();
     expect(value(text, 'leaf_segment_runway_seconds{biz_tag="t1"}')).toBe(29);
     expect(value(text, 'leaf_segment_runway_short_tags')).toBe(1);
@@ -84,7 +84,7 @@ describe('bounded /api/metrics', () => {
   it('keeps counters monotonic when a tag drops out of the selection and when a tag is re-created', async () => {
     const { clock, store, segments, rates, metrics } = await node(3, 'top:1');
     const busy = async (tag: string, n: number) => {
-      await segments.take(tag, n);
+      await segments.takeIds(tag, n);
       clock.advance(1_000);
       rates.record(segments.issuedTotals());
       return metrics.scrape();

@@ -63,7 +63,7 @@ describe('engine in both semantics', () => {
     const onLoad = (_tag: string, r: { ok: boolean; error?: string }) => void (r.ok || refused.push(r.error ?? '?'));
     const engine = new SegmentEngine({ store, clock: new FakeClock(), refreshIntervalMs: 0, onLoad });
     await engine.start();
-    expect(await engine.take('order', 3)).toEqual(semantics === 'leaf' ? [1, 2, 3] : [2, 3, 4]);
+    expect(await engine.takeIds('order', 3)).toEqual(semantics === 'leaf' ? [1, 2, 3] : [2, 3, 4]);
     await flush(); // the preload (max_id 11 → 31, the step doubled) lands
     const snap = engine.snapshot('order');
     expect(snap?.current).toMatchObject(semantics === 'leaf' ? { start: '1', max: '10' } : { start: '2', max: '11' });
@@ -71,11 +71,11 @@ describe('engine in both semantics', () => {
     // A restored backup: 30 makes the next claim start at the highest ID already claimed (30 in leaf, 31 in
     // leaf-ts) and the guard refuses it; 31 is the row as it stands, and the next segment follows on.
     store.rows.get('order')!.maxId = putBack;
-    const rest = await engine.take('order', 27);
+    const rest = await engine.takeIds('order', 27);
     expect(rest[rest.length - 1]).toBe(semantics === 'leaf' ? 30 : 31);
     await flush(); // the preload of the claim after the put-back has landed, or been refused
     expect(refused).toEqual(refusal === null ? [] : [refusal]);
-    const [next] = await engine.take('order', 1);
+    const [next] = await engine.takeIds('order', 1);
     // Refused: that claim's IDs are a gap and the next claim is served; otherwise the put-back claim's first ID.
     // (refused: max_id 30 → 70 was the gap, 70 → 110 serves 70.. in leaf, 71.. in leaf-ts).
     const firstOf = refusal === null ? { leaf: 31, 'leaf-ts': 32 } : { leaf: 70, 'leaf-ts': 71 };

@@ -48,9 +48,9 @@ describe('tag list page', () => {
     const rates = new RateTracker({ clock });
     rates.record(segments.issuedTotals());
     // t005 busy, t010 slower, t020 slower still: rates 50, 20, 5 IDs/s over 2 s.
-    await segments.take('t005', 100);
-    await segments.take('t010', 40);
-    await segments.take('t020', 10);
+    await segments.takeIds('t005', 100);
+    await segments.takeIds('t010', 40);
+    await segments.takeIds('t020', 10);
     clock.advance(2_000);
     rates.record(segments.issuedTotals());
     return { store: { tags: { listTagRows: async () => rows() }, semantics: { getSemantics: () => store.getSemantics() } } as never, segments, rates, loadLog: new LoadLog() };

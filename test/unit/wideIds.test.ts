@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Answer } from '@/lib/http/answer';
 import { createIdHandler } from '@/lib/http/idHandler';
-import { type IdRanges, SegmentEngine, runBase } from '@/lib/segment/engine';
+import { SegmentEngine } from '@/lib/segment/engine';
+import { type IdRanges, runBase } from '@/lib/segment/idRanges';
 import { type Id, MAX_ID, idBigint } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { type LeafError, isLeafError } from '@/lib/errors';
@@ -76,7 +77,7 @@ describe('IDs beyond 2^53', () => {
     expect(single).toBe(first);
     expect(typeof single).toBe('bigint');
     expect(await drain(engine, 25)).toEqual(expected(first + 1n, 25));
-    expect(await engine.take('wide', 40)).toEqual(expected(first + 26n, 40));
+    expect(await engine.takeIds('wide', 40)).toEqual(expected(first + 26n, 40));
     expect(engine.snapshot('wide')?.current?.next).toBe(String(first + 66n));
   });
 
@@ -114,7 +115,7 @@ describe('IDs beyond 2^53', () => {
     const singles = await drain(engine, 5);
     expect(singles).toEqual(expected(SAFE - 4n, 5));
     expect(singles.every((id) => typeof id === 'number')).toBe(true);
-    const batch = await engine.take('wide', 5);
+    const batch = await engine.takeIds('wide', 5);
     expect(batch).toEqual([9007199254740992n, 9007199254740993n, 9007199254740994n, 9007199254740995n, 9007199254740996n]);
   });
 
@@ -164,7 +165,7 @@ describe('IDs beyond 2^53', () => {
       expect(total).toBe(BigInt(n));
       next = runs[runs.length - 1]![1] + 1n;
       // A batch of the same size right after: the same IDs a lease would have been, as a list.
-      const ids = (await engine.take('wide', n)).map(idBigint);
+      const ids = (await engine.takeIds('wide', n)).map(idBigint);
       expect(ids).toEqual(expected(next, n).map(idBigint));
       for (const v of ids) {
         expect(seen.has(v)).toBe(false);
@@ -178,7 +179,7 @@ describe('IDs beyond 2^53', () => {
 
   it('a lease spanning an ordinary and a wide segment is two runs (different bases), contiguous and exact', async () => {
     const { engine } = await setup(SAFE - 10n, 10); // owns 2^53−10 .. 2^53−1: ordinary, it ends at 2^53−1
-    expect(await engine.take('wide', 1)).toEqual([Number(SAFE - 9n)]);
+    expect(await engine.takeIds('wide', 1)).toEqual([Number(SAFE - 9n)]);
     await flush(); // the preload lands: 2^53 .. 2^53+19 (the step doubled: the clock stood still), wide
     const lease = await engine.leaseRanges('wide', 12);
     expect(exactRuns(lease)).toEqual([
@@ -193,7 +194,7 @@ describe('IDs beyond 2^53', () => {
   it('a batch and a lease across a 2^52 base boundary: separate runs, IDs contiguous and exact', async () => {
     const boundary = 2n ** 54n; // a multiple of 2^52: segments on either side count from different bases
     const { engine } = await setup(boundary - 5n, 10); // owns 2^54−4 .. 2^54+5, base 3·2^52
-    await engine.take('wide', 1);
+    await engine.takeIds('wide', 1);
     await flush(); // preload: 2^54+6 .. 2^54+15, base 2^54
     const lease = await engine.leaseRanges('wide', 12); // 2^54−3 .. 2^54+8 across the two segments
     const runs = exactRuns(lease);
@@ -202,7 +203,7 @@ describe('IDs beyond 2^53', () => {
       [boundary + 6n, boundary + 8n],
     ]);
     expect(lease.bases).toEqual([3n * 2n ** 52n, boundary]);
-    const batch = await engine.take('wide', 7);
+    const batch = await engine.takeIds('wide', 7);
     expect(batch).toEqual(expected(boundary + 9n, 7));
   });
 
@@ -213,7 +214,7 @@ describe('IDs beyond 2^53', () => {
     const lease = await engine.leaseRanges('wide', 10_000_000);
     expect(exactRuns(lease)).toEqual([[high + 1n, high + 10_000_000n]]);
     expect(lease.bases).toEqual([2n ** 62n]);
-    expect(await engine.take('wide', 2)).toEqual([high + 10_000_001n, high + 10_000_002n]);
+    expect(await engine.takeIds('wide', 2)).toEqual([high + 10_000_001n, high + 10_000_002n]);
   });
 
   it('exhaustion at 2^63−1: serves every claimable ID, then id_space_exhausted naming 2^63−1', async () => {

@@ -1,0 +1,52 @@
+/**
+ * IDs as inclusive runs of segment positions — what a batch, a lease and the HTTP layer pass around instead of one
+ * number per ID (IDs within a segment are consecutive, so a batch of 10,000 is one or two runs).
+ */
+import { type Id, idAt } from './id';
+
+/**
+ * `bounds` = `[first0, last0, first1, last1, …]`; `count` is how many IDs they hold. `bases` is null while every run
+ * is of ordinary segments (the positions are the IDs); else run i's IDs are `bases[i]` + its positions, `bases[i]`
+ * null for an ordinary run (see Segment in buffer.ts).
+ */
+export interface IdRanges {
+  bounds: number[];
+  count: number;
+  bases: Array<bigint | null> | null;
+}
+
+export function newRanges(): IdRanges {
+  return { bounds: [], count: 0, bases: null };
+}
+
+export function lastBase({ bases }: IdRanges): bigint | null {
+  return bases === null ? null : (bases[bases.length - 1] as bigint | null);
+}
+
+export function pushRun(out: IdRanges, first: number, last: number, base: bigint | null): void {
+  if (base !== null && out.bases === null) out.bases = new Array<bigint | null>(out.bounds.length / 2).fill(null);
+  out.bounds.push(first, last);
+  out.bases?.push(base);
+}
+
+/** The base of run `r` (an index into bounds, even). */
+export function runBase(ranges: IdRanges, r: number): bigint | null {
+  return ranges.bases === null ? null : (ranges.bases[r >> 1] as bigint | null);
+}
+
+export function firstId(ranges: IdRanges): Id {
+  return idAt(runBase(ranges, 0), ranges.bounds[0] as number);
+}
+
+export function expandRanges(ranges: IdRanges): Id[] {
+  const { bounds, count } = ranges;
+  const ids = new Array<Id>(count);
+  let k = 0;
+  for (let r = 0; r < bounds.length; r += 2) {
+    const base = runBase(ranges, r);
+    const last = bounds[r + 1] as number;
+    if (base === null) for (let id = bounds[r] as number; id <= last; id++) ids[k++] = id;
+    else for (let id = bounds[r] as number; id <= last; id++) ids[k++] = idAt(base, id);
+  }
+  return ids;
+}

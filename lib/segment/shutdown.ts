@@ -1,0 +1,77 @@
+/**
+ * The asynchronous half of a segment engine's graceful stop, once it is frozen (nothing served, loaded or claimed
+ * any more): wait for the claims still in flight, then give back each tag's latest claim's unused top (giveBack.ts)
+ * by one compare-and-set — all of it within `timeoutMs`. A tag whose claim has not landed by then, whose row moved,
+ * or a store that fails or hangs gives back nothing.
+ */
+import type { Clock, TimerHandle } from '../clock';
+import type { Logger } from '../log';
+import type { SegmentClaims } from './claims';
+import { type UnusedRun, givenBackMaxId, unusedTop } from './giveBack';
+import { toId } from './id';
+import type { SegmentSource } from './segmentSource';
+
+/** IDs a graceful stop gave back to a tag's row: `first`..`last`, decimal strings; max_id moved from `maxIdBefore`. */
+export interface GivenBack {
+  bizTag: string;
+  first: string;
+  last: string;
+  count: number;
+  maxIdBefore: string;
+  maxIdAfter: string;
+}
+
+export interface CloseOptions {
+  /** Give back the unused top of each tag's latest claim (LEAF_GIVE_BACK). */
+  giveBack: boolean;
+  /** The whole give-back — waiting for claims in flight, then the compare-and-sets — ends within this. */
+  timeoutMs?: number;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** Gives back what `unused` (per tag, what the frozen buffers never handed out) allows; returns what was given. */
+export async function giveBackUnused(o: {
+  store: SegmentSource;
+  clock: Clock;
+  logger: Logger;
+  claims: SegmentClaims;
+  unused: Map<string, UnusedRun[]>;
+  options: CloseOptions;
+}): Promise<GivenBack[]> {
+  const { store, clock, logger, claims, unused, options } = o;
+  if (!options.giveBack || store.giveBack === undefined) return [];
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const given: GivenBack[] = [];
+  let timer: TimerHandle | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = clock.setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+  });
+  try {
+    await Promise.race([claims.settled(), deadline]);
+    const backs: Promise<void>[] = [];
+    for (const [bizTag, latest] of claims.latest) {
+      if (claims.inFlight(bizTag)) continue; // a claim it cannot see may be the latest
+      const runs = unused.get(bizTag) ?? [];
+      const first = unusedTop(latest, latest.unusedWhole === null ? runs : [...runs, latest.unusedWhole]);
+      if (first === null) continue;
+      const maxIdAfter = toId(givenBackMaxId(first, latest.semantics));
+      const back = store.giveBack(bizTag, latest.maxId, maxIdAfter).then((done) => {
+        if (!done) return logger.log('info', 'give_back_skipped', { bizTag, reason: 'max_id moved since this node claimed' });
+        const last = BigInt(latest.maxId) - BigInt(maxIdAfter) + first - 1n;
+        const entry = { bizTag, first: String(first), last: String(last), count: Number(last - first + 1n), maxIdBefore: String(latest.maxId), maxIdAfter: String(maxIdAfter) };
+        given.push(entry);
+        logger.log('info', 'ids_given_back', { ...entry });
+      });
+      backs.push(back);
+    }
+    if ((await Promise.race([Promise.all(backs), deadline])) === TIMED_OUT) {
+      logger.log('warn', 'give_back_failed', { error: `the store did not answer within ${timeoutMs} ms`, given: given.length });
+    }
+  } catch (error) {
+    logger.log('warn', 'give_back_failed', { error, given: given.length });
+  } finally {
+    clock.clearTimeout(timer);
+  }
+  return [...given];
+}
