@@ -1,0 +1,66 @@
+/** What each ID route asks of the engines, and its answer (idBodies.ts): synchronously when the buffers serve. */
+import { LeafError } from '../errors';
+import { formatNotFound } from '../format/rules';
+import type { Runtime } from '../runtime';
+import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
+import { type Answer, jsonOk } from './answer';
+import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
+
+/** The part of the runtime the ID routes use (`formats` absent: no formatted tag exists). */
+export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'> & Partial<Pick<Runtime, 'formats'>>;
+
+export function issueSegment({ segments: engine }: IdRuntime, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+  if (count === 0) {
+    const id = engine.nextId(bizTag);
+    if (typeof id !== 'object') return single(bizTag, id, plain);
+    return id.then((v) => single(bizTag, v, plain));
+  }
+  const ranges = engine.takeRanges(bizTag, count);
+  if (ranges instanceof Promise) return ranges.then((r) => batch(bizTag, r));
+  return batch(bizTag, ranges);
+}
+
+export function leaseSegment({ segments: engine }: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {
+  const ranges = engine.leaseRanges(bizTag, count);
+  if (ranges instanceof Promise) return ranges.then((r) => lease(bizTag, r));
+  return lease(bizTag, ranges);
+}
+
+export function issueFormatted({ formats }: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {
+  if (formats === undefined) throw formatNotFound(bizTag);
+  if (count === 0) {
+    const id = formats.nextId(bizTag);
+    return typeof id === 'string' ? formattedSingle(bizTag, id) : id.then((v) => formattedSingle(bizTag, v));
+  }
+  const ids = formats.takeIds(bizTag, count);
+  return ids instanceof Promise ? ids.then((v) => formattedBatch(bizTag, v)) : formattedBatch(bizTag, ids);
+}
+
+function snowflakeOff(): LeafError {
+  return new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
+}
+
+export function issueSnowflake({ snowflake: node }: IdRuntime, _bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+  if (node === null) throw snowflakeOff();
+  if (count === 0) {
+    const id = node.nextId();
+    if (typeof id === 'bigint') return snowflakeSingle(id, plain);
+    return id.then((v) => snowflakeSingle(v, plain));
+  }
+  return node.take(count).then(snowflakeBatch);
+}
+
+const DECIMAL_ID = /^[0-9]{1,19}$/;
+
+export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRuntime>, raw: string): Promise<Answer> {
+  if (!DECIMAL_ID.test(raw) || BigInt(raw) > MAX_SNOWFLAKE) {
+    throw new LeafError('invalid_id', 'A snowflake ID is a decimal integer from 0 to 9223372036854775807.');
+  }
+  const { snowflake } = await runtime();
+  if (snowflake === null) throw snowflakeOff();
+  const id = BigInt(raw);
+  const d = decompose(id, snowflake.epochMs);
+  const body = { id: id.toString(), timestamp: new Date(d.timestampMs).toISOString(), timestampMs: d.timestampMs, workerId: d.workerId, sequence: d.sequence };
+  return jsonOk(body);
+}
+

@@ -1,0 +1,70 @@
+/**
+ * The one list of ID routes and the matching of a path against it, without a URL object or a regex (the hot path).
+ */
+import { invalidTag, parseBizTag } from '../bizTag';
+
+export type RouteKind = 'segment' | 'segment-range' | 'leaf-segment' | 'snowflake' | 'snowflake-decode' | 'leaf-snowflake' | 'health' | 'formatted';
+
+/**
+ * Every ID route. `param`: the path ends in one segment after the prefix (a tag, an ID, or Leaf's snowflake key,
+ * which is validated like a tag and otherwise ignored); else the path is exactly the prefix. The range lease,
+ * `/api/id/segment/{tag}/range`, is matched only once a path under the segment prefix is not a single tag, so the
+ * single-ID route pays nothing for it (RANGE_SUFFIX). The formatted route comes last, so no older route pays for it.
+ */
+export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
+  { path: '/api/id/segment/', param: true, kind: 'segment' },
+  { path: '/api/segment/get/', param: true, kind: 'leaf-segment' },
+  { path: '/api/id/snowflake', param: false, kind: 'snowflake' },
+  { path: '/api/id/snowflake/', param: true, kind: 'snowflake-decode' },
+  { path: '/api/snowflake/get/', param: true, kind: 'leaf-snowflake' },
+  { path: '/api/health', param: false, kind: 'health' },
+  { path: '/api/id/formatted/', param: true, kind: 'formatted' },
+];
+
+/** Paths this handler owns; anything else below them is a JSON 404, anything outside is not ours (null). */
+const OWNED_PREFIXES = ['/api/id/', '/api/id', '/api/segment/', '/api/segment', '/api/snowflake/', '/api/snowflake'];
+
+export type Route = { kind: RouteKind; param: string } | { kind: 'unknown' };
+export const UNKNOWN: Route = Object.freeze({ kind: 'unknown' });
+
+export function matchRoute(path: string): Route | null {
+  for (const r of ID_ROUTES) {
+    if (r.param ? !path.startsWith(r.path) : path !== r.path) continue;
+    if (!r.param) return { kind: r.kind, param: '' };
+    const rest = segmentAfter(path, r.path);
+    if (rest !== null) return { kind: r.kind, param: rest };
+    return r.kind === 'segment' ? rangeRoute(path, r.path) : UNKNOWN;
+  }
+  for (const prefix of OWNED_PREFIXES) {
+    if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return UNKNOWN;
+  }
+  return null;
+}
+
+const RANGE_SUFFIX = '/range';
+
+/** `{prefix}{tag}/range` as the range lease of that tag; anything else under the prefix is unknown. */
+function rangeRoute(path: string, prefix: string): Route {
+  const tag = path.endsWith(RANGE_SUFFIX) ? segmentAfter(path.slice(0, -RANGE_SUFFIX.length), prefix) : null;
+  return tag === null ? UNKNOWN : { kind: 'segment-range', param: tag };
+}
+
+/** The one path segment after `prefix`, or null when there is none or more than one. */
+function segmentAfter(path: string, prefix: string): string | null {
+  const rest = path.slice(prefix.length);
+  return rest.length === 0 || rest.includes('/') ? null : rest;
+}
+
+/** A raw (still percent-encoded) path segment to a tag, decoded exactly once. */
+export function decodeTag(raw: string): string {
+  let tag = raw;
+  if (raw.includes('%')) {
+    try {
+      tag = decodeURIComponent(raw);
+    } catch {
+      throw invalidTag();
+    }
+  }
+  return parseBizTag(tag);
+}
+
