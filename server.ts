@@ -6,6 +6,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import next from 'next';
+import type { AdminToken } from './lib/auth/adminToken';
 import { type LeafConfig, processConfig } from './lib/config';
 import { LeafError, isLeafError } from './lib/errors';
 import { type Answer, errorAnswer, rawHttp } from './lib/http/answer';
@@ -132,19 +133,27 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
   });
 
-  // Another process took this node's identity (it found this one silent): two processes share one node id, and
-  // this one gives way rather than fight over the snowflake worker lease.
-  const watchIdentity = (): void => {
+  // Once the runtime is open: the login link when the admin token was made at this start; and should another process
+  // take this node's identity (it found this one silent), two processes share one node id: this one gives way
+  // rather than fight over the snowflake worker lease.
+  const whenOpen = (): void => {
     const runtime = currentRuntime();
     // Not open yet (the database was down at start): a later request opens it; look again then.
-    if (runtime === null) return void setTimeout(watchIdentity, 1_000).unref();
+    if (runtime === null) return void setTimeout(whenOpen, 1_000).unref();
+    printLoginLink(runtime.console.admin, port);
     void runtime.fleet.whenLost().then((taker) => {
       const where = taker === undefined ? 'another process' : `another process at ${taker.address} (instance ${taker.instanceId})`;
       process.stderr.write(`leaf-ts: stopping: node id "${config.node.id}" was taken over by ${where}; give each node its own LEAF_NODE_ID\n`);
       shutdown('node_identity_lost', EXIT_CONFIG);
     });
   };
-  watchIdentity();
+  whenOpen();
+}
+
+/** The operator's way into the console, printed once, when the admin token was made at this start. */
+function printLoginLink(admin: AdminToken, port: number): void {
+  if (!admin.generated) return;
+  process.stdout.write(`\nleaf-ts console: http://localhost:${port}/login#token=${admin.token}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
 }
 
 function send(res: http.ServerResponse, answer: Answer): void {

@@ -39,7 +39,7 @@ function withRequester<P>(handler: PublicHandler<P>) {
     try {
       const runtime = await runtimeOrNotReady();
       const actor = credentialOf(
-        runtime.admin.token,
+        runtime.console.admin.token,
         { authorization: request.headers.get('authorization'), cookie: request.headers.get('cookie') },
         Date.now(),
       );

@@ -1,7 +1,7 @@
 import { parseBizTag } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
 import { LeafError, tagNotFound } from '../errors';
-import type { Runtime } from '../runtime';
+import type { ConsoleRuntime, Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/snapshot';
 import type { Semantics } from '../segment/semantics';
 import type { AuditRecord } from './auditStore';
@@ -14,7 +14,7 @@ import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from 
 
 export type { EngineView, TagDetail, TagListPage, TagView } from './views';
 
-type AdminRuntime = Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
+type AdminRuntime = Pick<Runtime, 'store' | 'segments'> & { console: Pick<ConsoleRuntime, 'rates' | 'loadLog'> };
 /** Changes also need this node's id for their audit entries. */
 type ChangeRuntime = AdminRuntime & { config: Pick<Runtime['config'], 'snowflake'> };
 
@@ -43,7 +43,7 @@ function view(rt: AdminRuntime, row: TagRow, semantics: Semantics): TagView {
     description: row.description,
     semantics,
     updateTime: row.updateTime.toISOString(),
-    engine: snap === undefined ? null : { ...withoutIdentity(snap), ratePerSec: Math.round(rt.rates.ratePerSec(row.bizTag) * 10) / 10 },
+    engine: snap === undefined ? null : { ...withoutIdentity(snap), ratePerSec: Math.round(rt.console.rates.ratePerSec(row.bizTag) * 10) / 10 },
   };
 }
 
@@ -65,11 +65,11 @@ async function freshView(rt: AdminRuntime, row: TagRow): Promise<TagView> {
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {
   const row = await rt.store.tags.getTag(bizTag);
   if (row === undefined) throw tagNotFound(bizTag);
-  const loads = rt.loadLog.loads(bizTag);
+  const loads = rt.console.loadLog.loads(bizTag);
   return {
     tag: await freshView(rt, row),
     history: {
-      rate: rt.rates.history(bizTag),
+      rate: rt.console.rates.history(bizTag),
       steps: loads.filter((l) => l.ok).map((l) => ({ t: l.at, step: l.step })),
       loads,
     },

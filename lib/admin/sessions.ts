@@ -1,10 +1,10 @@
 import { createSessionValue, secretEquals, sessionActor } from '../auth/credentials';
 import type { LoginThrottle } from '../auth/loginThrottle';
 import { LeafError } from '../errors';
-import type { Runtime } from '../runtime';
+import type { ConsoleRuntime, Runtime } from '../runtime';
 import { auditStamp } from './service';
 
-type SessionRuntime = Pick<Runtime, 'store' | 'admin' | 'logger'> & { config: Pick<Runtime['config'], 'snowflake'> };
+type SessionRuntime = Pick<Runtime, 'store' | 'logger'> & { console: Pick<ConsoleRuntime, 'admin'>; config: Pick<Runtime['config'], 'snowflake'> };
 
 /** Failed logins are recorded as this actor: a wrong token names no credential, and is never stored. */
 export const ANONYMOUS = 'anonymous';
@@ -20,13 +20,13 @@ export async function login(
   address: string,
 ): Promise<{ value: string; expiresAt: number; sessionId: string }> {
   throttle.check(address);
-  if (!secretEquals(presented, rt.admin.token)) {
+  if (!secretEquals(presented, rt.console.admin.token)) {
     throttle.failure(address);
     await recordQuietly(rt, 'auth.login_failed', ANONYMOUS, address);
     throw new LeafError('unauthorized', 'Wrong token.');
   }
   throttle.success(address);
-  const session = createSessionValue(rt.admin.token, Date.now());
+  const session = createSessionValue(rt.console.admin.token, Date.now());
   await rt.store.audit.appendAudit({ action: 'auth.login', ...auditStamp(rt, { actor: sessionActor(session.sessionId), address }) });
   return session;
 }

@@ -1,7 +1,7 @@
 import { LeafError } from '../errors';
 import { bufferedIds } from '../fleet/buffered';
 import { runwaySeconds } from '../fleet/runway';
-import type { Runtime } from '../runtime';
+import type { ConsoleRuntime, Runtime } from '../runtime';
 import type { TagSnapshot } from '../segment/snapshot';
 import type { TagRow } from '../segment/tagStore';
 import { TAG_LIST_SORT_KEYS, type TagListPage, type TagListSortKey, type TagView } from './views';
@@ -24,7 +24,7 @@ export interface TagListQuery {
   limit: number;
 }
 
-type ListRuntime = Pick<Runtime, 'store' | 'segments' | 'rates'>;
+type ListRuntime = Pick<Runtime, 'store' | 'segments'> & { console: Pick<ConsoleRuntime, 'rates'> };
 
 /** The query string of GET /api/admin/tags, checked: a bad value is a 400 naming the parameter. */
 export function parseTagListQuery(params: URLSearchParams): TagListQuery {
@@ -74,7 +74,7 @@ export async function listTagPage(rt: ListRuntime, query: TagListQuery, view: (r
   let ratePerSec = 0;
   const matched: Entry[] = [];
   for (const row of rows) {
-    const rate = rt.rates.ratePerSec(row.bizTag);
+    const rate = rt.console.rates.ratePerSec(row.bizTag);
     ratePerSec += rate;
     if (query.q !== '' && !row.bizTag.toLowerCase().includes(query.q) && !(row.description ?? '').toLowerCase().includes(query.q)) continue;
     matched.push({ row, rate, snap: query.sort === 'remaining' || query.sort === 'runway' ? rt.segments.snapshot(row.bizTag) : undefined });

@@ -16,7 +16,7 @@ describe('admin tag detail', () => {
     await segments.takeIds('order', 10);
     store.failWith = new Error('db down');
     await outcome(() => segments.takeIds('order', 30)).catch(() => undefined);
-    const rt = { store: { tags: store, semantics: store }, segments, loadLog, rates: new RateTracker({ clock }) } as unknown as Pick<Runtime, 'store' | 'segments' | 'rates' | 'loadLog'>;
+    const rt = { store: { tags: store, semantics: store }, segments, console: { loadLog, rates: new RateTracker({ clock }) } } as unknown as Pick<Runtime, 'store' | 'segments' | 'console'>;
 
     const detail = await tagDetail(rt, 'order');
     expect(detail.history.loads.map((l) => l.ok)).toEqual(loadLog.loads('order').map((l) => l.ok));

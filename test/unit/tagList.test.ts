@@ -53,7 +53,7 @@ describe('tag list page', () => {
     await segments.takeIds('t020', 10);
     clock.advance(2_000);
     rates.record(segments.issuedTotals());
-    return { store: { tags: { listTagRows: async () => rows() }, semantics: { getSemantics: () => store.getSemantics() } } as never, segments, rates, loadLog: new LoadLog() };
+    return { store: { tags: { listTagRows: async () => rows() }, semantics: { getSemantics: () => store.getSemantics() } } as never, segments, console: { rates, loadLog: new LoadLog() } };
   }
 
   it('pages by name with totals over every tag', async () => {

@@ -5,7 +5,7 @@ export const dynamic = 'force-dynamic';
 
 /** Prometheus text format; scrape with `authorization: Bearer <admin token>`. */
 export const GET = route(async ({ runtime }) => {
-  const { registry, scrape } = runtime.prometheus;
+  const { registry, scrape } = runtime.console.prometheus;
   return toResponse({ status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' }, body: await scrape() });
 });
 

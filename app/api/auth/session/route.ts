@@ -7,7 +7,7 @@ export const GET = route(
   async ({ request, runtime }) =>
     json({
       authenticated: isAuthorized(
-        runtime.admin.token,
+        runtime.console.admin.token,
         { authorization: request.headers.get('authorization'), cookie: request.headers.get('cookie') },
         Date.now(),
       ),

@@ -1,0 +1,111 @@
+/**
+ * What serves IDs: the store (migrated, the fleet semantics applied), the segment and formatted-ID engines, the
+ * snowflake worker lease, this node's row in the fleet registry and the access tokens — opened in the order that
+ * keeps a twin or a bad floor from serving anything, and closed in the order that keeps the give-back safe.
+ */
+import type { IdAccess } from './auth/scopedTokens';
+import { TokenRefresher } from './auth/tokenRefresh';
+import { systemClock } from './clock';
+import type { LeafConfig } from './config';
+import { takeNodeSnapshot } from './fleet/nodeSnapshot';
+import { NodeRegistry } from './fleet/registry';
+import { FormatEngine } from './format/engine';
+import type { Logger } from './log';
+import type { RateTracker } from './metrics/rateTracker';
+import type { SegmentLoadRecord } from './segment/buffer';
+import { SegmentEngine } from './segment/engine';
+import { ensureFleetSemantics } from './segment/fleetSemantics';
+import { checkFloor } from './snowflake/floor';
+import { SnowflakeNode } from './snowflake/node';
+import { openStore } from './store';
+import type { LeafStore } from './store/leafStore';
+import { LEAF_VERSION } from './version';
+
+export interface CoreRuntime {
+  config: LeafConfig;
+  logger: Logger;
+  store: LeafStore;
+  segments: SegmentEngine;
+  /** Formatted, period-reset IDs (lib/format). */
+  formats: FormatEngine;
+  /** null when snowflake mode is off (LEAF_SNOWFLAKE=off). */
+  snowflake: SnowflakeNode | null;
+  /** This node's row in the fleet registry, and reads of every node's (`fleet.nodes()`). */
+  fleet: NodeRegistry;
+  /** Keeps the process's IdAccess in step with leaf_token; `refresh()` after a create or revoke on this node. */
+  tokens: TokenRefresher;
+}
+
+/** What the core reports to, and reads from, the console's part. */
+export interface CoreHooks {
+  /** Every segment load, ok or failed (metrics, the console's load log). */
+  onLoad: (bizTag: string, record: SegmentLoadRecord) => void;
+  /** Per-tag rates, for the node's snapshot in the registry. */
+  rates: RateTracker;
+  /** The ID routes' credential table, filled by the token refresher before the node serves. */
+  access: IdAccess;
+}
+
+export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHooks): Promise<CoreRuntime> {
+  const { enabled, nodeId, epochMs, minId, leaseMs, workerIds } = config.snowflake;
+  // Before the store: a floor this clock has not passed refuses the start even while the database is down.
+  if (enabled) checkFloor(minId, epochMs, systemClock.now());
+  const store = await openStore(config.store);
+  if (config.segmentSemantics !== null) {
+    // Before the first claim: every claim then reads the default this node was told to keep.
+    try {
+      await ensureFleetSemantics({ store: store.semantics, semantics: config.segmentSemantics, nodeId: config.node.id, logger, now: systemClock.now() });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+  const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad });
+  const formats = new FormatEngine({ store: store.formats, logger });
+  const snowflake = enabled ? new SnowflakeNode({ store: store.workers, nodeId, epochMs, minId, leaseMs, workerIds, logger }) : null;
+  const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
+  const fleet = new NodeRegistry({
+    store: store.nodes,
+    nodeId: id,
+    address,
+    version: LEAF_VERSION,
+    heartbeatMs,
+    goneMs,
+    pruneMs,
+    logger,
+    snapshot: () => takeNodeSnapshot({ segments, rates: hooks.rates, snowflake, leaseMs }),
+    // Another process holds our identity now: its snowflake worker would re-take ours (same node id) — let it.
+    onLost: () => void snowflake?.stop(),
+  });
+  // The clock's timers do not keep the process alive, and at start nothing else may: hold it open while the
+  // identity check watches another process's row.
+  const keepAlive = setInterval(() => {}, 60_000);
+  try {
+    // The identity first: a twin found here stops the start before it could take the snowflake worker lease.
+    await fleet.start();
+  } catch (error) {
+    await store.close();
+    throw error;
+  } finally {
+    clearInterval(keepAlive);
+  }
+  // Before the node serves: the ID routes wait for the first load of the access tokens (they never guess open).
+  const tokens = new TokenRefresher({ store: store.tokens, access: hooks.access, clock: systemClock, intervalMs: config.tokenRefreshMs, logger });
+  await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
+  logger.log('info', 'runtime_ready', { dialect: store.dialect, tags: segments.status().tagsKnown, snowflakeWorkerId: snowflake?.workerId ?? null });
+  return { config, logger, store, segments, formats, snowflake, fleet, tokens };
+}
+
+/**
+ * The engines stop serving first, then give back the unused top of their latest claims (LEAF_GIVE_BACK, bounded);
+ * the worker lease and the node's row are released; only then is the store closed.
+ */
+export async function closeCore(core: CoreRuntime): Promise<void> {
+  core.tokens.stop();
+  const giveBack = core.config.giveBack;
+  const [given, givenFormats] = await Promise.all([core.segments.close({ giveBack }), core.formats.close({ giveBack })]);
+  given.push(...givenFormats);
+  if (giveBack) core.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
+  await Promise.all([core.snowflake?.stop(), core.fleet.stop()]);
+  await core.store.close();
+}
