@@ -76,7 +76,6 @@ export interface SnowflakeConfig {
   epochMs: number;
   /** LEAF_SNOWFLAKE_MIN_ID: every snowflake ID sorts above it; a node whose clock has not passed it refuses to start. */
   minId: bigint | null;
-  nodeId: string;
   leaseMs: number;
   /** LEAF_WORKER_IDS: the only worker ids this node leases (default all, 0–1023). */
   workerIds: WorkerIdSet;
@@ -259,7 +258,6 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       enabled: e.LEAF_SNOWFLAKE,
       epochMs: e.LEAF_SNOWFLAKE_EPOCH,
       minId: e.LEAF_SNOWFLAKE_MIN_ID,
-      nodeId,
       leaseMs: e.LEAF_WORKER_LEASE_MS,
       workerIds: e.LEAF_WORKER_IDS,
     },

@@ -47,7 +47,7 @@ export interface CoreHooks {
 }
 
 export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHooks): Promise<CoreRuntime> {
-  const { enabled, nodeId, epochMs, minId, leaseMs, workerIds } = config.snowflake;
+  const { enabled, epochMs, minId, leaseMs, workerIds } = config.snowflake;
   // Before the store: a floor this clock has not passed refuses the start even while the database is down.
   if (enabled) checkFloor(minId, epochMs, systemClock.now());
   const store = await openStore(config.store);
@@ -62,7 +62,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   }
   const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad });
   const formats = new FormatEngine({ store: store.formats, logger });
-  const snowflake = enabled ? new SnowflakeNode({ store: store.workers, nodeId, epochMs, minId, leaseMs, workerIds, logger }) : null;
+  const snowflake = enabled ? new SnowflakeNode({ store: store.workers, nodeId: config.node.id, epochMs, minId, leaseMs, workerIds, logger }) : null;
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
   const fleet = new NodeRegistry({
     store: store.nodes,

@@ -10,7 +10,7 @@ import type { FormatDetail, FormatPeriodView, FormatView } from './formatViews';
 import { type Requester, auditStamp } from './service';
 
 /** Formatted tags for the admin API. Every change is audited by the store and served by this node at once. */
-type FormatRuntime = Pick<Runtime, 'store' | 'formats'> & { config: Pick<Runtime['config'], 'snowflake'> };
+type FormatRuntime = Pick<Runtime, 'store' | 'formats'> & { config: Pick<Runtime['config'], 'node'> };
 
 function currentPeriod(row: FormatRow, now: number): string {
   return periodKey(row.resetPeriod, dateFields(row.timeZone, now));

@@ -16,7 +16,7 @@ export type { EngineView, TagDetail, TagListPage, TagView } from './views';
 
 type AdminRuntime = Pick<Runtime, 'store' | 'segments'> & { console: Pick<ConsoleRuntime, 'rates' | 'loadLog'> };
 /** Changes also need this node's id for their audit entries. */
-type ChangeRuntime = AdminRuntime & { config: Pick<Runtime['config'], 'snowflake'> };
+type ChangeRuntime = AdminRuntime & { config: Pick<Runtime['config'], 'node'> };
 
 /** Who asks for a change: the credential as the audit trail names it, and the client's address. */
 export interface Requester {
@@ -25,8 +25,8 @@ export interface Requester {
 }
 
 /** The audit stamp of a change made now through this node. */
-export function auditStamp(rt: { config: Pick<Runtime['config'], 'snowflake'> }, who: Requester, clock: Clock = systemClock): AuditStamp {
-  return { actor: who.actor, address: who.address, nodeId: rt.config.snowflake.nodeId, at: clock.now() };
+export function auditStamp(rt: { config: Pick<Runtime['config'], 'node'> }, who: Requester, clock: Clock = systemClock): AuditStamp {
+  return { actor: who.actor, address: who.address, nodeId: rt.config.node.id, at: clock.now() };
 }
 
 /** A tag from a Next route param, which Next has already decoded once: validate, never decode again. */

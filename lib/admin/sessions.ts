@@ -4,7 +4,7 @@ import { LeafError } from '../errors';
 import type { ConsoleRuntime, Runtime } from '../runtime';
 import { auditStamp } from './service';
 
-type SessionRuntime = Pick<Runtime, 'store' | 'logger'> & { console: Pick<ConsoleRuntime, 'admin'>; config: Pick<Runtime['config'], 'snowflake'> };
+type SessionRuntime = Pick<Runtime, 'store' | 'logger'> & { console: Pick<ConsoleRuntime, 'admin'>; config: Pick<Runtime['config'], 'node'> };
 
 /** Failed logins are recorded as this actor: a wrong token names no credential, and is never stored. */
 export const ANONYMOUS = 'anonymous';

@@ -7,7 +7,7 @@ import { type Requester, auditStamp } from './service';
 import type { CreatedToken, TokenView } from './views';
 
 /** Per-tag access tokens for the admin API: create (the token shown this once), list (never the token), revoke. */
-type TokenRuntime = Pick<Runtime, 'store' | 'tokens'> & { config: Pick<Runtime['config'], 'snowflake'> };
+type TokenRuntime = Pick<Runtime, 'store' | 'tokens'> & { config: Pick<Runtime['config'], 'node'> };
 
 export async function listTokens(rt: Pick<Runtime, 'store'>): Promise<TokenView[]> {
   return (await rt.store.tokens.listTokens()).map(tokenRow);

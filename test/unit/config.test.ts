@@ -39,8 +39,8 @@ describe('loadConfig', () => {
       dataDir: path.resolve('data'),
       snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, minId: null, leaseMs: 10_000 },
     });
-    expect(c.snowflake.nodeId).toMatch(/:3000$/);
-    expect(c.node).toEqual({ id: c.snowflake.nodeId, address: '127.0.0.1:3000', heartbeatMs: 3_000, goneMs: 10_000, pruneMs: 86_400_000 });
+    expect(c.node.id).toMatch(/:3000$/);
+    expect(c.node).toEqual({ id: c.node.id, address: '127.0.0.1:3000', heartbeatMs: 3_000, goneMs: 10_000, pruneMs: 86_400_000 });
   });
 
   it.each<[string, Env, (c: ReturnType<typeof load>) => unknown, unknown]>([
@@ -105,7 +105,7 @@ describe('loadConfig', () => {
     ['the largest floor', { LEAF_SNOWFLAKE_MIN_ID: '9223372036854775807' }, (c) => c.snowflake.minId, 2n ** 63n - 1n],
     ['floor 0', { LEAF_SNOWFLAKE_MIN_ID: '0' }, (c) => c.snowflake.minId, 0n],
     ['no floor when empty', { LEAF_SNOWFLAKE_MIN_ID: '' }, (c) => c.snowflake.minId, null],
-    ['node id and worker index', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' }, (c) => [c.snowflake.nodeId, c.workerIndex], ['a:1#2', 2]],
+    ['node id and worker index', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' }, (c) => [c.node.id, c.workerIndex], ['a:1#2', 2]],
     ['lease', { LEAF_WORKER_LEASE_MS: '3000' }, (c) => c.snowflake.leaseMs, 3000],
     ['all worker ids by default', {}, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['0-1023', 1024]],
     ['LEAF_WORKER_IDS range', { LEAF_WORKER_IDS: '512-1023' }, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['512-1023', 512]],
