@@ -16,7 +16,7 @@ export const MAX_COUNT = 10_000;
 export const MAX_LEASE_COUNT = 10_000_000;
 
 /** A limit as people read it in messages: 10,000 — never typed out by hand, so it cannot drift from the value. */
-export function formatLimit(n: number): string {
+export function readableLimit(n: number): string {
   return n.toLocaleString('en-US');
 }
 

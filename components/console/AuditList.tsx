@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { Notice } from '../ui/Notice';
 import type { AuditEntryView } from './api';
 import './audit.css';
-import { AUDIT_ACTION_LABEL, auditChanges, formatWhen } from './auditFormat';
+import { AUDIT_ACTION_LABEL, auditChanges, formatWhen } from './auditDisplay';
 import { useAudit } from './queries';
 
 /**

@@ -2,7 +2,7 @@
 
 import { Meter } from '../ui/Meter';
 import type { EngineView } from './api';
-import { formatDecimal, formatInt, remainingPercent } from './format';
+import { showDecimal, showInt, remainingPercent } from './display';
 
 /** Both halves of the double buffer: what is left of the current segment, and whether the next is in hand. */
 export function BufferGauges({ engine }: { engine: EngineView | null }) {
@@ -20,7 +20,7 @@ export function BufferGauges({ engine }: { engine: EngineView | null }) {
         <div className="gauge-foot muted small">
           {c === null ? (engine?.loading ? 'loading the first segment…' : 'no load yet') : (
             <>
-              <span className="mono">{formatDecimal(c.start)}–{formatDecimal(c.max)}</span> · next <span className="mono">{formatDecimal(c.next)}</span> · {formatInt(c.remaining)} left of {formatInt(c.step)}
+              <span className="mono">{showDecimal(c.start)}–{showDecimal(c.max)}</span> · next <span className="mono">{showDecimal(c.next)}</span> · {showInt(c.remaining)} left of {showInt(c.step)}
             </>
           )}
         </div>
@@ -34,7 +34,7 @@ export function BufferGauges({ engine }: { engine: EngineView | null }) {
         <div className="gauge-foot muted small">
           {p !== null ? (
             <>
-              <span className="mono">{formatDecimal(p.start)}–{formatDecimal(p.max)}</span> · {formatInt(p.step)} IDs
+              <span className="mono">{showDecimal(p.start)}–{showDecimal(p.max)}</span> · {showInt(p.step)} IDs
             </>
           ) : c === null ? (
             'loaded after the first'

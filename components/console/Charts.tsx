@@ -2,7 +2,7 @@
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RatePoint, StepPoint } from './api';
-import { formatInt, formatRate, formatTime, rateSeries, stepSeries } from './format';
+import { showInt, showRate, showTime, rateSeries, stepSeries } from './display';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 12, tickLine: false } as const;
 const TOOLTIP_STYLE = { background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 6, color: 'var(--text)' };
@@ -16,14 +16,14 @@ export function RateChart({ points, span }: { points: RatePoint[]; span: [number
       <figcaption>
         <span>Consumption rate (IDs/s)</span>
         <span className="muted" data-testid="rate-total">
-          {formatInt(total)} IDs in 15 min
+          {showInt(total)} IDs in 15 min
         </span>
       </figcaption>
       <LineChart responsive style={{ width: '100%', height: 200 }} data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="var(--grid)" vertical={false} />
         <XAxis dataKey="t" type="number" scale="time" domain={span} ticks={ticksOf(span)} tickFormatter={tickFormat(span)} interval="preserveStartEnd" minTickGap={40} {...AXIS} />
-        <YAxis width={48} allowDecimals={false} tickFormatter={(v: number) => formatRate(v)} {...AXIS} />
-        <Tooltip contentStyle={TOOLTIP_STYLE} labelFormatter={(t) => formatTime(Number(t))} formatter={(v) => [`${formatRate(Number(v))} IDs/s`, 'rate']} />
+        <YAxis width={48} allowDecimals={false} tickFormatter={(v: number) => showRate(v)} {...AXIS} />
+        <Tooltip contentStyle={TOOLTIP_STYLE} labelFormatter={(t) => showTime(Number(t))} formatter={(v) => [`${showRate(Number(v))} IDs/s`, 'rate']} />
         <Line type="linear" dataKey="perSec" stroke="var(--chart-1)" strokeWidth={2} dot={false} isAnimationActive={false} />
       </LineChart>
     </figure>
@@ -45,8 +45,8 @@ export function StepChart({ points, span }: { points: StepPoint[]; span: [number
         <LineChart responsive style={{ width: '100%', height: 200 }} data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="var(--grid)" vertical={false} />
           <XAxis dataKey="t" type="number" scale="time" domain={span} ticks={ticksOf(span)} tickFormatter={tickFormat(span)} interval="preserveStartEnd" minTickGap={40} {...AXIS} />
-          <YAxis width={56} allowDecimals={false} domain={[0, 'auto']} tickFormatter={(v: number) => formatInt(v)} {...AXIS} />
-          <Tooltip contentStyle={TOOLTIP_STYLE} labelFormatter={(t) => formatTime(Number(t))} formatter={(v) => [formatInt(Number(v)), 'step']} />
+          <YAxis width={56} allowDecimals={false} domain={[0, 'auto']} tickFormatter={(v: number) => showInt(v)} {...AXIS} />
+          <Tooltip contentStyle={TOOLTIP_STYLE} labelFormatter={(t) => showTime(Number(t))} formatter={(v) => [showInt(Number(v)), 'step']} />
           <Line type="stepAfter" dataKey="step" stroke="var(--chart-2)" strokeWidth={2} dot={{ r: 2 }} isAnimationActive={false} />
         </LineChart>
       )}

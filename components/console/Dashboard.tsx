@@ -10,7 +10,7 @@ import { useFleet, useTags } from './queries';
 import { TagTable } from './TagTable';
 import { Pager, TagSearch, useTagListParams } from './TagListControls';
 import { LiveStamp } from './LiveStamp';
-import { formatInt, formatRate } from './format';
+import { showInt, showRate } from './display';
 
 export function Dashboard() {
   const list = useTagListParams();
@@ -54,7 +54,7 @@ export function Dashboard() {
           <div className="tag-list-bar">
             <TagSearch value={list.search} onChange={list.setSearch} />
             <span className="muted" data-testid="tags-totals">
-              {formatInt(page.totals.tags)} tags · {formatRate(page.totals.ratePerSec)} IDs/s on this node
+              {showInt(page.totals.tags)} tags · {showRate(page.totals.ratePerSec)} IDs/s on this node
             </span>
           </div>
         )}

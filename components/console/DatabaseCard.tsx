@@ -4,7 +4,7 @@ import { Fragment } from 'react';
 import { Notice } from '../ui/Notice';
 import type { HealthView, HostHealth } from './api';
 import { hostProblems } from '@/lib/admin/hostHealth';
-import { formatLatency, galeraSummary, sqliteLine } from './format';
+import { showLatency, galeraSummary, sqliteLine } from './display';
 import { LiveStamp } from './LiveStamp';
 import { useHealth } from './queries';
 
@@ -43,7 +43,7 @@ export function DatabaseCard() {
 function DatabaseBody({ health }: { health: HealthView }) {
   const { store } = health;
   if (store.dialect === 'sqlite' || store.hosts === undefined) {
-    const line = store.dialect === 'sqlite' ? sqliteLine(store) : `Store ${store.reachable ? 'reachable' : 'unreachable'}, ${formatLatency(store.latencyMs)}`;
+    const line = store.dialect === 'sqlite' ? sqliteLine(store) : `Store ${store.reachable ? 'reachable' : 'unreachable'}, ${showLatency(store.latencyMs)}`;
     return (
       <p className={`db-line ${store.reachable ? '' : 'db-line-problem'}`} data-testid="database-line">
         <span className={`badge ${store.reachable ? 'badge-ok' : 'badge-error'}`}>{store.reachable ? 'reachable' : 'unreachable'}</span>
@@ -55,7 +55,7 @@ function DatabaseBody({ health }: { health: HealthView }) {
   return (
     <>
       <p className="db-summary small" data-testid="database-summary">
-        {store.reachable ? `Store reachable, ${formatLatency(store.latencyMs)}` : `Store unreachable${store.error ? `: ${store.error}` : ''}`}
+        {store.reachable ? `Store reachable, ${showLatency(store.latencyMs)}` : `Store unreachable${store.error ? `: ${store.error}` : ''}`}
         {' · '}
         {troubled === 0
           ? `all ${store.hosts.length} ${store.hosts.length === 1 ? 'host' : 'hosts'} healthy`
@@ -110,7 +110,7 @@ function HostRow({ host: h }: { host: HostHealth }) {
       </td>
       <td data-label="Galera">{h.galera === undefined ? <span className="muted">—</span> : galeraSummary(h.galera)}</td>
       <td className="num" data-label="Latency">
-        {h.reachable ? formatLatency(h.latencyMs) : <span className="muted">failed after {formatLatency(h.latencyMs)}</span>}
+        {h.reachable ? showLatency(h.latencyMs) : <span className="muted">failed after {showLatency(h.latencyMs)}</span>}
       </td>
     </tr>
   );

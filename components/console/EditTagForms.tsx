@@ -5,7 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import type { TagView, UpdateTagRequest } from './api';
-import { formatDecimal } from './format';
+import { showDecimal } from './display';
 import { useDeleteTag, useUpdateTag } from './queries';
 import { updateTagSchema } from './tagSchema';
 import { type Draft, type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
@@ -68,7 +68,7 @@ export function RaiseMaxIdForm({ tag }: { tag: TagView }) {
     <form className="card" onSubmit={onSubmit} noValidate aria-labelledby="maxid-title">
       <h2 id="maxid-title">Raise max_id</h2>
       <p className="muted small">
-        Now <span className="mono" data-testid="current-max-id">{formatDecimal(tag.maxId)}</span>. New segments start above the new value; IDs below it are
+        Now <span className="mono" data-testid="current-max-id">{showDecimal(tag.maxId)}</span>. New segments start above the new value; IDs below it are
         never handed out again.
       </p>
       <div className="inline-form">
@@ -78,7 +78,7 @@ export function RaiseMaxIdForm({ tag }: { tag: TagView }) {
         </button>
       </div>
       {server.form && <Notice kind="error" title="Not raised.">{server.form}</Notice>}
-      {update.isSuccess && <p role="status">max_id is now {formatDecimal(update.data.maxId)}.</p>}
+      {update.isSuccess && <p role="status">max_id is now {showDecimal(update.data.maxId)}.</p>}
     </form>
   );
 }

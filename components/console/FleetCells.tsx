@@ -1,7 +1,7 @@
 'use client';
 
 import type { TagView } from './api';
-import { formatInt, formatRate, formatRunway, runwayLow } from './format';
+import { showInt, showRate, showRunway, runwayLow } from './display';
 
 /** The tag table's fleet headers, beside this node's columns. */
 export function FleetHeaders() {
@@ -32,10 +32,10 @@ export function NodeBufferHeaders({ buffered }: { buffered: string }) {
 export function NodeBufferCells({ step, ratePerSec, next, runwaySeconds, low }: { step: number; ratePerSec: number; next: string; runwaySeconds: number | null; low: boolean }) {
   return (
     <>
-      <td className="num" data-label="Step">{formatInt(step)}</td>
-      <td className="num" data-label="Rate (IDs/s)">{formatRate(ratePerSec)}</td>
+      <td className="num" data-label="Step">{showInt(step)}</td>
+      <td className="num" data-label="Rate (IDs/s)">{showRate(ratePerSec)}</td>
       <td data-label="Next segment">{next}</td>
-      <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway">{formatRunway(runwaySeconds)}</td>
+      <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway">{showRunway(runwaySeconds)}</td>
     </>
   );
 }
@@ -56,11 +56,11 @@ export function FleetCells({ tag, runwayWarnSeconds }: { tag: TagView; runwayWar
   const low = runwayLow(f.runwaySeconds, runwayWarnSeconds);
   return (
     <>
-      <td className="num" data-label="Fleet IDs/s" data-testid="fleet-rate-cell">{formatRate(f.ratePerSec)}</td>
-      <td className="num" data-label="Fleet buffered" data-testid="fleet-buffered-cell">{formatInt(f.buffered)}</td>
+      <td className="num" data-label="Fleet IDs/s" data-testid="fleet-rate-cell">{showRate(f.ratePerSec)}</td>
+      <td className="num" data-label="Fleet buffered" data-testid="fleet-buffered-cell">{showInt(f.buffered)}</td>
       <td className="num" data-label="Nodes" data-testid="fleet-nodes-cell">{f.nodesServing}</td>
       <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway" data-testid="fleet-runway-cell" data-low={low}>
-        {formatRunway(f.runwaySeconds)}
+        {showRunway(f.runwaySeconds)}
         {low && <span className="badge badge-warn">low</span>}
       </td>
     </>

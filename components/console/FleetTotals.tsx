@@ -1,6 +1,6 @@
 'use client';
 
-import { formatInt, formatRate, formatRunway, runwayLow } from './format';
+import { showInt, showRate, showRunway, runwayLow } from './display';
 import { useFleet } from './queries';
 
 /** The whole fleet in one row of figures (from whichever node serves the page): the same on the dashboard and the Nodes page. */
@@ -14,29 +14,29 @@ export function FleetTotals() {
       <div className="stat">
         <dt>Nodes up</dt>
         <dd data-testid="fleet-nodes-up">
-          {formatInt(f.nodes.up)}
+          {showInt(f.nodes.up)}
           {f.nodes.gone > 0 && <span className="small node-state-gone"> ({f.nodes.gone} gone)</span>}
         </dd>
       </div>
       <div className="stat">
         <dt>Fleet rate</dt>
-        <dd data-testid="fleet-rate">{formatRate(f.ratePerSec)} IDs/s</dd>
+        <dd data-testid="fleet-rate">{showRate(f.ratePerSec)} IDs/s</dd>
       </div>
       <div className="stat">
         <dt>IDs buffered</dt>
-        <dd data-testid="fleet-buffered">{formatInt(f.idsBuffered)}</dd>
+        <dd data-testid="fleet-buffered">{showInt(f.idsBuffered)}</dd>
       </div>
       <div className={`stat ${low ? 'stat-warn' : ''}`}>
         <dt>Shortest runway</dt>
         <dd data-testid="fleet-runway" data-low={low}>
-          {formatRunway(f.shortestRunway?.seconds ?? null)}
+          {showRunway(f.shortestRunway?.seconds ?? null)}
           {f.shortestRunway !== null && (
             <span className="muted small mono"> {f.shortestRunway.bizTag} @ {f.shortestRunway.nodeId}</span>
           )}
         </dd>
         {f.tagsBelowWarn > 0 && (
           <p className="small runway-low" data-testid="fleet-runway-warning">
-            {formatInt(f.tagsBelowWarn)} {f.tagsBelowWarn === 1 ? 'tag runs' : 'tags run'} dry in under {formatRunway(f.runwayWarnSeconds)} without the database
+            {showInt(f.tagsBelowWarn)} {f.tagsBelowWarn === 1 ? 'tag runs' : 'tags run'} dry in under {showRunway(f.runwayWarnSeconds)} without the database
           </p>
         )}
       </div>

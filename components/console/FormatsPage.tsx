@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { Notice } from '../ui/Notice';
 import type { FormatDetail as FormatDetailData } from './api';
 import { isApiError } from './api';
-import { formatInt } from './format';
+import { showInt } from './display';
 import { DeleteFormatButton, EditFormatForm, NewFormatForm } from './FormatForms';
 import { LiveStamp } from './LiveStamp';
 import { useFormat, useFormats, useTakeFormattedIds } from './queries';
@@ -58,7 +58,7 @@ function FormatList() {
                   <td>{f.resetPeriod}</td>
                   <td>{f.timeZone}</td>
                   <td className="mono">{periodText(f.currentPeriod)}</td>
-                  <td className="num" data-testid="format-count">{formatInt(f.currentCount)}</td>
+                  <td className="num" data-testid="format-count">{showInt(f.currentCount)}</td>
                 </tr>
               ))}
             </tbody>
@@ -97,7 +97,7 @@ export function FormatDetail({ bizTag }: { bizTag: string }) {
         <div className="stat"><dt>Pattern</dt><dd className="mono">{format.pattern}</dd></div>
         <div className="stat"><dt>Reset</dt><dd>{format.resetPeriod} in {format.timeZone}</dd></div>
         <div className="stat"><dt>Current period</dt><dd className="mono">{periodText(format.currentPeriod)}</dd></div>
-        <div className="stat" data-testid="stat-period-count"><dt>IDs claimed this period</dt><dd>{formatInt(format.currentCount)}</dd></div>
+        <div className="stat" data-testid="stat-period-count"><dt>IDs claimed this period</dt><dd>{showInt(format.currentCount)}</dd></div>
       </dl>
       <TakeIds take={take} route={`/api/id/formatted/${format.bizTag}`} />
       <Periods detail={query.data} />
@@ -128,8 +128,8 @@ function Periods({ detail }: { detail: FormatDetailData }) {
               {detail.periods.map((p) => (
                 <tr key={p.periodKey} data-testid={`period-${p.periodKey || 'never'}`}>
                   <td className="mono">{periodText(p.periodKey)}</td>
-                  <td className="num">{formatInt(p.maxId)}</td>
-                  <td className="num">{formatInt(p.step)}</td>
+                  <td className="num">{showInt(p.maxId)}</td>
+                  <td className="num">{showInt(p.step)}</td>
                   <td>{new Date(p.updatedAt).toLocaleString()}</td>
                 </tr>
               ))}

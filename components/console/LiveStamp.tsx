@@ -1,6 +1,6 @@
 'use client';
 
-import { formatTime } from './format';
+import { showTime } from './display';
 
 /** "live · updated 12:00:03", or a warning while polls fail. */
 export function LiveStamp({ updatedAt, failing }: { updatedAt: number; failing: boolean }) {
@@ -8,7 +8,7 @@ export function LiveStamp({ updatedAt, failing }: { updatedAt: number; failing: 
   return (
     <span className={`live ${failing ? 'live-stale' : ''}`} aria-live="off">
       <span className="live-dot" aria-hidden="true" />
-      {failing ? 'stale' : 'live'} · updated {formatTime(updatedAt)}
+      {failing ? 'stale' : 'live'} · updated {showTime(updatedAt)}
     </span>
   );
 }

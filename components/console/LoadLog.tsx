@@ -1,7 +1,7 @@
 'use client';
 
 import type { LoadRecord } from './api';
-import { formatInt, formatTime } from './format';
+import { showInt, showTime } from './display';
 
 export function LoadLog({ loads }: { loads: LoadRecord[] }) {
   const rows = [...loads].sort((a, b) => b.at - a.at);
@@ -24,9 +24,9 @@ export function LoadLog({ loads }: { loads: LoadRecord[] }) {
             <tbody>
               {rows.map((l, i) => (
                 <tr key={`${l.at}-${i}`}>
-                  <td className="mono" data-label="Time">{formatTime(l.at)}</td>
-                  <td className="num" data-label="Step">{formatInt(l.step)}</td>
-                  <td className="num" data-label="Duration">{l.durationMs < 10 ? l.durationMs.toFixed(1) : formatInt(l.durationMs)} ms</td>
+                  <td className="mono" data-label="Time">{showTime(l.at)}</td>
+                  <td className="num" data-label="Step">{showInt(l.step)}</td>
+                  <td className="num" data-label="Duration">{l.durationMs < 10 ? l.durationMs.toFixed(1) : showInt(l.durationMs)} ms</td>
                   <td data-label="Result">{l.ok ? <span className="state state-ready">ok</span> : <span className="state state-error">{l.error ?? 'failed'}</span>}</td>
                 </tr>
               ))}

@@ -6,7 +6,7 @@ import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import type { CreateTagRequest, TagView } from './api';
 import { useCreateTag } from './queries';
-import { BIZ_TAG_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, MAX_STEP, createTagSchema, formatLimit } from './tagSchema';
+import { BIZ_TAG_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, MAX_STEP, createTagSchema, readableLimit } from './tagSchema';
 import { type Draft, type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
 
 const EMPTY = { bizTag: '', step: '1000', maxId: '', description: '' };
@@ -43,7 +43,7 @@ export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }
     <form className="card form-grid" onSubmit={onSubmit} noValidate aria-labelledby="new-tag-title">
       <h2 id="new-tag-title">New tag</h2>
       <Field label="Tag" name="bizTag" value={values.bizTag} onChange={set('bizTag')} error={errors.bizTag} hint={`Letters, digits, _ - . : (up to ${BIZ_TAG_MAX_LENGTH})`} autoComplete="off" spellCheck={false} />
-      <Field label="Step" name="step" inputMode="numeric" value={values.step} onChange={set('step')} error={errors.step} hint={`IDs per segment, 1 to ${formatLimit(MAX_STEP)}`} />
+      <Field label="Step" name="step" inputMode="numeric" value={values.step} onChange={set('step')} error={errors.step} hint={`IDs per segment, 1 to ${readableLimit(MAX_STEP)}`} />
       <Field label="Initial max_id" name="maxId" inputMode="numeric" value={values.maxId} onChange={set('maxId')} error={errors.maxId} hint="First ID is max_id + 1; empty: 1, or above a deleted tag's" />
       <Field label="Description" name="description" value={values.description} onChange={set('description')} error={errors.description} hint={`Optional, up to ${DESCRIPTION_MAX_LENGTH} characters`} className="span-2" />
       {server.form && <Notice kind="error" title="The tag was not created.">{server.form}</Notice>}

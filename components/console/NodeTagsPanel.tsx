@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { Notice } from '../ui/Notice';
 import { NodeBufferCells, NodeBufferHeaders } from './FleetCells';
-import { formatInt, runwayLow } from './format';
+import { showInt, runwayLow } from './display';
 import { useFleet, useNodeTags } from './queries';
 
 const PAGE = 20;
@@ -40,14 +40,14 @@ export function NodeTagsPanel({ nodeId }: { nodeId: string }) {
                 {tags.data.tags.map((t) => (
                   <tr key={t.bizTag} data-testid={`node-tag-row-${t.bizTag}`}>
                     <th scope="row"><Link href={`/tags/${encodeURIComponent(t.bizTag)}`} className="tag-link">{t.bizTag}</Link></th>
-                    <td className="num" data-label="IDs buffered">{formatInt(t.buffered)}</td>
+                    <td className="num" data-label="IDs buffered">{showInt(t.buffered)}</td>
                     <NodeBufferCells step={t.step} ratePerSec={t.ratePerSec} next={t.next} runwaySeconds={t.runwaySeconds} low={runwayLow(t.runwaySeconds, warn)} />
                   </tr>
                 ))}
               </tbody>
             </table>
             <p className="muted small">
-              {formatInt(tags.data.tags.length)} of {formatInt(tags.data.total)} tags, shortest runway first.{' '}
+              {showInt(tags.data.tags.length)} of {showInt(tags.data.total)} tags, shortest runway first.{' '}
               {tags.data.tags.length < tags.data.total && limit < 500 && (
                 <button type="button" className="button-quiet small" onClick={() => setLimit((l) => Math.min(500, l * 5))}>
                   Show more

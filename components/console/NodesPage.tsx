@@ -4,7 +4,7 @@ import { Fragment, useState } from 'react';
 import { Notice } from '../ui/Notice';
 import type { NodeAnswer } from './api';
 import { FleetTotals } from './FleetTotals';
-import { NODE_STATE_LABEL, formatAgo, formatInt, formatUptime } from './format';
+import { NODE_STATE_LABEL, showAgo, showInt, showUptime } from './display';
 import { LiveStamp } from './LiveStamp';
 import { NodeTagsPanel } from './NodeTagsPanel';
 import { useNodes } from './queries';
@@ -81,7 +81,7 @@ function NodeTableRow({ node, now, open, onToggle }: { node: NodeAnswer; now: nu
           {NODE_STATE_LABEL[node.state]}
         </span>
       </td>
-      <td data-label="Uptime">{node.state === 'up' ? formatUptime(now - Date.parse(node.startedAt)) : '—'}</td>
+      <td data-label="Uptime">{node.state === 'up' ? showUptime(now - Date.parse(node.startedAt)) : '—'}</td>
       <td data-label="Version" className="mono">{node.version}</td>
       <td className="num" data-label="Worker id">
         <span data-testid="node-worker-id">
@@ -93,10 +93,10 @@ function NodeTableRow({ node, now, open, onToggle }: { node: NodeAnswer; now: nu
           </div>
         )}
       </td>
-      <td data-label="Lease expires">{lease === null ? <span className="muted">—</span> : lease >= now ? `in ${formatUptime(lease - now)}` : `expired ${formatAgo(lease, now)}`}</td>
-      <td data-label="Last heartbeat" data-testid="node-heartbeat">{formatAgo(Date.parse(node.lastHeartbeat), now)}</td>
-      <td className="num" data-label="Tags held" data-testid="node-tags-held">{formatInt(node.tagsHeld)}</td>
-      <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">{formatInt(node.idsBuffered)}</td>
+      <td data-label="Lease expires">{lease === null ? <span className="muted">—</span> : lease >= now ? `in ${showUptime(lease - now)}` : `expired ${showAgo(lease, now)}`}</td>
+      <td data-label="Last heartbeat" data-testid="node-heartbeat">{showAgo(Date.parse(node.lastHeartbeat), now)}</td>
+      <td className="num" data-label="Tags held" data-testid="node-tags-held">{showInt(node.tagsHeld)}</td>
+      <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">{showInt(node.idsBuffered)}</td>
       <td data-label="Tags">
         <button type="button" className="button-quiet small" aria-expanded={open} data-testid="node-expand" onClick={onToggle}>
           {open ? 'Hide tags' : 'Tags'}

@@ -9,7 +9,7 @@ import { BufferGauges } from './BufferGauges';
 import { RateChart, StepChart } from './Charts';
 import { DeleteTagForm, EditTagForm, RaiseMaxIdForm } from './EditTagForms';
 import { TagSemanticsForm } from './Semantics';
-import { chartWindow, currentStep, formatAgo, formatDecimal, formatInt, formatRate } from './format';
+import { chartWindow, currentStep, showAgo, showDecimal, showInt, showRate } from './display';
 import { LiveStamp } from './LiveStamp';
 import { LoadLog } from './LoadLog';
 import { useTag } from './queries';
@@ -54,11 +54,11 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
       {e?.lastError && <Notice kind="error" title="The last segment load failed.">{e.lastError}</Notice>}
 
       <dl className="stats">
-        <Stat label="Rate" value={e === null ? '—' : `${formatRate(e.ratePerSec)} IDs/s`} testId="stat-rate" />
-        <Stat label="Step" value={formatInt(step)} note={step !== tag.step ? `db ${formatInt(tag.step)}` : undefined} testId="stat-step" />
-        <Stat label="max_id" value={formatDecimal(tag.maxId)} testId="stat-max-id" />
-        <Stat label="Issued here" value={e === null ? '—' : formatInt(e.issuedTotal)} />
-        <Stat label="Last load" value={formatAgo(e?.lastLoadAt ?? null, now)} />
+        <Stat label="Rate" value={e === null ? '—' : `${showRate(e.ratePerSec)} IDs/s`} testId="stat-rate" />
+        <Stat label="Step" value={showInt(step)} note={step !== tag.step ? `db ${showInt(tag.step)}` : undefined} testId="stat-step" />
+        <Stat label="max_id" value={showDecimal(tag.maxId)} testId="stat-max-id" />
+        <Stat label="Issued here" value={e === null ? '—' : showInt(e.issuedTotal)} />
+        <Stat label="Last load" value={showAgo(e?.lastLoadAt ?? null, now)} />
       </dl>
 
       <section aria-labelledby="buffer-title" className="card">

@@ -4,7 +4,7 @@ import { stepNeeded } from '@/lib/fleet/runway';
 import { Notice } from '../ui/Notice';
 import type { FleetTagView, NodeBufferView, TagFleetDetail } from './api';
 import { NodeBufferCells, NodeBufferHeaders } from './FleetCells';
-import { NODE_STATE_LABEL, formatInt, formatRate, formatRunway, runwayLow, stepAdvice } from './format';
+import { NODE_STATE_LABEL, showInt, showRate, showRunway, runwayLow, stepAdvice } from './display';
 
 /** The tag across the fleet: totals, the runway warning with step advice, and each node's buffer. */
 export function TagFleet({ totals, detail }: { totals: FleetTagView; detail: TagFleetDetail }) {
@@ -18,14 +18,14 @@ export function TagFleet({ totals, detail }: { totals: FleetTagView; detail: Tag
         <span className="muted small">every node that holds this tag, as its last heartbeat reported it</span>
       </div>
       <dl className="stats">
-        <FleetStat label="Fleet rate" value={`${formatRate(totals.ratePerSec)} IDs/s`} testId="tag-fleet-rate" />
-        <FleetStat label="Fleet buffered" value={formatInt(totals.buffered)} testId="tag-fleet-buffered" />
-        <FleetStat label="Nodes serving" value={formatInt(totals.nodesServing)} testId="tag-fleet-nodes" />
-        <FleetStat label="Runway" value={formatRunway(totals.runwaySeconds)} testId="tag-fleet-runway" warn={low} />
+        <FleetStat label="Fleet rate" value={`${showRate(totals.ratePerSec)} IDs/s`} testId="tag-fleet-rate" />
+        <FleetStat label="Fleet buffered" value={showInt(totals.buffered)} testId="tag-fleet-buffered" />
+        <FleetStat label="Nodes serving" value={showInt(totals.nodesServing)} testId="tag-fleet-nodes" />
+        <FleetStat label="Runway" value={showRunway(totals.runwaySeconds)} testId="tag-fleet-runway" warn={low} />
       </dl>
       {low && (
-        <Notice kind="warn" testId="runway-warning" title={`This tag runs dry in ${formatRunway(totals.runwaySeconds)} if the database goes away now.`}>
-          That is under the {formatRunway(warn)} a database restart or failover takes (LEAF_RUNWAY_WARN_SECONDS).
+        <Notice kind="warn" testId="runway-warning" title={`This tag runs dry in ${showRunway(totals.runwaySeconds)} if the database goes away now.`}>
+          That is under the {showRunway(warn)} a database restart or failover takes (LEAF_RUNWAY_WARN_SECONDS).
         </Notice>
       )}
       {advice !== null && (
@@ -78,7 +78,7 @@ function NodeBuffers({ nodes, warn }: { nodes: NodeBufferView[]; warn: number })
               <tr key={n.nodeId} data-testid={`node-buffer-${n.nodeId}`} data-state={n.state}>
                 <th scope="row" className="mono">{n.nodeId}</th>
                 <td data-label="State"><span className={`state node-state-${n.state}`}>{NODE_STATE_LABEL[n.state]}</span></td>
-                <td className="num" data-label="Buffered" data-testid="node-buffer-buffered">{formatInt(n.buffered)}</td>
+                <td className="num" data-label="Buffered" data-testid="node-buffer-buffered">{showInt(n.buffered)}</td>
                 <NodeBufferCells step={n.step} ratePerSec={n.ratePerSec} next={n.next} runwaySeconds={n.runwaySeconds} low={low} />
               </tr>
             );

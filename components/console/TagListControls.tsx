@@ -5,7 +5,7 @@ import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { TAG_LIST_SORT_KEYS } from '@/lib/admin/views';
 import type { TagListParams, TagListSortKey } from './api';
-import { formatInt } from './format';
+import { showInt } from './display';
 import { tagListQuery } from './queries';
 
 export const PAGE_SIZE = 50;
@@ -105,7 +105,7 @@ export function Pager({ offset, limit, total, onOffset }: { offset: number; limi
   return (
     <nav className="pager" aria-label="Tag pages">
       <span className="muted" data-testid="tags-range">
-        {total === 0 ? '0' : `${formatInt(offset + 1)}–${formatInt(last)}`} of {formatInt(total)}
+        {total === 0 ? '0' : `${showInt(offset + 1)}–${showInt(last)}`} of {showInt(total)}
       </span>
       <button type="button" className="button-quiet" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
         Previous

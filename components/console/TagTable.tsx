@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { Meter } from '../ui/Meter';
 import type { TagListParams, TagListSortKey, TagView } from './api';
 import { FleetCells, FleetHeaders } from './FleetCells';
-import { SEGMENT_STATE_LABEL, currentStep, formatDecimal, formatInt, formatRate, nextSegmentState, remainingPercent } from './format';
+import { SEGMENT_STATE_LABEL, currentStep, showDecimal, showInt, showRate, nextSegmentState, remainingPercent } from './display';
 
 interface Sorting {
   sort: TagListParams['sort'];
@@ -72,12 +72,12 @@ function TagRow({ tag, runwayWarnSeconds }: { tag: TagView; runwayWarnSeconds: n
         )}
       </th>
       <td className="num" data-label="Rate (IDs/s)">
-        {e === null ? '—' : formatRate(e.ratePerSec)}
+        {e === null ? '—' : showRate(e.ratePerSec)}
       </td>
       <td className="num" data-label="Step">
         <span>
-          {formatInt(currentStep(tag))}
-          {currentStep(tag) !== tag.step && <span className="muted small"> (db {formatInt(tag.step)})</span>}
+          {showInt(currentStep(tag))}
+          {currentStep(tag) !== tag.step && <span className="muted small"> (db {showInt(tag.step)})</span>}
         </span>
       </td>
       <td data-label="Buffer left">
@@ -95,7 +95,7 @@ function TagRow({ tag, runwayWarnSeconds }: { tag: TagView; runwayWarnSeconds: n
       </td>
       <FleetCells tag={tag} runwayWarnSeconds={runwayWarnSeconds} />
       <td className="num mono" data-label="max_id">
-        {formatDecimal(tag.maxId)}
+        {showDecimal(tag.maxId)}
       </td>
       <td data-label="Description" className="description">
         {tag.description ?? <span className="muted">—</span>}

@@ -7,7 +7,7 @@ import { readIdToken, saveIdToken } from './idToken';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import { useTakeIds } from './queries';
-import { MAX_COUNT, formatLimit } from './tagSchema';
+import { MAX_COUNT, readableLimit } from './tagSchema';
 
 const SHOWN = 200;
 
@@ -35,7 +35,7 @@ export function TakeIds({ take, route }: { take: UseMutationResult<string[], Err
     <section aria-labelledby="try-title" className="card">
       <h2 id="try-title">Take IDs</h2>
       <form className="inline-form" onSubmit={onSubmit} noValidate>
-        <Field label="How many IDs" name="count" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} error={count !== '' && !valid ? `From 1 to ${formatLimit(MAX_COUNT)}.` : undefined} />
+        <Field label="How many IDs" name="count" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} error={count !== '' && !valid ? `From 1 to ${readableLimit(MAX_COUNT)}.` : undefined} />
         {(refused || token !== '') && (
           <Field
             label="ID token"

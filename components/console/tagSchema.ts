@@ -8,7 +8,7 @@ export {
   createTokenSchema,
   TOKEN_NAME_MAX_LENGTH,
   fieldErrors,
-  formatLimit,
+  readableLimit,
   updateTagSchema,
 } from '@/lib/admin/schema';
 export type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest } from '@/lib/admin/schema';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, formatLimit } from '../bizTag';
+import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, readableLimit } from '../bizTag';
 import { MAX_ID, parseId } from '../segment/id';
 import { SEMANTICS } from '../segment/semantics';
 import { MAX_STEP } from '../segment/step';
@@ -8,7 +8,7 @@ import { MAX_STEP } from '../segment/step';
  * One schema per form, shared by the console's forms (instant feedback) and the admin routes (the authority).
  * Pure: no server imports, so client components can use it.
  */
-export { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, MAX_STEP, formatLimit };
+export { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, MAX_STEP, readableLimit };
 
 export const DESCRIPTION_MAX_LENGTH = 256;
 
@@ -19,12 +19,12 @@ export const bizTag = z
   .max(BIZ_TAG_MAX_LENGTH, `At most ${BIZ_TAG_MAX_LENGTH} characters.`)
   .regex(BIZ_TAG_PATTERN, 'Only letters, digits and _ - . : are allowed.');
 
-const STEP_RANGE = `A whole number from 1 to ${formatLimit(MAX_STEP)}.`;
+const STEP_RANGE = `A whole number from 1 to ${readableLimit(MAX_STEP)}.`;
 export const step = z
   .number({ error: STEP_RANGE })
   .int(STEP_RANGE)
   .min(1, 'At least 1.')
-  .max(MAX_STEP, `At most ${formatLimit(MAX_STEP)}.`);
+  .max(MAX_STEP, `At most ${readableLimit(MAX_STEP)}.`);
 
 /**
  * max_id travels as a decimal string (or, while exact, a number): a whole number from 1 to 2^63−1, Leaf's signed

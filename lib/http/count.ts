@@ -1,5 +1,5 @@
 /** The `count` of an ID route's query string, read without a URL object; every refusal a 400 `invalid_count`. */
-import { MAX_COUNT, MAX_LEASE_COUNT, formatLimit } from '../bizTag';
+import { MAX_COUNT, MAX_LEASE_COUNT, readableLimit } from '../bizTag';
 import { LeafError } from '../errors';
 
 /** `count` of the query string that starts after `q` (-1: no query); 0 when absent. */
@@ -54,7 +54,7 @@ function parseCount(url: string, from: number, max: number): number {
 
 function invalidCount(max: number): LeafError {
   // The batch's message stays as it always was; the lease's larger limit reads with separators.
-  const limit = max === MAX_COUNT ? String(MAX_COUNT) : formatLimit(max);
+  const limit = max === MAX_COUNT ? String(MAX_COUNT) : readableLimit(max);
   return new LeafError('invalid_count', `count must be a whole number from 1 to ${limit}.`);
 }
 

@@ -1,4 +1,4 @@
-import { MAX_LEASE_COUNT, formatLimit } from '../bizTag';
+import { MAX_LEASE_COUNT, readableLimit } from '../bizTag';
 import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
@@ -202,7 +202,7 @@ export class SegmentEngine {
    */
   leaseRanges(bizTag: string, count: number): IdRanges | Promise<IdRanges> {
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_LEASE_COUNT) {
-      throw new LeafError('invalid_count', `count must be a whole number from 1 to ${formatLimit(MAX_LEASE_COUNT)}.`);
+      throw new LeafError('invalid_count', `count must be a whole number from 1 to ${readableLimit(MAX_LEASE_COUNT)}.`);
     }
     const buffer = this.buffers.get(bizTag);
     if (buffer !== undefined && buffer.available() >= count) {

@@ -5,24 +5,24 @@ import type { EngineView, HealthView, HostGalera, NodeState, RatePoint, StepPoin
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const oneDecimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 
-export function formatInt(n: number): string {
+export function showInt(n: number): string {
   return integer.format(n);
 }
 
 /** A decimal string (max_id), grouped in thousands without going through a float. */
-export function formatDecimal(s: string): string {
+export function showDecimal(s: string): string {
   return /^\d+$/.test(s) ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : s;
 }
 
-export function formatRate(perSec: number): string {
+export function showRate(perSec: number): string {
   return perSec >= 100 ? integer.format(perSec) : oneDecimal.format(perSec);
 }
 
-export function formatTime(ms: number): string {
+export function showTime(ms: number): string {
   return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
 }
 
-export function formatAgo(ms: number | null, now: number): string {
+export function showAgo(ms: number | null, now: number): string {
   if (ms === null) return 'never';
   const s = Math.max(0, Math.round((now - ms) / 1000));
   if (s < 60) return `${s} s ago`;
@@ -104,8 +104,8 @@ export function currentStep(tag: TagView): number {
 }
 
 /** A probe's latency: one decimal below 100 ms, whole milliseconds above. */
-export function formatLatency(ms: number): string {
-  return `${formatRate(ms)} ms`;
+export function showLatency(ms: number): string {
+  return `${showRate(ms)} ms`;
 }
 
 /** "Synced · 3 nodes · Primary". */
@@ -116,12 +116,12 @@ export function galeraSummary(g: HostGalera): string {
 /** The SQLite store in one line: "Embedded SQLite — reachable, 0.4 ms". */
 export function sqliteLine(store: HealthView['store']): string {
   return store.reachable
-    ? `Embedded SQLite — reachable, ${formatLatency(store.latencyMs)}`
+    ? `Embedded SQLite — reachable, ${showLatency(store.latencyMs)}`
     : `Embedded SQLite — unreachable${store.error ? `: ${store.error}` : ''}`;
 }
 
 /** A span of seconds in the largest unit that reads naturally: "8 s", "4.5 min", "2.1 h", "3 d". */
-export function formatDuration(seconds: number): string {
+export function showDuration(seconds: number): string {
   if (seconds < 60) return `${oneDecimal.format(seconds < 10 ? seconds : Math.round(seconds))} s`;
   if (seconds < 3600) return `${oneDecimal.format(seconds / 60)} min`;
   if (seconds < 86_400) return `${oneDecimal.format(seconds / 3600)} h`;
@@ -129,8 +129,8 @@ export function formatDuration(seconds: number): string {
 }
 
 /** A runway as the console shows it: "idle" when nothing is consumed (the buffer lasts for ever). */
-export function formatRunway(seconds: number | null): string {
-  return seconds === null ? 'idle' : formatDuration(seconds);
+export function showRunway(seconds: number | null): string {
+  return seconds === null ? 'idle' : showDuration(seconds);
 }
 
 /** Below the threshold (LEAF_RUNWAY_WARN_SECONDS) a runway is a warning: a database restart would outlast it. */
@@ -141,7 +141,7 @@ export function runwayLow(seconds: number | null, warnSeconds: number | undefine
 export const NODE_STATE_LABEL: Record<NodeState, string> = { up: 'up', gone: 'gone', stopped: 'stopped' };
 
 /** "2 h 5 min", "3 min", "12 s": how long a node has been running. */
-export function formatUptime(ms: number): string {
+export function showUptime(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
@@ -157,7 +157,7 @@ export function formatUptime(ms: number): string {
 export function stepAdvice(step: number, ratePerSec: number, outageSeconds: number, needed: number | null): string | null {
   if (needed === null) return null;
   return (
-    `This tag's step of ${formatInt(step)} lasts ${formatDuration(step / ratePerSec)} at ${formatRate(ratePerSec)} IDs/s; ` +
-    `a database restart of ${formatDuration(outageSeconds)} needs a step of at least ${formatInt(needed)} — raise the step.`
+    `This tag's step of ${showInt(step)} lasts ${showDuration(step / ratePerSec)} at ${showRate(ratePerSec)} IDs/s; ` +
+    `a database restart of ${showDuration(outageSeconds)} needs a step of at least ${showInt(needed)} — raise the step.`
   );
 }

@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntryRow, AuditEntryView, AuditTagRow, TokenView } from './api';
-import { formatDecimal, formatInt } from './format';
+import { showDecimal, showInt } from './display';
 
 /** Presentation of audit entries: what the console's audit list says about each. */
 
@@ -24,8 +24,8 @@ type Field = 'step' | 'maxId' | 'description';
 const FIELD_LABEL: Record<Field, string> = { step: 'step', maxId: 'max_id', description: 'description' };
 
 function shown(row: AuditTagRow, field: Field): string {
-  if (field === 'step') return formatInt(row.step);
-  if (field === 'maxId') return formatDecimal(row.maxId);
+  if (field === 'step') return showInt(row.step);
+  if (field === 'maxId') return showDecimal(row.maxId);
   return row.description === null ? '(none)' : `“${row.description}”`;
 }
 
@@ -61,7 +61,7 @@ function formatRow(row: AuditEntryRow | null): FormatEntry | null {
 
 /** A formatted tag's entry: the new row on create, what changed on edit, the pattern on delete; null for others. */
 function formatChanges(before: FormatEntry | null, after: FormatEntry | null): string[] | null {
-  const field = (row: FormatEntry, f: (typeof FORMAT_FIELDS)[number]): string => (f === 'step' ? formatInt(row.step) : String(row[f] ?? '(none)'));
+  const field = (row: FormatEntry, f: (typeof FORMAT_FIELDS)[number]): string => (f === 'step' ? showInt(row.step) : String(row[f] ?? '(none)'));
   const label = (f: string): string => (f === 'resetPeriod' ? 'reset' : f === 'timeZone' ? 'zone' : f);
   if (before === null && after !== null) return FORMAT_FIELDS.map((f) => `${label(f)} ${field(after, f)}`);
   if (before !== null && after === null) return [`pattern ${before.pattern} (its periods are kept)`];
@@ -82,7 +82,7 @@ function tagRow(row: AuditEntryRow | null): AuditTagRow | null {
 function semanticsChange({ before, after }: Pick<AuditEntryView, 'before' | 'after'>): string | null {
   if (before === null || after === null || !('semantics' in before) || !('semantics' in after)) return null;
   const bumped = after.bumped ?? 0;
-  const skip = bumped === 0 ? '' : ` (${formatInt(bumped)} ${bumped === 1 ? 'tag' : 'tags'} skipped one ID)`;
+  const skip = bumped === 0 ? '' : ` (${showInt(bumped)} ${bumped === 1 ? 'tag' : 'tags'} skipped one ID)`;
   return `semantics ${before.semantics} → ${after.semantics}${skip}`;
 }
 

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatRunway, formatUptime, runwayLow, stepAdvice } from '@/components/console/format';
+import { showDuration, showRunway, showUptime, runwayLow, stepAdvice } from '@/components/console/display';
 import { ratePointsOf } from '@/components/console/RateSource';
 import { stepNeeded } from '@/lib/fleet/runway';
 
 describe('fleet formatting', () => {
   it('reads a runway in the largest natural unit, and idle when nothing is consumed', () => {
-    expect(formatDuration(8.33)).toBe('8.3 s');
-    expect(formatDuration(42.4)).toBe('42 s');
-    expect(formatDuration(120)).toBe('2 min');
-    expect(formatDuration(5400)).toBe('1.5 h');
-    expect(formatDuration(3 * 86_400)).toBe('3 d');
-    expect(formatRunway(null)).toBe('idle');
+    expect(showDuration(8.33)).toBe('8.3 s');
+    expect(showDuration(42.4)).toBe('42 s');
+    expect(showDuration(120)).toBe('2 min');
+    expect(showDuration(5400)).toBe('1.5 h');
+    expect(showDuration(3 * 86_400)).toBe('3 d');
+    expect(showRunway(null)).toBe('idle');
   });
 
   it('warns below the threshold only, never for an idle tag', () => {
@@ -28,9 +28,9 @@ describe('fleet formatting', () => {
   });
 
   it('uptime in whole units', () => {
-    expect(formatUptime(12_900)).toBe('12 s');
-    expect(formatUptime(65 * 60_000)).toBe('1 h 5 min');
-    expect(formatUptime(50 * 3_600_000)).toBe('2 d 2 h');
+    expect(showUptime(12_900)).toBe('12 s');
+    expect(showUptime(65 * 60_000)).toBe('1 h 5 min');
+    expect(showUptime(50 * 3_600_000)).toBe('2 d 2 h');
   });
 
   it('the chart source picks this node, the fleet (every node’s buckets) or one node', () => {

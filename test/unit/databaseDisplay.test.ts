@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HealthView, HostHealth } from '@/components/console/api';
-import { formatLatency, galeraSummary, sqliteLine } from '@/components/console/format';
+import { showLatency, galeraSummary, sqliteLine } from '@/components/console/display';
 import { hostProblems } from '@/lib/admin/hostHealth';
 
 const synced = { state: 'Synced', clusterSize: 3, ready: true, clusterStatus: 'Primary' };
@@ -8,9 +8,9 @@ const sqlite = (over: Partial<HealthView['store']> = {}): HealthView['store'] =>
 
 describe('database panel formatting', () => {
   it('latency: one decimal below 100 ms, whole milliseconds above', () => {
-    expect(formatLatency(0.4)).toBe('0.4 ms');
-    expect(formatLatency(12.35)).toBe('12.4 ms');
-    expect(formatLatency(1000.3)).toBe('1,000 ms');
+    expect(showLatency(0.4)).toBe('0.4 ms');
+    expect(showLatency(12.35)).toBe('12.4 ms');
+    expect(showLatency(1000.3)).toBe('1,000 ms');
   });
 
   it('SQLite in one line', () => {

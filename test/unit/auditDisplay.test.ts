@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditChanges } from '@/components/console/auditFormat';
+import { auditChanges } from '@/components/console/auditDisplay';
 import type { AuditTagRow } from '@/lib/admin/views';
 
 const row = (over: Partial<AuditTagRow> = {}): AuditTagRow => ({
