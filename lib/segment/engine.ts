@@ -8,7 +8,7 @@ import { type ClaimPurpose, SegmentClaims, engineClosed } from './claims';
 import type { UnusedRun } from './giveBack';
 import { type Id, idAt } from './id';
 import { type IdRanges, expandRanges, firstId, lastBase, newRanges, pushRun } from './idRanges';
-import { SegmentTag, type TagHost } from './segmentTag';
+import { SegmentTag, type HandleEngine } from './segmentTag';
 import { type CloseOptions, type GivenBack, giveBackUnused } from './shutdown';
 import { type TagSnapshot, tagSnapshot } from './snapshot';
 import { nextStep } from './step';
@@ -52,7 +52,7 @@ export class SegmentEngine {
   private lastTag = '';
   private lastBuffer: TagBuffer = NO_BUFFER;
   /** What tag handles use of this engine. */
-  private readonly host: TagHost = {
+  private readonly host: HandleEngine = {
     bufferOf: (bizTag) => this.buffers.get(bizTag),
     serveSlowly: (buffer) => this.serveSlowly(buffer),
     nextId: (bizTag) => this.nextId(bizTag),

@@ -1,8 +1,8 @@
 import { NO_BUFFER, type TagBuffer } from './buffer';
 import type { Id } from './id';
 
-/** What a tag handle needs from its engine: SegmentEngine hands each handle one (not part of the public API). */
-export interface TagHost {
+/** The engine as a tag handle sees it: what SegmentEngine hands each handle (not part of the public API). */
+export interface HandleEngine {
   /** The engine's buffer of `bizTag` now; undefined when it does not know the tag. */
   bufferOf(bizTag: string): TagBuffer | undefined;
   /** One ID past the hot path's mark (a segment switch, the preload); null when both segments are used up. */
@@ -24,7 +24,7 @@ export class SegmentTag {
 
   constructor(
     readonly name: string,
-    private readonly host: TagHost,
+    private readonly host: HandleEngine,
   ) {
     this.buffer = host.bufferOf(name) ?? NO_BUFFER;
   }
