@@ -52,7 +52,7 @@ export class SegmentEngine {
   private lastTag = '';
   private lastBuffer: TagBuffer = NO_BUFFER;
   /** What tag handles use of this engine. */
-  private readonly host: HandleEngine = {
+  private readonly forHandles: HandleEngine = {
     bufferOf: (bizTag) => this.buffers.get(bizTag),
     serveSlowly: (buffer) => this.serveSlowly(buffer),
     nextId: (bizTag) => this.nextId(bizTag),
@@ -169,7 +169,7 @@ export class SegmentEngine {
    * tag is deleted or re-created under it (see SegmentTag). The tag need not be known yet: it is looked up on use.
    */
   tag(bizTag: string): SegmentTag {
-    return new SegmentTag(bizTag, this.host);
+    return new SegmentTag(bizTag, this.forHandles);
   }
 
   /** `count` IDs, synchronously when the buffers hold enough, else a promise. */

@@ -24,9 +24,9 @@ export class SegmentTag {
 
   constructor(
     readonly name: string,
-    private readonly host: HandleEngine,
+    private readonly engine: HandleEngine,
   ) {
-    this.buffer = host.bufferOf(name) ?? NO_BUFFER;
+    this.buffer = engine.bufferOf(name) ?? NO_BUFFER;
   }
 
   /** One ID: synchronously while the buffers hold one (no promise allocated), else a promise. Errors as `nextId`. */
@@ -40,26 +40,26 @@ export class SegmentTag {
       segment.next = id + 1;
       return id;
     }
-    return this.host.serveSlowly(buffer) ?? this.nextSlow();
+    return this.engine.serveSlowly(buffer) ?? this.nextSlow();
   }
 
   /** `count` IDs in increasing order: `engine.takeIds` (one lookup per batch is nothing). */
   take(count: number): Id[] | Promise<Id[]> {
-    return this.host.takeIds(this.name, count);
+    return this.engine.takeIds(this.name, count);
   }
 
   /** IDs the tag's two segments hold now, without a load. */
   get buffered(): number {
-    return this.host.bufferOf(this.name)?.available() ?? 0;
+    return this.engine.bufferOf(this.name)?.available() ?? 0;
   }
 
   /** Both segments are used up, or the buffer is not the engine's any more: look again, else wait as `nextId` does. */
   private nextSlow(): Id | Promise<Id> {
-    const found = this.host.bufferOf(this.name) ?? NO_BUFFER;
+    const found = this.engine.bufferOf(this.name) ?? NO_BUFFER;
     if (found !== this.buffer) {
       this.buffer = found;
       if (found !== NO_BUFFER) return this.next();
     }
-    return this.host.nextId(this.name);
+    return this.engine.nextId(this.name);
   }
 }
