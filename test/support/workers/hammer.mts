@@ -1,6 +1,6 @@
 /**
  * One "node" of the multi-process disjointness test: its own store and SegmentEngine, hammering one tag with a mix
- * of engine.next() and engine.take(tag, n). Every issued ID is streamed to `outFile` as raw Float64 (native byte
+ * of engine.nextId(tag) and engine.takeIds(tag, n). Every issued ID is streamed to `outFile` as raw Float64 (native byte
  * order), in issue order. Now and then the engine is thrown away and a new one built over the same store (a node
  * restart: step back to the DB step, the old buffers' remainder becomes a gap), which makes many more segment loads.
  *
@@ -49,7 +49,7 @@ function recording(inner: SegmentSource): Recording {
     rec.inFlight++;
     try {
       const a = await inner.allocate(bizTag, step);
-      rec.allocations.push([a.maxId, a.step]);
+      rec.allocations.push([Number(a.maxId), a.step]);
       return a;
     } catch (error) {
       rec.failures++;
@@ -143,14 +143,14 @@ async function main(): Promise<void> {
       restartAt = nextRestart(issued);
     }
     if (random() < cfg.nextRatio) {
-      out.push(await engine.next(cfg.tag));
+      out.push(Number(await engine.nextId(cfg.tag)));
       issued++;
       nextCalls++;
     } else {
       const n = Math.min(randInt(1, cfg.takeMax), cfg.quota - issued);
-      const ids = await engine.take(cfg.tag, n);
+      const ids = await engine.takeIds(cfg.tag, n);
       if (ids.length !== n) throw new Error(`take(${n}) returned ${ids.length} IDs`);
-      for (const id of ids) out.push(id);
+      for (const id of ids) out.push(Number(id));
       issued += n;
       takeCalls++;
     }

@@ -60,7 +60,7 @@ async function leafTsNode(url: string): Promise<Node> {
   };
   let engine = await build();
   return {
-    take: (tag, n) => Promise.resolve(engine.takeIds(tag, n)),
+    take: async (tag, n) => (await engine.takeIds(tag, n)).map(Number),
     restart: async () => {
       engine.stop();
       engine = await build();
