@@ -1,6 +1,6 @@
 /**
- * What a database server's executor offers its repositories — MySQL's (mysql/executor.ts) today, PostgreSQL's the
- * same: statements on their own or in a transaction, each run with the dialect's timeout, host choice and retry
+ * What a database server's executor offers its repositories — MySQL's (mysql/executor.ts) and PostgreSQL's
+ * (postgres/executor.ts): statements on their own or in a transaction, each run with the dialect's timeout, host choice and retry
  * rules (retry.ts with the dialect's own reading of its driver's errors). The repositories build statements with
  * their dialect's drizzle, compile only, and hand them here.
  */
@@ -30,8 +30,9 @@ export interface ServerExecutor {
   changedOne(statement: Statement, retryUnknown: boolean): Promise<boolean>;
   /**
    * BEGIN … COMMIT around `fn`; any throw rolls back. Run again from the start after a failure before COMMIT was
-   * sent (`fn` must be re-runnable); never after an unknown outcome of the COMMIT: the caller gets store_unavailable.
+   * sent (`fn` must be re-runnable); after an unknown outcome of the COMMIT only with `retryUnknown` (default false:
+   * the caller gets store_unavailable) — where a second run is harmless, as for a claim.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, retryUnknown?: boolean): Promise<T>;
   close(): Promise<void>;
 }

@@ -1,9 +1,9 @@
-/** Test-side helpers: the MariaDB handed over by globalSetup, fresh per-file databases, temp dirs, time bounds. */
+/** Test-side helpers: the MariaDB and PostgreSQL handed over by globalSetup, fresh per-file databases, temp dirs, time bounds. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { type TestDatabase, createDatabase, pollFor, sleep } from '../../tools/harness';
+import { type TestDatabase, createDatabase, createPgDatabase, pollFor, sleep } from '../../tools/harness';
 
 export function mysqlUrl(): string {
   return inject('mysqlUrl');
@@ -11,6 +11,15 @@ export function mysqlUrl(): string {
 
 export function mariadbAvailable(): boolean {
   return inject('mariadbAvailable');
+}
+
+export function pgUrl(): string {
+  return inject('pgUrl');
+}
+
+/** A PostgreSQL database of its own for the calling test file (or test), on the shared server. */
+export function freshPgDatabase(): Promise<TestDatabase> {
+  return createPgDatabase(pgUrl());
 }
 
 /** A database of its own for the calling test file (or test), on the shared server. */
