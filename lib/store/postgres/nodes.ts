@@ -3,11 +3,8 @@ import type { NodeRegistration, NodeRow, NodeStore } from '../../fleet/nodeStore
 import { leafNode } from '../schema/postgres';
 import { type ServerExecutor, raw } from '../serverExecutor';
 import type { PgResult } from './executor';
-import { DB_NOW_MS, NOW_MS_SQL, type RawRow, db } from './sql';
-
-type RawNodeRow = RawRow<typeof leafNode>;
-
-const NODE_COLUMNS = ['node_id', 'instance_id', 'address', 'version', 'started_at', 'heartbeat_at', 'state'];
+import { NODE_COLUMNS, type RawNodeRow, nodeFromRaw } from '../serverRows';
+import { DB_NOW_MS, NOW_MS_SQL, db } from './sql';
 
 /**
  * The fleet registry on PostgreSQL. Every claim of an identity is one conditional statement, atomic under the row
@@ -61,7 +58,7 @@ export class PostgresNodes implements NodeStore {
 
   async getNode(nodeId: string): Promise<NodeRow | undefined> {
     const rows = await this.exec.read<RawNodeRow[]>(raw('SELECT * FROM leaf_node WHERE node_id = $1', [nodeId]));
-    return rows[0] === undefined ? undefined : toNodeRow(rows[0]);
+    return rows[0] === undefined ? undefined : nodeFromRaw(rows[0]);
   }
 
   async listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
@@ -72,7 +69,7 @@ export class PostgresNodes implements NodeStore {
     );
     return {
       dbNow: Number(rows[0]?.db_now),
-      rows: rows.filter((r): r is RawNodeRow & { db_now: string } => r.node_id != null).map(toNodeRow),
+      rows: rows.filter((r): r is RawNodeRow & { db_now: string } => r.node_id != null).map(nodeFromRaw),
     };
   }
 
@@ -80,18 +77,4 @@ export class PostgresNodes implements NodeStore {
     const deleted = await this.exec.write<PgResult>(db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)), true);
     return deleted.rowCount;
   }
-}
-
-function toNodeRow(r: RawNodeRow): NodeRow {
-  return {
-    nodeId: r.node_id,
-    instanceId: r.instance_id,
-    address: r.address,
-    version: r.version,
-    // ms timestamps: far below 2^53, so Number is exact.
-    startedAt: Number(r.started_at),
-    heartbeatAt: Number(r.heartbeat_at),
-    state: r.state,
-    snapshot: r.snapshot,
-  };
 }

@@ -3,32 +3,18 @@ import type { AuditStamp } from '../../audit';
 import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
 import { auditInsert } from '../auditRows';
 import { leafToken } from '../schema/postgres';
-import { type TokenStored, storedToken, tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
+import { type RawTokenRow, tokenFromRaw } from '../serverRows';
+import { tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
 import { type ServerExecutor, raw } from '../serverExecutor';
 import type { PgResult } from './executor';
 import { db, insertAudit } from './sql';
-
-interface RawTokenRow {
-  id: string;
-  name: string;
-  token_hash: string;
-  tags: string;
-  created_at: string | number;
-  created_by: string;
-  revoked_at: string | number | null;
-}
-
-function fromRaw(r: RawTokenRow): StoredToken {
-  const row: TokenStored = { id: r.id, name: r.name, tokenHash: r.token_hash, tags: r.tags, createdAt: r.created_at, createdBy: r.created_by, revokedAt: r.revoked_at };
-  return storedToken(row);
-}
 
 /** leaf_token on PostgreSQL: creating and revoking are transactions with their audit row. */
 export class PostgresTokens implements TokenStore {
   constructor(private readonly exec: ServerExecutor) {}
 
   async listTokens(): Promise<StoredToken[]> {
-    return (await this.exec.read<RawTokenRow[]>(db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)))).map(fromRaw);
+    return (await this.exec.read<RawTokenRow[]>(db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)))).map(tokenFromRaw);
   }
 
   createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow> {
@@ -44,7 +30,7 @@ export class PostgresTokens implements TokenStore {
     return this.exec.transaction(async (tx) => {
       const [found] = (await tx<PgResult<RawTokenRow>>(raw('SELECT * FROM leaf_token WHERE id = $1 FOR UPDATE', [id]))).rows;
       if (found === undefined) throw tokenNotFound(id);
-      const before = tokenRow(fromRaw(found));
+      const before = tokenRow(tokenFromRaw(found));
       if (before.revokedAt !== null) return before;
       await tx(db.update(leafToken).set({ revokedAt: at }).where(eq(leafToken.id, id)));
       const after = { ...before, revokedAt: at };
