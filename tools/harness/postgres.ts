@@ -98,6 +98,35 @@ export class PostgresServer {
     }
   }
 
+  /**
+   * A hot standby of `primary` (pg_basebackup -R: streaming from it, asynchronously), on a port and data dir of its
+   * own, started: pg_is_in_recovery() is true there and every write is refused with 25006.
+   */
+  static async standbyOf(primary: PostgresServer, options: Omit<PostgresServerOptions, 'port'> = {}): Promise<PostgresServer> {
+    const log = options.log ?? defaultLog;
+    const owner = ensurePostgres(log);
+    const dir = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), 'leaf-postgres-'));
+    const [port] = await distinctFreePorts(1);
+    const server = new PostgresServer(dir, port, owner, options, log);
+    spawnMarkedWatchdog(server.marker, [dir]);
+    try {
+      server.makeDirs();
+      execFileSync(path.join(PG_BIN_DIR, 'pg_basebackup'), ['-D', server.dataDir, '-R', '-X', 'stream', '--checkpoint=fast', '-h', primary.socketDir, '-p', String(primary.port), '-U', 'postgres'], {
+        uid: owner?.uid,
+        gid: owner?.gid,
+        cwd: dir,
+        env: markedEnv(server.marker, { LANG: 'C.UTF-8' }),
+        stdio: 'pipe',
+        timeout: 120_000,
+      });
+      await server.start();
+      return server;
+    } catch (error) {
+      await server.destroy();
+      throw error;
+    }
+  }
+
   get pid(): number | undefined {
     return this.child?.pid;
   }
@@ -115,10 +144,14 @@ export class PostgresServer {
     return path.join(this.dir, 'postgres.log');
   }
 
-  private initdb(): void {
+  private makeDirs(): void {
     fs.mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     fs.mkdirSync(this.socketDir, { recursive: true, mode: 0o755 });
     if (this.owner !== undefined) for (const d of [this.dir, this.dataDir, this.socketDir]) fs.chownSync(d, this.owner.uid, this.owner.gid);
+  }
+
+  private initdb(): void {
+    this.makeDirs();
     execFileSync(
       path.join(PG_BIN_DIR, 'initdb'),
       ['-D', this.dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'],
