@@ -1,7 +1,7 @@
 /**
  * The direct claim measurement: the store's `allocate(tag, 1000)` (one segment claim, one UPDATE of leaf_alloc) called
- * from this process on a SQLite file (WAL, as the server's default), on the single MariaDB and on the 3-node Galera
- * cluster (multi-host URL, as leaf-ts uses it), CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it.
+ * from this process on a SQLite file (WAL, as the server's default), on the single MariaDB, on PostgreSQL and on the 3-node
+ * Galera cluster (multi-host URL, as leaf-ts uses it), CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it.
  * Under HTTP load a single-ID row does only a couple of segment loads, too few for a p99; this gives claims per
  * second and the p50 / p99 of one claim with µs resolution. Runs after the HTTP rows (nothing else is loaded then),
  * each database in two halves of CLAIMS in mirrored order (A B … B A), after a warm-up; the claimed segments must
@@ -10,6 +10,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CLAIM_TAG, NOISY_OTHER_SHARE, progress } from './config';
 import { type CpuSnap, cpuSnap } from './cpu';
@@ -36,6 +37,11 @@ export interface ClaimTarget {
 /** A MySQL/MariaDB/Galera target, as DATABASE_URL names it. */
 export function mysqlClaims(key: string, scenario: string, url: string, pids: number[]): ClaimTarget {
   return { key, scenario, pids, open: () => MysqlStore.open({ url }) };
+}
+
+/** A PostgreSQL target, as DATABASE_URL names it. */
+export function postgresClaims(key: string, scenario: string, url: string, pids: number[]): ClaimTarget {
+  return { key, scenario, pids, open: () => PostgresStore.open({ url }) };
 }
 
 /** A fresh SQLite file in `dir` (WAL): the claim runs in this process, so its CPU is the load generator's. */

@@ -19,7 +19,7 @@
  *
  * IDs cross the channel as decimal strings; files hold raw BigInt64 values.
  */
-import { type WorkerDialect, openWorkerStore } from './store.mts';
+import { openWorkerStore } from './store.mts';
 import fs from 'node:fs';
 import { isLeafError } from '../../../lib/errors';
 import { decompose } from '../../../lib/snowflake/layout';
