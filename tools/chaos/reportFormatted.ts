@@ -5,7 +5,7 @@
  */
 import type { FormatPeriodRow } from '../../lib/format/formatStore';
 import { firstOkAfter, formattedDuplicates, formattedOrder } from './checks';
-import { FORMAT_TAG, fmt } from './config';
+import { fmt } from './config';
 import type { ChaosRun, Outage } from './context';
 import { FORMATTED_KINDS } from './record';
 
