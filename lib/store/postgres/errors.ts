@@ -71,6 +71,8 @@ export function classify(error: unknown, phase: Phase): Classified {
     if (RETRY_OTHER_HOST.has(server.code)) return { outcome: 'committed-not', moveHost: true };
     return { outcome: 'fatal', moveHost: false };
   }
+  // Our own mistake (a value the driver cannot send): the same on every retry.
+  if (error instanceof TypeError || error instanceof RangeError) return { outcome: 'fatal', moveHost: false };
   // node-postgres refuses a statement on a connection it already knows is broken, before sending anything.
   if (error instanceof Error && / is not queryable$/.test(error.message)) return { outcome: 'committed-not', moveHost: true };
   // A lost or terminated connection, the client-side bound, an unacknowledged synchronous commit, or any other
