@@ -13,7 +13,7 @@ import { MysqlStore } from '../../lib/store/mysql';
 import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CLAIM_TAG, NOISY_OTHER_SHARE, progress } from './config';
-import { type CpuSnap, cpuSnap } from './cpu';
+import { type CpuSnap, cpuSnap, withDescendants } from './cpu';
 import { fmtInt, fmtMs, fmtUs, pct } from './format';
 import { failures, percentile, rows } from './results';
 
@@ -30,7 +30,7 @@ export interface ClaimTarget {
   key: string;
   scenario: string;
   open(): Promise<ClaimStore>;
-  /** The database's processes (mariadbd, or every Galera node): their CPU is the row's "server" CPU; none for SQLite (in this process). */
+  /** The database's processes (mariadbd, every Galera node, the postmaster — with its backends): their CPU is the row's "server" CPU; none for SQLite (in this process). */
   pids: number[];
 }
 
@@ -104,9 +104,11 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
     const order = [...accs, ...[...accs].reverse()];
     for (const acc of order) {
       const n = Math.ceil(CLAIMS / 2);
-      const c0 = cpuSnap(acc.target.pids);
+      // With their children: PostgreSQL's backends (the store's pooled connections, alive through the run).
+      const pids = acc.target.pids.flatMap(withDescendants);
+      const c0 = cpuSnap(pids);
       const s = await claimRun(acc, n, false);
-      const c1 = cpuSnap(acc.target.pids);
+      const c1 = cpuSnap(pids);
       acc.seconds += s;
       acc.perRound.push(n / s);
       for (const k of ['wallUs', 'busyUs', 'serverUs', 'benchUs'] as const) acc.cpu[k] += c1[k] - c0[k];

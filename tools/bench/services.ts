@@ -60,12 +60,13 @@ export interface PostgresInfo {
 }
 
 /**
- * The bench's private PostgreSQL (tools/harness/postgres.ts, its data dir in the bench's temp dir beside MariaDB's,
- * the same durability: each commit's WAL written to the OS, not fsynced), with a database for leaf-ts.
+ * The bench's private PostgreSQL (tools/harness/postgres.ts, its data dir in the system's temp dir like MariaDB's in
+ * the bench's, the same durability: each commit's WAL written to the OS, not fsynced), with a database for leaf-ts.
  */
 export async function startPostgresDb(): Promise<PostgresInfo> {
   const started = Date.now();
-  const server = await PostgresServer.create({ baseDir: tmpDir, log: (line) => progress(`postgres: ${line}`) });
+  // Not in the bench's temp dir: that one is root's alone (0700), and postgres runs as its own user.
+  const server = await PostgresServer.create({ log: (line) => progress(`postgres: ${line}`) });
   dbs.postgres = server;
   const leafUrl = await server.createAppUser('leaf_bench', 'leaf_bench');
   const [[version]] = await psql(server.superuserConninfo(), "SELECT current_setting('server_version')");

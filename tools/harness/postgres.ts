@@ -51,7 +51,7 @@ export function ensurePostgres(log: Log = defaultLog): OsUser | undefined {
 }
 
 export interface PostgresServerOptions {
-  /** Parent for the temp dir (default: os.tmpdir()). */
+  /** Parent for the temp dir (default: os.tmpdir()); the postgres user must be able to reach it when we are root. */
   baseDir?: string;
   port?: number;
   /** Extra server parameters (`-c name=value`). */
@@ -208,10 +208,20 @@ export class PostgresServer {
     throw new Error(`postgres did not answer on 127.0.0.1:${this.port} (last error: ${String(last)}). Log tail:\n${logTail(this.serverLog)}`);
   }
 
+  /** SIGSTOP to the postmaster and every backend: the server hangs (TCP connects are still accepted by the kernel, nothing answers). */
+  pause(): void {
+    for (const pid of markedPids(this.marker)) signalPid(pid, 'SIGSTOP');
+  }
+
+  resume(): void {
+    for (const pid of markedPids(this.marker)) signalPid(pid, 'SIGCONT');
+  }
+
   /** A fast shutdown (SIGINT: sessions ended, a clean checkpoint), SIGKILL after `graceMs`. */
   async stop(graceMs = 20_000): Promise<void> {
     const child = this.child;
     if (child === null) return;
+    this.resume(); // a frozen server would never shut down
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGINT');
     const timer = setTimeout(() => void this.kill(), graceMs);
@@ -243,6 +253,14 @@ export class PostgresServer {
     const password = randomBytes(12).toString('hex');
     await psql(this.superuserConninfo(), [`CREATE ROLE ${user} LOGIN CREATEDB PASSWORD '${password}'`, `CREATE DATABASE ${database} OWNER ${user}`]);
     return `postgres://${user}:${password}@127.0.0.1:${this.port}/${database}`;
+  }
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone meanwhile
   }
 }
 
