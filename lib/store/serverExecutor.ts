@@ -30,9 +30,8 @@ export interface ServerExecutor {
   changedOne(statement: Statement, retryUnknown: boolean): Promise<boolean>;
   /**
    * BEGIN … COMMIT around `fn`; any throw rolls back. Run again from the start after a failure before COMMIT was
-   * sent (`fn` must be re-runnable); after an unknown outcome of the COMMIT only with `retryUnknown` (default false:
-   * the caller gets store_unavailable) — where a second run is harmless, as for a claim.
+   * sent (`fn` must be re-runnable); never after an unknown outcome of the COMMIT: the caller gets store_unavailable.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>, retryUnknown?: boolean): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -135,10 +135,10 @@ export class MysqlExecutor implements ServerExecutor {
   /**
    * One connection, BEGIN … COMMIT; any throw rolls back. Every statement keeps the query timeout. A failure
    * before COMMIT was sent changed nothing, so the whole transaction is run again (fn must be re-runnable); a lost
-   * answer to COMMIT is an unknown outcome, retried only with `retryUnknown`: else the caller gets store_unavailable.
+   * answer to COMMIT is an unknown outcome and is not retried: the caller gets store_unavailable.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>, retryUnknown = false): Promise<T> {
-    return this.attempt(retryUnknown, async (run, rollback) => {
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.attempt(false, async (run, rollback) => {
       try {
         await run('BEGIN', [], 'uncommitted');
         const result = await fn((statement) => {

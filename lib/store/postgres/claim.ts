@@ -1,32 +1,30 @@
 import { type Id, MAX_ID } from '../../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segment/semantics';
 import { exactId } from '../exactId';
-import { type Tx, raw } from '../serverExecutor';
-import type { PgResult } from './executor';
+import { type Statement, raw } from '../serverExecutor';
 
 /**
- * The segment claim on PostgreSQL: one transaction of two statements. The UPDATE … RETURNING takes the tag's row
- * (max_id + `added`, kept within 0..2^63−1 by its WHERE) and answers the new max_id; then, holding that row's lock,
- * a second statement reads the tag's semantics. Not one statement: a subquery of the UPDATE (or of a CTE around it)
- * reads the statement's starting snapshot, so a claim that waited on the row lock of a semantics switch would get the
- * switch's bumped max_id but the OLD semantics — a wrong owned range, duplicate IDs. Under READ COMMITTED the second
- * statement takes a fresh snapshot, which holds every switch that committed before the row lock was ours; a switch
- * after it waits for our commit (it locks the leaf_alloc rows first, then leaf_semantics: semantics.ts).
+ * The segment claim on PostgreSQL: one autocommit statement, `leaf_ts_claim(…)` (drizzle/postgres/0001), one round
+ * trip. Inside it two statements: the UPDATE … RETURNING takes the tag's row (max_id + `added`, kept within
+ * 0..2^63−1 by its WHERE) and answers the new max_id; then, holding that row's lock, a statement of its own reads the
+ * tag's semantics. Not one statement: a subquery of the UPDATE (or of a CTE around it) reads the statement's starting
+ * snapshot, so a claim that waited on the row lock of a semantics switch would get the switch's bumped max_id but
+ * the OLD semantics — a wrong owned range, duplicate IDs. The function is VOLATILE, so under READ COMMITTED its
+ * second statement takes a fresh snapshot, which holds every switch that committed before the row lock was ours; a
+ * switch after it waits for our commit (it locks the leaf_alloc rows first, then leaf_semantics: semantics.ts).
+ * test/integration/postgres-store.test.ts holds a switch open and shows both the claim and the one-statement trap.
  */
-export async function claimSegment(tx: Tx, bizTag: string, added: number): Promise<{ maxId: Id; semantics: Semantics } | undefined> {
-  const claimed = await tx<PgResult<{ max_id: string }>>(
-    raw('UPDATE leaf_alloc SET max_id = max_id + $1, update_time = CURRENT_TIMESTAMP WHERE biz_tag = $2 AND max_id BETWEEN 0 AND $3 RETURNING max_id', [
-      added,
-      bizTag,
-      MAX_ID - BigInt(added),
-    ]),
-  );
-  if (claimed.rows.length !== 1) return undefined;
-  const read = await tx<PgResult<{ semantics: string }>>(
-    raw(
-      'SELECT COALESCE((SELECT s.semantics FROM leaf_semantics s WHERE s.biz_tag = $1), (SELECT d.semantics FROM leaf_semantics d WHERE d.biz_tag = $2), $3) AS semantics',
-      [bizTag, FLEET_DEFAULT_KEY, DEFAULT_SEMANTICS],
-    ),
-  );
-  return { maxId: exactId(claimed.rows[0].max_id, bizTag), semantics: storedSemantics(read.rows[0]?.semantics) ?? DEFAULT_SEMANTICS };
+export function claimStatement(bizTag: string, added: number): Statement {
+  return raw('SELECT claimed_max_id, claimed_semantics FROM leaf_ts_claim($1, $2, $3, $4, $5)', [bizTag, added, MAX_ID - BigInt(added), FLEET_DEFAULT_KEY, DEFAULT_SEMANTICS]);
+}
+
+export interface ClaimRow {
+  claimed_max_id: string;
+  claimed_semantics: string | null;
+}
+
+/** The claim's answer: no row when the tag is missing or its max_id would leave 0..2^63−1 (the caller names which). */
+export function decodeClaim(rows: ClaimRow[], bizTag: string): { maxId: Id; semantics: Semantics } | undefined {
+  const row = rows[0];
+  return row === undefined ? undefined : { maxId: exactId(row.claimed_max_id, bizTag), semantics: storedSemantics(row.claimed_semantics) ?? DEFAULT_SEMANTICS };
 }

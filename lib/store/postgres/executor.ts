@@ -100,11 +100,11 @@ export class PostgresExecutor implements ServerExecutor {
 
   /**
    * BEGIN … COMMIT on one connection (READ COMMITTED: each statement sees what committed before it began); any throw
-   * rolls back. Run again after a failure before COMMIT was sent; after an unknown outcome of the COMMIT only with
-   * `retryUnknown` (a claim: the first one then counts as taken), else the caller gets store_unavailable.
+   * rolls back. Run again after a failure before COMMIT was sent; never after an unknown outcome of the COMMIT: the
+   * caller gets store_unavailable.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>, retryUnknown = false): Promise<T> {
-    return this.attempt(retryUnknown, async (run, rollback) => {
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.attempt(false, async (run, rollback) => {
       try {
         await run('BEGIN', [], 'uncommitted');
         const result = await fn(<R,>(statement: Statement) => {

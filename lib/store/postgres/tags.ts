@@ -8,7 +8,7 @@ import { exactId } from '../exactId';
 import { leafAlloc, leafAllocTombstone } from '../schema/postgres';
 import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagAudit, tagExists } from '../tagRules';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
-import { claimSegment } from './claim';
+import { type ClaimRow, claimStatement, decodeClaim } from './claim';
 import type { PgResult } from './executor';
 import { bigintParam, db, insertAudit, type RawRow } from './sql';
 import { type AllocRow, lockTagRow, toTagRow } from './tagRows';
@@ -19,8 +19,8 @@ type TombstoneRow = RawRow<typeof leafAllocTombstone>;
 const TAG_NAME_LOCK = 0x1eaf;
 
 /**
- * leaf_alloc on PostgreSQL. A claim is claim.ts's transaction (the UPDATE … RETURNING, then the semantics under its
- * row lock): its segment comes from its own answer, never from a later read. The admin edits run tagRules.ts in
+ * leaf_alloc on PostgreSQL. A claim is claim.ts's one statement (the UPDATE … RETURNING, then the semantics under its
+ * row lock, inside leaf_ts_claim): its segment comes from its own answer, never from a later read. The admin edits run tagRules.ts in
  * transactions over the row locked FOR UPDATE; an unknown outcome of their COMMIT is not retried (the audit row would
  * be written twice): the caller gets store_unavailable and may look and repeat.
  */
@@ -50,9 +50,9 @@ export class PostgresTags implements TagStore {
     const added = step ?? (await this.getTag(bizTag))?.step;
     if (added === undefined) throw tagNotFound(bizTag);
     if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
-    // Run again after an unknown outcome of its COMMIT (retryUnknown): the first claim then counts as taken and its
-    // segment is a gap (see retry.ts).
-    const claim = await this.exec.transaction((tx) => claimSegment(tx, bizTag, added), true);
+    // Run again after an unknown outcome (retryUnknown): the first claim then counts as taken and its segment is a
+    // gap. The segment comes only from this claim's own answer, never from a later read of max_id (see retry.ts).
+    const claim = decodeClaim((await this.exec.write<PgResult<ClaimRow>>(claimStatement(bizTag, added), true)).rows, bizTag);
     if (claim !== undefined) return { bizTag, step: added, ...claim };
     const row = await this.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
