@@ -8,7 +8,9 @@ import { SEMANTICS, type Semantics } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
 import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './http/trustedProxies';
-import { type MysqlTarget, MysqlUrlError, parseMysqlUrl } from './store/mysql/url';
+import type { MysqlTarget } from './store/mysql/url';
+import type { PostgresTarget } from './store/postgres/url';
+import { DATABASE_URL_FORMS, isServerUrl, serverUrlProblem, storeUrlTarget } from './store/target';
 
 /**
  * Every setting leaf-ts reads, parsed once at start from the environment and passed down. This is the only
@@ -35,10 +37,12 @@ export interface LeafConfig {
   /** This process's index among the cluster's workers; null outside a cluster. */
   workerIndex: number | null;
   store: {
-    /** mysql://… selects MySQL/MariaDB; null selects SQLite at `sqliteFile`. */
-    mysqlUrl: string | null;
-    /** `mysqlUrl` parsed: its hosts in order (several for a Galera cluster), credentials, database, options. */
+    /** mysql://…, postgres://… or postgresql://…: a database server; null selects SQLite at `sqliteFile`. */
+    serverUrl: string | null;
+    /** A mysql:// URL parsed: its hosts in order (several for a Galera cluster), credentials, database, options. */
     mysql: MysqlTarget | null;
+    /** A postgres:// URL parsed: its hosts in order (several for a Patroni cluster), credentials, database, options. */
+    postgres: PostgresTarget | null;
     sqliteFile: string;
     migrationsDir: string;
   };
@@ -132,15 +136,10 @@ const snowflakeId = optional(
 const databaseUrl = optional(
   z
     .string()
-    .refine((v) => /^(mysql|file|sqlite):/i.test(v), { message: 'mysql://user:pass@host:port/db or file:path' })
+    .refine((v) => /^(mysql|postgres|postgresql|file|sqlite):/i.test(v), { message: DATABASE_URL_FORMS })
     .superRefine((v, ctx) => {
-      if (!/^mysql:/i.test(v)) return;
-      try {
-        parseMysqlUrl(v);
-      } catch (error) {
-        if (!(error instanceof MysqlUrlError)) throw error;
-        ctx.addIssue({ code: 'custom', message: error.message });
-      }
+      const problem = serverUrlProblem(v);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     }),
 );
 
@@ -226,11 +225,9 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
   if (e.LEAF_NODE_PRUNE_MS < e.LEAF_NODE_GONE_MS) {
     throw new LeafError('invalid_config', `LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (${e.LEAF_NODE_GONE_MS} ms) (got ${shown('LEAF_NODE_PRUNE_MS', env.LEAF_NODE_PRUNE_MS)})`);
   }
-  const mysqlUrl = e.DATABASE_URL !== undefined && /^mysql:/i.test(e.DATABASE_URL) ? e.DATABASE_URL : null;
-  const sqliteFile =
-    e.DATABASE_URL !== undefined && mysqlUrl === null
-      ? e.DATABASE_URL.replace(/^(file|sqlite):(\/\/)?/i, '')
-      : (e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE);
+  const serverUrl = e.DATABASE_URL !== undefined && isServerUrl(e.DATABASE_URL) ? e.DATABASE_URL : null;
+  const target = e.DATABASE_URL === undefined ? undefined : storeUrlTarget(e.DATABASE_URL);
+  const sqliteFile = target !== undefined && serverUrl === null ? target.sqliteFile : (e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE);
   const workerIndex = e.LEAF_WORKER_INDEX === undefined ? null : Number(e.LEAF_WORKER_INDEX);
   // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
   const nodeId = (e.LEAF_NODE_ID ?? `${os.hostname()}:${e.PORT}`) + (workerIndex === null ? '' : `#${workerIndex}`);
@@ -244,13 +241,14 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     workers: e.LEAF_WORKERS,
     workerIndex,
     store: {
-      mysqlUrl,
-      mysql: mysqlUrl === null ? null : parseMysqlUrl(mysqlUrl),
+      serverUrl,
+      mysql: target?.mysql ?? null,
+      postgres: target?.postgres ?? null,
       sqliteFile,
       migrationsDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_MIGRATIONS_DIR ?? 'drizzle'),
     },
     // A generated token lives beside the SQLite file, else in ./data.
-    dataDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_DATA_DIR ?? (mysqlUrl === null ? path.dirname(path.resolve(/*turbopackIgnore: true*/ sqliteFile)) : 'data')),
+    dataDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_DATA_DIR ?? (serverUrl === null ? path.dirname(path.resolve(/*turbopackIgnore: true*/ sqliteFile)) : 'data')),
     adminToken: e.LEAF_ADMIN_TOKEN ?? null,
     idToken: e.LEAF_ID_TOKEN ?? null,
     tokenRefreshMs: e.LEAF_TOKEN_REFRESH_MS,

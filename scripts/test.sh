@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: everything, from a fresh clone. Type-check, lint, build the app, then one vitest run over the unit,
-# contract (real server, both lanes), integration (real MariaDB + SQLite, multi-process) and chaos projects,
+# contract (real server, both lanes), integration (real MariaDB, PostgreSQL + SQLite, multi-process) and chaos projects,
 # then the Playwright e2e suite.
-# MariaDB is installed from Debian packages when missing and started as a throwaway server on 127.0.0.1.
+# MariaDB and PostgreSQL are installed from Debian packages when missing and started as throwaway servers on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp

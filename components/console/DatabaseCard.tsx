@@ -9,8 +9,8 @@ import { LiveStamp } from './LiveStamp';
 import { useHealth } from './queries';
 
 /**
- * The database as /api/health sees it: SQLite in one line; MySQL/MariaDB one row per host of the URL, with its
- * Galera state where it has one. A host that needs attention says so in words, not only in colour.
+ * The database as /api/health sees it: SQLite in one line; MySQL/MariaDB and PostgreSQL one row per host of the URL,
+ * with its Galera state (MySQL) or its role, primary or standby (PostgreSQL). A host that needs attention says so in words, not only in colour.
  */
 export function DatabaseCard() {
   const health = useHealth();
@@ -19,7 +19,7 @@ export function DatabaseCard() {
     <section aria-labelledby="db-title" className="card db-card" data-testid="database">
       <div className="card-head">
         <h2 id="db-title">Database</h2>
-        {data !== undefined && data.store.dialect === 'mysql' && <span className="muted small">MySQL/MariaDB</span>}
+        {data !== undefined && data.store.dialect !== 'sqlite' && <span className="muted small">{data.store.dialect === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'}</span>}
         <LiveStamp updatedAt={health.dataUpdatedAt} failing={health.isError} />
       </div>
 
@@ -67,7 +67,7 @@ function DatabaseBody({ health }: { health: HealthView }) {
             <tr>
               <th scope="col">Host</th>
               <th scope="col">Status</th>
-              <th scope="col">Galera</th>
+              <th scope="col">{store.dialect === 'postgres' ? 'Role' : 'Galera'}</th>
               <th scope="col" className="num">Latency</th>
             </tr>
           </thead>
@@ -108,7 +108,11 @@ function HostRow({ host: h }: { host: HostHealth }) {
           )}
         </span>
       </td>
-      <td data-label="Galera">{h.galera === undefined ? <span className="muted">—</span> : galeraSummary(h.galera)}</td>
+      {h.postgres !== undefined ? (
+        <td data-label="Role">{h.postgres.role}</td>
+      ) : (
+        <td data-label="Galera">{h.galera === undefined ? <span className="muted">—</span> : galeraSummary(h.galera)}</td>
+      )}
       <td className="num" data-label="Latency">
         {h.reachable ? showLatency(h.latencyMs) : <span className="muted">failed after {showLatency(h.latencyMs)}</span>}
       </td>

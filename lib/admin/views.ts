@@ -135,17 +135,17 @@ export interface NodeTagsPage {
 export type { HostHealth };
 export type HostGalera = NonNullable<HostHealth['galera']>;
 
-/** The body of /api/health (public, no session): the node, its store and, for MySQL/MariaDB, each host. */
+/** The body of /api/health (public, no session): the node, its store and, for a database server, each host. */
 export interface HealthView {
   /** `degraded`: the store does not answer, a host is unreachable, or a Galera node is not Synced. */
   status: 'ok' | 'degraded';
   store: {
-    dialect: 'sqlite' | 'mysql';
-    /** The store as the engine uses it (MySQL: through the failover pool, whichever host answers). */
+    dialect: 'sqlite' | 'mysql' | 'postgres';
+    /** The store as the engine uses it (MySQL, PostgreSQL: through the failover pool, whichever host answers). */
     reachable: boolean;
     latencyMs: number;
     error?: string;
-    /** MySQL/MariaDB only: every host of the URL on its own. */
+    /** MySQL/MariaDB and PostgreSQL: every host of the URL on its own. */
     hosts?: HostHealth[];
   };
   tags: { known: number; loaded: number };

@@ -3,13 +3,14 @@ import { z } from 'zod';
 import { LeafError } from '../errors';
 import type { Logger } from '../log';
 import type { StoreTarget } from '../store/target';
-import { MysqlUrlError, parseMysqlUrl } from '../store/mysql/url';
+import { DATABASE_URL_FORMS, serverUrlProblem, storeUrlTarget } from '../store/target';
 
 /** `createLeaf`'s options. */
 export interface EmbeddedOptions {
   /**
    * The database, in the forms the server's DATABASE_URL takes: `mysql://user:pass@host:port/db` (several hosts
-   * `host1:3306,host2:3306` for Galera), `file:path` or `sqlite:path`; a plain path is a SQLite file too.
+   * `host1:3306,host2:3306` for Galera), `postgres://user:pass@host:port/db` (or `postgresql://`), `file:path` or
+   * `sqlite:path`; a plain path is a SQLite file too.
    */
   databaseUrl: string;
   /** Where the per-dialect migrations live. Default: the `drizzle/` folder shipped with the package. */
@@ -33,16 +34,11 @@ export interface EmbeddedSettings {
 
 const OPTIONS = z.object({
   databaseUrl: z
-    .string({ message: 'databaseUrl must be mysql://user:pass@host:port/db, file:path, sqlite:path or a SQLite file path' })
+    .string({ message: `databaseUrl must be ${DATABASE_URL_FORMS.replace(' or ', ', ')}, sqlite:path or a SQLite file path` })
     .min(1, { message: 'databaseUrl must not be empty' })
     .superRefine((url, ctx) => {
-      if (!/^mysql:/i.test(url)) return;
-      try {
-        parseMysqlUrl(url);
-      } catch (error) {
-        if (!(error instanceof MysqlUrlError)) throw error;
-        ctx.addIssue({ code: 'custom', message: `databaseUrl: ${error.message}` });
-      }
+      const problem = serverUrlProblem(url);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `databaseUrl: ${problem}` });
     }),
   migrationsDir: z.string().min(1).optional(),
   loadWaitMs: z.number().int().min(1).max(60_000, { message: 'loadWaitMs must be an integer from 1 to 60000 (ms)' }).optional(),
@@ -63,13 +59,8 @@ export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings
     throw new LeafError('invalid_config', lines.join('\n'));
   }
   const { databaseUrl, migrationsDir, loadWaitMs = 1_000, refreshIntervalMs = 60_000, giveBack = true } = parsed.data;
-  const mysql = /^mysql:/i.test(databaseUrl) ? parseMysqlUrl(databaseUrl) : null;
   return {
-    store: {
-      mysql,
-      sqliteFile: mysql === null ? databaseUrl.replace(/^(file|sqlite):(\/\/)?/i, '') : '',
-      migrationsDir: path.resolve(migrationsDir ?? shippedMigrations()),
-    },
+    store: { ...storeUrlTarget(databaseUrl), migrationsDir: path.resolve(migrationsDir ?? shippedMigrations()) },
     loadWaitMs,
     refreshIntervalMs,
     giveBack,

@@ -12,7 +12,7 @@ import type { WorkerStore } from '../snowflake/workerStore';
  * database itself (which, whether it answers, its hosts, closing it).
  */
 export interface LeafStore {
-  readonly dialect: 'sqlite' | 'mysql';
+  readonly dialect: 'sqlite' | 'mysql' | 'postgres';
   readonly tags: TagStore;
   readonly semantics: SemanticsStore;
   readonly workers: WorkerStore;
@@ -22,7 +22,7 @@ export interface LeafStore {
   readonly audit: AuditStore;
   ping(): Promise<void>;
   /**
-   * Each database host on its own (MySQL/MariaDB: every host of the URL, probed in parallel, each within
+   * Each database host on its own (MySQL/MariaDB, PostgreSQL: every host of the URL, probed in parallel, each within
    * `timeoutMs`). Absent where there is no host to speak of (SQLite).
    */
   hosts?(timeoutMs?: number): Promise<HostHealth[]>;
@@ -46,6 +46,10 @@ export interface HostHealth {
     ready: boolean;
     /** wsrep_cluster_status: `Primary`, `non-Primary`, `Disconnected`. */
     clusterStatus: string;
+  };
+  /** Present on PostgreSQL: what the host is now (pg_is_in_recovery). Only the primary takes writes. */
+  postgres?: {
+    role: 'primary' | 'standby';
   };
   /** Why it is unreachable: a short driver code (ECONNREFUSED, TIMEOUT, …), never a driver message. */
   error?: string;

@@ -3,7 +3,7 @@ import { type MigrationMeta, readMigrationFiles } from 'drizzle-orm/migrator';
 
 /**
  * drizzle-kit's generated migrations from `drizzle/<dialect>/`, applied by our own small runner in each dialect
- * (sqlite/migrate.ts, mysql/migrate.ts), because several nodes start at once: each takes a lock first, so two nodes
+ * (sqlite/migrate.ts, mysql/migrate.ts, postgres/migrate.ts), because several nodes start at once: each takes a lock first, so two nodes
  * never apply the same migration twice. Journal table and hashes match drizzle's own migrator.
  *
  * The first migration creates `leaf_alloc` only IF NOT EXISTS (edited by hand after drizzle-kit): on a database a
@@ -11,7 +11,7 @@ import { type MigrationMeta, readMigrationFiles } from 'drizzle-orm/migrator';
  * the Java nodes (test/integration/leafDatabase.test.ts). Which migrations are pending goes by their timestamps,
  * not their hashes, so the edit does not re-run it anywhere.
  */
-export function migrationsFolder(dialect: 'sqlite' | 'mysql', root: string = defaultMigrationsDir()): string {
+export function migrationsFolder(dialect: 'sqlite' | 'mysql' | 'postgres', root: string = defaultMigrationsDir()): string {
   return path.join(/*turbopackIgnore: true*/ root, dialect);
 }
 
@@ -20,7 +20,7 @@ export function defaultMigrationsDir(): string {
   return path.join(/*turbopackIgnore: true*/ process.cwd(), 'drizzle');
 }
 
-export function readMigrations(dialect: 'sqlite' | 'mysql', root?: string): MigrationMeta[] {
+export function readMigrations(dialect: 'sqlite' | 'mysql' | 'postgres', root?: string): MigrationMeta[] {
   return readMigrationFiles({ migrationsFolder: migrationsFolder(dialect, root) });
 }
 

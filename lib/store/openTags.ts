@@ -1,6 +1,8 @@
 import type { TagStore } from '../segment/tagStore';
 import { MysqlExecutor } from './mysql/executor';
 import { MysqlTags } from './mysql/tags';
+import { PostgresExecutor } from './postgres/executor';
+import { PostgresTags } from './postgres/tags';
 import { SqliteExecutor } from './sqlite/executor';
 import { SqliteTags } from './sqlite/tags';
 import { type StoreTarget, seedDemoTag } from './target';
@@ -10,10 +12,14 @@ import { type StoreTarget, seedDemoTag } from './target';
  * repository, nothing else: what leaf-ts/embedded needs, so its build carries no other repository nor the ports of
  * the server's modules (fleet, auth, admin) they implement. A new SQLite database gets the demo tag, as openStore does.
  */
-export async function openTags({ mysql, sqliteFile, migrationsDir }: StoreTarget): Promise<{ tags: TagStore; close(): Promise<void> }> {
+export async function openTags({ mysql, postgres, sqliteFile, migrationsDir }: StoreTarget): Promise<{ tags: TagStore; close(): Promise<void> }> {
   if (mysql !== null) {
     const exec = await MysqlExecutor.open({ url: mysql, migrationsDir });
     return { tags: new MysqlTags(exec), close: () => exec.close() };
+  }
+  if (postgres !== null) {
+    const exec = await PostgresExecutor.open({ url: postgres, migrationsDir });
+    return { tags: new PostgresTags(exec), close: () => exec.close() };
   }
   const exec = new SqliteExecutor({ file: sqliteFile, migrationsDir });
   const tags = new SqliteTags(exec);

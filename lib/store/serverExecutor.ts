@@ -1,6 +1,6 @@
 /**
- * What a database server's executor offers its repositories — MySQL's (mysql/executor.ts) today, PostgreSQL's the
- * same: statements on their own or in a transaction, each run with the dialect's timeout, host choice and retry
+ * What a database server's executor offers its repositories — MySQL's (mysql/executor.ts) and PostgreSQL's
+ * (postgres/executor.ts): statements on their own or in a transaction, each run with the dialect's timeout, host choice and retry
  * rules (retry.ts with the dialect's own reading of its driver's errors). The repositories build statements with
  * their dialect's drizzle, compile only, and hand them here.
  */

@@ -1,6 +1,6 @@
 /**
- * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, three times: on one MariaDB (≤ 2 min), on
- * a 3-node Galera cluster (`--db galera`, ≤ 3 min), and through HAProxy running ops/haproxy/haproxy.cfg (`--lb
+ * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, four times: on one MariaDB (≤ 2 min), on
+ * one PostgreSQL (`--db postgres`, ≤ 2 min), on a 3-node Galera cluster (`--db galera`, ≤ 3 min), and through HAProxy running ops/haproxy/haproxy.cfg (`--lb
  * haproxy`, ≤ 2 min), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
  * on any violation. Needs a Next build (scripts/test.sh makes one).
  */
@@ -42,6 +42,12 @@ async function chaos(...options: string[]): Promise<void> {
 }
 
 it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang', () => chaos('--db', 'mariadb'), 200_000);
+
+it(
+  'chaos on PostgreSQL (small): node kills, a PostgreSQL stop past the buffers and start, a slow DB and connection cuts — no duplicate, no 500, no hang',
+  () => chaos('--db', 'postgres'),
+  200_000,
+);
 
 it(
   'chaos on Galera (small): Galera nodes killed, one partitioned off, the whole cluster down — no duplicate, no 500, no hang',

@@ -1,23 +1,25 @@
 /**
  * The admin operations of the tag store — createTag, updateTag, raiseMaxId, deleteTag (tombstones), listTagRows — on
- * MysqlStore (real MariaDB) and SqliteStore (real file), the same table of cases for both; and on MariaDB, raises
- * racing allocations: max_id only grows and segments never overlap (a raise may leave a gap, nothing else does).
+ * MysqlStore (real MariaDB), PostgresStore (real PostgreSQL) and SqliteStore (real file), the same table of cases for
+ * all; and on both servers, raises racing allocations: max_id only grows and segments never overlap (a raise may leave a gap, nothing else does).
  */
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LeafError, isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { Id } from '../../lib/segment/id';
 import type { Allocation } from '../../lib/segment/segmentSource';
 import type { LeafStore } from '../../lib/store/leafStore';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
 import { rng } from '../../tools/harness';
 
 interface Harness {
   store: LeafStore;
-  /** The MariaDB database's URL (mysql only), for more pools on it. */
+  /** The server database's URL (not SQLite), for more pools on it. */
   url?: string;
   /** A raw statement on a connection of its own. */
   exec(text: string, params: unknown[]): Promise<void>;
@@ -36,7 +38,28 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-const factories: Record<'mysql' | 'sqlite', () => Promise<Harness>> = {
+const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>> = {
+  async postgres() {
+    const db = await freshPgDatabase();
+    const store = await PostgresStore.open({ url: db.url });
+    const conn = new pg.Client({ connectionString: db.url });
+    await conn.connect();
+    const h: Harness = {
+      store,
+      url: db.url,
+      async exec(text, params) {
+        let n = 0;
+        await conn.query(text.replace(/\?/g, () => `$${++n}`), params);
+      },
+      async close() {
+        await conn.end();
+        await store.close();
+        await db.drop();
+      },
+    };
+    opened.push(h);
+    return h;
+  },
   async mysql() {
     const db = await freshMysqlDatabase();
     const store = await MysqlStore.open({ url: db.url });
@@ -93,7 +116,7 @@ async function refused(promise: Promise<unknown>, code: string): Promise<LeafErr
 const essentials = (row: { bizTag: string; maxId: Id; step: number; description: string | null } | undefined) =>
   row && { bizTag: row.bizTag, maxId: row.maxId, step: row.step, description: row.description };
 
-describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (dialect) => {
+describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operations', (dialect) => {
   let h: Harness;
   let s: LeafStore;
   beforeAll(async () => {
@@ -260,17 +283,18 @@ describe.each(['mysql', 'sqlite'] as const)('%s store: admin operations', (diale
 });
 
 
-describe('mysql store: raiseMaxId racing allocate', () => {
+describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing allocate', (dialect) => {
   const STORES = 3;
   const RAISES = 20;
   const ALLOCATIONS = 300;
   const ROUNDS = 3;
-  let stores: MysqlStore[] = [];
+  let stores: LeafStore[] = [];
 
   beforeAll(async () => {
-    const h = await factories.mysql();
-    stores = [h.store as MysqlStore];
-    for (let i = 1; i < STORES; i++) stores.push(await MysqlStore.open({ url: h.url!, connectionLimit: 8 }));
+    const h = await factories[dialect]();
+    stores = [h.store];
+    const open = (url: string) => (dialect === 'mysql' ? MysqlStore.open({ url, connectionLimit: 8 }) : PostgresStore.open({ url, connectionLimit: 8 }));
+    for (let i = 1; i < STORES; i++) stores.push(await open(h.url!));
   });
   afterAll(async () => {
     for (const st of stores.slice(1)) await st.close();

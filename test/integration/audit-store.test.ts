@@ -1,5 +1,5 @@
 /**
- * leaf_audit on MysqlStore (real MariaDB) and SqliteStore (real file), the same cases for both: every audited change
+ * leaf_audit on MysqlStore (real MariaDB), PostgresStore (real PostgreSQL) and SqliteStore (real file), the same cases: every audited change
  * writes exactly one entry with the rows before and after, in the change's own transaction — with the audit table
  * gone the change itself is rolled back; a refused change writes nothing; listing is newest first, pages by id and
  * filters by tag.
@@ -13,7 +13,7 @@ import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditRecord } from '../../lib/admin/auditStore';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, pgTestStore, tempDir } from '../support/context';
 
 interface Harness {
   store: LeafStore;
@@ -32,7 +32,19 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-const factories: Record<'mysql' | 'sqlite', () => Promise<Harness>> = {
+const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>> = {
+  async postgres() {
+    const t = await pgTestStore();
+    const h: Harness = {
+      store: t.store,
+      async hideAuditTable(hidden) {
+        await t.query(hidden ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden' : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit');
+      },
+      close: t.close,
+    };
+    opened.push(h);
+    return h;
+  },
   async mysql() {
     const db = await freshMysqlDatabase();
     const store = await MysqlStore.open({ url: db.url });
@@ -93,7 +105,7 @@ async function everything(store: LeafStore, bizTag?: string, limit = 2): Promise
   }
 }
 
-describe.each(['mysql', 'sqlite'] as const)('%s store: audit trail', (dialect) => {
+describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail', (dialect) => {
   let h: Harness;
   let s: LeafStore;
   beforeAll(async () => {

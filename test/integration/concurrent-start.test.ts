@@ -8,9 +8,10 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsFolder } from '../../lib/store/migrations';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
-import type { TestDatabase } from '../../tools/harness';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
+import { type TestDatabase, pgQuery } from '../../tools/harness';
 import { type WorkerHandle, killAllWorkers, startWorker } from '../support/procs';
 
 const PROCESSES = 4;
@@ -43,7 +44,7 @@ afterAll(async () => {
 });
 
 /** All workers open the same target at the same wall-clock moment; returns their replies. */
-async function openTogether(round: number, target: { dialect: 'mysql' | 'sqlite'; url?: string; file?: string }): Promise<Opened[]> {
+async function openTogether(round: number, target: { dialect: 'mysql' | 'postgres' | 'sqlite'; url?: string; file?: string }): Promise<Opened[]> {
   const at = Date.now() + 200;
   for (const w of workers) w.send({ type: 'job', kind: 'open', round, at, ...target });
   const replies = await Promise.all(workers.map((w) => w.next<Opened>('opened', 30_000)));
@@ -89,6 +90,27 @@ describe('concurrent start on a fresh database', () => {
       }
       // A later node finds nothing to do.
       const late = await MysqlStore.open({ url: db.url });
+      await late.tags.createTag({ bizTag: 'after-start', step: 10 });
+      expect(await late.tags.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
+      await late.close();
+    }
+  });
+
+  it('postgres: 4 processes run PostgresStore.open at once; each migration is applied exactly once (pg_advisory_lock)', async () => {
+    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('postgres') }).map((m) => m.hash).sort();
+    expect(expected.length).toBeGreaterThan(0);
+    for (let round = 0; round < ROUNDS; round++) {
+      const db = await freshPgDatabase();
+      databases.push(db);
+      expectAllOk(await openTogether(round, { dialect: 'postgres', url: db.url }));
+      const [applied, tables] = await pgQuery(db.url, [
+        'SELECT hash, COUNT(*) AS n FROM __drizzle_migrations GROUP BY hash ORDER BY hash',
+        "SELECT 1 FROM information_schema.tables WHERE table_name = 'leaf_alloc'",
+      ]);
+      expect(applied.rows.map((r: { hash: string }) => r.hash).sort()).toEqual(expected);
+      for (const r of applied.rows as Array<{ hash: string; n: string }>) expect(Number(r.n), `migration ${r.hash}`).toBe(1);
+      expect(tables.rowCount).toBe(1);
+      const late = await PostgresStore.open({ url: db.url });
       await late.tags.createTag({ bizTag: 'after-start', step: 10 });
       expect(await late.tags.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
       await late.close();

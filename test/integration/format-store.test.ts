@@ -1,17 +1,18 @@
 /**
- * leaf_format and leaf_format_period on MysqlStore (real MariaDB) and SqliteStore (real file), the same cases for
- * both: a claim creates the period's row and moves max_id up, clips at the width's cap and then claims nothing;
+ * leaf_format and leaf_format_period on MysqlStore (real MariaDB), PostgresStore (real PostgreSQL) and SqliteStore
+ * (real file), the same cases: a claim creates the period's row and moves max_id up, clips at the width's cap and then claims nothing;
  * first claims of a fresh period racing from several connections never overlap; creating, editing (only a wider
  * sequence), deleting and re-creating (same shape, continuing above the kept periods) with their audit rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import type { PeriodClaim } from '../../lib/format/formatStore';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
 
 /** `open()` gives one more store (its own pool or connection) on the same database. */
 interface Harness {
@@ -28,7 +29,18 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-const factories: Record<'mysql' | 'sqlite', () => Promise<Harness>> = {
+const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>> = {
+  async postgres() {
+    const db = await freshPgDatabase();
+    closers.push(() => db.drop());
+    return {
+      async open() {
+        const store = await PostgresStore.open({ url: db.url, connectionLimit: 4 });
+        closers.push(() => store.close());
+        return store;
+      },
+    };
+  },
   async mysql() {
     const db = await freshMysqlDatabase();
     closers.push(() => db.drop());
@@ -65,7 +77,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 
 const claimed = (c: PeriodClaim): number[] => Array.from({ length: c.count }, (_, i) => c.maxId - c.count + 1 + i);
 
-for (const dialect of ['sqlite', 'mysql'] as const) {
+for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
   describe(`leaf_format on ${dialect}`, () => {
     it('claims a fresh period from 1, then above it, clipped at the cap, then nothing', async () => {
       const store = await (await factories[dialect]()).open();

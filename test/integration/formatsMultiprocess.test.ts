@@ -6,11 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import { type NodeServer, type TestDatabase, startNodeServer, stopChild } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, mariadbAvailable, tempDir } from '../support/context';
 
 const STEP = 1_000;
 /** Past the 10% preload point: a stopped node holds a pending segment too. */
@@ -24,6 +25,7 @@ interface Dialect {
 }
 
 let database: TestDatabase | undefined;
+let pgDatabase: TestDatabase | undefined;
 const dialects: Dialect[] = [
   {
     name: 'sqlite file',
@@ -42,6 +44,14 @@ const dialects: Dialect[] = [
       return { store, env: { DATABASE_URL: database.url }, close: () => store.close() };
     },
   },
+  {
+    name: 'postgres',
+    async open() {
+      pgDatabase = await freshPgDatabase();
+      const store = await PostgresStore.open({ url: pgDatabase.url });
+      return { store, env: { DATABASE_URL: pgDatabase.url }, close: () => store.close() };
+    },
+  },
 ];
 
 let tmp: TempDir;
@@ -50,6 +60,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await database?.drop();
+  await pgDatabase?.drop();
   tmp?.remove();
 });
 

@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 import { type WorkerHandle, killAllWorkers, startWorker } from '../support/procs';
 
@@ -41,6 +42,7 @@ function readIds(file: string): Float64Array {
 
 let tmp: TempDir;
 let database: TestDatabase | undefined;
+let pgDatabase: TestDatabase | undefined;
 
 beforeAll(async () => {
   tmp = tempDir('leaf-it-multi-');
@@ -51,13 +53,14 @@ afterEach(async () => {
 afterAll(async () => {
   await killAllWorkers();
   await database?.drop();
+  await pgDatabase?.drop();
   tmp?.remove();
 });
 
 interface Dialect {
-  name: 'mysql' | 'sqlite';
+  name: 'mysql' | 'postgres' | 'sqlite';
   /** Opens the store the parent uses for setup and the final reading, plus what the workers need to open theirs. */
-  prepare(): Promise<{ store: MysqlStore | SqliteStore; target: { url?: string; file?: string } }>;
+  prepare(): Promise<{ store: MysqlStore | PostgresStore | SqliteStore; target: { url?: string; file?: string } }>;
 }
 
 const dialects: Dialect[] = [
@@ -66,6 +69,13 @@ const dialects: Dialect[] = [
     async prepare() {
       database = await freshMysqlDatabase();
       return { store: await MysqlStore.open({ url: database.url }), target: { url: database.url } };
+    },
+  },
+  {
+    name: 'postgres',
+    async prepare() {
+      pgDatabase = await freshPgDatabase();
+      return { store: await PostgresStore.open({ url: pgDatabase.url }), target: { url: pgDatabase.url } };
     },
   },
   {

@@ -1,5 +1,5 @@
 /**
- * The fleet registry's statements on a real SQLite file, a real MariaDB and a 3-node Galera cluster: the conditional
+ * The fleet registry's statements on a real SQLite file, a real MariaDB, a real PostgreSQL and a 3-node Galera cluster: the conditional
  * registration (ten concurrent registrations of one id through ten separate stores → exactly one wins; on Galera
  * through three nodes at once, where the losers' certification failures are retried and then see the winner), take-over only of a row
  * as it was seen, heartbeats only by the holder, goodbye, gone on the database clock, and pruning.
@@ -7,12 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeState } from '../../lib/fleet/nodeView';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { NodeRegistration } from '../../lib/fleet/nodeStore';
 import type { LeafStore } from '../../lib/store/leafStore';
 import { sleep } from '../../tools/harness';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
 
 interface Dialect {
   name: string;
@@ -23,6 +24,7 @@ interface Dialect {
 
 let tmp: TempDir;
 let database: TestDatabase | undefined;
+let pgDatabase: TestDatabase | undefined;
 let galera: GaleraCluster | undefined;
 
 beforeAll(async () => {
@@ -30,6 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.drop();
+  await pgDatabase?.drop();
   tmp?.remove();
 });
 
@@ -62,6 +65,15 @@ const dialects: Dialect[] = [
       database ??= await freshMysqlDatabase();
       const url = database.url;
       return Promise.all(Array.from({ length: n }, () => MysqlStore.open({ url, connectionLimit: 2 })));
+    },
+    async teardown() {},
+  },
+  {
+    name: 'postgres',
+    async open(n) {
+      pgDatabase ??= await freshPgDatabase();
+      const url = pgDatabase.url;
+      return Promise.all(Array.from({ length: n }, () => PostgresStore.open({ url, connectionLimit: 2 })));
     },
     async teardown() {},
   },

@@ -1,5 +1,6 @@
 /**
- * Store outage: an engine over MysqlStore on a dedicated throwaway mariadbd (started here, not the shared one).
+ * Store outage: an engine over MysqlStore on a dedicated throwaway mariadbd, and over PostgresStore on a dedicated
+ * throwaway PostgreSQL (started here, not the shared ones).
  * The server goes away (stopped, or frozen with SIGSTOP); the engine keeps serving from its two buffers while IDs
  * remain, then fails fast with a typed LeafError (never hangs), and once the server is back it recovers by itself,
  * continuing strictly above every ID it issued before.
@@ -8,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
+import type { LeafStore } from '../../lib/store/leafStore';
 import { mariadbAvailable, sleep, waitFor, within } from '../support/context';
-import { MariadbServer } from '../../tools/harness';
+import { MariadbServer, PostgresServer } from '../../tools/harness';
 import type { Id } from '../../lib/segment/id';
 
 const TAG = 'outage';
@@ -21,16 +24,47 @@ const RECOVERY_BOUND_MS = 30_000;
 
 const log = (line: string) => process.stderr.write(`[outage] ${line}\n`);
 
-describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => {
-  let server: MariadbServer;
-  let store: MysqlStore;
+/** A dedicated server of either kind: stopped and started again, frozen and thawed. */
+interface OutageServer {
+  readonly pid: number | undefined;
+  readonly isRunning: boolean;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  pause(): void;
+  resume(): void;
+  destroy(): Promise<void>;
+}
+
+const servers: Array<{ name: string; skip: boolean; open(): Promise<{ server: OutageServer; store: LeafStore }> }> = [
+  {
+    name: 'dedicated mariadbd',
+    skip: !mariadbAvailable(),
+    async open() {
+      const server = await MariadbServer.create({ log });
+      const url = await server.createAppUser('leaf_outage', 'outage');
+      return { server, store: await MysqlStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 }) };
+    },
+  },
+  {
+    name: 'dedicated postgres',
+    skip: false,
+    async open() {
+      const server = await PostgresServer.create({ log });
+      const url = await server.createAppUser('leaf_outage', 'outage');
+      return { server, store: await PostgresStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 }) };
+    },
+  },
+];
+
+describe.each(servers)('store outage ($name)', ({ skip, open }) => {
+  let server: OutageServer;
+  let store: LeafStore;
   let engine: SegmentEngine;
   let last: Id = 0;
 
   beforeAll(async () => {
-    server = await MariadbServer.create({ log });
-    const url = await server.createAppUser('leaf_outage', 'outage');
-    store = await MysqlStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
+    if (skip) return;
+    ({ server, store } = await open());
     await store.tags.createTag({ bizTag: TAG, step: STEP });
     engine = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0, loadWaitMs: 1_000, retryBaseMs: 50, retryMaxMs: 500 });
     await engine.start();
@@ -120,7 +154,7 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
     return recoveredMs;
   }
 
-  it('server stopped: serves the buffered IDs, then fails fast with a LeafError; recovers after restart', async () => {
+  it.skipIf(skip)('server stopped: serves the buffered IDs, then fails fast with a LeafError; recovers after restart', async () => {
     const buffered = await fillBothBuffers();
     const pid = server.pid;
     await server.stop();
@@ -134,10 +168,10 @@ describe.skipIf(!mariadbAvailable())('store outage (dedicated mariadbd)', () => 
 
     await server.start();
     const recoveredMs = await expectRecovery();
-    log(`stop: served ${served} buffered IDs with mariadbd ${pid} down, then ${code} in ${failMs} ms; recovered ${recoveredMs} ms after restart`);
+    log(`stop: served ${served} buffered IDs with server ${pid} down, then ${code} in ${failMs} ms; recovered ${recoveredMs} ms after restart`);
   });
 
-  it('server frozen (SIGSTOP, connections hang): serves the buffered IDs, then fails within bounds; recovers on SIGCONT', async () => {
+  it.skipIf(skip)('server frozen (SIGSTOP, connections hang): serves the buffered IDs, then fails within bounds; recovers on SIGCONT', async () => {
     const buffered = await fillBothBuffers();
     server.pause();
     try {

@@ -1,15 +1,16 @@
 /**
- * leaf_semantics on MysqlStore (real MariaDB) and SqliteStore (real file), the same cases for both: the claim
+ * leaf_semantics on MysqlStore (real MariaDB), PostgresStore (real PostgreSQL) and SqliteStore (real file), the same cases: the claim
  * reports its tag's effective semantics; switches raise max_id by one exactly where a tag goes leaf-ts → leaf
  * (rows and tombstones of the tags that follow), write their audit entry, and leave everything else alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import type { TestDatabase } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
 
 let tmp: TempDir;
 const dbs: TestDatabase[] = [];
@@ -25,7 +26,14 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-const factories: Record<'mysql' | 'sqlite', () => Promise<LeafStore>> = {
+const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<LeafStore>> = {
+  async postgres() {
+    const db = await freshPgDatabase();
+    dbs.push(db);
+    const store = await PostgresStore.open({ url: db.url });
+    stores.push(store);
+    return store;
+  },
   async mysql() {
     const db = await freshMysqlDatabase();
     dbs.push(db);
@@ -40,7 +48,7 @@ const factories: Record<'mysql' | 'sqlite', () => Promise<LeafStore>> = {
   },
 };
 
-describe.each(['mysql', 'sqlite'] as const)('%s: claim semantics', (dialect) => {
+describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: claim semantics', (dialect) => {
   it('claims carry the effective semantics; switches skip one ID exactly where a tag goes leaf-ts → leaf', async () => {
     const store = await factories[dialect]();
     for (const bizTag of ['a', 'b', 'gone']) await store.tags.createTag({ bizTag, step: 10, maxId: 100 });

@@ -11,7 +11,8 @@ import { decompose } from '../../lib/snowflake/layout';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { WorkerRow } from '../../lib/snowflake/workerStore';
-import { type TempDir, freshMysqlDatabase, sleep, tempDir, waitFor } from '../support/context';
+import type { LeafStore } from '../../lib/store/leafStore';
+import { type TempDir, freshMysqlDatabase, pgTestStore, sleep, tempDir, waitFor } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 import { type WorkerHandle, type WorkerMessage, killAllWorkers, startWorker } from '../support/procs';
 
@@ -19,7 +20,7 @@ const EPOCH = Date.UTC(2026, 0, 1);
 const LEASE_MS = 2_000;
 const JOB_MS = 30_000;
 
-type DialectName = 'mysql' | 'sqlite';
+type DialectName = 'mysql' | 'postgres' | 'sqlite';
 interface Target {
   dialect: DialectName;
   url?: string;
@@ -29,7 +30,7 @@ interface Target {
 /** One fresh database: the parent's own store, a raw connection for tampering, and what the workers open. */
 interface Db {
   target: Target;
-  store: MysqlStore | SqliteStore;
+  store: LeafStore;
   /** A raw statement on another connection; returns the affected rows. */
   exec(text: string, params: unknown[]): Promise<number>;
   rows(): Promise<WorkerRow[]>;
@@ -54,7 +55,16 @@ afterAll(async () => {
 
 async function freshDb(dialect: DialectName): Promise<Db> {
   let db: Db;
-  if (dialect === 'mysql') {
+  if (dialect === 'postgres') {
+    const t = await pgTestStore();
+    db = {
+      target: { dialect, url: t.url },
+      store: t.store,
+      exec: async (text, params) => (await t.query(text, params)).rowCount ?? 0,
+      rows: () => t.store.workers.listWorkers(),
+      close: t.close,
+    };
+  } else if (dialect === 'mysql') {
     const database: TestDatabase = await freshMysqlDatabase();
     const store = await MysqlStore.open({ url: database.url });
     const conn = await mysql.createConnection({ uri: database.url });
@@ -193,7 +203,7 @@ async function spawnOpen(db: Db, names: string[], nodeIds: string[]): Promise<Pr
   return procs;
 }
 
-const DIALECTS: DialectName[] = ['mysql', 'sqlite'];
+const DIALECTS: DialectName[] = ['mysql', 'postgres', 'sqlite'];
 
 describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (dialect) => {
   it('a. 4 processes starting at the same moment get 4 different worker ids (3 rounds)', async () => {

@@ -1,16 +1,18 @@
 /**
- * MysqlStore on a real MariaDB and SqliteStore on a real file: the tag store's contract (store.tags), edge rows set with raw
+ * MysqlStore on a real MariaDB, PostgresStore on a real PostgreSQL and SqliteStore on a real file: the tag store's contract (store.tags), edge rows set with raw
  * SQL (2^53 and 2^63−1 boundaries, timestamps), charset, and errors as typed LeafErrors.
  */
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLeafError } from '../../lib/errors';
 import { SegmentEngine } from '../../lib/segment/engine';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { MAX_ID } from '../../lib/segment/id';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
 
 const MAX = MAX_ID; // 2^63 − 1
@@ -25,8 +27,8 @@ interface Raw {
 }
 
 interface Harness {
-  name: 'mysql' | 'sqlite';
-  store: MysqlStore | SqliteStore;
+  name: 'mysql' | 'postgres' | 'sqlite';
+  store: MysqlStore | PostgresStore | SqliteStore;
   raw: Raw;
   teardown(): Promise<void>;
 }
@@ -59,6 +61,43 @@ async function mysqlHarness(): Promise<Harness> {
     raw,
     async teardown() {
       await raw.close();
+      await store.close();
+      await db.drop();
+    },
+  };
+}
+
+async function postgresHarness(): Promise<Harness> {
+  const db: TestDatabase = await freshPgDatabase();
+  const store = await PostgresStore.open({ url: db.url });
+  const conn = new pg.Client({ connectionString: db.url, options: '-c TimeZone=UTC' });
+  await conn.connect();
+  const raw: Raw = {
+    async setMaxId(tag, value) {
+      await conn.query('UPDATE leaf_alloc SET max_id = $1 WHERE biz_tag = $2', [value.toString(), tag]);
+    },
+    async setStep(tag, step) {
+      await conn.query('UPDATE leaf_alloc SET step = $1 WHERE biz_tag = $2', [step, tag]);
+    },
+    async setUpdateTime(tag, utc) {
+      await conn.query('UPDATE leaf_alloc SET update_time = $1 WHERE biz_tag = $2', [utc, tag]);
+    },
+    async row(tag) {
+      const { rows } = await conn.query<{ max_id: string; step: number; update_time: string }>(
+        "SELECT max_id, step, to_char(update_time, 'YYYY-MM-DD HH24:MI:SS') AS update_time FROM leaf_alloc WHERE biz_tag = $1",
+        [tag],
+      );
+      const r = rows[0];
+      return r && { maxId: BigInt(r.max_id), step: Number(r.step), updateTime: String(r.update_time) };
+    },
+    close: () => conn.end(),
+  };
+  return {
+    name: 'postgres',
+    store,
+    raw,
+    async teardown() {
+      await raw.close().catch(() => {});
       await store.close();
       await db.drop();
     },
@@ -113,6 +152,7 @@ async function leafErrorOf(promise: Promise<unknown>): Promise<{ code: string; m
 
 describe.each([
   { name: 'mysql', open: mysqlHarness },
+  { name: 'postgres', open: postgresHarness },
   { name: 'sqlite', open: sqliteHarness },
 ])('$name store', ({ name, open }) => {
   let h: Harness;
@@ -266,7 +306,7 @@ describe.each([
   });
 
   it('ping works; after close every call fails with store_unavailable', async () => {
-    const other = name === 'mysql' ? await mysqlHarness() : await sqliteHarness();
+    const other = name === 'mysql' ? await mysqlHarness() : name === 'postgres' ? await postgresHarness() : await sqliteHarness();
     try {
       await other.store.ping();
       await other.store.tags.createTag({ bizTag: 'closing', step: 10 });

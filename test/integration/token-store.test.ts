@@ -1,5 +1,5 @@
 /**
- * leaf_token on MysqlStore (real MariaDB) and SqliteStore (real file), the same cases for both: a created token is
+ * leaf_token on MysqlStore (real MariaDB), PostgresStore (real PostgreSQL) and SqliteStore (real file), the same cases: a created token is
  * listed with its hash and tags, its audit entry commits with it (with leaf_audit gone, nothing is created), a
  * revoke sets revoked_at once, and an unknown id is token_not_found.
  */
@@ -13,7 +13,7 @@ import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import type { StoredToken } from '../../lib/auth/tokenStore';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, pgTestStore, tempDir } from '../support/context';
 
 interface Harness {
   store: LeafStore;
@@ -31,7 +31,13 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-const factories: Record<'mysql' | 'sqlite', () => Promise<Harness>> = {
+const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>> = {
+  async postgres() {
+    const t = await pgTestStore();
+    const h: Harness = { store: t.store, exec: async (statement) => void (await t.query(statement)), close: t.close };
+    opened.push(h);
+    return h;
+  },
   async mysql() {
     const db = await freshMysqlDatabase();
     const store = await MysqlStore.open({ url: db.url });
@@ -81,7 +87,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   }
 }
 
-for (const dialect of ['sqlite', 'mysql'] as const) {
+for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
   describe(`leaf_token on ${dialect}`, () => {
     it('creates, lists, revokes once, audits both in the same transaction', async () => {
       const { store, exec } = await factories[dialect]();

@@ -9,10 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeAnswer } from '../../lib/fleet/nodeView';
 import { DEFAULT_EPOCH_MS, decompose } from '../../lib/snowflake/layout';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { LeafStore } from '../../lib/store/leafStore';
 import { type NodeServer, pollFor, sleep, startNodeServer, stopChild } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, tempDir } from '../support/context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
 
 const TOKEN = 'worker-ids-admin-token';
 const NODES = 10;
@@ -65,7 +66,7 @@ async function survey(): Promise<Array<{ server: NodeServer; workerId: number | 
 
 const ascending = (ids: Array<number | null>) => ids.filter((id): id is number => id !== null).sort((a, b) => a - b);
 
-describe.each(['sqlite', 'mysql'] as const)('reserved worker ids, 10 servers at once (%s)', (dialect) => {
+describe.each(['sqlite', 'mysql', 'postgres'] as const)('reserved worker ids, 10 servers at once (%s)', (dialect) => {
   it(`exactly 8 lease distinct ids of ${RESERVED}, 2 answer 503 naming the set; a freed id goes to a waiting node`, async () => {
     // The database exists and is migrated before the crowd arrives; one lease outside the set has long expired.
     let store: Pick<LeafStore, 'workers' | 'close'>;
@@ -74,10 +75,10 @@ describe.each(['sqlite', 'mysql'] as const)('reserved worker ids, 10 servers at 
       env.LEAF_SQLITE_FILE = tmp.file('leaf.db');
       store = new SqliteStore({ file: tmp.file('leaf.db') });
     } else {
-      const database = await freshMysqlDatabase();
+      const database = dialect === 'mysql' ? await freshMysqlDatabase() : await freshPgDatabase();
       cleanups.push(() => database.drop());
       env.DATABASE_URL = database.url;
-      store = await MysqlStore.open({ url: database.url });
+      store = dialect === 'mysql' ? await MysqlStore.open({ url: database.url }) : await PostgresStore.open({ url: database.url });
     }
     cleanups.push(() => store.close());
     expect(await store.workers.claimFreeWorker(3, 'java-leaf-gone:8080', 'i-old', 1)).toBe(true);

@@ -1,9 +1,11 @@
-/** Test-side helpers: the MariaDB handed over by globalSetup, fresh per-file databases, temp dirs, time bounds. */
+/** Test-side helpers: the MariaDB and PostgreSQL handed over by globalSetup, fresh per-file databases, temp dirs, time bounds. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { inject } from 'vitest';
-import { type TestDatabase, createDatabase, pollFor, sleep } from '../../tools/harness';
+import { PostgresStore } from '../../lib/store/postgres';
+import { type TestDatabase, createDatabase, createPgDatabase, pollFor, sleep } from '../../tools/harness';
 
 export function mysqlUrl(): string {
   return inject('mysqlUrl');
@@ -11,6 +13,15 @@ export function mysqlUrl(): string {
 
 export function mariadbAvailable(): boolean {
   return inject('mariadbAvailable');
+}
+
+export function pgUrl(): string {
+  return inject('pgUrl');
+}
+
+/** A PostgreSQL database of its own for the calling test file (or test), on the shared server. */
+export function freshPgDatabase(): Promise<TestDatabase> {
+  return createPgDatabase(pgUrl());
 }
 
 /** A database of its own for the calling test file (or test), on the shared server. */
@@ -53,4 +64,25 @@ export async function waitFor<T>(ms: number, check: () => T | undefined | Promis
   const value = await pollFor(ms, check, everyMs);
   if (value === undefined) throw new Error(`${what} not reached within ${ms} ms`);
   return value;
+}
+
+/** A PostgreSQL database of its own with a PostgresStore on it and a raw connection beside it (`?` placeholders). */
+export async function pgTestStore(): Promise<{ store: PostgresStore; url: string; query(text: string, params?: unknown[]): Promise<pg.QueryResult>; close(): Promise<void> }> {
+  const db = await freshPgDatabase();
+  const store = await PostgresStore.open({ url: db.url });
+  const conn = new pg.Client({ connectionString: db.url, options: '-c TimeZone=UTC' });
+  await conn.connect();
+  return {
+    store,
+    url: db.url,
+    query: (text, params = []) => {
+      let n = 0;
+      return conn.query(text.replace(/\?/g, () => `$${++n}`), params);
+    },
+    async close() {
+      await conn.end().catch(() => {});
+      await store.close();
+      await db.drop();
+    },
+  };
 }

@@ -1,18 +1,20 @@
 /**
- * The two databases the fleet tests run server processes on: a SQLite file in `leaf-ts` semantics, and a database
- * of their own on the integration globalSetup's MariaDB in Java Leaf's `leaf` semantics (skipped without MariaDB).
+ * The three databases the fleet tests run server processes on: a SQLite file in `leaf-ts` semantics, a database of
+ * their own on the integration globalSetup's MariaDB in Java Leaf's `leaf` semantics (skipped without MariaDB), and
+ * one on its PostgreSQL in `leaf-ts` semantics.
  */
 import type { Semantics } from '../../lib/segment/semantics';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { LeafStore } from '../../lib/store/leafStore';
 import type { TestDatabase } from '../../tools/harness';
-import { type TempDir, freshMysqlDatabase, mariadbAvailable } from './context';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, mariadbAvailable } from './context';
 
 export interface OpenDialect {
   /** The parent's own store: set-up and the final reading. */
   store: LeafStore;
-  /** What createLeaf (leaf-ts/embedded) is given: `file:<path>` or the MariaDB URL. */
+  /** What createLeaf (leaf-ts/embedded) is given: `file:<path>`, the MariaDB URL or the PostgreSQL URL. */
   databaseUrl: string;
   /** Environment for a server.ts process on this database: production, quiet, segment only, this semantics; `extra` last. */
   serverEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
@@ -29,13 +31,13 @@ export interface Dialect {
 export interface Dialects {
   /** For `describe.each`. */
   all: Dialect[];
-  /** Drops the MariaDB database if one was opened: for afterAll, once every process on it has stopped. */
+  /** Drops the server databases that were opened: for afterAll, once every process on them has stopped. */
   drop(): Promise<void>;
 }
 
 /** The SQLite dialect keeps its database in `tmp.file(sqliteFile)`. */
 export function serverDialects(sqliteFile: string): Dialects {
-  let database: TestDatabase | undefined;
+  const databases: TestDatabase[] = [];
   const opened = (semantics: Semantics, store: LeafStore, databaseUrl: string, env: Record<string, string>): OpenDialect => ({
     store,
     databaseUrl,
@@ -65,13 +67,23 @@ export function serverDialects(sqliteFile: string): Dialects {
         semantics: 'leaf',
         skip: () => !mariadbAvailable(),
         async open() {
-          database = await freshMysqlDatabase();
+          const database = await freshMysqlDatabase();
+          databases.push(database);
           return opened('leaf', await MysqlStore.open({ url: database.url }), database.url, { DATABASE_URL: database.url });
+        },
+      },
+      {
+        name: 'postgres',
+        semantics: 'leaf-ts',
+        async open() {
+          const database = await freshPgDatabase();
+          databases.push(database);
+          return opened('leaf-ts', await PostgresStore.open({ url: database.url }), database.url, { DATABASE_URL: database.url });
         },
       },
     ],
     drop: async () => {
-      await database?.drop();
+      await Promise.all(databases.splice(0).map((d) => d.drop()));
     },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * globalSetup of the "integration" vitest project: one throwaway MariaDB for the whole run.
+ * globalSetup of the "integration" vitest project: one throwaway MariaDB and one throwaway PostgreSQL for the whole
+ * run, started side by side.
  *
  * - Default: installs mariadb-server from Debian if `mariadbd` is missing, starts a private server (temp datadir,
  *   free port, never 3306, never the system service), creates database `leaf_test` and a password user on
@@ -9,14 +10,21 @@
  *   allowed to CREATE / DROP databases (each test file works in its own `leaf_it_<random>` database).
  *   The outage test still starts its own dedicated mariadbd when the binaries are installed, and is skipped if not.
  *
- * Tests read the values with `inject('mysqlUrl')` / `inject('mariadbAvailable')` (see test/support/context.ts).
+ * - PostgreSQL the same way (tools/harness/postgres.ts: Debian's postgresql-15, installed when missing; initdb as the
+ *   postgres user; own data dir, socket dir and free port, never 5432): database `leaf_test` owned by a password user
+ *   allowed to CREATE DATABASE, provided as `pgUrl` = postgres://leaf:<pass>@127.0.0.1:<port>/leaf_test. Or
+ *   LEAF_TEST_PG_URL=postgres://user:pass@host:port/db: that server instead (its user needs CREATEDB).
+ *
+ * Tests read the values with `inject('mysqlUrl')` / `inject('pgUrl')` / `inject('mariadbAvailable')` (see
+ * test/support/context.ts).
  */
 import type { TestProject } from 'vitest/node';
-import { MariadbServer, findMariadb } from '../../tools/harness';
+import { MariadbServer, PostgresServer, findMariadb } from '../../tools/harness';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     mysqlUrl: string;
+    pgUrl: string;
     /** Whether mariadbd binaries exist, so a test may start a dedicated server of its own. */
     mariadbAvailable: boolean;
   }
@@ -25,6 +33,13 @@ declare module 'vitest' {
 const log = (line: string) => process.stderr.write(`[globalSetup] ${line}\n`);
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const [mysql, postgres] = await Promise.all([startMariadb(project), startPostgres(project)]);
+  return async () => {
+    await Promise.all([mysql(), postgres()]);
+  };
+}
+
+async function startMariadb(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.LEAF_TEST_MYSQL_URL;
   if (external) {
     log('LEAF_TEST_MYSQL_URL is set: using that server, not starting one');
@@ -48,5 +63,29 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const pid = server.pid;
     await server.destroy();
     log(`MariaDB pid ${pid} stopped, ${server.dir} removed`);
+  };
+}
+
+async function startPostgres(project: TestProject): Promise<() => Promise<void>> {
+  const external = process.env.LEAF_TEST_PG_URL;
+  if (external) {
+    log('LEAF_TEST_PG_URL is set: using that server, not starting one');
+    project.provide('pgUrl', external);
+    return async () => {};
+  }
+  const started = Date.now();
+  const server = await PostgresServer.create({ log });
+  try {
+    const url = await server.createAppUser('leaf_test', 'leaf');
+    log(`PostgreSQL pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    project.provide('pgUrl', url);
+  } catch (error) {
+    await server.destroy();
+    throw error;
+  }
+  return async () => {
+    const pid = server.pid;
+    await server.destroy();
+    log(`PostgreSQL pid ${pid} stopped, ${server.dir} removed`);
   };
 }

@@ -35,7 +35,7 @@ describe('loadConfig', () => {
       benchRoutes: false,
       runwayWarnSeconds: 120,
       metricsTags: { kind: 'top', n: 100 },
-      store: { mysqlUrl: null, sqliteFile: DEFAULT_SQLITE_FILE, migrationsDir: path.resolve('drizzle') },
+      store: { serverUrl: null, sqliteFile: DEFAULT_SQLITE_FILE, migrationsDir: path.resolve('drizzle') },
       dataDir: path.resolve('data'),
       snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, minId: null, leaseMs: 10_000 },
     });
@@ -62,7 +62,7 @@ describe('loadConfig', () => {
     ['LEAF_LOG_LEVEL=WARN', { LEAF_LOG_LEVEL: 'WARN' }, (c) => c.logLevel, 'warn'],
     ['LEAF_WORKERS', { LEAF_WORKERS: '4' }, (c) => c.workers, 4],
     ['an empty value counts as unset', { PORT: '', LEAF_LOG_LEVEL: '' }, (c) => [c.port, c.logLevel], [3000, 'info']],
-    ['mysql URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' }, (c) => c.store.mysqlUrl, 'mysql://u:p@127.0.0.1:3306/leaf'],
+    ['mysql URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' }, (c) => c.store.serverUrl, 'mysql://u:p@127.0.0.1:3306/leaf'],
     [
       'mysql URL, parsed',
       { DATABASE_URL: 'mysql://u:p%40ss@127.0.0.1:3306/leaf?ssl=false' },
@@ -72,7 +72,7 @@ describe('loadConfig', () => {
     [
       'mysql URL with several hosts, in order',
       { DATABASE_URL: 'mysql://u:p@127.0.0.1:3613,db-b,[::1]:3611/leaf?connectTimeout=500&charset=utf8mb4' },
-      (c) => [c.store.mysqlUrl?.startsWith('mysql://'), c.store.mysql],
+      (c) => [c.store.serverUrl?.startsWith('mysql://'), c.store.mysql],
       [
         true,
         {
@@ -88,8 +88,30 @@ describe('loadConfig', () => {
         },
       ],
     ],
+    [
+      'postgres URL with several hosts, parsed',
+      { DATABASE_URL: 'postgres://u:p%40ss@h1:5433,h2,[::1]:5434/leaf?sslmode=require&target_session_attrs=read-write' },
+      (c) => [c.store.serverUrl?.startsWith('postgres://'), c.store.mysql, c.store.postgres],
+      [
+        true,
+        null,
+        {
+          hosts: [
+            { host: 'h1', port: 5433 },
+            { host: 'h2', port: 5432 },
+            { host: '::1', port: 5434 },
+          ],
+          user: 'u',
+          password: 'p@ss',
+          database: 'leaf',
+          sslmode: 'require',
+          applicationName: 'leaf-ts',
+        },
+      ],
+    ],
+    ['postgresql:// URL', { DATABASE_URL: 'postgresql://u@db/leaf' }, (c) => c.store.postgres?.hosts, [{ host: 'db', port: 5432 }]],
     ['no mysql target for SQLite', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => c.store.mysql, null],
-    ['file: URL', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => [c.store.mysqlUrl, c.store.sqliteFile], [null, './x/leaf.db']],
+    ['file: URL', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => [c.store.serverUrl, c.store.sqliteFile], [null, './x/leaf.db']],
     ['sqlite:// URL', { DATABASE_URL: 'sqlite:///tmp/a.db' }, (c) => c.store.sqliteFile, '/tmp/a.db'],
     ['LEAF_SQLITE_FILE', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db' }, (c) => [c.store.sqliteFile, c.dataDir], ['/tmp/l/leaf.db', '/tmp/l']],
     ['LEAF_DATA_DIR wins', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db', LEAF_DATA_DIR: '/tmp/d' }, (c) => c.dataDir, '/tmp/d'],
@@ -160,7 +182,13 @@ describe('loadConfig', () => {
     [{ LEAF_SEGMENT_SEMANTICS: 'java' }, 'LEAF_SEGMENT_SEMANTICS must be leaf or leaf-ts (got "java")'],
     [{ LEAF_RUNWAY_WARN_SECONDS: '2m' }, 'LEAF_RUNWAY_WARN_SECONDS must be a whole number of seconds from 1 to 86400 (got "2m")'],
     [{ LEAF_ADMIN_TOKEN: 'short' }, 'LEAF_ADMIN_TOKEN must be at least 16 characters (it guards deletes) (got 5 characters)'],
-    [{ DATABASE_URL: 'postgres://x' }, 'DATABASE_URL must be mysql://user:pass@host:port/db or file:path (got "postgres:…")'],
+    [{ DATABASE_URL: 'redis://x' }, 'DATABASE_URL must be mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or file:path (got "redis:…")'],
+    [{ DATABASE_URL: 'postgres://x' }, 'DATABASE_URL must be a database name after the hosts (postgres://…@host:port/db) (got "postgres:…")'],
+    [{ DATABASE_URL: 'postgres://u:p@h/db?sslmode=prefer' }, 'DATABASE_URL must be sslmode one of disable, require, verify-ca, verify-full (got "prefer") (got "postgres:…")'],
+    [
+      { DATABASE_URL: 'postgresql://u:p@h/db?target_session_attrs=any' },
+      'DATABASE_URL must be target_session_attrs read-write or primary (leaf-ts writes only through the primary) (got "postgresql:…")',
+    ],
     [
       { DATABASE_URL: 'mysql://u:p@127.0.0.1:3611,,127.0.0.1:3613/leaf' },
       'DATABASE_URL must be a host list of host:port entries separated by commas (host 2 of the host list is "") (got "mysql:…")',
@@ -211,7 +239,8 @@ describe('loadConfig', () => {
 
   it('never prints a secret it refuses', () => {
     expect(problem({ LEAF_ADMIN_TOKEN: 'hunter2' })).not.toContain('hunter2');
-    expect(problem({ DATABASE_URL: 'postgres://leaf:s3cret@db/leaf' })).not.toContain('s3cret');
+    expect(problem({ DATABASE_URL: 'redis://leaf:s3cret@db/leaf' })).not.toContain('s3cret');
+    expect(problem({ DATABASE_URL: 'postgres://leaf:s3cret@db,db/leaf' })).not.toContain('s3cret');
     expect(problem({ DATABASE_URL: 'mysql://leaf:s3cret@db:1,db:1/leaf' })).not.toContain('s3cret');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The direct claim measurement: the store's `allocate(tag, 1000)` (one segment claim, one UPDATE of leaf_alloc) called
- * from this process on a SQLite file (WAL, as the server's default), on the single MariaDB and on the 3-node Galera
- * cluster (multi-host URL, as leaf-ts uses it), CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it.
+ * from this process on a SQLite file (WAL, as the server's default), on the single MariaDB, on PostgreSQL and on the 3-node
+ * Galera cluster (multi-host URL, as leaf-ts uses it), CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it.
  * Under HTTP load a single-ID row does only a couple of segment loads, too few for a p99; this gives claims per
  * second and the p50 / p99 of one claim with µs resolution. Runs after the HTTP rows (nothing else is loaded then),
  * each database in two halves of CLAIMS in mirrored order (A B … B A), after a warm-up; the claimed segments must
@@ -10,9 +10,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CLAIM_TAG, NOISY_OTHER_SHARE, progress } from './config';
-import { type CpuSnap, cpuSnap } from './cpu';
+import { type CpuSnap, cpuSnap, withDescendants } from './cpu';
 import { fmtInt, fmtMs, fmtUs, pct } from './format';
 import { failures, percentile, rows } from './results';
 
@@ -29,13 +30,18 @@ export interface ClaimTarget {
   key: string;
   scenario: string;
   open(): Promise<ClaimStore>;
-  /** The database's processes (mariadbd, or every Galera node): their CPU is the row's "server" CPU; none for SQLite (in this process). */
+  /** The database's processes (mariadbd, every Galera node, the postmaster — with its backends): their CPU is the row's "server" CPU; none for SQLite (in this process). */
   pids: number[];
 }
 
 /** A MySQL/MariaDB/Galera target, as DATABASE_URL names it. */
 export function mysqlClaims(key: string, scenario: string, url: string, pids: number[]): ClaimTarget {
   return { key, scenario, pids, open: () => MysqlStore.open({ url }) };
+}
+
+/** A PostgreSQL target, as DATABASE_URL names it. */
+export function postgresClaims(key: string, scenario: string, url: string, pids: number[]): ClaimTarget {
+  return { key, scenario, pids, open: () => PostgresStore.open({ url }) };
 }
 
 /** A fresh SQLite file in `dir` (WAL): the claim runs in this process, so its CPU is the load generator's. */
@@ -98,9 +104,11 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
     const order = [...accs, ...[...accs].reverse()];
     for (const acc of order) {
       const n = Math.ceil(CLAIMS / 2);
-      const c0 = cpuSnap(acc.target.pids);
+      // With their children: PostgreSQL's backends (the store's pooled connections, alive through the run).
+      const pids = acc.target.pids.flatMap(withDescendants);
+      const c0 = cpuSnap(pids);
       const s = await claimRun(acc, n, false);
-      const c1 = cpuSnap(acc.target.pids);
+      const c1 = cpuSnap(pids);
       acc.seconds += s;
       acc.perRound.push(n / s);
       for (const k of ['wallUs', 'busyUs', 'serverUs', 'benchUs'] as const) acc.cpu[k] += c1[k] - c0[k];

@@ -40,12 +40,13 @@ export const FORMAT_PATTERN = 'BENCH-{yyyyMMdd}-{seq:9}';
 export const CLIENT_TAG = 'client';
 export const TARGET_CLIENT_IDS_PER_S = 100e6;
 /**
- * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, Galera, Redis, the
- * direct claims), `claims` (only the direct claims, on a SQLite file and a single MariaDB: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
+ * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, PostgreSQL, Galera,
+ * Redis, the direct claims), `dialects` (only MariaDB's and PostgreSQL's single and `?count=1000` rows and their direct
+ * claims, side by side in one run), `claims` (only the direct claims, on a SQLite file and a single MariaDB: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
  * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `inproc` (the
  * in-process rows). Groups left out are not started at all.
  */
-export const ONLY_GROUPS = ['http', 'claims', 'wide', 'formatted', 'client', 'restart', 'inproc'] as const;
+export const ONLY_GROUPS = ['http', 'dialects', 'claims', 'wide', 'formatted', 'client', 'restart', 'inproc'] as const;
 export type OnlyGroup = (typeof ONLY_GROUPS)[number];
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
 for (const g of only) if (!(ONLY_GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY: unknown group "${g}" (${ONLY_GROUPS.join(', ')})`);

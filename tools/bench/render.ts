@@ -51,6 +51,7 @@ export interface Meta {
   load: string;
   loadEnd: string;
   maria: string;
+  postgres: string;
   galera: string;
   redis: string;
   duration: string;
@@ -101,6 +102,9 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     'maria-batch': `${fmtX(ratio('maria-batch', 'bare-batch'))} bare; ${fmtX(ratio('maria-batch', 'fast-batch'))} SQLite; IDs/s vs ${vsAlts('maria-batch', 'ids')}`,
     'galera-single': `${fmtX(ratio('galera-single', 'maria-single'))} MariaDB single (req/s); ${fmtX(ratio('galera-single', 'bare-single'))} bare; server CPU/req ${fmtX(cpuRatio('galera-single', 'maria-single'))} MariaDB's (3 nodes)`,
     'galera-batch': `${fmtX(ratio('galera-batch', 'maria-batch'))} MariaDB \`?count=${BATCH}\` (req/s); ${fmtX(ratio('galera-batch', 'bare-batch'))} bare; server CPU/req ${fmtX(cpuRatio('galera-batch', 'maria-batch'))} MariaDB's (3 nodes)`,
+    'pg-single': `${fmtX(ratio('pg-single', 'maria-single'))} MariaDB single (req/s); ${fmtX(ratio('pg-single', 'bare-single'))} bare; server CPU/req ${fmtX(cpuRatio('pg-single', 'maria-single'))} MariaDB's`,
+    'pg-batch': `${fmtX(ratio('pg-batch', 'maria-batch'))} MariaDB \`?count=${BATCH}\` (req/s); ${fmtX(ratio('pg-batch', 'bare-batch'))} bare; server CPU/req ${fmtX(cpuRatio('pg-batch', 'maria-batch'))} MariaDB's`,
+    'claims-pg': `PostgreSQL ÷ MariaDB: claims/s ${fmtX(ratio('claims-pg', 'claims-maria'))}, p50 ${fmtX(claimsRatio('claims-pg', 'claims-maria', 'p50Ms'))}, p99 ${fmtX(claimsRatio('claims-pg', 'claims-maria', 'p99Ms'))}; database CPU per claim ${fmtX(cpuRatio('claims-pg', 'claims-maria'))}`,
     'claims-galera': `Galera ÷ MariaDB: claims/s ${fmtX(ratio('claims-galera', 'claims-maria'))}, p50 ${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p50Ms'))}, p99 ${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p99Ms'))}; database CPU per claim ${fmtX(cpuRatio('claims-galera', 'claims-maria'))}`,
     'cluster-single': `${fmtX(ratio('cluster-single', 'fast-single'))} one process; ${fmtX(ratio('cluster-single', 'bare-single'))} bare (one process)`,
     'cluster-batch': `${fmtX(ratio('cluster-batch', 'fast-batch'))} one process; ${fmtX(ratio('cluster-batch', 'bare-batch'))} bare (one process)`,
@@ -189,6 +193,8 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       'Plain Next = LEAF_FAST_LANE=off (with LEAF_BENCH_ROUTES=on, the same server answers the constant Next route `/api/bench/constant`, a route handler returning a constant body).',
     `- MariaDB: ${meta.maria}, private mariadbd from tools/harness/mariadb.ts (own datadir, 127.0.0.1, free port; innodb_flush_log_at_trx_commit=2, no binlog, 64 MB buffer pool), ` +
       `client mysql2 ${mysql2Version}. Redis: redis-server ${meta.redis} (Debian), private (127.0.0.1, free port, own temp dir, \`--save '' --appendonly no\`: no persistence), client \`redis\` (node-redis) ${redisClientVersion}, one connection.`,
+    `- PostgreSQL: ${meta.postgres}, private postgres from tools/harness/postgres.ts (initdb into a temp dir of its own, 127.0.0.1, free port; synchronous_commit on with fsync off — each commit's WAL written to the OS, not fsynced, as MariaDB's setting; 64 MB shared buffers), ` +
+      `client pg (node-postgres); tag \`demo\` created with step 1000 through POST /api/admin/tags, as on MariaDB. A claim there is one statement, \`leaf_ts_claim(…)\`: the UPDATE … RETURNING, then the tag's semantics under its row lock.`,
     `- Galera: ${meta.galera}, a throwaway 3-node cluster from tools/harness/galera.ts (each node its own datadir and free ports on 127.0.0.1, the same mariadbd settings as the single MariaDB plus wsrep, ` +
       'rsync SST; all Synced before any row), on the same 2 cores. leaf-ts gets DATABASE_URL = the multi-host URL of all 3 nodes (node 1 first: MysqlStore writes to the first reachable host, ' +
       'every commit certified and replicated to the other two); tag `demo` created with step 1000 through POST /api/admin/tags, as on MariaDB. server CPU counts all 3 mariadbd.',

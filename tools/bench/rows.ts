@@ -11,6 +11,7 @@ export interface RowServers {
   fast: Server;
   plain: Server;
   mariaLeaf: Server;
+  pgLeaf: Server;
   galeraLeaf: Server;
   cluster: Server;
   autoinc: Server;
@@ -55,12 +56,21 @@ export function formattedRows(fast: Server): Record<string, HttpRow> {
   };
 }
 
-export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
+/** The two database servers side by side, same server.ts and plumbing: MariaDB's single and batch rows, PostgreSQL's. */
+export function dialectRows(mariaLeaf: Server, pgLeaf: Server): Record<string, HttpRow> {
+  return {
+    'maria-single': httpRow(mariaLeaf, 'maria-single', 'leaf-ts fast lane, MariaDB, single', seg, 'seq', 'gap', loads),
+    'maria-batch': httpRow(mariaLeaf, 'maria-batch', `leaf-ts fast lane, MariaDB, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'pg-single': httpRow(pgLeaf, 'pg-single', 'leaf-ts fast lane, PostgreSQL, single', seg, 'seq', 'gap', loads),
+    'pg-batch': httpRow(pgLeaf, 'pg-batch', `leaf-ts fast lane, PostgreSQL, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+  };
+}
+
+export function httpRows({ bare, fast, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
   const noStore = (note: string): Writes => ({ kind: 'none', note });
   return {
     ...fastRows(fast),
-    'maria-single': httpRow(mariaLeaf, 'maria-single', 'leaf-ts fast lane, MariaDB, single', seg, 'seq', 'gap', loads),
-    'maria-batch': httpRow(mariaLeaf, 'maria-batch', `leaf-ts fast lane, MariaDB, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    ...dialectRows(mariaLeaf, pgLeaf),
     'galera-single': httpRow(galeraLeaf, 'galera-single', 'leaf-ts fast lane, 3-node Galera cluster (multi-host URL), single', seg, 'seq', 'gap', loads),
     'galera-batch': httpRow(galeraLeaf, 'galera-batch', `leaf-ts fast lane, 3-node Galera cluster (multi-host URL), \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
     'cluster-single': httpRow(cluster, 'cluster-single', 'leaf-ts LEAF_WORKERS=2 (both cores), SQLite, single', seg, 'seq', 'none', loads),
@@ -80,6 +90,6 @@ export function httpRows({ bare, fast, plain, mariaLeaf, galeraLeaf, cluster, au
 
 /** Measured in this order in even rounds, reversed in odd ones (rows not in the run's table are passed over). */
 export const ROW_GROUPS = [
-  ['bare-single', 'fast-single', 'wide-single', 'fmt-single', 'const-next', 'next-single', 'maria-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
-  ['bare-batch', 'fast-batch', 'wide-batch', 'fmt-batch', 'next-batch', 'maria-batch', 'galera-batch', 'cluster-batch'],
+  ['bare-single', 'fast-single', 'wide-single', 'fmt-single', 'const-next', 'next-single', 'maria-single', 'pg-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
+  ['bare-batch', 'fast-batch', 'wide-batch', 'fmt-batch', 'next-batch', 'maria-batch', 'pg-batch', 'galera-batch', 'cluster-batch'],
 ];

@@ -73,16 +73,21 @@ import { type HttpRow, finishHttpRow, measureOnce } from './measure';
 import { planDuration } from './plan';
 import { type Meta, render } from './render';
 import { failures, notes, rows } from './results';
-import { ROW_GROUPS, fastRows, formattedRows, httpRows, wideRows } from './rows';
+import { ROW_GROUPS, dialectRows, fastRows, formattedRows, httpRows, wideRows } from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
-import { createFormat, createMariaTag, createTag, dbs, startGalera, startMaria } from './services';
-import { type ClaimTarget, measureClaims, mysqlClaims, sqliteClaims } from './claims';
+import { createFormat, createMariaTag, createTag, dbs, startGalera, startMaria, startPostgresDb } from './services';
+import { type ClaimTarget, measureClaims, mysqlClaims, postgresClaims, sqliteClaims } from './claims';
 import { measureClient } from './clientRows';
 import { measureRestarts } from './restartRows';
 
 /** The direct claims on a fresh SQLite file (WAL) of the bench's temp dir, in this process. */
 function sqliteClaim(): ClaimTarget {
   return sqliteClaims('claims-sqlite', 'direct claims: `allocate(tag, 1000)`, SQLite file (WAL), in this process (claims/s)', tmpDir);
+}
+
+/** The direct claims on the bench's PostgreSQL. */
+function pgClaim(url: string, pid: number): ClaimTarget {
+  return postgresClaims('claims-pg', 'direct claims: `allocate(tag, 1000)`, single PostgreSQL (claims/s)', url, [pid]);
 }
 
 /** Stops every child process (servers, in-process child, redis-server), then mariadbd and the Galera nodes, and removes the temp dir. */
@@ -98,6 +103,11 @@ async function cleanup(): Promise<void> {
     dbs.maria = null;
     await m.destroy().catch(() => m.killSync());
   }
+  if (dbs.postgres !== null) {
+    const p = dbs.postgres;
+    dbs.postgres = null;
+    await p.destroy().catch(() => undefined);
+  }
   fs.rmSync(tmpDir, { recursive: true, force: true });
 }
 
@@ -111,6 +121,7 @@ async function main(): Promise<void> {
     git: gitDescribe(),
     build: '',
     maria: '',
+    postgres: '',
     galera: '',
     redis: '',
     duration: '',
@@ -122,7 +133,8 @@ async function main(): Promise<void> {
       `${meta.cores}× ${meta.cpu}, node ${process.version}, load average ${meta.load}`,
   );
   const http = runs('http');
-  const needFast = http || runs('wide') || runs('formatted') || runs('client') || runs('restart');
+  const dialects = !http && runs('dialects');
+  const needFast = http || dialects || runs('wide') || runs('formatted') || runs('client') || runs('restart');
   // server.ts starts Next (the console and the non-fast routes) beside the fast lane: every leaf-ts server needs the build.
   meta.build = needFast ? await ensureBuild() : 'not needed (BENCH_ONLY=inproc)';
 
@@ -139,14 +151,17 @@ async function main(): Promise<void> {
     meta.redis = redis.version;
     mariaPid = dbs.maria?.pid;
     if (mariaPid === undefined) throw new Error('mariadbd has no PID');
+    const pgDb = await startPostgresDb();
+    meta.postgres = pgDb.version;
     const galera = await startGalera();
     meta.galera = galera.version;
 
-    const [bare, fastLane, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
+    const [bare, fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
       startServer('bare node:http', 'tools/bench/bareServer.ts', {}),
       leafServer('leaf-ts fast lane (SQLite)', {}),
       leafServer('plain Next (LEAF_FAST_LANE=off, LEAF_BENCH_ROUTES=on)', { LEAF_FAST_LANE: 'off', LEAF_BENCH_ROUTES: 'on' }),
       leafServer('leaf-ts fast lane (MariaDB)', { DATABASE_URL: db.leafUrl }, [mariaPid]),
+      leafServer('leaf-ts fast lane (PostgreSQL)', { DATABASE_URL: pgDb.leafUrl }, [pgDb.pid]),
       leafServer('leaf-ts fast lane (Galera, 3 nodes)', { DATABASE_URL: galera.leafUrl }, galera.pids),
       leafServer('leaf-ts fast lane (SQLite, LEAF_WORKERS=2)', { LEAF_WORKERS: '2' }),
       startServer('auto-increment (InnoDB)', 'tools/bench/altServer.ts', { ALT_MODE: 'autoinc', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
@@ -154,17 +169,36 @@ async function main(): Promise<void> {
       startServer('Redis INCR', 'tools/bench/altServer.ts', { ALT_MODE: 'redis', ALT_REDIS_URL: redis.url }, redis.child.pid === undefined ? [] : [redis.child.pid]),
       startServer('crypto.randomUUID()', 'tools/bench/altServer.ts', { ALT_MODE: 'uuid' }),
     ]);
-    servers = [bare, fastLane, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid];
+    servers = [bare, fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid];
     fast = fastLane;
     await createMariaTag(mariaLeaf);
+    await createMariaTag(pgLeaf);
     await createMariaTag(galeraLeaf);
     await waitForWorkers(cluster);
-    table = httpRows({ bare, fast: fastLane, plain, mariaLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid });
+    table = httpRows({ bare, fast: fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid });
     claimTargets = [
       ...(runs('claims') ? [sqliteClaim()] : []),
       mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [mariaPid]),
+      pgClaim(pgDb.leafUrl, pgDb.pid),
       mysqlClaims('claims-galera', 'direct claims: `allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', galera.leafUrl, galera.pids),
     ];
+  } else if (dialects) {
+    // MariaDB and PostgreSQL side by side: the same server.ts on each, single and ?count=1000, then their direct claims.
+    const db = await startMaria();
+    meta.maria = `MariaDB ${db.version}`;
+    mariaPid = dbs.maria?.pid;
+    if (mariaPid === undefined) throw new Error('mariadbd has no PID');
+    const pgDb = await startPostgresDb();
+    meta.postgres = pgDb.version;
+    const [mariaLeaf, pgLeaf] = await Promise.all([
+      leafServer('leaf-ts fast lane (MariaDB)', { DATABASE_URL: db.leafUrl }, [mariaPid]),
+      leafServer('leaf-ts fast lane (PostgreSQL)', { DATABASE_URL: pgDb.leafUrl }, [pgDb.pid]),
+    ]);
+    servers = [mariaLeaf, pgLeaf];
+    await createMariaTag(mariaLeaf);
+    await createMariaTag(pgLeaf);
+    table = dialectRows(mariaLeaf, pgLeaf);
+    claimTargets = [mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [mariaPid]), pgClaim(pgDb.leafUrl, pgDb.pid)];
   } else if (runs('claims')) {
     const db = await startMaria();
     meta.maria = `MariaDB ${db.version}`;
@@ -230,6 +264,13 @@ async function main(): Promise<void> {
     await maria.destroy();
     dbs.maria = null;
     progress(`mariadb: stopped PID ${pid}`);
+  }
+  const postgres = dbs.postgres;
+  if (postgres !== null) {
+    const pid = postgres.pid;
+    await postgres.destroy();
+    dbs.postgres = null;
+    progress(`postgres: stopped PID ${pid}`);
   }
 
   if (runs('inproc')) {

@@ -2,13 +2,18 @@
  * The bench's private databases (tools/harness): a throwaway MariaDB with a database for leaf-ts and one for the
  * alternatives' tables, and a throwaway redis-server; both on 127.0.0.1, free ports, under the bench's temp dir.
  */
-import { GaleraCluster, MariadbServer, type RedisServer, withDatabase } from '../harness';
+import { GaleraCluster, MariadbServer, PostgresServer, type RedisServer, psql, withDatabase } from '../harness';
 import { ADMIN_TOKEN, TAG, progress, sleep, tmpDir } from './config';
 import { probe } from './ids';
 import type { Server } from './servers';
 
 /** What is running now, for the end of the run and for cleanup on error or signal. */
-export const dbs: { maria: MariadbServer | null; redis: RedisServer | null; galera: GaleraCluster | null } = { maria: null, redis: null, galera: null };
+export const dbs: { maria: MariadbServer | null; redis: RedisServer | null; galera: GaleraCluster | null; postgres: PostgresServer | null } = {
+  maria: null,
+  redis: null,
+  galera: null,
+  postgres: null,
+};
 
 /** The tables of the approaches Leaf replaced (tools/bench/altServer.ts), made by tools/bench/run.ts on the bench's MariaDB. */
 export const ALT_DDL = [
@@ -46,6 +51,28 @@ export async function startMaria(): Promise<MariaInfo> {
   await maria.rootQuery(["INSERT INTO leaf_bench_alt.tickets64 (stub) VALUES ('a')"]);
   progress(`mariadb: ${version} PID ${maria.pid} on 127.0.0.1:${maria.port}; leaf_bench (leaf-ts) and leaf_bench_alt (id_autoinc InnoDB, tickets64 MyISAM) ready in ${Date.now() - started} ms`);
   return { version, leafUrl, altUrl };
+}
+
+export interface PostgresInfo {
+  version: string;
+  leafUrl: string;
+  pid: number;
+}
+
+/**
+ * The bench's private PostgreSQL (tools/harness/postgres.ts, its data dir in the system's temp dir like MariaDB's in
+ * the bench's, the same durability: each commit's WAL written to the OS, not fsynced), with a database for leaf-ts.
+ */
+export async function startPostgresDb(): Promise<PostgresInfo> {
+  const started = Date.now();
+  // Not in the bench's temp dir: that one is root's alone (0700), and postgres runs as its own user.
+  const server = await PostgresServer.create({ log: (line) => progress(`postgres: ${line}`) });
+  dbs.postgres = server;
+  const leafUrl = await server.createAppUser('leaf_bench', 'leaf_bench');
+  const [[version]] = await psql(server.superuserConninfo(), "SELECT current_setting('server_version')");
+  if (server.pid === undefined) throw new Error('postgres has no PID');
+  progress(`postgres: ${version} PID ${server.pid} on 127.0.0.1:${server.port}; leaf_bench ready in ${Date.now() - started} ms`);
+  return { version: `PostgreSQL ${version}`, leafUrl, pid: server.pid };
 }
 
 export interface GaleraInfo {

@@ -1,21 +1,23 @@
 /**
- * The cluster under test: a private MariaDB (tools/harness) with one tag of a small DB step, and NODES leaf-ts
- * nodes, each behind its own fault-injecting proxy to MariaDB — or, with --db galera, a 3-node Galera cluster that
+ * The cluster under test: a private MariaDB (or with --db postgres a PostgreSQL; tools/harness) with one tag of a small
+ * DB step, and NODES leaf-ts nodes, each behind its own fault-injecting proxy to it — or, with --db galera, a 3-node Galera cluster that
  * every node reaches through its multi-host URL; then a formatted tag created through the first node's admin API,
  * and the paced load over them, with a status line every 5 s.
  */
 import path from 'node:path';
-import { MysqlStore } from '../../lib/store/mysql';
-import { GaleraCluster, MariadbServer, freePort, startHaproxyRecipe, waitForServers } from '../harness';
+import { openStore } from '../../lib/store';
+import { defaultMigrationsDir } from '../../lib/store/migrations';
+import { storeUrlTarget } from '../../lib/store/target';
+import { GaleraCluster, MariadbServer, PostgresServer, freePort, startHaproxyRecipe, waitForServers } from '../harness';
 import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, FORMAT, FORMAT_TAG, NODES, REPO_ROOT, TAG } from './config';
 import type { ChaosRun } from './context';
 import { Load, type LoadTarget, SERVED_BY } from './load';
 import { LeafNode } from './node';
 import { ChaosProxy } from './proxy';
 
-/** Creates the chaos tag through a short-lived store on `url`. */
+/** Creates the chaos tag through a short-lived store on `url` (MariaDB, Galera or PostgreSQL). */
 async function createTag(run: ChaosRun, url: string, where: string): Promise<void> {
-  const setupStore = await MysqlStore.open({ url, connectionLimit: 1 });
+  const setupStore = await openStore({ ...storeUrlTarget(url), migrationsDir: defaultMigrationsDir() });
   try {
     await setupStore.tags.createTag({ bizTag: TAG, step: DB_STEP, description: 'chaos harness' });
   } finally {
@@ -50,10 +52,20 @@ async function startMariadb(run: ChaosRun): Promise<{ db: MariadbServer; url: st
   return { db, url };
 }
 
-/** Starts MariaDB, creates the tag, and starts every node behind its proxy (healthy before it returns). */
+/** `--db postgres`: the run's PostgreSQL (tools/harness/postgres.ts) with the tag created on it; its app user's URL. */
+async function startPostgres(run: ChaosRun): Promise<{ db: PostgresServer; url: string }> {
+  const db = await PostgresServer.create({ log: (l) => run.say(`postgres: ${l}`) });
+  run.db = db;
+  const url = await db.createAppUser('leaf_chaos', 'chaos');
+  run.checkUrl = () => (db.isRunning ? url : null);
+  await createTag(run, url, `PostgreSQL pid ${db.pid} port ${db.port}`);
+  return { db, url };
+}
+
+/** Starts the database (MariaDB, or PostgreSQL), creates the tag, and starts every node behind its proxy (healthy before it returns). */
 export async function startCluster(run: ChaosRun): Promise<void> {
   const { random, proxies } = run;
-  const { db, url } = await startMariadb(run);
+  const { db, url } = run.database === 'postgres' ? await startPostgres(run) : await startMariadb(run);
   const urls: string[] = [];
   for (let i = 0; i < NODES; i++) {
     const proxy = new ChaosProxy(`p${i + 1}`, db.port, random);

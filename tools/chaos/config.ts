@@ -116,7 +116,7 @@ export const LB_SIZES: Record<'small' | 'full', Size> = {
   full: { ...SIZES.full, budgetS: 400, warmupS: 8, baselineS: 20, slowS: 0, kills: 10, cuts: 0, lbStops: 10, tailS: 15, actionGapS: [1, 4] },
 };
 
-export type Database = 'mariadb' | 'galera';
+export type Database = 'mariadb' | 'galera' | 'postgres';
 export type Balancer = 'none' | 'haproxy';
 
 export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean; db: Database; lb: Balancer } {
@@ -143,7 +143,7 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
       if (!Number.isSafeInteger(seed)) throw new Error('--seed must be an integer');
     } else if (a === '--db' || a.startsWith('--db=')) {
       const v = value('--db');
-      if (v !== 'mariadb' && v !== 'galera') throw new Error(`--db must be mariadb or galera (got ${v})`);
+      if (v !== 'mariadb' && v !== 'galera' && v !== 'postgres') throw new Error(`--db must be mariadb, galera or postgres (got ${v})`);
       db = v;
     } else if (a === '--lb' || a.startsWith('--lb=')) {
       const v = value('--lb');
@@ -152,10 +152,10 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
     } else if (a === '--keep-logs') {
       keepLogs = true;
     } else {
-      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs])`);
+      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera|postgres] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs])`);
     }
   }
-  if (lb !== 'none' && db !== 'mariadb') throw new Error('--lb runs on one MariaDB (leave out --db galera)');
+  if (lb !== 'none' && db !== 'mariadb') throw new Error('--lb runs on one MariaDB (leave out --db)');
   return { size, seed, keepLogs, db, lb };
 }
 

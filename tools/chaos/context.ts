@@ -2,7 +2,7 @@
  * The state of one chaos run, shared by its steps (cluster, scenario, report): the seeded random source, the
  * budget-bounded sleep, the progress and violation lines, the servers, the load and what the phases recorded.
  */
-import type { GaleraCluster, HaproxyServer, MariadbServer } from '../harness';
+import type { GaleraCluster, HaproxyServer, MariadbServer, PostgresServer } from '../harness';
 import { rng } from '../harness';
 import { type Balancer, BudgetExceeded, type Database, type Size, fmt } from './config';
 import { type Load, now } from './load';
@@ -52,7 +52,8 @@ export interface ChaosRun {
   violate: (v: string) => void;
   /** Sleeps at most until the budget's deadline; throws BudgetExceeded past it. */
   sleep: (ms: number) => Promise<void>;
-  db: MariadbServer | null;
+  /** The one database server of the run (MariaDB, or PostgreSQL with --db postgres); null with --db galera. */
+  db: MariadbServer | PostgresServer | null;
   galera: GaleraCluster | null;
   /** A URL to read leaf_alloc from after the run (a live database node), or null when none is up. */
   checkUrl: () => string | null;

@@ -7,7 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import mysql from 'mysql2/promise';
+import { openStore } from '../../lib/store';
+import { defaultMigrationsDir } from '../../lib/store/migrations';
+import { storeUrlTarget } from '../../lib/store/target';
 import { expected503, familyOf, firstOkAfter, maxOf, percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates } from './checks';
 import { CLIENT_TIMEOUT_MS, FORMAT_TAG, LATENCY, P99_FACTOR, P99_FLOOR_MS, TAG, fmt } from './config';
 import type { ChaosRun } from './context';
@@ -223,15 +225,15 @@ export async function checkMaxId(run: ChaosRun): Promise<void> {
   for (const r of rec.ok) if (SEGMENT_KINDS.has(r.kind) && (r.max as number) > maxIssued) maxIssued = r.max as number;
   const url = run.checkUrl();
   if (url === null) return;
-  const conn = await mysql.createConnection({ uri: url, connectTimeout: 5_000 });
+  // Read through a store of the run's own dialect (MariaDB, Galera or PostgreSQL): the rows as the nodes see them.
+  const store = await openStore({ ...storeUrlTarget(url), migrationsDir: defaultMigrationsDir() });
   try {
-    const [rows] = await conn.query('SELECT max_id FROM leaf_alloc WHERE biz_tag = ?', [TAG]);
-    const maxId = Number((rows as Array<{ max_id: unknown }>)[0]?.max_id);
+    const maxId = Number((await store.tags.getTag(TAG))?.maxId);
     say(`leaf_alloc max_id ${maxId}, highest segment ID issued ${maxIssued}`);
     if (!(maxIssued <= maxId)) violate(`an issued ID (${maxIssued}) is above the row's max_id (${maxId})`);
-    await checkFormattedMaxId(run, conn);
+    await checkFormattedMaxId(run, await store.formats.listFormatPeriods(FORMAT_TAG));
   } finally {
-    await conn.end();
+    await store.close();
   }
 }
 
@@ -261,7 +263,7 @@ export async function analyse(run: ChaosRun): Promise<string> {
     );
   }
   return (
-    `chaos: ${ids} duplicates=${duplicates} ` +
+    `chaos: ${run.database === 'postgres' ? 'db=postgres ' : ''}${ids} duplicates=${duplicates} ` +
     `order-violations=${orderViolations} kills=${kills.length} cuts=${cuts.length} outage=${outageS.toFixed(1)}s ` +
     `served-from-buffer=${servedFromBuffer} recovery=${Number.isFinite(recoveryS) ? recoveryS.toFixed(1) : 'n/a'}s ids 503s=${n503} 500s=${n5xx} ` +
     `timeouts=${timeouts} p99 fast=${ms(p99Fast)}ms slow=${ms(p99Slow)}ms`

@@ -3,9 +3,9 @@
  * per-node real-time order within a period, what each node served of it through the outage (from its buffers,
  * then 503 once the drain emptied them, then again by itself), and no sequence number above its period's max_id.
  */
-import type mysql from 'mysql2/promise';
+import type { FormatPeriodRow } from '../../lib/format/formatStore';
 import { firstOkAfter, formattedDuplicates, formattedOrder } from './checks';
-import { FORMAT_TAG, fmt } from './config';
+import { fmt } from './config';
 import type { ChaosRun, Outage } from './context';
 import { FORMATTED_KINDS } from './record';
 
@@ -45,14 +45,13 @@ export function checkFormattedOutage(run: ChaosRun, o: Outage): number {
 }
 
 /** The highest sequence number issued in each period is within that period's leaf_format_period.max_id. */
-export async function checkFormattedMaxId(run: ChaosRun, conn: mysql.Connection): Promise<void> {
+export async function checkFormattedMaxId(run: ChaosRun, periods: FormatPeriodRow[]): Promise<void> {
   const { say, violate, rec } = run;
   const issued = new Map<string, number>();
   for (const r of rec.ok) {
     if (r.period !== undefined && (r.max as number) > (issued.get(r.period) ?? 0)) issued.set(r.period, r.max as number);
   }
-  const [rows] = await conn.query('SELECT period_key, max_id FROM leaf_format_period WHERE biz_tag = ?', [FORMAT_TAG]);
-  const maxIds = new Map((rows as Array<{ period_key: string; max_id: unknown }>).map((row) => [row.period_key, Number(row.max_id)]));
+  const maxIds = new Map(periods.map((row) => [row.periodKey, row.maxId]));
   say(`leaf_format_period max_id vs highest sequence issued: ${[...issued].map(([p, seq]) => `${p} ${maxIds.get(p)}/${seq}`).join(', ') || 'none issued'}`);
   for (const [period, seq] of issued) {
     const maxId = maxIds.get(period);

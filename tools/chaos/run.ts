@@ -1,5 +1,5 @@
 /**
- * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs]`.
+ * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera|postgres] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs]`.
  *
  * With `--lb haproxy` the clients reach the nodes through HAProxy running ops/haproxy/haproxy.cfg (lbScenario.ts):
  * nodes SIGKILLed and stopped gracefully, then started again, one at a time; the report (reportBalanced.ts) counts
@@ -7,7 +7,9 @@
  *
  * With `--db galera` the database is a 3-node Galera cluster and the faults are its own (galeraScenario.ts): Galera
  * nodes SIGKILLed and restarted, one cut off from the others as a non-primary minority, the whole cluster down past
- * the buffers and bootstrapped again. What follows describes the default, one MariaDB.
+ * the buffers and bootstrapped again. With `--db postgres` it is one PostgreSQL (tools/harness/postgres.ts) in MariaDB's
+ * place, with the same faults (its outage a fast shutdown, then a start on the same data dir and port). What follows
+ * describes the default, one MariaDB.
  *
  * A private MariaDB (tools/harness/mariadb.ts), one tag with a small DB step, three leaf-ts nodes (server.ts, each
  * with its own LEAF_NODE_ID and port), each behind its own fault-injecting TCP proxy to MariaDB (tools/chaos/proxy.ts),
@@ -50,7 +52,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureMariadb } from '../harness';
+import { ensureMariadb, ensurePostgres } from '../harness';
 import { startBalancedCluster, startCluster, startGaleraCluster, startLoad } from './cluster';
 import { BudgetExceeded, GALERA_SIZES, LB_SIZES, REPO_ROOT, SIZES, parseArgs } from './config';
 import { createRun } from './context';
@@ -65,7 +67,10 @@ async function main(): Promise<number> {
   const galera = db === 'galera';
   const balanced = lb === 'haproxy';
   const size = (galera ? GALERA_SIZES : balanced ? LB_SIZES : SIZES)[sizeName];
-  ensureMariadb((line) => process.stdout.write(`[chaos] ${line}\n`)); // may apt-get install once; not part of the budget
+  const log = (line: string) => process.stdout.write(`[chaos] ${line}\n`);
+  // May apt-get install once; not part of the budget.
+  if (db === 'postgres') ensurePostgres(log);
+  else ensureMariadb(log);
 
   if (!fs.existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID'))) {
     process.stderr.write('chaos: no Next build found (.next/BUILD_ID); run `npx next build` first\n');

@@ -1,9 +1,9 @@
 /**
  * The fault schedule, phase by phase: warmup, baseline, slow DB (proxy latency), kills and connection cuts, a
- * MariaDB outage past the nodes' buffers and its recovery, tail. Each phase's window is kept in `run.phases`;
+ * database outage (MariaDB or PostgreSQL, stopped and started again) past the nodes' buffers and its recovery, tail. Each phase's window is kept in `run.phases`;
  * what the faults did (kills, cuts, outage times, engine waits) is kept in `run` for the report.
  */
-import { type MariadbServer, shuffled } from '../harness';
+import { shuffled } from '../harness';
 import { LATENCY, fmt } from './config';
 import type { ChaosRun } from './context';
 import { engineStats } from './engineStats';
@@ -72,8 +72,8 @@ export async function runScenario(run: ChaosRun): Promise<void> {
   });
 
   await phase('outage', () => {
-    const server = run.db as MariadbServer;
-    return outage(run, { what: 'mariadbd', stop: () => server.stop(), start: () => server.start() });
+    const server = run.db!;
+    return outage(run, { what: run.database === 'postgres' ? 'postgres' : 'mariadbd', stop: () => server.stop(), start: () => server.start() });
   });
 
   await phase('tail', () => sleep(size.tailS * 1000));

@@ -1,6 +1,6 @@
 /**
  * The throwaway-infrastructure harness shared by the tests, the bench and the chaos suite: free ports, Debian
- * packages installed when missing, MariaDB and Redis servers, a Galera cluster and a Patroni cluster (PostgreSQL
+ * packages installed when missing, MariaDB, PostgreSQL and Redis servers, a Galera cluster and a Patroni cluster (PostgreSQL
  * + etcd) of their own (127.0.0.1, own data dirs and ports, stopped by PID), leaf-ts server processes waited on
  * through /api/health, and exit hooks stopping what was started. It imports nothing from app/, components/ or test/.
  */
@@ -20,6 +20,7 @@ export {
   type PatroniTimings,
   describeRoles,
 } from './patroni';
+export { PostgresServer, type PostgresServerOptions, createPgDatabase, ensurePostgres, pgQuery, postgresAvailable, withPgDatabase } from './postgres';
 export { PG_BIN_DIR, PsqlError, type PsqlOptions, psql, psqlRun } from './psql';
 export { GaleraCluster, type GaleraClusterOptions, type GaleraNode, type NodePorts, type WsrepStatus } from './galera';
 export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type TestDatabase, createDatabase, ensureMariadb, findMariadb, withDatabase } from './mariadb';

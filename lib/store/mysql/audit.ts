@@ -1,24 +1,11 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore';
 import type { AuditAction, AuditStamp } from '../../audit';
-import { auditRecord } from '../auditRecords';
+import { type RawAuditRow, auditFromRaw } from '../serverRows';
 import { auditInsert } from '../auditRows';
 import { leafAudit } from '../schema/mysql';
 import type { ServerExecutor } from '../serverExecutor';
 import { db } from './sql';
-
-/** A leaf_audit row as mysql2 returns it: keyed by column name, BIGINTs as decimal strings. */
-interface RawAuditRow {
-  id: string;
-  at: string;
-  action: string;
-  biz_tag: string | null;
-  actor: string;
-  address: string;
-  node_id: string;
-  before: string | null;
-  after: string | null;
-}
 
 /** leaf_audit on MySQL/MariaDB: appended on its own (logins) or by a change inside its transaction (sql.ts's insertAudit). */
 export class MysqlAudit implements AuditStore {
@@ -32,6 +19,6 @@ export class MysqlAudit implements AuditStore {
   async listAudit({ before, limit, bizTag }: AuditQuery): Promise<AuditRecord[]> {
     const where = and(bizTag === undefined ? undefined : eq(leafAudit.bizTag, bizTag), before === undefined ? undefined : lt(leafAudit.id, before));
     const rows = await this.exec.read<RawAuditRow[]>(db.select().from(leafAudit).where(where).orderBy(desc(leafAudit.id)).limit(limit));
-    return rows.map((r) => auditRecord({ ...r, bizTag: r.biz_tag, nodeId: r.node_id }));
+    return rows.map(auditFromRaw);
   }
 }

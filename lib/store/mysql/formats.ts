@@ -4,31 +4,11 @@ import type { AuditStamp } from '../../audit';
 import type { FormatChanges, FormatPeriodRow, FormatRow, FormatStore, NewFormat, PeriodClaim } from '../../format/formatStore';
 import { formatNotFound } from '../../format/rules';
 import { auditInsert } from '../auditRows';
-import { type FormatStored, type PeriodStored, checkCreate, checkEdit, claimFrom, formatRow, periodRow } from '../formatRows';
+import { type FormatStored, checkCreate, checkEdit, claimFrom, formatRow } from '../formatRows';
+import { type RawFormatRow, type RawPeriodRow, formatFromRaw, periodFromRaw } from '../serverRows';
 import { leafFormat, leafFormatPeriod } from '../schema/mysql';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
 import { db, DB_NOW_MS, insertAudit, NOW_MS_SQL } from './sql';
-
-/** leaf_format as mysql2 returns it: keyed by column name, BIGINTs as decimal strings. */
-interface RawFormatRow {
-  biz_tag: string;
-  pattern: string;
-  reset_period: string;
-  time_zone: string;
-  step: number;
-  description: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
-
-interface RawPeriodRow {
-  biz_tag: string;
-  period_key: string;
-  max_id: string;
-  step: number;
-  update_time: string;
-}
 
 /** A statement runner: the executor's read, or a transaction's statement. */
 type Read = Tx;
@@ -42,7 +22,7 @@ export class MysqlFormats implements FormatStore {
 
   async listFormats(): Promise<FormatRow[]> {
     const rows = await this.exec.read<RawFormatRow[]>(db.select().from(leafFormat).where(isNull(leafFormat.deletedAt)).orderBy(asc(leafFormat.bizTag)));
-    return rows.map((r) => formatRow(stored(r)));
+    return rows.map((r) => formatRow(formatFromRaw(r)));
   }
 
   getFormat(bizTag: string): Promise<FormatRow | undefined> {
@@ -52,7 +32,7 @@ export class MysqlFormats implements FormatStore {
   async listFormatPeriods(bizTag: string, periodKeys?: string[]): Promise<FormatPeriodRow[]> {
     const where = and(eq(leafFormatPeriod.bizTag, bizTag), periodKeys === undefined ? undefined : inArray(leafFormatPeriod.periodKey, periodKeys));
     const rows = await this.exec.read<RawPeriodRow[]>(db.select().from(leafFormatPeriod).where(where).orderBy(desc(leafFormatPeriod.periodKey)));
-    return rows.map((r) => periodRow({ bizTag: r.biz_tag, periodKey: r.period_key, maxId: r.max_id, step: r.step, updateTime: r.update_time } satisfies PeriodStored));
+    return rows.map(periodFromRaw);
   }
 
   /**
@@ -120,24 +100,10 @@ export class MysqlFormats implements FormatStore {
   }
 }
 
-function stored(r: RawFormatRow): FormatStored {
-  return {
-    bizTag: r.biz_tag,
-    pattern: r.pattern,
-    resetPeriod: r.reset_period,
-    timeZone: r.time_zone,
-    step: r.step,
-    description: r.description,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    deletedAt: r.deleted_at,
-  };
-}
-
 /** The row under the name, deleted or not; `lock` inside a transaction (FOR UPDATE). */
 async function readFormat(run: Read, bizTag: string, lock: boolean): Promise<FormatStored | undefined> {
   const [row] = await run<RawFormatRow[]>(raw(`SELECT * FROM \`leaf_format\` WHERE biz_tag = ?${lock ? ' FOR UPDATE' : ''}`, [bizTag]));
-  return row === undefined ? undefined : stored(row);
+  return row === undefined ? undefined : formatFromRaw(row);
 }
 
 async function getFormat(run: Read, bizTag: string, lock: boolean): Promise<FormatRow | undefined> {

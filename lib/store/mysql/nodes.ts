@@ -3,21 +3,8 @@ import type { ResultSetHeader } from 'mysql2/promise';
 import type { NodeRegistration, NodeRow, NodeStore } from '../../fleet/nodeStore';
 import { leafNode } from '../schema/mysql';
 import { type ServerExecutor, raw } from '../serverExecutor';
+import { NODE_COLUMNS, type RawNodeRow, nodeFromRaw } from '../serverRows';
 import { DB_NOW_MS, NOW_MS_SQL, db } from './sql';
-
-/** A leaf_node row as mysql2 returns it: column names, BIGINTs as decimal strings. */
-interface RawNodeRow {
-  node_id: string;
-  instance_id: string;
-  address: string;
-  version: string;
-  started_at: string;
-  heartbeat_at: string;
-  state: string;
-  snapshot: string;
-}
-
-const NODE_COLUMNS = ['node_id', 'instance_id', 'address', 'version', 'started_at', 'heartbeat_at', 'state'];
 
 /**
  * The fleet registry on MySQL/MariaDB/Galera. Every claim is conditional in the database,
@@ -80,7 +67,7 @@ export class MysqlNodes implements NodeStore {
 
   async getNode(nodeId: string): Promise<NodeRow | undefined> {
     const rows = await this.exec.read<RawNodeRow[]>(raw('SELECT * FROM `leaf_node` WHERE node_id = ?', [nodeId]));
-    return rows[0] === undefined ? undefined : toNodeRow(rows[0]);
+    return rows[0] === undefined ? undefined : nodeFromRaw(rows[0]);
   }
 
   async listNodes(withSnapshots = true): Promise<{ dbNow: number; rows: NodeRow[] }> {
@@ -91,7 +78,7 @@ export class MysqlNodes implements NodeStore {
     );
     return {
       dbNow: Number(rows[0]?.db_now),
-      rows: rows.filter((r): r is RawNodeRow & { db_now: string } => r.node_id != null).map(toNodeRow),
+      rows: rows.filter((r): r is RawNodeRow & { db_now: string } => r.node_id != null).map(nodeFromRaw),
     };
   }
 
@@ -102,18 +89,4 @@ export class MysqlNodes implements NodeStore {
     );
     return header.affectedRows;
   }
-}
-
-function toNodeRow(r: RawNodeRow): NodeRow {
-  return {
-    nodeId: r.node_id,
-    instanceId: r.instance_id,
-    address: r.address,
-    version: r.version,
-    // ms timestamps: far below 2^53, so Number is exact.
-    startedAt: Number(r.started_at),
-    heartbeatAt: Number(r.heartbeat_at),
-    state: r.state,
-    snapshot: r.snapshot,
-  };
 }

@@ -3,31 +3,17 @@ import type { AuditStamp } from '../../audit';
 import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
 import { auditInsert } from '../auditRows';
 import { leafToken } from '../schema/mysql';
-import { type TokenStored, storedToken, tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
+import { type RawTokenRow, tokenFromRaw } from '../serverRows';
+import { tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
 import { type ServerExecutor, raw } from '../serverExecutor';
 import { db, insertAudit } from './sql';
-
-interface RawTokenRow {
-  id: string;
-  name: string;
-  token_hash: string;
-  tags: string;
-  created_at: string | number;
-  created_by: string;
-  revoked_at: string | number | null;
-}
-
-function fromRaw(r: RawTokenRow): StoredToken {
-  const row: TokenStored = { id: r.id, name: r.name, tokenHash: r.token_hash, tags: r.tags, createdAt: r.created_at, createdBy: r.created_by, revokedAt: r.revoked_at };
-  return storedToken(row);
-}
 
 /** leaf_token on MySQL/MariaDB: creating and revoking are transactions with their audit row. */
 export class MysqlTokens implements TokenStore {
   constructor(private readonly exec: ServerExecutor) {}
 
   async listTokens(): Promise<StoredToken[]> {
-    return (await this.exec.read<RawTokenRow[]>(db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)))).map(fromRaw);
+    return (await this.exec.read<RawTokenRow[]>(db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)))).map(tokenFromRaw);
   }
 
   createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow> {
@@ -43,7 +29,7 @@ export class MysqlTokens implements TokenStore {
     return this.exec.transaction(async (tx) => {
       const [found] = await tx<RawTokenRow[]>(raw('SELECT * FROM `leaf_token` WHERE id = ? FOR UPDATE', [id]));
       if (found === undefined) throw tokenNotFound(id);
-      const before = tokenRow(fromRaw(found));
+      const before = tokenRow(tokenFromRaw(found));
       if (before.revokedAt !== null) return before;
       await tx(db.update(leafToken).set({ revokedAt: at }).where(eq(leafToken.id, id)));
       const after = { ...before, revokedAt: at };

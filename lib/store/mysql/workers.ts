@@ -1,10 +1,9 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { WorkerRow, WorkerStore } from '../../snowflake/workerStore';
 import { leafWorker } from '../schema/mysql';
-import { DB_NOW_MS, type RawRow, db } from './sql';
+import { type RawWorkerRow, workerFromRaw } from '../serverRows';
+import { DB_NOW_MS, db } from './sql';
 import type { ServerExecutor } from '../serverExecutor';
-
-type WorkerRawRow = RawRow<typeof leafWorker>;
 
 /**
  * leaf_worker on MySQL/MariaDB/Galera: each claim one conditional statement, atomic under InnoDB's row lock (and
@@ -14,16 +13,8 @@ export class MysqlWorkers implements WorkerStore {
   constructor(private readonly exec: ServerExecutor) {}
 
   async listWorkers(): Promise<WorkerRow[]> {
-    const rows = await this.exec.read<WorkerRawRow[]>(db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
-    return rows.map((r) => ({
-      workerId: r.worker_id,
-      nodeId: r.node_id,
-      instanceId: r.instance_id,
-      // ms timestamps: far below 2^53, so Number is exact.
-      leaseExpiresAt: Number(r.lease_expires_at),
-      lastTimestamp: Number(r.last_timestamp),
-      heartbeatAt: Number(r.heartbeat_at),
-    }));
+    const rows = await this.exec.read<RawWorkerRow[]>(db.select().from(leafWorker).orderBy(asc(leafWorker.workerId)));
+    return rows.map(workerFromRaw);
   }
 
   claimOwnWorker(workerId: number, nodeId: string, instanceId: string, leaseMs: number): Promise<boolean> {
@@ -58,7 +49,7 @@ export class MysqlWorkers implements WorkerStore {
   }
 
   async readWorkerFence(workerId: number, instanceId: string): Promise<number | undefined> {
-    const rows = await this.exec.read<Array<Pick<WorkerRawRow, 'last_timestamp'>>>(
+    const rows = await this.exec.read<Array<Pick<RawWorkerRow, 'last_timestamp'>>>(
       db
         .select({ lastTimestamp: leafWorker.lastTimestamp })
         .from(leafWorker)

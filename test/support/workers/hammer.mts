@@ -7,17 +7,16 @@
  * Protocol: parent sends {type:'config', ...}; worker opens the store, replies {type:'ready'}; parent sends
  * {type:'go', at}; worker runs until it issued `quota` IDs, then replies {type:'done', ...} and exits.
  */
+import { type WorkerDialect, openWorkerStore } from './store.mts';
 import fs from 'node:fs';
 import { SegmentEngine } from '../../../lib/segment/engine';
-import { MysqlStore } from '../../../lib/store/mysql';
-import { SqliteStore } from '../../../lib/store/sqlite';
 import type { Allocation } from '../../../lib/segment/segmentSource';
 import type { SegmentSource } from '../../../lib/segment/segmentSource';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 import { rng } from '../../../tools/harness/rng';
 
 interface Config extends Message {
-  dialect: 'mysql' | 'sqlite';
+  dialect: WorkerDialect;
   url?: string;
   file?: string;
   tag: string;
@@ -93,7 +92,7 @@ class IdWriter {
 async function main(): Promise<void> {
   const cfg = await nextMessage<Config>('config');
   const db =
-    cfg.dialect === 'mysql' ? await MysqlStore.open({ url: cfg.url as string, connectionLimit: 4 }) : new SqliteStore({ file: cfg.file as string });
+    await openWorkerStore(cfg.dialect, cfg, 4);
   const rec = recording(db.tags);
   const store = rec.store;
   const random = rng(cfg.seed);

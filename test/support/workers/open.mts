@@ -1,16 +1,15 @@
 /**
  * Concurrent-start worker: for every {type:'job', kind:'open', round, dialect, url|file, at} it waits until `at`,
- * opens the store (MysqlStore.open / new SqliteStore, i.e. runs migrations), closes it, and replies
+ * opens the store (openWorkerStore: MySQL, PostgreSQL or SQLite, i.e. runs migrations), closes it, and replies
  * {type:'opened', round, ok}. {type:'job', kind:'stop'} ends it.
  */
-import { MysqlStore } from '../../../lib/store/mysql';
-import { SqliteStore } from '../../../lib/store/sqlite';
+import { type WorkerDialect, openWorkerStore } from './store.mts';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 
 interface Open extends Message {
   kind: 'open' | 'stop';
   round: number;
-  dialect: 'mysql' | 'sqlite';
+  dialect: WorkerDialect;
   url?: string;
   file?: string;
   at: number;
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
     await atTime(job.at);
     const t = Date.now();
     try {
-      const store = job.dialect === 'mysql' ? await MysqlStore.open({ url: job.url as string }) : new SqliteStore({ file: job.file as string });
+      const store = await openWorkerStore(job.dialect, job);
       await store.ping();
       await store.close();
       await send({ type: 'opened', round: job.round, ok: true, ms: Date.now() - t });

@@ -1,5 +1,5 @@
 /**
- * One snowflake "node" of test/integration/snowflake.test.ts: its own store (MysqlStore or SqliteStore) and its own
+ * One snowflake "node" of test/integration/snowflake.test.ts: its own store (MySQL, PostgreSQL or SQLite) and its own
  * SnowflakeNode, driven by jobs over IPC. Every job is {type:'job', kind, ...} and gets exactly one reply.
  *
  *   open   {dialect, url|file}                 → opened            opens the store (runs migrations)
@@ -19,12 +19,11 @@
  *
  * IDs cross the channel as decimal strings; files hold raw BigInt64 values.
  */
+import { type WorkerDialect, openWorkerStore } from './store.mts';
 import fs from 'node:fs';
 import { isLeafError } from '../../../lib/errors';
 import { decompose } from '../../../lib/snowflake/layout';
 import { SnowflakeNode } from '../../../lib/snowflake/node';
-import { MysqlStore } from '../../../lib/store/mysql';
-import { SqliteStore } from '../../../lib/store/sqlite';
 import type { LeafStore } from '../../../lib/store/leafStore';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 import { rng } from '../../../tools/harness/rng';
@@ -98,7 +97,7 @@ async function handle(job: Job): Promise<Message | null> {
   switch (job.kind) {
     case 'open': {
       const t = Date.now();
-      store = job.dialect === 'mysql' ? await MysqlStore.open({ url: job.url as string, connectionLimit: 2 }) : new SqliteStore({ file: job.file as string });
+      store = await openWorkerStore(job.dialect as WorkerDialect, { url: job.url, file: job.file }, 2);
       return { type: 'opened', ms: Date.now() - t };
     }
     case 'start': {

@@ -1,0 +1,258 @@
+import pg from 'pg';
+import { LeafError, storeUnavailable } from '../../errors';
+import { AttemptFault, type Phase, type RetryFailure, allowedHosts, withRetries } from '../retry';
+import { hostLabel } from '../serverUrl';
+import type { ServerExecutor, Statement, Tx } from '../serverExecutor';
+import { DEADLOCK_DETECTED, NotPrimary, READ_ONLY_SQL_TRANSACTION, SERIALIZATION_FAILURE, SyncCommitUnacknowledged, classify, isSyncWaitCancelled, serverError } from './errors';
+import { migrateOnPrimary } from './migrate';
+import { type PgConfig, poolConfig } from './pool';
+import { type PostgresTarget, parsePostgresUrl } from './url';
+
+/** Failures the executor retried, by kind, since it opened (tests and diagnostics read them). */
+export interface PostgresRetryStats {
+  /** 40001 / 40P01 */
+  serialization: number;
+  /** A host that is not the writable primary (a standby, read-only, starting up). */
+  notPrimary: number;
+  /** No connection could be had from a host. */
+  connect: number;
+  /** Lost connection, client-side timeout, or an unacknowledged synchronous commit: retried only where harmless. */
+  lostConnection: number;
+}
+
+/** What a statement answers: its rows (objects keyed by column name, int8 as decimal strings) and how many rows it touched. */
+export interface PgResult<R = Record<string, unknown>> {
+  rows: R[];
+  rowCount: number;
+}
+
+type Run = (text: string, values: unknown[], phase: Phase) => Promise<PgResult>;
+
+const ATTEMPTS = 8;
+
+export interface PostgresOptions {
+  /** postgres://user:pass@host:port[,host:port…]/database, or the same parsed (lib/config.ts does it at start). */
+  url: string | PostgresTarget;
+  /** Per host. */
+  connectionLimit?: number;
+  /** Bounds connecting and waiting for a pooled connection, per host. */
+  connectTimeoutMs?: number;
+  /** Every statement is bounded from the client side (a commit waiting for a sync standby too): a typed error, not a hung request. */
+  queryTimeoutMs?: number;
+  migrationsDir?: string;
+  /** With several hosts: how long a host that failed is set aside before it is tried again. */
+  restoreHostMs?: number;
+}
+
+/**
+ * PostgreSQL through one node-postgres pool per host of the URL: drizzle only compiles (sql.ts); each statement runs
+ * with a client-side bound on a connection from the first host that is neither set aside nor already failed in this
+ * operation and that is the writable primary (checked once per connection: never a write, nor a read, through a
+ * standby), again on failure as retry.ts decides with errors.ts's reading. `read` answers rows; `write` and a
+ * transaction's statements answer PgResult.
+ */
+export class PostgresExecutor implements ServerExecutor {
+  readonly retries: PostgresRetryStats = { serialization: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
+  private readonly pools: pg.Pool[];
+  private readonly asideUntil: number[];
+  /** Pooled connections already found to be on the writable primary. */
+  private readonly primary = new WeakSet<pg.PoolClient>();
+  private closed = false;
+
+  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000, migrationsDir, restoreHostMs = 5_000 }: PostgresOptions): Promise<PostgresExecutor> {
+    const target = typeof url === 'string' ? parsePostgresUrl(url) : url;
+    const configs = target.hosts.map((h) => poolConfig(target, h, connectTimeoutMs, queryTimeoutMs));
+    await migrateOnPrimary(configs, migrationsDir).catch((error: unknown) => {
+      throw error instanceof NotPrimary ? unavailable(error) : error;
+    });
+    return new PostgresExecutor(target, configs, connectionLimit, queryTimeoutMs, restoreHostMs);
+  }
+
+  private constructor(
+    readonly target: PostgresTarget,
+    /** Per host (URL order): what its pool connects with (a probe of one host uses the same). */
+    readonly configs: PgConfig[],
+    connectionLimit: number,
+    private readonly queryTimeoutMs: number,
+    private readonly restoreHostMs: number,
+  ) {
+    this.asideUntil = target.hosts.map(() => 0);
+    this.pools = configs.map((config) => {
+      const pool = new pg.Pool({ ...config, max: connectionLimit, idleTimeoutMillis: 60_000 });
+      pool.on('error', () => {}); // an idle connection that died: the pool drops it; the next statement finds out
+      return pool;
+    });
+  }
+
+  async read<T>(statement: Statement): Promise<T> {
+    return (await this.write(statement, true)).rows as T;
+  }
+
+  /** A statement on its own (autocommit); `retryUnknown` as ServerExecutor says. Answers PgResult. */
+  write<T = PgResult>(statement: Statement, retryUnknown: boolean): Promise<T> {
+    const { sql: text, params } = statement.toSQL();
+    return this.attempt(retryUnknown, async (run) => (await run(text, params, 'may-commit')) as T);
+  }
+
+  async changedOne(statement: Statement, retryUnknown: boolean): Promise<boolean> {
+    return (await this.write<PgResult>(statement, retryUnknown)).rowCount === 1;
+  }
+
+  /**
+   * BEGIN … COMMIT on one connection (READ COMMITTED: each statement sees what committed before it began); any throw
+   * rolls back. Run again after a failure before COMMIT was sent; never after an unknown outcome of the COMMIT: the
+   * caller gets store_unavailable.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.attempt(false, async (run, rollback) => {
+      try {
+        await run('BEGIN', [], 'uncommitted');
+        const result = await fn(<R,>(statement: Statement) => {
+          const { sql: text, params } = statement.toSQL();
+          return run(text, params, 'uncommitted') as Promise<R>;
+        });
+        await run('COMMIT', [], 'may-commit');
+        return result;
+      } catch (error) {
+        await rollback();
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.pools.map((p) => p.end()));
+  }
+
+  /**
+   * Runs `work` on a connection from the preferred host, again on failure as withRetries decides. A connection that
+   * failed below the server's ERRORs (lost, timed out, terminated) is destroyed, never returned to its pool.
+   */
+  private attempt<T>(retryUnknown: boolean, work: (run: Run, rollback: () => Promise<void>) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(storeUnavailable(new Error('the store is closed')));
+    return withRetries(
+      async ({ exclude }) => {
+        const { client, host } = await this.connection(exclude);
+        let broken = false;
+        let syncWaitCancelled = false;
+        const onNotice = (notice: { message?: string; detail?: string }) => {
+          if (isSyncWaitCancelled(notice)) syncWaitCancelled = true;
+        };
+        const onError = () => {
+          broken = true;
+        };
+        client.on('notice', onNotice);
+        client.on('error', onError);
+        const run: Run = async (text, values, phase) => {
+          syncWaitCancelled = false;
+          try {
+            const result = await this.bounded(client, text, values);
+            // Success with that WARNING: committed on the primary alone, never acknowledged by the sync standby.
+            if (syncWaitCancelled && phase === 'may-commit') throw new SyncCommitUnacknowledged(`${hostLabel(this.target.hosts[host])}: commit not acknowledged by the synchronous standby`);
+            return result;
+          } catch (error) {
+            if (serverError(error)?.severity !== 'ERROR') broken = true;
+            throw new AttemptFault(phase, error, host);
+          }
+        };
+        const rollback = async () => {
+          if (broken) return; // the server rolls back a transaction whose connection is gone
+          await this.bounded(client, 'ROLLBACK', []).catch(() => {
+            broken = true;
+          });
+        };
+        try {
+          return await work(run, rollback);
+        } finally {
+          client.off('notice', onNotice);
+          client.off('error', onError);
+          client.release(broken ? true : undefined);
+        }
+      },
+      {
+        classify,
+        attempts: ATTEMPTS,
+        budgetMs: this.queryTimeoutMs,
+        retryUnknown,
+        onHostFault: (host) => this.setAside(host),
+        onRetry: (failure, phase) => this.countRetry(failure, phase),
+      },
+      ({ cause }) => unavailable(cause),
+    );
+  }
+
+  /** One statement within queryTimeoutMs, measured here: statement_timeout does not bound a commit's wait for a sync standby. */
+  private async bounded(client: pg.PoolClient, text: string, values: unknown[]): Promise<PgResult> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const query = client.query({ text, values });
+    query.catch(() => {}); // answered after the bound: the connection is destroyed, the late answer dropped
+    try {
+      const result = await Promise.race([
+        query,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${this.queryTimeoutMs} ms`), { code: 'TIMEOUT' })), this.queryTimeoutMs);
+        }),
+      ]);
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * A connection from the first allowed host (retry.ts's allowedHosts) that is the writable primary, moving down the
+   * list within this attempt when a host fails to connect or is not the primary (each such host is set aside).
+   */
+  private async connection(exclude: ReadonlySet<number>): Promise<{ client: pg.PoolClient; host: number }> {
+    let last: unknown;
+    let lastHost: number | undefined;
+    for (const host of allowedHosts(this.asideUntil, exclude, performance.now())) {
+      let client: pg.PoolClient | undefined;
+      try {
+        client = await this.pools[host].connect();
+        if (!this.primary.has(client)) {
+          await this.checkPrimary(client, host);
+          this.primary.add(client);
+        }
+        return { client, host };
+      } catch (error) {
+        client?.release(true);
+        last = error;
+        lastHost = host;
+        this.setAside(host);
+      }
+    }
+    throw new AttemptFault('connect', last, lastHost);
+  }
+
+  /** target_session_attrs=read-write, on every new connection: a standby (or a read-only primary) is refused. */
+  private async checkPrimary(client: pg.PoolClient, host: number): Promise<void> {
+    const { rows } = await this.bounded(client, "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only", []);
+    const row = rows[0] as { standby?: boolean; read_only?: string } | undefined;
+    if (row?.standby !== false || row.read_only !== 'off') {
+      throw new NotPrimary(`${hostLabel(this.target.hosts[host])} is ${row?.standby === false ? 'read-only' : 'a standby (in recovery)'}, not the writable primary`);
+    }
+  }
+
+  private setAside(host: number): void {
+    if (this.target.hosts.length > 1) this.asideUntil[host] = performance.now() + this.restoreHostMs;
+  }
+
+  private countRetry({ cause }: RetryFailure, phase: Phase): void {
+    const code = serverError(cause)?.code;
+    if (phase === 'connect') this.retries.connect++;
+    else if (code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED) this.retries.serialization++;
+    else if (code === READ_ONLY_SQL_TRANSACTION || cause instanceof NotPrimary) this.retries.notPrimary++;
+    else this.retries.lostConnection++;
+  }
+}
+
+/** store_unavailable, saying so when the reason is that no host is the writable primary (a standby in the URL). */
+function unavailable(cause: unknown): LeafError {
+  if (cause instanceof NotPrimary || serverError(cause)?.code === READ_ONLY_SQL_TRANSACTION) {
+    return new LeafError('store_unavailable', 'The database is a read-only standby: leaf-ts writes only to the primary. Point DATABASE_URL at the primary (or list every host of the cluster).', { cause });
+  }
+  return storeUnavailable(cause);
+}
