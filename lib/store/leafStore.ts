@@ -47,9 +47,14 @@ export interface HostHealth {
     /** wsrep_cluster_status: `Primary`, `non-Primary`, `Disconnected`. */
     clusterStatus: string;
   };
-  /** Present on PostgreSQL: what the host is now (pg_is_in_recovery). Only the primary takes writes. */
+  /**
+   * Present on PostgreSQL: what the host is now. Only the primary takes writes. A standby is `sync standby` or
+   * `async standby` when the primary's pg_stat_replication says so (readable with pg_monitor), else `standby`.
+   */
   postgres?: {
-    role: 'primary' | 'standby';
+    role: 'primary' | 'sync standby' | 'async standby' | 'standby';
+    /** The primary, when the URL lists several hosts: whether a commit waits for a synchronous standby. */
+    synchronous?: boolean;
   };
   /** Why it is unreachable: a short driver code (ECONNREFUSED, TIMEOUT, …), never a driver message. */
   error?: string;
