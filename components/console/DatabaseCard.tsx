@@ -10,7 +10,8 @@ import { useHealth } from './queries';
 
 /**
  * The database as /api/health sees it: SQLite in one line; MySQL/MariaDB and PostgreSQL one row per host of the URL,
- * with its Galera state (MySQL) or its role, primary or standby (PostgreSQL). A host that needs attention says so in words, not only in colour.
+ * with its Galera state (MySQL) or its role (PostgreSQL: primary, sync standby, async standby, standby). A host that needs
+ * attention says so in words, not only in colour (a PostgreSQL cluster with no synchronous standby too).
  */
 export function DatabaseCard() {
   const health = useHealth();

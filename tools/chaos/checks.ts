@@ -1,5 +1,6 @@
 /** Pure checks over what the Recorder saw. */
-import { FORMATTED_OK_503, SEGMENT_OK_503, SNOWFLAKE_OK_503 } from './config';
+import { FORMATTED_OK_503, LATENCY, SEGMENT_OK_503, SNOWFLAKE_OK_503, TAG } from './config';
+import type { LogEvent } from './node';
 import { FORMATTED_KINDS, type GrowF64, type Kind, type OkRecord, type Recorder, SEGMENT_KINDS } from './record';
 
 export type Family = 'segment' | 'snowflake' | 'formatted';
@@ -160,4 +161,9 @@ export function firstOkAfter(rec: Recorder, node: number, after: number, kinds: 
     if (r.node === node && kinds.has(r.kind) && r.sendT >= after && (best === null || r.recvT < best)) best = r.recvT;
   }
   return best;
+}
+
+/** A segment load of the chaos tag between `from` and `to` that took at least the slow proxies' least delay: it went through them. */
+export function isSlowLoad(e: LogEvent, from: number, to: number): boolean {
+  return e.event === 'segment_loaded' && e.fields.bizTag === TAG && e.at >= from && e.at <= to && Number(e.fields.durationMs) >= LATENCY.minMs * 0.9;
 }

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { openStore } from '../../lib/store';
 import { defaultMigrationsDir } from '../../lib/store/migrations';
 import { storeUrlTarget } from '../../lib/store/target';
-import { expected503, familyOf, firstOkAfter, maxOf, percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates } from './checks';
-import { CLIENT_TIMEOUT_MS, FORMAT_TAG, LATENCY, P99_FACTOR, P99_FLOOR_MS, TAG, fmt } from './config';
+import { expected503, familyOf, firstOkAfter, isSlowLoad, maxOf, percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates } from './checks';
+import { CLIENT_TIMEOUT_MS, FORMAT_TAG, P99_FACTOR, P99_FLOOR_MS, TAG, fmt } from './config';
 import type { ChaosRun } from './context';
 import { type FailRecord, type Kind, MEASURED_KINDS, SEGMENT_KINDS, SNOWFLAKE_KINDS } from './record';
 import { checkFormattedIds, checkFormattedMaxId, checkFormattedOutage } from './reportFormatted';
@@ -140,7 +140,7 @@ function checkLatency(run: ChaosRun): { p99Fast: number; p99Slow: number } {
   const p99Slow = percentile(slowLat, 99);
   const bound = Math.max(P99_FACTOR * p99Fast, P99_FLOOR_MS);
   const slowLoads = phases.slow
-    ? logEvents.filter((e) => e.event === 'segment_loaded' && e.fields.bizTag === TAG && e.at >= phases.slow.from && e.at <= phases.slow.to + 3_000 && Number(e.fields.durationMs) >= LATENCY.minMs * 0.9)
+    ? logEvents.filter((e) => isSlowLoad(e, phases.slow.from, phases.slow.to + 3_000))
     : [];
   if (phases.slow !== undefined) {
     say(

@@ -5,6 +5,7 @@
  */
 import { shuffled } from '../harness';
 import { LATENCY, fmt } from './config';
+import { isSlowLoad } from './checks';
 import type { ChaosRun } from './context';
 import { engineStats } from './engineStats';
 import { now } from './load';
@@ -37,6 +38,9 @@ export async function killAndRestartNode(run: ChaosRun, label: string): Promise<
   say(`${label}: ${victim.name} restarted as life ${victim.life}, healthy after ${ms} ms (down ${fmt(now() - at)}s)`);
 }
 
+/** How long the slow phase may run past its size when no segment load went through the slow proxies yet. */
+const SLOW_EXTENSION_S = 15;
+
 export async function runScenario(run: ChaosRun): Promise<void> {
   const { size, random, rand, say, sleep, proxies, nodes, cuts } = run;
   const phase = phaseRunner(run);
@@ -48,7 +52,13 @@ export async function runScenario(run: ChaosRun): Promise<void> {
   await phase('slow', async () => {
     for (const p of proxies) p.setLatency(LATENCY);
     say(`proxies: DB → node chunks delayed ${LATENCY.minMs}–${LATENCY.maxMs} ms`);
+    const from = now();
     await sleep(size.slowS * 1000);
+    // Slow load on a busy machine: the buffers may outlast the phase. Hold the latency until a load went through it.
+    for (let extra = 0; extra < SLOW_EXTENSION_S && !run.logEvents.some((e) => isSlowLoad(e, from, now())); extra++) {
+      if (extra === 0) say(`slow: no segment load through the slow proxies yet; holding the latency (up to ${SLOW_EXTENSION_S} s more)`);
+      await sleep(1000);
+    }
     for (const p of proxies) p.setLatency(null);
     say(`proxies: latency off (max delay applied ${Math.max(...proxies.map((p) => p.stats.maxDelayMs))} ms)`);
   });
