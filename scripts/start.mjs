@@ -2,7 +2,8 @@
 // app if it has never been built or its sources are newer than the build, then runs the server (fast lane + Next) in
 // this same process. One process, so a stop signal reaches the server itself and nothing is left behind: `exec`
 // replaces npm's shell, npm forwards SIGINT/SIGTERM to it, and should npm die (kill -9) the server notices its parent
-// is gone and stops gracefully. `--no-build` (the systemd unit) refuses a missing or stale build instead of building.
+// is gone and stops gracefully. `--no-build` (the systemd unit) refuses a missing or stale build instead of building;
+// `--build-only` builds when stale and exits.
 import { spawn } from 'node:child_process';
 import cluster from 'node:cluster';
 import fs from 'node:fs';
@@ -115,6 +116,7 @@ if (cluster.isPrimary) {
       if (buildIsStale()) await build(); // the start we waited for may have built it
     });
   }
+  if (process.argv.includes('--build-only')) process.exit(0); // `npm run test:quick`: a fresh build, no server
   stopWithParent();
 }
 process.env.NODE_ENV = 'production';

@@ -12,8 +12,9 @@ step() { printf '\n== %s\n' "$*"; }
 
 if [ ! -d node_modules ]; then step "installing npm packages (npm ci)"; npm ci; fi
 
-step "type-check"
+step "type-check (and the product with noUncheckedIndexedAccess)"
 npx tsc --noEmit
+npx tsc --noEmit -p tsconfig.product.json
 
 step "lint (ESLint, with the import boundaries)"
 npx eslint .

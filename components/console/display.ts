@@ -91,10 +91,9 @@ export function rateSeries(points: RatePoint[], [start, end]: [number, number]):
 
 /** The step history drawn to the window's end, so the last step reads as still in force. */
 export function stepSeries(points: StepPoint[], [, end]: [number, number]): StepPoint[] {
-  if (points.length === 0) return [];
   const sorted = [...points].sort((a, b) => a.t - b.t);
-  const last = sorted[sorted.length - 1];
-  return last.t < end ? [...sorted, { t: end, step: last.step }] : sorted;
+  const last = sorted.at(-1);
+  return last !== undefined && last.t < end ? [...sorted, { t: end, step: last.step }] : sorted;
 }
 
 /** The step in force on this node: the last loaded segment's, or the DB step before any load. */

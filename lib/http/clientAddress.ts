@@ -27,8 +27,7 @@ export function requestAddress(remote: string | undefined, forwardedFor: string 
   const socket = socketAddress(remote);
   if (proxies === null || forwardedFor === undefined || !proxies.trusts(socket)) return socket;
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((h) => socketAddress(h.trim()));
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = hops[i];
+  for (const hop of [...hops].reverse()) {
     if (!proxies.trusts(hop)) return isIP(hop) !== 0 ? hop : socket; // not an address: a proxy's mistake, not a client
   }
   return hops[0] ?? socket;

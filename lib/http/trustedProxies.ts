@@ -13,7 +13,7 @@ export function parseTrustedProxies(value: string): string[] | { problem: string
     .map((e) => e.trim())
     .filter((e) => e !== '');
   for (const entry of entries) {
-    const [address, prefix, extra] = entry.split('/');
+    const [address = '', prefix, extra] = entry.split('/');
     const family = net.isIP(address);
     const max = family === 4 ? 32 : 128;
     if (family === 0 || extra !== undefined || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= max))) {
@@ -31,7 +31,7 @@ export interface ProxyMatcher {
 export function proxyMatcher(entries: readonly string[]): ProxyMatcher {
   const list = new net.BlockList();
   for (const entry of entries) {
-    const [address, prefix] = entry.split('/');
+    const [address = '', prefix] = entry.split('/');
     const type = net.isIP(address) === 4 ? 'ipv4' : 'ipv6';
     if (prefix === undefined) list.addAddress(address, type);
     else list.addSubnet(address, Number(prefix), type);

@@ -62,12 +62,11 @@ export function parseWorkerIds(text: string): WorkerIdSet | { problem: string } 
 
 /** Ascending ids as merged runs: [0,1,2,5] → `0-2,5`. */
 function canonical(ids: readonly number[]): string {
-  const runs: string[] = [];
-  for (let i = 0; i < ids.length; ) {
-    let j = i;
-    while (j + 1 < ids.length && ids[j + 1] === ids[j] + 1) j++;
-    runs.push(i === j ? String(ids[i]) : `${ids[i]}-${ids[j]}`);
-    i = j + 1;
+  const runs: Array<[first: number, last: number]> = [];
+  for (const id of ids) {
+    const run = runs.at(-1);
+    if (run !== undefined && id === run[1] + 1) run[1] = id;
+    else runs.push([id, id]);
   }
-  return runs.join(',');
+  return runs.map(([first, last]) => (first === last ? String(first) : `${first}-${last}`)).join(',');
 }

@@ -118,6 +118,6 @@ export async function withRetries<T>(
 export function allowedHosts(asideUntil: readonly number[], exclude: ReadonlySet<number>, now: number): number[] {
   const all = asideUntil.map((_, i) => i);
   const untried = all.filter((i) => !exclude.has(i));
-  const fresh = untried.filter((i) => asideUntil[i] <= now);
+  const fresh = untried.filter((i) => (asideUntil[i] ?? 0) <= now);
   return fresh.length > 0 ? fresh : untried.length > 0 ? untried : all;
 }

@@ -150,7 +150,7 @@ export class PostgresExecutor implements ServerExecutor {
           try {
             const result = await this.bounded(client, text, values);
             // Success with that WARNING: committed on the primary alone, never acknowledged by the sync standby.
-            if (syncWaitCancelled && phase === 'may-commit') throw new SyncCommitUnacknowledged(`${hostLabel(this.target.hosts[host])}: commit not acknowledged by the synchronous standby`);
+            if (syncWaitCancelled && phase === 'may-commit') throw new SyncCommitUnacknowledged(`${this.label(host)}: commit not acknowledged by the synchronous standby`);
             return result;
           } catch (error) {
             if (serverError(error)?.severity !== 'ERROR') broken = true;
@@ -211,7 +211,7 @@ export class PostgresExecutor implements ServerExecutor {
     for (const host of allowedHosts(this.asideUntil, exclude, performance.now())) {
       let client: pg.PoolClient | undefined;
       try {
-        client = await this.pools[host].connect();
+        client = await this.pool(host).connect();
         if (!this.primary.has(client)) {
           await this.checkPrimary(client, host);
           this.primary.add(client);
@@ -232,8 +232,19 @@ export class PostgresExecutor implements ServerExecutor {
     const { rows } = await this.bounded(client, "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only", []);
     const row = rows[0] as { standby?: boolean; read_only?: string } | undefined;
     if (row?.standby !== false || row.read_only !== 'off') {
-      throw new NotPrimary(`${hostLabel(this.target.hosts[host])} is ${row?.standby === false ? 'read-only' : 'a standby (in recovery)'}, not the writable primary`);
+      throw new NotPrimary(`${this.label(host)} is ${row?.standby === false ? 'read-only' : 'a standby (in recovery)'}, not the writable primary`);
     }
+  }
+
+  private pool(host: number): pg.Pool {
+    const pool = this.pools[host];
+    if (pool === undefined) throw new Error(`no pool for host ${host}`);
+    return pool;
+  }
+
+  private label(host: number): string {
+    const h = this.target.hosts[host];
+    return h === undefined ? `host ${host}` : hostLabel(h);
   }
 
   private setAside(host: number): void {

@@ -56,7 +56,10 @@ export class PostgresFormats implements FormatStore {
       ),
       true,
     );
-    return claimFrom(Number(rows[0].max_id) - Number(rows[0].step) + 1, step, cap);
+    const row = rows[0];
+    // INSERT … ON CONFLICT DO UPDATE … RETURNING answers one row or fails; no row would be a broken contract.
+    if (row === undefined) throw new Error(`period claim of ${bizTag} ${periodKey} answered no row`);
+    return claimFrom(Number(row.max_id) - Number(row.step) + 1, step, cap);
   }
 
   /** One statement, not run again after an unknown outcome (then nothing counts as given back). */
