@@ -1,7 +1,7 @@
 /**
- * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, four times: on one MariaDB (≤ 2 min), on
- * one PostgreSQL (`--db postgres`, ≤ 2 min), on a 3-node Galera cluster (`--db galera`, ≤ 3 min), and through HAProxy running ops/haproxy/haproxy.cfg (`--lb
- * haproxy`, ≤ 2 min), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
+ * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, five times: on one MariaDB (≤ 2 min), on
+ * one PostgreSQL (`--db postgres`, ≤ 2 min), on a 3-node Galera cluster (`--db galera`, ≤ 3 min), on a 3-node synchronous
+ * Patroni cluster (`--db patroni`, ≤ 3.5 min), and through HAProxy running ops/haproxy/haproxy.cfg (`--lb haproxy`, ≤ 2 min), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
  * on any violation. Needs a Next build (scripts/test.sh makes one).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -52,6 +52,12 @@ it(
 it(
   'chaos on Galera (small): Galera nodes killed, one partitioned off, the whole cluster down — no duplicate, no 500, no hang',
   () => chaos('--db', 'galera'),
+  260_000,
+);
+
+it(
+  'chaos on Patroni (small, synchronous_mode): the primary SIGKILLed and rejoined, a switchover, a replica killed, a node killed — no duplicate, no 500, no hang',
+  () => chaos('--db', 'patroni'),
   260_000,
 );
 

@@ -1,7 +1,7 @@
 /**
  * The direct claim measurement: the store's `allocate(tag, 1000)` (one segment claim, one UPDATE of leaf_alloc) called
- * from this process on a SQLite file (WAL, as the server's default), on the single MariaDB, on PostgreSQL and on the 3-node
- * Galera cluster (multi-host URL, as leaf-ts uses it), CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it.
+ * from this process on a SQLite file (WAL, as the server's default), on the single MariaDB, on PostgreSQL, on the 3-node
+ * Galera cluster and on the 3-node synchronous Patroni cluster (multi-host URLs, as leaf-ts uses them), CLAIM_CONCURRENCY at a time, no HTTP and no ID serving around it.
  * Under HTTP load a single-ID row does only a couple of segment loads, too few for a p99; this gives claims per
  * second and the p50 / p99 of one claim with µs resolution. Runs after the HTTP rows (nothing else is loaded then),
  * each database in two halves of CLAIMS in mirrored order (A B … B A), after a warm-up; the claimed segments must

@@ -3,18 +3,23 @@ import { CLAIMS, CLIENT_MS, DEFAULT_DURATION_S, DURATION_FIXED, HARD_CAP_MS, INP
 
 /** A child process's start (node + tsx), seconds. */
 const CHILD_START_S = 1;
+/** A 3-node Patroni cluster's start (etcd, initdb, two pg_basebackups) and destroy, seconds. */
+const PATRONI_START_S = 30;
 
 /**
  * Seconds the bench still needs after the HTTP rows: the client rows, direct claims, the in-process children
- * (inProcess.ts: take and two snowflake modes; idLoop.ts: 3 sources × ROUNDS + 2), stopping everything, writing;
+ * (inProcess.ts: take and two snowflake modes; idLoop.ts: 3 sources × ROUNDS + 2), the Patroni cluster of the dialects
+ * run, stopping everything, writing;
  * plus a margin.
  */
 export function tailSeconds(): number {
   const client = runs('client') ? CHILD_START_S + (LOOP_WARMUP_MS + CLIENT_MS * 1.5) / 1000 + 2 : 0;
-  const claims = runs('http') || runs('claims') ? CLAIMS / 400 : 0;
+  const claims = runs('http') || runs('claims') || runs('dialects') ? CLAIMS / 400 : 0;
+  // BENCH_ONLY=dialects starts a Patroni cluster after its HTTP rows (~15 s on 2 cores) for claims-patroni.
+  const patroni = !runs('http') && runs('dialects') ? PATRONI_START_S : 0;
   const inProcess = CHILD_START_S + 3 * (1 + INPROC_MS / 1000) + 2;
   const loops = (3 * ROUNDS + 2) * (CHILD_START_S + (LOOP_WARMUP_MS + LOOP_MS) / 1000);
-  return client + claims + (runs('inproc') ? inProcess + loops : 0) + 4 + 10 + 15;
+  return client + claims + patroni + (runs('inproc') ? inProcess + loops : 0) + 4 + 10 + 15;
 }
 /** Per run, besides warm-up and measurement: probes, /api/metrics scrapes, autocannon start. */
 export const RUN_OVERHEAD_S = 0.6;

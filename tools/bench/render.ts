@@ -53,6 +53,8 @@ export interface Meta {
   maria: string;
   postgres: string;
   galera: string;
+  /** PostgreSQL's version under Patroni (BENCH_ONLY=dialects), or ''. */
+  patroni: string;
   redis: string;
   duration: string;
   totalS: number;
@@ -105,6 +107,7 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     'pg-single': `${fmtX(ratio('pg-single', 'maria-single'))} MariaDB single (req/s); ${fmtX(ratio('pg-single', 'bare-single'))} bare; server CPU/req ${fmtX(cpuRatio('pg-single', 'maria-single'))} MariaDB's`,
     'pg-batch': `${fmtX(ratio('pg-batch', 'maria-batch'))} MariaDB \`?count=${BATCH}\` (req/s); ${fmtX(ratio('pg-batch', 'bare-batch'))} bare; server CPU/req ${fmtX(cpuRatio('pg-batch', 'maria-batch'))} MariaDB's`,
     'claims-pg': `PostgreSQL ÷ MariaDB: claims/s ${fmtX(ratio('claims-pg', 'claims-maria'))}, p50 ${fmtX(claimsRatio('claims-pg', 'claims-maria', 'p50Ms'))}, p99 ${fmtX(claimsRatio('claims-pg', 'claims-maria', 'p99Ms'))}; database CPU per claim ${fmtX(cpuRatio('claims-pg', 'claims-maria'))}`,
+    'claims-patroni': `Patroni (sync) ÷ PostgreSQL: claims/s ${fmtX(ratio('claims-patroni', 'claims-pg'))}, p50 ${fmtX(claimsRatio('claims-patroni', 'claims-pg', 'p50Ms'))}, p99 ${fmtX(claimsRatio('claims-patroni', 'claims-pg', 'p99Ms'))}; database CPU per claim ${fmtX(cpuRatio('claims-patroni', 'claims-pg'))}`,
     'claims-galera': `Galera ÷ MariaDB: claims/s ${fmtX(ratio('claims-galera', 'claims-maria'))}, p50 ${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p50Ms'))}, p99 ${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p99Ms'))}; database CPU per claim ${fmtX(cpuRatio('claims-galera', 'claims-maria'))}`,
     'cluster-single': `${fmtX(ratio('cluster-single', 'fast-single'))} one process; ${fmtX(ratio('cluster-single', 'bare-single'))} bare (one process)`,
     'cluster-batch': `${fmtX(ratio('cluster-batch', 'fast-batch'))} one process; ${fmtX(ratio('cluster-batch', 'bare-batch'))} bare (one process)`,
@@ -198,10 +201,16 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     `- Galera: ${meta.galera}, a throwaway 3-node cluster from tools/harness/galera.ts (each node its own datadir and free ports on 127.0.0.1, the same mariadbd settings as the single MariaDB plus wsrep, ` +
       'rsync SST; all Synced before any row), on the same 2 cores. leaf-ts gets DATABASE_URL = the multi-host URL of all 3 nodes (node 1 first: MysqlStore writes to the first reachable host, ' +
       'every commit certified and replicated to the other two); tag `demo` created with step 1000 through POST /api/admin/tags, as on MariaDB. server CPU counts all 3 mariadbd.',
+    ...(meta.patroni === ''
+      ? []
+      : [
+          `- Patroni: ${meta.patroni}, a throwaway 3-node cluster from tools/harness/patroni.ts (etcd, Patroni, a primary, a sync and an async standby streaming on 127.0.0.1; each commit waits for the sync standby's flush), ` +
+            'on the same 2 cores; the direct claims go through PostgresStore on the multi-host URL of all 3 nodes (it writes to the one writable primary). Database CPU counts the 3 postmasters with their backends, walsenders and walreceivers, not Patroni or etcd.',
+        ]),
     `- Segment loads (claims): per second = leaf_segment_loads_total during the measured runs ÷ measured seconds (with how many); one load's p50 / p99 = nearest rank over the loads that started in the measured runs, ` +
       "each timed by the engine around the store call (whole ms, the node's load log GET /api/admin/tags/demo — the same timing that feeds leaf_segment_load_duration_seconds). " +
       `The dynamic step grows under load, so single-ID rows do only a few loads: the direct-claims rows measure the claim itself — ${CLAIMS.toLocaleString('en-US')} \`allocate(tag, ${CLAIM_STEP})\` of the store per database ` +
-      `from the bench process, ${CLAIM_CONCURRENCY} at a time, after the HTTP rows (nothing else loaded), in the order MariaDB, Galera, Galera, MariaDB (half each); latency per claim in µs; ` +
+      `from the bench process, ${CLAIM_CONCURRENCY} at a time, after the HTTP rows (nothing else loaded), in mirrored order, A B … B A (half each); latency per claim in µs; ` +
       'their "req/s" is claims/s, IDs/s = claims × step, server CPU = the database processes per claim (none for SQLite, which runs in the bench process), load gen = the bench process; check: no two claimed segments overlap.',
     `- Alternatives (tools/bench/altServer.ts, bare node:http like the ceiling, same JSON shape \`{"tag":"demo","id":"…"}\`, one ID per request): ` +
       `auto-increment = \`INSERT INTO id_autoinc () VALUES ()\` per ID, InnoDB, autocommit; Flickr = \`REPLACE INTO tickets64 (stub) VALUES ('a')\` + \`SELECT LAST_INSERT_ID()\` on one pooled connection per pair, tickets64 MyISAM (REPLACE INTO deadlocks on InnoDB); ` +

@@ -26,7 +26,7 @@
  * thread), so it shares the machine's cores with the server under test.
  * Prints progress, then one markdown table, also written to tools/bench/results.md.
  * This file is the orchestration; the steps live beside it: config.ts (settings), build.ts, services.ts (MariaDB,
- * Redis, Galera), servers.ts, rows.ts (the rows), measure.ts (autocannon), cpu.ts, metrics.ts, ids.ts (checks),
+ * PostgreSQL, Redis, Galera, Patroni), servers.ts, rows.ts (the rows), measure.ts (autocannon), cpu.ts, metrics.ts, ids.ts (checks),
  * claims.ts (direct claims), clientRows.ts + clientLoop.ts (the client), inProcessRows.ts + inProcess.ts + idLoop.ts,
  * plan.ts (fitting the hard cap), render.ts (results.md), format.ts.
  *
@@ -35,7 +35,8 @@
  * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_CLAIMS (2000 direct claims
  * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_ONLY (a comma list of row groups: http, claims, wide, client, restart, inproc;
  * default all; e.g. BENCH_ONLY=client,inproc starts only the SQLite fast-lane server, BENCH_ONLY=claims only a MariaDB
- * for the direct claims on SQLite and MariaDB, and a partial run prints its table
+ * for the direct claims on SQLite and MariaDB, BENCH_ONLY=dialects MariaDB and PostgreSQL side by side and, for the direct
+ * claims only, a 3-node synchronous Patroni cluster (claims-patroni, started after the HTTP rows), and a partial run prints its table
  * without writing results.md), BENCH_REBUILD=1 forces
  * `next build` first (a build also runs when .next lacks the bench's constant route).
  * Exit code 1 when a correctness check fails (errors, non-2xx, malformed or repeated IDs); missed targets only warn.
@@ -75,7 +76,7 @@ import { type Meta, render } from './render';
 import { failures, notes, rows } from './results';
 import { ROW_GROUPS, dialectRows, fastRows, formattedRows, httpRows, wideRows } from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
-import { createFormat, createMariaTag, createTag, dbs, startGalera, startMaria, startPostgresDb } from './services';
+import { createFormat, createMariaTag, createTag, dbs, startGalera, startMaria, startPatroni, startPostgresDb } from './services';
 import { type ClaimTarget, measureClaims, mysqlClaims, postgresClaims, sqliteClaims } from './claims';
 import { measureClient } from './clientRows';
 import { measureRestarts } from './restartRows';
@@ -90,7 +91,7 @@ function pgClaim(url: string, pid: number): ClaimTarget {
   return postgresClaims('claims-pg', 'direct claims: `allocate(tag, 1000)`, single PostgreSQL (claims/s)', url, [pid]);
 }
 
-/** Stops every child process (servers, in-process child, redis-server), then mariadbd and the Galera nodes, and removes the temp dir. */
+/** Stops every child process (servers, in-process child, redis-server), then mariadbd, PostgreSQL, the Galera and Patroni nodes, and removes the temp dir. */
 async function cleanup(): Promise<void> {
   await stopAllChildren(5_000);
   if (dbs.galera !== null) {
@@ -108,6 +109,11 @@ async function cleanup(): Promise<void> {
     dbs.postgres = null;
     await p.destroy().catch(() => undefined);
   }
+  if (dbs.patroni !== null) {
+    const p = dbs.patroni;
+    dbs.patroni = null;
+    await p.destroy().catch(() => undefined);
+  }
   fs.rmSync(tmpDir, { recursive: true, force: true });
 }
 
@@ -123,6 +129,7 @@ async function main(): Promise<void> {
     maria: '',
     postgres: '',
     galera: '',
+    patroni: '',
     redis: '',
     duration: '',
     totalS: 0,
@@ -249,6 +256,14 @@ async function main(): Promise<void> {
     await dbs.redis.stop();
     dbs.redis = null;
   }
+  if (dialects) {
+    // Only now, after the HTTP rows (its agents and etcd would have loaded the machine), and beside the single PostgreSQL.
+    const patroni = await startPatroni();
+    meta.patroni = patroni.version;
+    claimTargets.push(
+      postgresClaims('claims-patroni', 'direct claims: `allocate(tag, 1000)`, 3-node Patroni (synchronous_mode), multi-host URL (claims/s)', patroni.leafUrl, patroni.pids),
+    );
+  }
   if (claimTargets.length > 0) await measureClaims(claimTargets);
   if (runs('restart')) await measureRestarts();
   const g = dbs.galera;
@@ -257,6 +272,12 @@ async function main(): Promise<void> {
     await g.destroy();
     dbs.galera = null;
     progress(`galera: stopped PIDs ${pids}`);
+  }
+  const p = dbs.patroni;
+  if (p !== null) {
+    await p.destroy();
+    dbs.patroni = null;
+    progress('patroni: cluster destroyed');
   }
   const maria = dbs.maria;
   if (maria !== null) {

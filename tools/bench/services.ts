@@ -1,18 +1,28 @@
 /**
  * The bench's private databases (tools/harness): a throwaway MariaDB with a database for leaf-ts and one for the
- * alternatives' tables, and a throwaway redis-server; both on 127.0.0.1, free ports, under the bench's temp dir.
+ * alternatives' tables, and a throwaway redis-server; both on 127.0.0.1, free ports, under the bench's temp dir; a
+ * PostgreSQL, a 3-node Galera and a 3-node Patroni cluster for the rows that compare dialects and clusters.
  */
-import { GaleraCluster, MariadbServer, PostgresServer, type RedisServer, psql, withDatabase } from '../harness';
+import fs from 'node:fs';
+import path from 'node:path';
+import { GaleraCluster, MariadbServer, PatroniCluster, PostgresServer, type RedisServer, describeRoles, psql, withDatabase } from '../harness';
 import { ADMIN_TOKEN, TAG, progress, sleep, tmpDir } from './config';
 import { probe } from './ids';
 import type { Server } from './servers';
 
 /** What is running now, for the end of the run and for cleanup on error or signal. */
-export const dbs: { maria: MariadbServer | null; redis: RedisServer | null; galera: GaleraCluster | null; postgres: PostgresServer | null } = {
+export const dbs: {
+  maria: MariadbServer | null;
+  redis: RedisServer | null;
+  galera: GaleraCluster | null;
+  postgres: PostgresServer | null;
+  patroni: PatroniCluster | null;
+} = {
   maria: null,
   redis: null,
   galera: null,
   postgres: null,
+  patroni: null,
 };
 
 /** The tables of the approaches Leaf replaced (tools/bench/altServer.ts), made by tools/bench/run.ts on the bench's MariaDB. */
@@ -75,11 +85,12 @@ export async function startPostgresDb(): Promise<PostgresInfo> {
   return { version: `PostgreSQL ${version}`, leafUrl, pid: server.pid };
 }
 
-export interface GaleraInfo {
+/** A 3-node cluster (Galera or Patroni) as the bench uses it. */
+export interface ClusterInfo {
   version: string;
-  /** DATABASE_URL for leaf-ts: every node of the cluster, node 1 first (MysqlStore writes to the first reachable). */
+  /** DATABASE_URL for leaf-ts: every node of the cluster, node 1 first (the store writes to the first writable one). */
   leafUrl: string;
-  /** The nodes' mariadbd PIDs: their CPU belongs to the Galera rows (every node applies every write). */
+  /** The nodes' database PIDs: their CPU belongs to the cluster's rows (every node applies every write). */
   pids: number[];
 }
 
@@ -87,7 +98,7 @@ export interface GaleraInfo {
  * A throwaway 3-node Galera cluster (tools/harness/galera.ts: node 1 bootstrapped, nodes 2 and 3 joined by SST, all
  * Synced), with a database of its own for leaf-ts (its migrations run at its start), next to the single MariaDB.
  */
-export async function startGalera(): Promise<GaleraInfo> {
+export async function startGalera(): Promise<ClusterInfo> {
   const started = Date.now();
   const cluster = await GaleraCluster.create({ nodes: 3, baseDir: tmpDir, log: (line) => progress(`galera: ${line}`) });
   dbs.galera = cluster;
@@ -99,6 +110,24 @@ export async function startGalera(): Promise<GaleraInfo> {
   if (pids.length !== 3) throw new Error(`galera: ${pids.length} of 3 nodes have a PID`);
   progress(`galera: ${version}, 3 nodes (PIDs ${pids.join(', ')}) on ${cluster.hosts.join(', ')}; database ${db.name} ready in ${Date.now() - started} ms`);
   return { version, leafUrl, pids };
+}
+
+/**
+ * A throwaway 3-node Patroni cluster in synchronous_mode (tools/harness/patroni.ts: etcd, one primary, one sync and one
+ * async standby), its app database reached by the multi-host URL as leaf-ts uses it. Its "database" PIDs are the
+ * three postmasters (with their backends, walsenders and walreceivers when measured), not Patroni's agents or etcd.
+ */
+export async function startPatroni(): Promise<ClusterInfo> {
+  const started = Date.now();
+  const cluster = await PatroniCluster.create({ nodes: 3, synchronous: true, log: (line) => progress(`patroni: ${line}`) });
+  dbs.patroni = cluster;
+  const primary = await cluster.waitForLeader();
+  const [[version]] = await cluster.query(primary, "SELECT current_setting('server_version')");
+  // postmaster.pid's first line; the file is the postgres user's, readable by root as the bench runs.
+  const pids = cluster.nodes.map((n) => Number(fs.readFileSync(path.join(n.paths.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
+  if (!pids.every((p) => Number.isInteger(p) && p > 0)) throw new Error(`patroni: postmaster PIDs ${pids.join(', ')}`);
+  progress(`patroni: PostgreSQL ${version}, ${describeRoles(await cluster.roles())}; postmasters ${pids.join(', ')}; ready in ${Date.now() - started} ms`);
+  return { version: `PostgreSQL ${version} under Patroni (synchronous_mode)`, leafUrl: cluster.url(), pids };
 }
 
 /** Creates the `demo` tag (DB step 1000, as SQLite's default tag) through the admin API, then checks it serves. */

@@ -1,14 +1,14 @@
 /**
  * The cluster under test: a private MariaDB (or with --db postgres a PostgreSQL; tools/harness) with one tag of a small
- * DB step, and NODES leaf-ts nodes, each behind its own fault-injecting proxy to it — or, with --db galera, a 3-node Galera cluster that
- * every node reaches through its multi-host URL; then a formatted tag created through the first node's admin API,
+ * DB step, and NODES leaf-ts nodes, each behind its own fault-injecting proxy to it — or, with --db galera (--db patroni), a
+ * 3-node Galera (synchronous Patroni) cluster that every node reaches through its multi-host URL; then a formatted tag created through the first node's admin API,
  * and the paced load over them, with a status line every 5 s.
  */
 import path from 'node:path';
 import { openStore } from '../../lib/store';
 import { defaultMigrationsDir } from '../../lib/store/migrations';
 import { storeUrlTarget } from '../../lib/store/target';
-import { GaleraCluster, MariadbServer, PostgresServer, freePort, startHaproxyRecipe, waitForServers } from '../harness';
+import { GaleraCluster, MariadbServer, PatroniCluster, PostgresServer, describeRoles, freePort, startHaproxyRecipe, waitForServers } from '../harness';
 import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, FORMAT, FORMAT_TAG, NODES, REPO_ROOT, TAG } from './config';
 import type { ChaosRun } from './context';
 import { Load, type LoadTarget, SERVED_BY } from './load';
@@ -103,21 +103,37 @@ export async function startBalancedCluster(run: ChaosRun): Promise<void> {
  * host order — node i prefers Galera node i — straight to the database (no proxy: the faults are the database's).
  */
 export async function startGaleraCluster(run: ChaosRun): Promise<void> {
-  const { say } = run;
-  const cluster = await GaleraCluster.create({ log: (l) => say(`galera: ${l}`) });
+  const cluster = await GaleraCluster.create({ log: (l) => run.say(`galera: ${l}`) });
   run.galera = cluster;
   const database = await cluster.createDatabase('leaf_chaos');
   run.checkUrl = () => {
     const live = cluster.nodes.findIndex((n) => n.isRunning && !n.isPaused);
     return live === -1 ? null : cluster.urlFor(live, database.name);
   };
-  const n = cluster.nodes.length;
-  const orders = Array.from({ length: NODES }, (_, i) => Array.from({ length: n }, (_, k) => (i + k) % n));
-  await createTag(run, cluster.multiHostUrl(orders[0], database.name), `Galera (${cluster.hosts.join(', ')})`);
+  await startOnMultiHostUrl(run, cluster.nodes.length, (order) => cluster.multiHostUrl(order, database.name), 'g', `Galera (${cluster.hosts.join(', ')})`);
+}
+
+/**
+ * `--db patroni`: a 3-node Patroni cluster in synchronous_mode (tools/harness/patroni.ts), the tag, and every node on
+ * the multi-host URL in its own host order, straight to the database. The store writes only to the writable
+ * primary, so the multi-host URL is also how the report reads max_id from whichever node is primary by then.
+ */
+export async function startPatroniCluster(run: ChaosRun): Promise<void> {
+  const cluster = await PatroniCluster.create({ nodes: 3, synchronous: true, log: (l) => run.say(`patroni: ${l}`) });
+  run.patroni = cluster;
+  run.checkUrl = () => (cluster.nodes.some((n) => n.isRunning) ? cluster.url() : null);
+  const hosts = cluster.nodes.map((_, i) => cluster.host(i)).join(', ');
+  await startOnMultiHostUrl(run, cluster.nodes.length, (order) => cluster.url(order), 'pg', `Patroni (${describeRoles(await cluster.roles())}; ${hosts})`);
+}
+
+/** The tag, then every leaf-ts node on the multi-host URL with the hosts rotated so node i prefers database node i. */
+async function startOnMultiHostUrl(run: ChaosRun, hostCount: number, url: (order: number[]) => string, hostPrefix: string, where: string): Promise<void> {
+  const orders = Array.from({ length: NODES }, (_, i) => Array.from({ length: hostCount }, (_, k) => (i + k) % hostCount));
+  await createTag(run, url(orders[0]), where);
   await startNodes(
     run,
-    orders.map((order) => cluster.multiHostUrl(order, database.name)),
-    (i) => `hosts in order ${orders[i].map((k) => `g${k + 1}`).join(',')}`,
+    orders.map((order) => url(order)),
+    (i) => `hosts in order ${orders[i].map((k) => `${hostPrefix}${k + 1}`).join(',')}`,
   );
 }
 

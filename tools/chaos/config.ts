@@ -52,6 +52,10 @@ export interface Size {
   partitionS: number;
   /** --lb only: nodes stopped gracefully (SIGTERM) and started again. */
   lbStops: number;
+  /** --db patroni only: the primary SIGKILLed (then restarted to rejoin), planned switchovers, replicas SIGKILLed and restarted. */
+  primaryKills: number;
+  switchovers: number;
+  replicaKills: number;
 }
 
 export const SIZES: Record<'small' | 'full', Size> = {
@@ -74,6 +78,9 @@ export const SIZES: Record<'small' | 'full', Size> = {
     partitions: 0,
     partitionS: 0,
     lbStops: 0,
+    primaryKills: 0,
+    switchovers: 0,
+    replicaKills: 0,
   },
   full: {
     budgetS: 290,
@@ -94,6 +101,9 @@ export const SIZES: Record<'small' | 'full', Size> = {
     partitions: 0,
     partitionS: 0,
     lbStops: 0,
+    primaryKills: 0,
+    switchovers: 0,
+    replicaKills: 0,
   },
 };
 
@@ -116,7 +126,17 @@ export const LB_SIZES: Record<'small' | 'full', Size> = {
   full: { ...SIZES.full, budgetS: 400, warmupS: 8, baselineS: 20, slowS: 0, kills: 10, cuts: 0, lbStops: 10, tailS: 15, actionGapS: [1, 4] },
 };
 
-export type Database = 'mariadb' | 'galera' | 'postgres';
+/**
+ * `--db patroni`: the same load over a 3-node synchronous Patroni cluster (multi-host URL); the faults are the
+ * database's (the primary SIGKILLed, a switchover, a replica SIGKILLed) plus leaf-ts node kills. No full outage:
+ * --db postgres covers that. The budget includes the cluster's start (~15 s), each failover (~10 s) and rejoin.
+ */
+export const PATRONI_SIZES: Record<'small' | 'full', Size> = {
+  small: { ...SIZES.small, budgetS: 200, baselineS: 6, slowS: 0, kills: 1, cuts: 0, primaryKills: 1, switchovers: 1, replicaKills: 1, actionGapS: [1, 2] },
+  full: { ...SIZES.full, budgetS: 450, baselineS: 15, slowS: 0, kills: 3, cuts: 0, primaryKills: 4, switchovers: 3, replicaKills: 3, actionGapS: [1, 4] },
+};
+
+export type Database = 'mariadb' | 'galera' | 'postgres' | 'patroni';
 export type Balancer = 'none' | 'haproxy';
 
 export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean; db: Database; lb: Balancer } {
@@ -143,7 +163,7 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
       if (!Number.isSafeInteger(seed)) throw new Error('--seed must be an integer');
     } else if (a === '--db' || a.startsWith('--db=')) {
       const v = value('--db');
-      if (v !== 'mariadb' && v !== 'galera' && v !== 'postgres') throw new Error(`--db must be mariadb, galera or postgres (got ${v})`);
+      if (v !== 'mariadb' && v !== 'galera' && v !== 'postgres' && v !== 'patroni') throw new Error(`--db must be mariadb, galera, postgres or patroni (got ${v})`);
       db = v;
     } else if (a === '--lb' || a.startsWith('--lb=')) {
       const v = value('--lb');
@@ -152,7 +172,7 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
     } else if (a === '--keep-logs') {
       keepLogs = true;
     } else {
-      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera|postgres] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs])`);
+      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera|postgres|patroni] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs])`);
     }
   }
   if (lb !== 'none' && db !== 'mariadb') throw new Error('--lb runs on one MariaDB (leave out --db)');

@@ -2,7 +2,7 @@
  * The state of one chaos run, shared by its steps (cluster, scenario, report): the seeded random source, the
  * budget-bounded sleep, the progress and violation lines, the servers, the load and what the phases recorded.
  */
-import type { GaleraCluster, HaproxyServer, MariadbServer, PostgresServer } from '../harness';
+import type { GaleraCluster, HaproxyServer, MariadbServer, PatroniCluster, PostgresServer } from '../harness';
 import { rng } from '../harness';
 import { type Balancer, BudgetExceeded, type Database, type Size, fmt } from './config';
 import { type Load, now } from './load';
@@ -55,6 +55,8 @@ export interface ChaosRun {
   /** The one database server of the run (MariaDB, or PostgreSQL with --db postgres); null with --db galera. */
   db: MariadbServer | PostgresServer | null;
   galera: GaleraCluster | null;
+  /** --db patroni: the 3-node synchronous Patroni cluster. */
+  patroni: PatroniCluster | null;
   /** A URL to read leaf_alloc from after the run (a live database node), or null when none is up. */
   checkUrl: () => string | null;
   proxies: ChaosProxy[];
@@ -69,10 +71,12 @@ export interface ChaosRun {
   /** --db galera: Galera nodes killed (and when they were Synced again) and partitioned off (and healed). */
   dbKills: Array<{ node: number; at: number; backAt: number }>;
   partitions: Array<{ node: number; at: number; healedAt: number }>;
+  /** --db patroni: each fault on the cluster, the Patroni node it hit, when, and when a primary wrote again. */
+  patroniFaults: Array<{ kind: 'primary-kill' | 'switchover' | 'replica-kill'; node: number; at: number; writableAt: number }>;
   /**
-   * --db galera: from a Galera node's death or cut until the others evicted it, plus a margin. Galera stalls every
-   * write in the cluster for that long, so a node whose buffers are nearly empty (just restarted, tiny first
-   * segments) may answer 503 then; such 503s are counted apart, never hidden.
+   * --db galera: from a Galera node's death or cut until the others evicted it, plus a margin (--db patroni: from a
+   * fault until a primary commits again). Writes stall cluster-wide for that long, so a node whose buffers are
+   * nearly empty (just restarted, tiny first segments) may answer 503 then; such 503s are counted apart, never hidden.
    */
   evictionWindows: Array<{ from: number; to: number }>;
   tearingDown: boolean;
@@ -114,6 +118,7 @@ export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runI
     },
     db: null,
     galera: null,
+    patroni: null,
     checkUrl: () => null,
     proxies: [],
     nodes: [],
@@ -126,6 +131,7 @@ export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runI
     outage: null,
     dbKills: [],
     partitions: [],
+    patroniFaults: [],
     evictionWindows: [],
     tearingDown: false,
     slowWaits: [],

@@ -97,7 +97,8 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
   if (unexpectedFormatted503.length > 0) violate(`${unexpectedFormatted503.length} formatted 503s outside the outage: ${show(unexpectedFormatted503)}`);
   say(`errors by status and code: ${[...codes].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}; ` + `connection errors to nodes being killed: ${excusedConn}`);
   if (evictionWindows.length > 0) {
-    say(`segment 503s while Galera evicted a member (writes stalled cluster-wide): ${n503InEviction}; formatted 503s then: ${formatted503InEviction}`);
+    const why = run.database === 'patroni' ? 'no primary could commit (failover, switchover, sync standby lost)' : 'Galera evicted a member (writes stalled cluster-wide)';
+    say(`segment 503s while ${why}: ${n503InEviction}; formatted 503s then: ${formatted503InEviction}`);
   }
   return { n503, n5xx, timeouts, inEviction: n503InEviction };
 }
@@ -260,6 +261,15 @@ export async function analyse(run: ChaosRun): Promise<string> {
       `order-violations=${orderViolations} db-kills=${run.dbKills.length} partitions=${run.partitions.length} node-kills=${kills.length} ` +
       `outage=${outageS.toFixed(1)}s served-from-buffer=${servedFromBuffer} recovery=${Number.isFinite(recoveryS) ? recoveryS.toFixed(1) : 'n/a'}s ` +
       `ids 503s=${n503} (segment 503s during an eviction ${inEviction}) 500s=${n5xx} timeouts=${timeouts} p99=${ms(p99Fast)}ms`
+    );
+  }
+  if (run.database === 'patroni') {
+    const count = (kind: string) => run.patroniFaults.filter((f) => f.kind === kind).length;
+    const longest = Math.max(0, ...run.patroniFaults.map((f) => f.writableAt - f.at));
+    return (
+      `chaos: db=patroni ${ids} duplicates=${duplicates} order-violations=${orderViolations} ` +
+      `primary-kills=${count('primary-kill')} switchovers=${count('switchover')} replica-kills=${count('replica-kill')} node-kills=${kills.length} ` +
+      `longest-without-writes=${fmt(longest)}s ids 503s=${n503} (segment 503s without a writable primary ${inEviction}) 500s=${n5xx} timeouts=${timeouts} p99=${ms(p99Fast)}ms`
     );
   }
   return (

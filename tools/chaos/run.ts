@@ -1,5 +1,5 @@
 /**
- * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera|postgres] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs]`.
+ * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera|postgres|patroni] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs]`.
  *
  * With `--lb haproxy` the clients reach the nodes through HAProxy running ops/haproxy/haproxy.cfg (lbScenario.ts):
  * nodes SIGKILLed and stopped gracefully, then started again, one at a time; the report (reportBalanced.ts) counts
@@ -8,7 +8,13 @@
  * With `--db galera` the database is a 3-node Galera cluster and the faults are its own (galeraScenario.ts): Galera
  * nodes SIGKILLed and restarted, one cut off from the others as a non-primary minority, the whole cluster down past
  * the buffers and bootstrapped again. With `--db postgres` it is one PostgreSQL (tools/harness/postgres.ts) in MariaDB's
- * place, with the same faults (its outage a fast shutdown, then a start on the same data dir and port). What follows
+ * place, with the same faults (its outage a fast shutdown, then a start on the same data dir and port).
+ *
+ * With `--db patroni` the database is a throwaway 3-node Patroni cluster in synchronous_mode (tools/harness/patroni.ts)
+ * and every node has the multi-host URL, each in its own host order (patroniScenario.ts): in seeded random order, the
+ * primary SIGKILLed (a new leader awaited, the dead node restarted to rejoin), a switchover, a replica SIGKILLed and
+ * restarted, and leaf-ts nodes killed; no full outage. While no primary can commit (a failover takes ~10 s) 503s
+ * are allowed if the buffers ran dry, counted apart; duplicates and order are as strict as ever. What follows
  * describes the default, one MariaDB.
  *
  * A private MariaDB (tools/harness/mariadb.ts), one tag with a small DB step, three leaf-ts nodes (server.ts, each
@@ -40,8 +46,8 @@
  * notice dead connections and reconnect to a new server process by itself. A freeze only exercises timeouts, which
  * the slow-DB phase (and test/integration/outage.test.ts, which does SIGSTOP) already cover.
  *
- * Progress goes to stdout as it happens; the last line is the summary. The budget (small 115 s, full 290 s) excludes
- * a first-time `apt-get install mariadb-server`; past budget + 30 s the process exits no matter what.
+ * Progress goes to stdout as it happens; the last line is the summary. The budget (small 115 s, full 290 s; Galera
+ * 190 / 420 s, Patroni 200 / 450 s) excludes a first-time `apt-get install` of the database; past budget + 30 s the process exits no matter what.
  *
  * This file is the orchestration; beside it: config.ts (constants, sizes, arguments), context.ts (the run's
  * shared state), cluster.ts (MariaDB, proxies, nodes, load), scenario.ts (the fault schedule), report.ts (the
@@ -52,24 +58,27 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureMariadb, ensurePostgres } from '../harness';
-import { startBalancedCluster, startCluster, startGaleraCluster, startLoad } from './cluster';
-import { BudgetExceeded, GALERA_SIZES, LB_SIZES, REPO_ROOT, SIZES, parseArgs } from './config';
+import { ensureMariadb, ensurePatroniPackages, ensurePostgres } from '../harness';
+import { startBalancedCluster, startCluster, startGaleraCluster, startLoad, startPatroniCluster } from './cluster';
+import { BudgetExceeded, GALERA_SIZES, LB_SIZES, PATRONI_SIZES, REPO_ROOT, SIZES, parseArgs } from './config';
 import { createRun } from './context';
 import { analyse } from './report';
 import { analyseBalanced } from './reportBalanced';
 import { runBalancedScenario } from './lbScenario';
 import { runGaleraScenario } from './galeraScenario';
+import { runPatroniScenario } from './patroniScenario';
 import { runScenario } from './scenario';
 
 async function main(): Promise<number> {
   const { size: sizeName, seed, keepLogs, db, lb } = parseArgs(process.argv.slice(2));
   const galera = db === 'galera';
+  const patroni = db === 'patroni';
   const balanced = lb === 'haproxy';
-  const size = (galera ? GALERA_SIZES : balanced ? LB_SIZES : SIZES)[sizeName];
+  const size = (galera ? GALERA_SIZES : patroni ? PATRONI_SIZES : balanced ? LB_SIZES : SIZES)[sizeName];
   const log = (line: string) => process.stdout.write(`[chaos] ${line}\n`);
   // May apt-get install once; not part of the budget.
-  if (db === 'postgres') ensurePostgres(log);
+  if (patroni) ensurePatroniPackages(log);
+  else if (db === 'postgres') ensurePostgres(log);
   else ensureMariadb(log);
 
   if (!fs.existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID'))) {
@@ -95,9 +104,9 @@ async function main(): Promise<number> {
   let exitCode: number;
   let summary: string;
   try {
-    await (galera ? startGaleraCluster(run) : balanced ? startBalancedCluster(run) : startCluster(run));
+    await (galera ? startGaleraCluster(run) : patroni ? startPatroniCluster(run) : balanced ? startBalancedCluster(run) : startCluster(run));
     status = startLoad(run);
-    await (galera ? runGaleraScenario(run) : balanced ? runBalancedScenario(run) : runScenario(run));
+    await (galera ? runGaleraScenario(run) : patroni ? runPatroniScenario(run) : balanced ? runBalancedScenario(run) : runScenario(run));
   } catch (error) {
     if (error instanceof BudgetExceeded) violate(`time budget of ${size.budgetS}s exceeded`);
     else violate(`harness error: ${(error as Error).stack ?? String(error)}`);
@@ -118,6 +127,7 @@ async function main(): Promise<number> {
     await run.haproxy?.stop().catch(() => undefined);
     if (run.db !== null) await run.db.destroy().catch(() => undefined);
     if (run.galera !== null) await run.galera.destroy().catch(() => undefined);
+    if (run.patroni !== null) await run.patroni.destroy().catch(() => undefined);
     exitCode = violations.length === 0 ? 0 : 1;
     if (exitCode === 0 && !keepLogs) fs.rmSync(runDir, { recursive: true, force: true });
     else say(`node logs kept in ${runDir}`);

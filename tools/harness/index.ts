@@ -20,6 +20,7 @@ export {
   type PatroniTimings,
   describeRoles,
 } from './patroni';
+export { ensurePatroniPackages } from './patroniSetup';
 export { PostgresServer, type PostgresServerOptions, createPgDatabase, ensurePostgres, pgQuery, postgresAvailable, withPgDatabase } from './postgres';
 export { PG_BIN_DIR, PsqlError, type PsqlOptions, psql, psqlRun } from './psql';
 export { GaleraCluster, type GaleraClusterOptions, type GaleraNode, type NodePorts, type WsrepStatus } from './galera';
