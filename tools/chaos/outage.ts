@@ -10,7 +10,7 @@ import type { ChaosRun } from './context';
 import { firstOkAfter } from './checks';
 import { engineStats } from './engineStats';
 import { now } from './load';
-import { FORMATTED_KINDS, type Kind, SEGMENT_KINDS, SNOWFLAKE_KINDS } from './record';
+import { FORMATTED_KINDS, type Kind, type Recorder, SEGMENT_KINDS, SNOWFLAKE_KINDS } from './record';
 
 export interface OutageActions {
   /** Takes the database down; resolves once it is down. */
@@ -29,6 +29,9 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
     await sleep(250);
     buffers = (await Promise.all(nodes.map((n) => engineStats(n.port)))).map((e) => e.buffered);
   }
+  // Likewise formatted IDs: a node restarted just before holds none yet. Wait until each has answered formatted
+  // requests without a failure for a while (its period's sequence loaded and refilled since its start).
+  for (const waitUntil = now() + 10_000; nodes.some((_, i) => !servingFormatted(rec, i, now())) && now() < waitUntil; ) await sleep(250);
   say(`buffers before the outage: ${nodes.map((n, i) => `${n.name}=${buffers[i]}`).join(' ')} IDs`);
   const stopAt = now();
   await db.stop();
@@ -88,4 +91,18 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
     }
     await sleep(100);
   }
+}
+
+/** How long a node must have answered formatted requests without a failure before the outage starts. */
+const FORMATTED_SETTLE_MS = 2_000;
+
+/** Node i answered a formatted request in the last second, and none failed in the last FORMATTED_SETTLE_MS. */
+function servingFormatted(rec: Recorder, i: number, at: number): boolean {
+  const last = <T extends { node: number; kind: Kind; recvT: number }>(list: T[]): T | undefined => {
+    for (let k = list.length - 1; k >= 0; k--) if (list[k].node === i && FORMATTED_KINDS.has(list[k].kind)) return list[k];
+    return undefined;
+  };
+  const ok = last(rec.ok);
+  const failed = last(rec.fails);
+  return ok !== undefined && at - ok.recvT < 1_000 && (failed === undefined || at - failed.recvT >= FORMATTED_SETTLE_MS);
 }
