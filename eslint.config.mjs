@@ -15,21 +15,40 @@ const NOT_TOOLS = {
 
 /** What every lib/ module must not import: lib/ is plain TypeScript below the app. */
 const PLAIN_LIB = [
-  { group: ['next', 'next/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ is plain TypeScript: no Next or React.' },
-  { group: ['@/app/*', '**/app/**', '@/components/*', '**/components/**'], message: 'lib/ never imports app/ or components/.' },
+  {
+    group: ['next', 'next/*', 'react', 'react/*', 'react-dom', 'react-dom/*'],
+    message: 'lib/ is plain TypeScript: no Next or React.',
+  },
+  {
+    group: ['@/app/*', '**/app/**', '@/components/*', '**/components/**'],
+    message: 'lib/ never imports app/ or components/.',
+  },
   NOT_TOOLS,
 ];
 
 export default tseslint.config(
   {
-    ignores: ['.next/**', 'node_modules/**', 'drizzle/**', 'test-results/**', 'playwright-report/**', '.tmp/**', 'next-env.d.ts', 'packages/*/dist/**', 'packages/*/drizzle/**'],
+    ignores: [
+      '.next/**',
+      'node_modules/**',
+      'drizzle/**',
+      'test-results/**',
+      'playwright-report/**',
+      '.tmp/**',
+      'next-env.d.ts',
+      'packages/*/dist/**',
+      'packages/*/drizzle/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
     },
   },
@@ -55,8 +74,26 @@ export default tseslint.config(
     rules: restrict([
       ...PLAIN_LIB,
       {
-        group: ['mysql2', 'mysql2/*', 'better-sqlite3', 'drizzle-orm', 'drizzle-orm/*', '@/lib/*', '**/store', '**/store/**', '**/segment/**', '**/snowflake/**', '**/http/**', '**/runtime', '**/config', '**/admin/**', '**/metrics/**', '**/fleet/**'],
-        message: '@leaf-ts/client talks to servers over HTTP: no database driver, no server modules, relative imports only (tsc does not map @/).',
+        group: [
+          'mysql2',
+          'mysql2/*',
+          'better-sqlite3',
+          'drizzle-orm',
+          'drizzle-orm/*',
+          '@/lib/*',
+          '**/store',
+          '**/store/**',
+          '**/segment/**',
+          '**/snowflake/**',
+          '**/http/**',
+          '**/runtime',
+          '**/config',
+          '**/admin/**',
+          '**/metrics/**',
+          '**/fleet/**',
+        ],
+        message:
+          '@leaf-ts/client talks to servers over HTTP: no database driver, no server modules, relative imports only (tsc does not map @/).',
       },
     ]),
   },
@@ -66,8 +103,20 @@ export default tseslint.config(
     rules: restrict([
       ...PLAIN_LIB,
       {
-        group: ['@/lib/*', '**/http/**', '**/runtime', '**/config', '**/admin/**', '**/metrics/**', '**/fleet/**', '**/auth/**', '**/snowflake/**', '**/client/**'],
-        message: '@leaf-ts/embedded is the engine and the store only: no server modules (HTTP, runtime, process config, console), relative imports only (tsc does not map @/).',
+        group: [
+          '@/lib/*',
+          '**/http/**',
+          '**/runtime',
+          '**/config',
+          '**/admin/**',
+          '**/metrics/**',
+          '**/fleet/**',
+          '**/auth/**',
+          '**/snowflake/**',
+          '**/client/**',
+        ],
+        message:
+          '@leaf-ts/embedded is the engine and the store only: no server modules (HTTP, runtime, process config, console), relative imports only (tsc does not map @/).',
       },
     ]),
   },
@@ -82,9 +131,21 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@/lib/*', '**/admin/**', '**/fleet/**', '**/auth/**', '**/snowflake/**', '**/http/**', '**/metrics/**', '**/runtime', '**/config', '**/embedded/**', '**/client/**'],
+              group: [
+                '@/lib/*',
+                '**/admin/**',
+                '**/fleet/**',
+                '**/auth/**',
+                '**/snowflake/**',
+                '**/http/**',
+                '**/metrics/**',
+                '**/runtime',
+                '**/config',
+                '**/embedded/**',
+                '**/client/**',
+              ],
               allowTypeImports: true,
-              message: 'lib/store implements its users\' ports: import their types (import type …), never their code.',
+              message: "lib/store implements its users' ports: import their types (import type …), never their code.",
             },
           ],
         },
@@ -95,7 +156,16 @@ export default tseslint.config(
     files: ['components/**/*.{ts,tsx}'],
     rules: restrict([
       {
-        group: ['@/lib/runtime', '**/lib/runtime', '@/lib/store', '@/lib/store/*', '**/lib/store/**', '@/lib/http', '@/lib/http/*', '**/lib/http/**'],
+        group: [
+          '@/lib/runtime',
+          '**/lib/runtime',
+          '@/lib/store',
+          '@/lib/store/*',
+          '**/lib/store/**',
+          '@/lib/http',
+          '@/lib/http/*',
+          '**/lib/http/**',
+        ],
         message: 'Client components talk to the server over HTTP, never to the runtime, the store or the HTTP layer.',
       },
       NOT_TOOLS,

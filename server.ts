@@ -100,12 +100,20 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Headers are read only when they matter: touching req.headers makes Node build the object for every request.
-    const refused = precheck(method, url, method !== 'GET' && method !== 'HEAD' ? req.headers['content-length'] : undefined);
+    const refused = precheck(
+      method,
+      url,
+      method !== 'GET' && method !== 'HEAD' ? req.headers['content-length'] : undefined,
+    );
     if (refused !== null) return refuseWithBody(req, res, refused);
     const result = fastLane ? idHandler(method, url, access.open ? undefined : req.headers.authorization) : null;
     if (result === null) {
       // The one place the client's address is stamped: overwrites any copy the client sent (lib/http/clientAddress.ts).
-      req.headers[CLIENT_ADDRESS_HEADER] = requestAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies);
+      req.headers[CLIENT_ADDRESS_HEADER] = requestAddress(
+        req.socket.remoteAddress,
+        req.headers['x-forwarded-for'],
+        proxies,
+      );
       void nextHandle(req, res);
     } else if (result instanceof Promise) {
       result.then((r) => send(res, r));
@@ -126,11 +134,17 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
   listening.on('connect', (_req, socket) => {
-    const answer = errorAnswer(new LeafError('method_not_allowed', 'CONNECT is not supported.', { allow: ALLOWED_METHODS }));
+    const answer = errorAnswer(
+      new LeafError('method_not_allowed', 'CONNECT is not supported.', { allow: ALLOWED_METHODS }),
+    );
     socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
   listening.listen(port, hostname, () => {
-    logger.log('info', 'listening', { url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`, fastLane, dev });
+    logger.log('info', 'listening', {
+      url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`,
+      fastLane,
+      dev,
+    });
   });
 
   // Once the runtime is open: the login link when the admin token was made at this start; and should another process
@@ -142,8 +156,11 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     if (runtime === null) return void setTimeout(whenOpen, 1_000).unref();
     printLoginLink(runtime.console.admin, port);
     void runtime.fleet.whenLost().then((taker) => {
-      const where = taker === undefined ? 'another process' : `another process at ${taker.address} (instance ${taker.instanceId})`;
-      process.stderr.write(`leaf-ts: stopping: node id "${config.node.id}" was taken over by ${where}; give each node its own LEAF_NODE_ID\n`);
+      const where =
+        taker === undefined ? 'another process' : `another process at ${taker.address} (instance ${taker.instanceId})`;
+      process.stderr.write(
+        `leaf-ts: stopping: node id "${config.node.id}" was taken over by ${where}; give each node its own LEAF_NODE_ID\n`,
+      );
       shutdown('node_identity_lost', EXIT_CONFIG);
     });
   };
@@ -153,7 +170,9 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
 /** The operator's way into the console, printed once, when the admin token was made at this start. */
 function printLoginLink(admin: AdminToken, port: number): void {
   if (!admin.generated) return;
-  process.stdout.write(`\nleaf-ts console: http://localhost:${port}/login#token=${admin.token}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`);
+  process.stdout.write(
+    `\nleaf-ts console: http://localhost:${port}/login#token=${admin.token}\n(admin token saved in ${admin.file}; set LEAF_ADMIN_TOKEN to choose your own)\n\n`,
+  );
 }
 
 function send(res: http.ServerResponse, answer: Answer): void {

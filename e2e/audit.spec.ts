@@ -2,7 +2,10 @@ import path from 'node:path';
 import { ADMIN_TOKEN, SCREENSHOTS, TagPage, adminApi, expect, test, uniqueTag } from './support/console';
 
 test.describe('audit trail', () => {
-  test('an edit in the console shows in the tag\'s changes and in the global list, with who, from where and the diff', async ({ signedIn: page, request }) => {
+  test("an edit in the console shows in the tag's changes and in the global list, with who, from where and the diff", async ({
+    signedIn: page,
+    request,
+  }) => {
     const bizTag = uniqueTag('audited');
     await (await adminApi(request)).createTag({ bizTag, step: 100, description: 'before' });
     const tag = new TagPage(page, bizTag);
@@ -59,9 +62,14 @@ test.describe('audit trail', () => {
   });
 });
 
-test('the audit page at phone width: rows become cards, no sideways scrolling', async ({ signedIn: page, request }, testInfo) => {
+test('the audit page at phone width: rows become cards, no sideways scrolling', async ({
+  signedIn: page,
+  request,
+}, testInfo) => {
   const bizTag = uniqueTag('phone-audit');
-  await (await adminApi(request)).createTag({ bizTag, step: 10, description: 'A long description that has to wrap on a phone screen, surely' });
+  await (
+    await adminApi(request)
+  ).createTag({ bizTag, step: 10, description: 'A long description that has to wrap on a phone screen, surely' });
   await page.setViewportSize({ width: 375, height: 812 });
   await page.goto('/audit');
   await expect(page.getByTestId('audit-list').getByRole('link', { name: bizTag })).toBeVisible();

@@ -36,7 +36,9 @@ test.describe('login', () => {
     expect(tags.status()).toBe(401);
   });
 
-  test('the login link from the URL fragment signs in by itself and leaves no token in the address bar', async ({ page }) => {
+  test('the login link from the URL fragment signs in by itself and leaves no token in the address bar', async ({
+    page,
+  }) => {
     // The page's first session check (sent before the cookie exists) answers late, after the login: it must
     // not undo the login.
     let first = true;

@@ -31,7 +31,10 @@ test.describe('dashboard', () => {
     await expect(row).toContainText('Order numbers');
   });
 
-  test('rows refresh by themselves: rate, buffer and next segment after IDs are taken elsewhere', async ({ signedIn: page, request }) => {
+  test('rows refresh by themselves: rate, buffer and next segment after IDs are taken elsewhere', async ({
+    signedIn: page,
+    request,
+  }) => {
     const api = await adminApi(request);
     const bizTag = uniqueTag('live');
     await api.createTag({ bizTag, step: 1000, description: 'Live row' });
@@ -46,11 +49,17 @@ test.describe('dashboard', () => {
     await api.takeIds(bizTag, 150);
     await expect(row.getByRole('meter', { name: `Buffer left for ${bizTag}` })).toHaveAttribute('aria-valuenow', '85');
     await expect(row.getByText('ready')).toBeVisible();
-    await expect.poll(async () => Number((await row.locator('td').first().textContent()) ?? 0), { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number((await row.locator('td').first().textContent()) ?? 0), { timeout: 10_000 })
+      .toBeGreaterThan(0);
   });
 
   test('empty state', async ({ signedIn: page }) => {
-    await page.route(TAG_LIST, (route) => route.fulfill({ json: { tags: [], total: 0, offset: 0, limit: 50, totals: { tags: 0, loaded: 0, ratePerSec: 0 } } }));
+    await page.route(TAG_LIST, (route) =>
+      route.fulfill({
+        json: { tags: [], total: 0, offset: 0, limit: 50, totals: { tags: 0, loaded: 0, ratePerSec: 0 } },
+      }),
+    );
     await page.goto('/');
     await expect(page.getByTestId('tags-empty')).toContainText('No tags yet');
     await page.getByRole('button', { name: 'Create a tag' }).click();
@@ -59,7 +68,10 @@ test.describe('dashboard', () => {
 
   test('error state when the server cannot reach its store', async ({ signedIn: page }) => {
     await page.route(TAG_LIST, (route) =>
-      route.fulfill({ status: 503, json: { error: { code: 'store_unavailable', message: 'The ID store cannot be reached.' } } }),
+      route.fulfill({
+        status: 503,
+        json: { error: { code: 'store_unavailable', message: 'The ID store cannot be reached.' } },
+      }),
     );
     await page.goto('/');
     const error = page.getByTestId('tags-error');
@@ -84,11 +96,19 @@ test.describe('dashboard', () => {
     await expect(page.getByText(/^stale · updated/)).toBeVisible();
   });
 
-  test('search, sort and pages run on the server; a poll fetches only the page on screen', async ({ signedIn: page, request }) => {
+  test('search, sort and pages run on the server; a poll fetches only the page on screen', async ({
+    signedIn: page,
+    request,
+  }) => {
     const api = await adminApi(request);
     const prefix = uniqueTag('page');
     for (let i = 0; i < 60; i++) {
-      await api.createTag({ bizTag: `${prefix}-${String(i).padStart(2, '0')}`, step: 100, maxId: String(1000 + i), description: i % 20 === 7 ? 'Needle in a haystack' : undefined });
+      await api.createTag({
+        bizTag: `${prefix}-${String(i).padStart(2, '0')}`,
+        step: 100,
+        maxId: String(1000 + i),
+        description: i % 20 === 7 ? 'Needle in a haystack' : undefined,
+      });
     }
     const dashboard = new DashboardPage(page);
     await dashboard.goto();

@@ -30,7 +30,9 @@ test.describe('database card', () => {
     await dashboard.goto();
     const card = page.getByTestId('database');
     await expect(card.getByRole('heading', { name: 'Database', level: 2 })).toBeVisible();
-    await expect(card.getByTestId('database-line')).toHaveText(/^reachable\s*Embedded SQLite — reachable, \d+(\.\d)? ms$/);
+    await expect(card.getByTestId('database-line')).toHaveText(
+      /^reachable\s*Embedded SQLite — reachable, \d+(\.\d)? ms$/,
+    );
     await expect(card.getByRole('table')).toHaveCount(0);
     await expect(card.getByText(/^live · updated/)).toBeVisible();
   });
@@ -40,7 +42,9 @@ test.describe('database card', () => {
     const dashboard = new DashboardPage(page);
     await dashboard.goto();
     const card = page.getByTestId('database');
-    await expect(card.getByTestId('database-summary')).toHaveText('Store reachable, 1.8 ms · 2 of 3 hosts need attention');
+    await expect(card.getByTestId('database-summary')).toHaveText(
+      'Store reachable, 1.8 ms · 2 of 3 hosts need attention',
+    );
     const rows = card.getByRole('table', { name: 'Database hosts' }).locator('tbody tr');
     await expect(rows).toHaveCount(3);
 
@@ -83,12 +87,16 @@ test.describe('database card', () => {
     await expect(page.getByTestId('db-host-10.0.0.11:3306')).toBeVisible();
     await page.unroute('**/api/health');
     await page.route('**/api/health', (route) => route.abort('connectionrefused'));
-    await expect(error).toContainText('The server stopped answering; this is the last good answer.', { timeout: 10_000 });
+    await expect(error).toContainText('The server stopped answering; this is the last good answer.', {
+      timeout: 10_000,
+    });
     await expect(page.getByTestId('db-host-10.0.0.11:3306')).toBeVisible();
     await expect(page.getByTestId('database').getByText(/^stale · updated/)).toBeVisible();
   });
 
-  test('phone width (375 px) in dark mode: host rows fit without sideways scrolling', async ({ signedIn: page }, testInfo) => {
+  test('phone width (375 px) in dark mode: host rows fit without sideways scrolling', async ({
+    signedIn: page,
+  }, testInfo) => {
     await page.route('**/api/health', (route) => route.fulfill({ json: threeHosts }));
     await page.setViewportSize({ width: 375, height: 812 });
     await page.emulateMedia({ colorScheme: 'dark' });

@@ -43,7 +43,10 @@ test.describe.serial('fleet of two nodes', () => {
     expect(r.status(), await r.text()).toBe(200);
   }
 
-  test('the Nodes page lists both; IDs taken from B move B’s row and the fleet totals on A’s pages', async ({ signedIn: page, request }) => {
+  test('the Nodes page lists both; IDs taken from B move B’s row and the fleet totals on A’s pages', async ({
+    signedIn: page,
+    request,
+  }) => {
     const bizTag = 'payments';
     await (await adminApi(request)).createTag({ bizTag, step: 1000, description: 'Payment ids' });
 
@@ -65,9 +68,16 @@ test.describe.serial('fleet of two nodes', () => {
     await expect(rowB.getByTestId('node-ids-buffered')).not.toHaveText('0');
     const bBuffered = (await rowB.getByTestId('node-ids-buffered').textContent()) ?? '';
     // The fleet total is both rows' sum (A may hold other tags when the whole suite runs).
-    const count = async (testId: string, within = page.locator('body')) => Number(((await within.getByTestId(testId).textContent()) ?? '').replace(/,/g, ''));
+    const count = async (testId: string, within = page.locator('body')) =>
+      Number(((await within.getByTestId(testId).textContent()) ?? '').replace(/,/g, ''));
     await expect
-      .poll(async () => (await count('fleet-buffered')) - (await count('node-ids-buffered', rowA)) - (await count('node-ids-buffered', rowB)), { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await count('fleet-buffered')) -
+          (await count('node-ids-buffered', rowA)) -
+          (await count('node-ids-buffered', rowB)),
+        { timeout: 10_000 },
+      )
       .toBe(0);
 
     // Expanding B's row shows the tag it holds.
@@ -93,7 +103,10 @@ test.describe.serial('fleet of two nodes', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'nodes.png'), fullPage: true });
   });
 
-  test('the tag page shows each node’s buffer, the fleet rate chart and the step advice', async ({ signedIn: page, request }) => {
+  test('the tag page shows each node’s buffer, the fleet rate chart and the step advice', async ({
+    signedIn: page,
+    request,
+  }) => {
     const bizTag = 'checkout';
     const api = await adminApi(request);
     // A step far too small for its rate: 20 IDs last well under the 120 s a database restart takes.
@@ -116,14 +129,20 @@ test.describe.serial('fleet of two nodes', () => {
     await expect(page.getByTestId('tag-fleet-runway')).toHaveAttribute('data-low', 'true');
 
     await page.getByTestId('chart-source').selectOption('fleet');
-    await expect.poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-total')), { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-total')), { timeout: 10_000 })
+      .toBeGreaterThan(0);
     await page.getByTestId('chart-source').selectOption('node:node-b');
-    await expect.poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-total')), { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-total')), { timeout: 10_000 })
+      .toBeGreaterThan(0);
     await page.getByTestId('chart-source').selectOption('fleet');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'tag-fleet.png'), fullPage: true });
   });
 
-  test('phone width: the Nodes page (expanded) and the tag page with two nodes have no sideways scrolling', async ({ signedIn: page }) => {
+  test('phone width: the Nodes page (expanded) and the tag page with two nodes have no sideways scrolling', async ({
+    signedIn: page,
+  }) => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto('/nodes');
     const rowB = page.getByTestId('node-row-node-b');

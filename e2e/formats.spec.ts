@@ -19,17 +19,23 @@ test.describe('formatted tags', () => {
     await form.getByLabel('Pattern').fill('INV-{yyyyMMdd}-{seq:5}');
     await form.getByLabel('Time zone').fill('Asia/Shanghai');
     const shanghaiToday = periodKey('daily', dateFields('Asia/Shanghai', Date.now()));
-    await expect(preview.getByTestId('preview-ids').getByRole('listitem').first()).toHaveText(`INV-${shanghaiToday}-00001`);
+    await expect(preview.getByTestId('preview-ids').getByRole('listitem').first()).toHaveText(
+      `INV-${shanghaiToday}-00001`,
+    );
     await expect(preview.getByTestId('preview-period')).toHaveText(shanghaiToday);
 
     // As the operator types: a pattern that cannot serve the reset says why; the preview follows every change.
     await form.getByLabel('Pattern').fill('INV-{yyyyMM}-{seq:5}');
     await expect(preview.getByTestId('preview-error')).toContainText('{dd}');
     await form.getByLabel('Reset').selectOption('monthly');
-    await expect(preview.getByTestId('preview-ids').getByRole('listitem').first()).toHaveText(`INV-${shanghaiToday.slice(0, 6)}-00001`);
+    await expect(preview.getByTestId('preview-ids').getByRole('listitem').first()).toHaveText(
+      `INV-${shanghaiToday.slice(0, 6)}-00001`,
+    );
     await form.getByLabel('Reset').selectOption('daily');
     await form.getByLabel('Pattern').fill('INV{{{yyyyMMdd}}}-{seq:4}');
-    await expect(preview.getByTestId('preview-ids').getByRole('listitem').nth(2)).toHaveText(`INV{${shanghaiToday}}-0003`);
+    await expect(preview.getByTestId('preview-ids').getByRole('listitem').nth(2)).toHaveText(
+      `INV{${shanghaiToday}}-0003`,
+    );
     await form.getByLabel('Time zone').fill('Mars/Base');
     await expect(preview.getByTestId('preview-error')).toContainText('not a time zone');
     await form.getByLabel('Time zone').fill('America/New_York');

@@ -2,7 +2,10 @@ import { DashboardPage, TagPage, adminApi, expect, test, uniqueTag } from './sup
 
 /** Phone width and dark mode: nothing wider than the screen, and the dark palette in force. */
 test.describe('layout', () => {
-  test('phone width (375 px) in dark mode: rows become cards, no sideways scrolling', async ({ signedIn: page, request }, testInfo) => {
+  test('phone width (375 px) in dark mode: rows become cards, no sideways scrolling', async ({
+    signedIn: page,
+    request,
+  }, testInfo) => {
     const bizTag = uniqueTag('phone');
     const api = await adminApi(request);
     await api.createTag({ bizTag, step: 1000, description: 'A long description that has to wrap on a phone screen' });

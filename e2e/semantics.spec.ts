@@ -2,7 +2,10 @@ import { DashboardPage, TagPage, adminApi, expect, test, uniqueTag } from './sup
 
 // The fleet default is shared by every spec running at once: these tests only read it, and switch one tag.
 test.describe('claim semantics', () => {
-  test('the tag page switches a tag to leaf: one ID skipped, the next IDs continue above, the change is audited', async ({ signedIn: page, request }) => {
+  test('the tag page switches a tag to leaf: one ID skipped, the next IDs continue above, the change is audited', async ({
+    signedIn: page,
+    request,
+  }) => {
     const bizTag = uniqueTag('sem');
     await (await adminApi(request)).createTag({ bizTag, step: 10, maxId: '1000' });
     const tag = new TagPage(page, bizTag);

@@ -2,7 +2,10 @@ import path from 'node:path';
 import { DashboardPage, SCREENSHOTS, TagPage, adminApi, expect, test, uniqueTag } from './support/console';
 
 test.describe('tag page', () => {
-  test('"Try it" takes IDs from the real route, and the charts, buffer and load log move', async ({ signedIn: page, request }) => {
+  test('"Try it" takes IDs from the real route, and the charts, buffer and load log move', async ({
+    signedIn: page,
+    request,
+  }) => {
     // A plain name: this page is the committed screenshot (each run has its own database).
     const bizTag = 'orders';
     const api = await adminApi(request);
@@ -62,7 +65,10 @@ test.describe('tag page', () => {
     await expect(dashboard.row(bizTag)).toContainText('Invoices, edited');
   });
 
-  test('max_id can be raised but not lowered: the refusal is shown beside the field', async ({ signedIn: page, request }) => {
+  test('max_id can be raised but not lowered: the refusal is shown beside the field', async ({
+    signedIn: page,
+    request,
+  }) => {
     const bizTag = uniqueTag('maxid');
     await (await adminApi(request)).createTag({ bizTag, step: 100, maxId: '10000' });
     const tag = new TagPage(page, bizTag);
@@ -84,7 +90,9 @@ test.describe('tag page', () => {
     expect(first).toBe(20001n);
   });
 
-  test('delete with typed confirmation, re-create, and the new IDs are above the old ones', async ({ signedIn: page }) => {
+  test('delete with typed confirmation, re-create, and the new IDs are above the old ones', async ({
+    signedIn: page,
+  }) => {
     const bizTag = uniqueTag('again');
     const dashboard = new DashboardPage(page);
     await dashboard.goto();

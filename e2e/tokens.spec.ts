@@ -37,7 +37,11 @@ test.describe.serial('access tokens', () => {
   test('create a scoped token, use it, revoke it, see it refused', async ({ page }) => {
     const url = node!.url;
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    expect((await page.request.post(`${url}/api/admin/tags`, { headers: admin, data: { bizTag: 'orders', step: 100 } })).status()).toBe(201);
+    expect(
+      (
+        await page.request.post(`${url}/api/admin/tags`, { headers: admin, data: { bizTag: 'orders', step: 100 } })
+      ).status(),
+    ).toBe(201);
     // No token yet: open, as before.
     expect((await page.request.get(`${url}/api/id/segment/orders`)).status()).toBe(200);
     expect((await page.request.post(`${url}/api/auth/login`, { data: { token: ADMIN_TOKEN } })).status()).toBe(200);

@@ -6,7 +6,21 @@ import type { Semantics } from './segment/semantics';
  */
 
 /** What an audit row records, besides the rows themselves. */
-export type AuditAction = 'tag.semantics' | 'fleet.semantics' | 'tag.create' | 'tag.edit' | 'tag.raise' | 'tag.delete' | 'auth.login' | 'auth.login_failed' | 'auth.logout' | 'token.create' | 'token.revoke' | 'format.create' | 'format.edit' | 'format.delete';
+export type AuditAction =
+  | 'tag.semantics'
+  | 'fleet.semantics'
+  | 'tag.create'
+  | 'tag.edit'
+  | 'tag.raise'
+  | 'tag.delete'
+  | 'auth.login'
+  | 'auth.login_failed'
+  | 'auth.logout'
+  | 'token.create'
+  | 'token.revoke'
+  | 'format.create'
+  | 'format.edit'
+  | 'format.delete';
 
 /** Who changed something, from where, through which node, when (ms since the Unix epoch). */
 export interface AuditStamp {

@@ -21,7 +21,10 @@ export function readableLimit(n: number): string {
 }
 
 export function invalidTag(): LeafError {
-  return new LeafError('invalid_tag', `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`);
+  return new LeafError(
+    'invalid_tag',
+    `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
+  );
 }
 
 /** The tag itself, or a 400 `invalid_tag`. Takes an already decoded value. */

@@ -3,7 +3,12 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from './errors';
 import { LOG_LEVELS, type LogLevel } from './log';
-import { DEFAULT_METRICS_TAGS, METRICS_TAGS_GRAMMAR, type MetricsTagSelection, parseMetricsTags } from './metrics/tagSelection';
+import {
+  DEFAULT_METRICS_TAGS,
+  METRICS_TAGS_GRAMMAR,
+  type MetricsTagSelection,
+  parseMetricsTags,
+} from './metrics/tagSelection';
 import { SEMANTICS, type Semantics } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
@@ -114,14 +119,13 @@ const onOff = (fallback: boolean) =>
 
 const integer = (min: number, max: number, fallback: number, what = `an integer from ${min} to ${max}`) =>
   optional(
-    z
-      .string()
-      .refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, { message: what }),
+    z.string().refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, { message: what }),
   ).transform((v) => (v === undefined ? fallback : Number(v)));
 
 // `leaf` names Leaf's epoch rather than a second variable: the layout is Leaf's already, so the epoch is all a
 // preset would set, and one variable cannot contradict itself.
-const epochMs = (v: string) => (v.toLowerCase() === 'leaf' ? LEAF_EPOCH_MS : /^\d+$/.test(v) ? Number(v) : Date.parse(v));
+const epochMs = (v: string) =>
+  v.toLowerCase() === 'leaf' ? LEAF_EPOCH_MS : /^\d+$/.test(v) ? Number(v) : Date.parse(v);
 const epoch = optional(
   z.string().refine((v) => Number.isSafeInteger(epochMs(v)), {
     message: "an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657)",
@@ -130,7 +134,9 @@ const epoch = optional(
 
 // A bigint, never a JS number: Leaf's IDs are far above 2^53.
 const snowflakeId = optional(
-  z.string().refine((v) => /^\d{1,19}$/.test(v) && BigInt(v) <= MAX_SNOWFLAKE, { message: `a snowflake ID, a decimal integer from 0 to ${MAX_SNOWFLAKE}` }),
+  z.string().refine((v) => /^\d{1,19}$/.test(v) && BigInt(v) <= MAX_SNOWFLAKE, {
+    message: `a snowflake ID, a decimal integer from 0 to ${MAX_SNOWFLAKE}`,
+  }),
 ).transform((v) => (v === undefined ? null : BigInt(v)));
 
 const databaseUrl = optional(
@@ -162,7 +168,9 @@ const ENV_SCHEMA = z.object({
   LEAF_MIGRATIONS_DIR: optional(z.string()),
   LEAF_DATA_DIR: optional(z.string()),
   LEAF_ADMIN_TOKEN: optional(
-    z.string().min(MIN_ADMIN_TOKEN_LENGTH, { message: `at least ${MIN_ADMIN_TOKEN_LENGTH} characters (it guards deletes)` }),
+    z
+      .string()
+      .min(MIN_ADMIN_TOKEN_LENGTH, { message: `at least ${MIN_ADMIN_TOKEN_LENGTH} characters (it guards deletes)` }),
   ),
   LEAF_ID_TOKEN: optional(z.string()),
   LEAF_SNOWFLAKE: onOff(true),
@@ -184,9 +192,9 @@ const ENV_SCHEMA = z.object({
   LEAF_NODE_HEARTBEAT_MS: integer(100, 600_000, 3_000, 'an integer from 100 to 600000 (ms)'),
   LEAF_NODE_GONE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_NODE_PRUNE_MS: integer(1, 365 * 86_400_000, 86_400_000, 'a positive integer (ms)'),
-  LEAF_METRICS_TAGS: optional(z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR })).transform(
-    (v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection)),
-  ),
+  LEAF_METRICS_TAGS: optional(
+    z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR }),
+  ).transform((v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection))),
   LEAF_SEGMENT_SEMANTICS: optional(z.enum(SEMANTICS, { message: 'leaf or leaf-ts' })).transform((v) => v ?? null),
   LEAF_TRUSTED_PROXIES: optional(
     z.string().transform((v, ctx) => {
@@ -213,7 +221,10 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
   }
   const e = parsed.data;
   if (e.LEAF_SNOWFLAKE_EPOCH > now) {
-    throw new LeafError('invalid_config', `LEAF_SNOWFLAKE_EPOCH must not be in the future (got ${JSON.stringify(env.LEAF_SNOWFLAKE_EPOCH)})`);
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_SNOWFLAKE_EPOCH must not be in the future (got ${JSON.stringify(env.LEAF_SNOWFLAKE_EPOCH)})`,
+    );
   }
   if (e.LEAF_NODE_GONE_MS <= 2 * e.LEAF_NODE_HEARTBEAT_MS) {
     // One late beat must not make a live node look gone (and let another process take its identity).
@@ -223,11 +234,15 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     );
   }
   if (e.LEAF_NODE_PRUNE_MS < e.LEAF_NODE_GONE_MS) {
-    throw new LeafError('invalid_config', `LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (${e.LEAF_NODE_GONE_MS} ms) (got ${shown('LEAF_NODE_PRUNE_MS', env.LEAF_NODE_PRUNE_MS)})`);
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (${e.LEAF_NODE_GONE_MS} ms) (got ${shown('LEAF_NODE_PRUNE_MS', env.LEAF_NODE_PRUNE_MS)})`,
+    );
   }
   const serverUrl = e.DATABASE_URL !== undefined && isServerUrl(e.DATABASE_URL) ? e.DATABASE_URL : null;
   const target = e.DATABASE_URL === undefined ? undefined : storeUrlTarget(e.DATABASE_URL);
-  const sqliteFile = target !== undefined && serverUrl === null ? target.sqliteFile : (e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE);
+  const sqliteFile =
+    target !== undefined && serverUrl === null ? target.sqliteFile : (e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE);
   const workerIndex = e.LEAF_WORKER_INDEX === undefined ? null : Number(e.LEAF_WORKER_INDEX);
   // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
   const nodeId = (e.LEAF_NODE_ID ?? `${os.hostname()}:${e.PORT}`) + (workerIndex === null ? '' : `#${workerIndex}`);
@@ -248,7 +263,10 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       migrationsDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_MIGRATIONS_DIR ?? 'drizzle'),
     },
     // A generated token lives beside the SQLite file, else in ./data.
-    dataDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_DATA_DIR ?? (serverUrl === null ? path.dirname(path.resolve(/*turbopackIgnore: true*/ sqliteFile)) : 'data')),
+    dataDir: path.resolve(
+      /*turbopackIgnore: true*/ e.LEAF_DATA_DIR ??
+        (serverUrl === null ? path.dirname(path.resolve(/*turbopackIgnore: true*/ sqliteFile)) : 'data'),
+    ),
     adminToken: e.LEAF_ADMIN_TOKEN ?? null,
     idToken: e.LEAF_ID_TOKEN ?? null,
     tokenRefreshMs: e.LEAF_TOKEN_REFRESH_MS,

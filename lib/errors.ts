@@ -105,7 +105,9 @@ export class LeafError extends Error {
 }
 
 export function isLeafError(e: unknown): e is LeafError {
-  return e instanceof LeafError || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'LeafError');
+  return (
+    e instanceof LeafError || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'LeafError')
+  );
 }
 
 /** Wraps any store-side failure (driver error, timeout) without leaking driver details to clients. */

@@ -29,6 +29,9 @@ function describeError(e: Error): Record<string, unknown> {
     name: e.name,
     message: e.message,
     code: (e as { code?: unknown }).code,
-    cause: cause instanceof Error ? { name: cause.name, message: cause.message, code: (cause as { code?: unknown }).code } : undefined,
+    cause:
+      cause instanceof Error
+        ? { name: cause.name, message: cause.message, code: (cause as { code?: unknown }).code }
+        : undefined,
   };
 }

@@ -82,7 +82,9 @@ export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
   return (
     currentRuntime() ??
     getRuntime().catch((cause: unknown) => {
-      throw new LeafError('not_ready', 'The service is starting or cannot reach its store; try again shortly.', { cause });
+      throw new LeafError('not_ready', 'The service is starting or cannot reach its store; try again shortly.', {
+        cause,
+      });
     })
   );
 }

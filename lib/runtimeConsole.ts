@@ -51,7 +51,12 @@ export function createConsoleParts(config: LeafConfig): ConsoleParts {
   };
 }
 
-export function startConsoleParts(parts: ConsoleParts, core: CoreRuntime, config: LeafConfig, logger: Logger): ConsoleRuntime {
+export function startConsoleParts(
+  parts: ConsoleParts,
+  core: CoreRuntime,
+  config: LeafConfig,
+  logger: Logger,
+): ConsoleRuntime {
   const { rates, prometheus, loadLog } = parts;
   prometheus.bind(core.segments, core.snowflake, { rates, store: core.store });
   registerFleetGauge(prometheus.registry, core.fleet);
@@ -60,5 +65,12 @@ export function startConsoleParts(parts: ConsoleParts, core: CoreRuntime, config
   const admin = resolveAdminToken({ token: config.adminToken, dataDir: config.dataDir });
   // Where it is, never what it is: the link with the token is printed once, by the process's own front (server.ts).
   if (admin.generated) logger.log('info', 'admin_token_generated', { file: admin.file });
-  return { rates, prometheus, loadLog, fleetRates: new FleetRateHistory({ clock: systemClock }), admin, stop: () => clearInterval(sampler) };
+  return {
+    rates,
+    prometheus,
+    loadLog,
+    fleetRates: new FleetRateHistory({ clock: systemClock }),
+    admin,
+    stop: () => clearInterval(sampler),
+  };
 }

@@ -54,7 +54,13 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   if (config.segmentSemantics !== null) {
     // Before the first claim: every claim then reads the default this node was told to keep.
     try {
-      await ensureFleetSemantics({ store: store.semantics, semantics: config.segmentSemantics, nodeId: config.node.id, logger, now: systemClock.now() });
+      await ensureFleetSemantics({
+        store: store.semantics,
+        semantics: config.segmentSemantics,
+        nodeId: config.node.id,
+        logger,
+        now: systemClock.now(),
+      });
     } catch (error) {
       await store.close();
       throw error;
@@ -62,7 +68,9 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   }
   const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad });
   const formats = new FormatEngine({ store: store.formats, logger });
-  const snowflake = enabled ? new SnowflakeNode({ store: store.workers, nodeId: config.node.id, epochMs, minId, leaseMs, workerIds, logger }) : null;
+  const snowflake = enabled
+    ? new SnowflakeNode({ store: store.workers, nodeId: config.node.id, epochMs, minId, leaseMs, workerIds, logger })
+    : null;
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
   const fleet = new NodeRegistry({
     store: store.nodes,
@@ -90,9 +98,19 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     clearInterval(keepAlive);
   }
   // Before the node serves: the ID routes wait for the first load of the access tokens (they never guess open).
-  const tokens = new TokenRefresher({ store: store.tokens, access: hooks.access, clock: systemClock, intervalMs: config.tokenRefreshMs, logger });
+  const tokens = new TokenRefresher({
+    store: store.tokens,
+    access: hooks.access,
+    clock: systemClock,
+    intervalMs: config.tokenRefreshMs,
+    logger,
+  });
   await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
-  logger.log('info', 'runtime_ready', { dialect: store.dialect, tags: segments.status().tagsKnown, snowflakeWorkerId: snowflake?.workerId ?? null });
+  logger.log('info', 'runtime_ready', {
+    dialect: store.dialect,
+    tags: segments.status().tagsKnown,
+    snowflakeWorkerId: snowflake?.workerId ?? null,
+  });
   return { config, logger, store, segments, formats, snowflake, fleet, tokens };
 }
 
@@ -103,9 +121,13 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
 export async function closeCore(core: CoreRuntime): Promise<void> {
   core.tokens.stop();
   const giveBack = core.config.giveBack;
-  const [given, givenFormats] = await Promise.all([core.segments.close({ giveBack }), core.formats.close({ giveBack })]);
+  const [given, givenFormats] = await Promise.all([
+    core.segments.close({ giveBack }),
+    core.formats.close({ giveBack }),
+  ]);
   given.push(...givenFormats);
-  if (giveBack) core.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
+  if (giveBack)
+    core.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
   await Promise.all([core.snowflake?.stop(), core.fleet.stop()]);
   await core.store.close();
 }

@@ -35,7 +35,11 @@ function buildIsStale() {
 async function build() {
   console.error('[leaf-ts] building the app (first start or changed sources)…');
   const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
-  const child = spawn(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  const child = spawn(process.execPath, [nextBin, 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   let stoppedBy = null;
   const pass = (signal) => {
     stoppedBy ??= signal;
@@ -81,7 +85,8 @@ async function withBuildLock(fn) {
       fs.rmSync(lock, { recursive: true, force: true });
       continue;
     }
-    if (!said) console.error(`[leaf-ts] waiting for the build another start is running${pid > 0 ? ` (PID ${pid})` : ''}…`);
+    if (!said)
+      console.error(`[leaf-ts] waiting for the build another start is running${pid > 0 ? ` (PID ${pid})` : ''}…`);
     said = true;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -99,7 +104,9 @@ function stopWithParent() {
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(timer);
-    console.error(JSON.stringify({ t: new Date().toISOString(), level: 'warn', event: 'launcher_gone', parent, stop: 'SIGTERM' }));
+    console.error(
+      JSON.stringify({ t: new Date().toISOString(), level: 'warn', event: 'launcher_gone', parent, stop: 'SIGTERM' }),
+    );
     process.kill(process.pid, 'SIGTERM');
   }, PARENT_POLL_MS);
   timer.unref();
@@ -109,7 +116,9 @@ function stopWithParent() {
 if (cluster.isPrimary) {
   if (buildIsStale()) {
     if (process.argv.includes('--no-build')) {
-      console.error(`leaf-ts: cannot start: the app in ${root} is not built or its sources are newer than the build; run \`npm run build\` there first`);
+      console.error(
+        `leaf-ts: cannot start: the app in ${root} is not built or its sources are newer than the build; run \`npm run build\` there first`,
+      );
       process.exit(EXIT_CONFIG);
     }
     await withBuildLock(async () => {

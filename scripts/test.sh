@@ -16,8 +16,9 @@ step "type-check (and the product with noUncheckedIndexedAccess)"
 npx tsc --noEmit
 npx tsc --noEmit -p tsconfig.product.json
 
-step "lint (ESLint, with the import boundaries)"
+step "lint (ESLint, with the import boundaries) and format (Prettier)"
 npx eslint .
+npx prettier --check . --log-level warn
 
 step "build (next build)"
 npx next build > .tmp/build.log 2>&1 || { cat .tmp/build.log; exit 1; }

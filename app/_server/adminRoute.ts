@@ -18,13 +18,24 @@ export interface Requester {
   address: string;
 }
 
-type Handler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Requester & { actor: string } }) => Promise<Response>;
+type Handler<P> = (ctx: {
+  request: Request;
+  runtime: Runtime;
+  params: P;
+  who: Requester & { actor: string };
+}) => Promise<Response>;
 type PublicHandler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Requester }) => Promise<Response>;
 
 /** Wraps a route: runtime, credential check (unless `public`), and typed errors → JSON statuses. */
 export function route<P = Record<string, string>>(handler: Handler<P>): ReturnType<typeof withRequester<P>>;
-export function route<P = Record<string, string>>(handler: PublicHandler<P>, options: { public: true }): ReturnType<typeof withRequester<P>>;
-export function route<P = Record<string, string>>(handler: Handler<P> | PublicHandler<P>, options: { public?: boolean } = {}) {
+export function route<P = Record<string, string>>(
+  handler: PublicHandler<P>,
+  options: { public: true },
+): ReturnType<typeof withRequester<P>>;
+export function route<P = Record<string, string>>(
+  handler: Handler<P> | PublicHandler<P>,
+  options: { public?: boolean } = {},
+) {
   return withRequester<P>(async (ctx) => {
     if (options.public) return (handler as PublicHandler<P>)(ctx);
     const { actor } = ctx.who;
@@ -46,7 +57,9 @@ function withRequester<P>(handler: PublicHandler<P>) {
       const who = { actor, address: clientAddress(request.headers) };
       return await handler({ request, runtime, params: await context.params, who });
     } catch (error) {
-      return toResponse(failure(error, processLogger(), { method: request.method, path: new URL(request.url).pathname }));
+      return toResponse(
+        failure(error, processLogger(), { method: request.method, path: new URL(request.url).pathname }),
+      );
     }
   };
 }

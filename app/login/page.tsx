@@ -9,7 +9,11 @@ function safeNext(raw: string | string[] | undefined): string {
   return next !== undefined && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
 }
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { next } = await searchParams;
   return <LoginForm next={safeNext(next)} />;
 }

@@ -11,7 +11,10 @@ export function AppHeader() {
   return (
     <header className="app-header">
       <Link href="/" className="brand">
-        <span className="brand-mark" aria-hidden="true">◆</span> leaf-ts <span className="muted">console</span>
+        <span className="brand-mark" aria-hidden="true">
+          ◆
+        </span>{' '}
+        leaf-ts <span className="muted">console</span>
       </Link>
       {session.data?.authenticated && (
         <nav aria-label="Console" className="header-nav">
@@ -20,7 +23,12 @@ export function AppHeader() {
           <Link href="/formats">Formats</Link>
           <Link href="/tokens">Tokens</Link>
           <Link href="/audit">Audit</Link>
-          <button type="button" className="button-quiet" disabled={logout.isPending} onClick={() => logout.mutate(undefined, { onSettled: () => router.replace('/login') })}>
+          <button
+            type="button"
+            className="button-quiet"
+            disabled={logout.isPending}
+            onClick={() => logout.mutate(undefined, { onSettled: () => router.replace('/login') })}
+          >
             Log out
           </button>
         </nav>

@@ -21,17 +21,30 @@ export function AuditList({ bizTag }: { bizTag?: string }) {
     <section aria-labelledby={titleId} className="card">
       <h2 id={titleId}>{global ? 'Every change and login' : 'Changes'}</h2>
       {query.isError && (
-        <Notice kind={query.data === undefined ? 'error' : 'warn'} title={query.data === undefined ? 'The audit trail cannot be loaded.' : 'The server stopped answering; this list may be behind.'}>
+        <Notice
+          kind={query.data === undefined ? 'error' : 'warn'}
+          title={
+            query.data === undefined
+              ? 'The audit trail cannot be loaded.'
+              : 'The server stopped answering; this list may be behind.'
+          }
+        >
           {query.error.message}
         </Notice>
       )}
       {query.isPending ? (
         <p className="muted">Loading the audit trail…</p>
       ) : entries.length === 0 ? (
-        <p className="muted" data-testid="audit-empty">{global ? 'Nothing recorded yet.' : 'No change to this tag has been recorded.'}</p>
+        <p className="muted" data-testid="audit-empty">
+          {global ? 'Nothing recorded yet.' : 'No change to this tag has been recorded.'}
+        </p>
       ) : (
         <div className="table-wrap">
-          <table className="audit-table" aria-label={global ? 'Audit trail' : `Changes to ${bizTag}`} data-testid="audit-list">
+          <table
+            className="audit-table"
+            aria-label={global ? 'Audit trail' : `Changes to ${bizTag}`}
+            data-testid="audit-list"
+          >
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -52,7 +65,12 @@ export function AuditList({ bizTag }: { bizTag?: string }) {
         </div>
       )}
       {query.hasNextPage && (
-        <button type="button" className="button-quiet audit-more" disabled={query.isFetchingNextPage} onClick={() => void query.fetchNextPage()}>
+        <button
+          type="button"
+          className="button-quiet audit-more"
+          disabled={query.isFetchingNextPage}
+          onClick={() => void query.fetchNextPage()}
+        >
           {query.isFetchingNextPage ? 'Loading…' : 'Older'}
         </button>
       )}
@@ -65,14 +83,24 @@ function AuditRow({ entry: e, showTag }: { entry: AuditEntryView; showTag: boole
   return (
     <tr data-testid="audit-row" data-action={e.action} data-id={e.id}>
       <td className="mono nowrap" data-label="When">
-        <time dateTime={e.at} title={e.at}>{formatWhen(e.at)}</time>
+        <time dateTime={e.at} title={e.at}>
+          {formatWhen(e.at)}
+        </time>
       </td>
       <td data-label="Action">
-        <span className={`audit-action${e.action === 'auth.login_failed' ? ' audit-action-refused' : ''}`}>{AUDIT_ACTION_LABEL[e.action]}</span>
+        <span className={`audit-action${e.action === 'auth.login_failed' ? ' audit-action-refused' : ''}`}>
+          {AUDIT_ACTION_LABEL[e.action]}
+        </span>
       </td>
       {showTag && (
         <td data-label="Tag">
-          {e.bizTag === null ? <span className="muted">—</span> : <Link className="tag-link" href={`/tags/${encodeURIComponent(e.bizTag)}`}>{e.bizTag}</Link>}
+          {e.bizTag === null ? (
+            <span className="muted">—</span>
+          ) : (
+            <Link className="tag-link" href={`/tags/${encodeURIComponent(e.bizTag)}`}>
+              {e.bizTag}
+            </Link>
+          )}
         </td>
       )}
       <td data-label="Change">
@@ -86,9 +114,15 @@ function AuditRow({ entry: e, showTag }: { entry: AuditEntryView; showTag: boole
           </ul>
         )}
       </td>
-      <td className="audit-actor" data-label="Who">{e.actor}</td>
-      <td className="mono" data-label="From">{e.address}</td>
-      <td className="mono" data-label="Node">{e.nodeId}</td>
+      <td className="audit-actor" data-label="Who">
+        {e.actor}
+      </td>
+      <td className="mono" data-label="From">
+        {e.address}
+      </td>
+      <td className="mono" data-label="Node">
+        {e.nodeId}
+      </td>
     </tr>
   );
 }

@@ -18,9 +18,19 @@ export function BufferGauges({ engine }: { engine: EngineView | null }) {
         </div>
         <Meter percent={pct} label="Current segment left" />
         <div className="gauge-foot muted small">
-          {c === null ? (engine?.loading ? 'loading the first segment…' : 'no load yet') : (
+          {c === null ? (
+            engine?.loading ? (
+              'loading the first segment…'
+            ) : (
+              'no load yet'
+            )
+          ) : (
             <>
-              <span className="mono">{showDecimal(c.start)}–{showDecimal(c.max)}</span> · next <span className="mono">{showDecimal(c.next)}</span> · {showInt(c.remaining)} left of {showInt(c.step)}
+              <span className="mono">
+                {showDecimal(c.start)}–{showDecimal(c.max)}
+              </span>{' '}
+              · next <span className="mono">{showDecimal(c.next)}</span> · {showInt(c.remaining)} left of{' '}
+              {showInt(c.step)}
             </>
           )}
         </div>
@@ -34,7 +44,10 @@ export function BufferGauges({ engine }: { engine: EngineView | null }) {
         <div className="gauge-foot muted small">
           {p !== null ? (
             <>
-              <span className="mono">{showDecimal(p.start)}–{showDecimal(p.max)}</span> · {showInt(p.step)} IDs
+              <span className="mono">
+                {showDecimal(p.start)}–{showDecimal(p.max)}
+              </span>{' '}
+              · {showInt(p.step)} IDs
             </>
           ) : c === null ? (
             'loaded after the first'

@@ -5,7 +5,12 @@ import type { RatePoint, StepPoint } from './api';
 import { showInt, showRate, showTime, rateSeries, stepSeries } from './display';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 12, tickLine: false } as const;
-const TOOLTIP_STYLE = { background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 6, color: 'var(--text)' };
+const TOOLTIP_STYLE = {
+  background: 'var(--surface)',
+  border: '1px solid var(--border)',
+  borderRadius: 6,
+  color: 'var(--text)',
+};
 
 /** IDs per second over (at most) the last 15 minutes, one point per 5-second bucket. */
 export function RateChart({ points, span }: { points: RatePoint[]; span: [number, number] }) {
@@ -19,12 +24,38 @@ export function RateChart({ points, span }: { points: RatePoint[]; span: [number
           {showInt(total)} IDs in 15 min
         </span>
       </figcaption>
-      <LineChart responsive style={{ width: '100%', height: 200 }} data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+      <LineChart
+        responsive
+        style={{ width: '100%', height: 200 }}
+        data={data}
+        margin={{ top: 8, right: 12, bottom: 0, left: 0 }}
+      >
         <CartesianGrid stroke="var(--grid)" vertical={false} />
-        <XAxis dataKey="t" type="number" scale="time" domain={span} ticks={ticksOf(span)} tickFormatter={tickFormat(span)} interval="preserveStartEnd" minTickGap={40} {...AXIS} />
+        <XAxis
+          dataKey="t"
+          type="number"
+          scale="time"
+          domain={span}
+          ticks={ticksOf(span)}
+          tickFormatter={tickFormat(span)}
+          interval="preserveStartEnd"
+          minTickGap={40}
+          {...AXIS}
+        />
         <YAxis width={48} allowDecimals={false} tickFormatter={(v: number) => showRate(v)} {...AXIS} />
-        <Tooltip contentStyle={TOOLTIP_STYLE} labelFormatter={(t) => showTime(Number(t))} formatter={(v) => [`${showRate(Number(v))} IDs/s`, 'rate']} />
-        <Line type="linear" dataKey="perSec" stroke="var(--chart-1)" strokeWidth={2} dot={false} isAnimationActive={false} />
+        <Tooltip
+          contentStyle={TOOLTIP_STYLE}
+          labelFormatter={(t) => showTime(Number(t))}
+          formatter={(v) => [`${showRate(Number(v))} IDs/s`, 'rate']}
+        />
+        <Line
+          type="linear"
+          dataKey="perSec"
+          stroke="var(--chart-1)"
+          strokeWidth={2}
+          dot={false}
+          isAnimationActive={false}
+        />
       </LineChart>
     </figure>
   );
@@ -37,17 +68,51 @@ export function StepChart({ points, span }: { points: StepPoint[]; span: [number
     <figure className="chart" data-testid="step-chart" aria-label="Step over time">
       <figcaption>
         <span>Step</span>
-        <span className="muted">{points.length === 0 ? 'no load yet' : `${points.length} change${points.length === 1 ? '' : 's'}`}</span>
+        <span className="muted">
+          {points.length === 0 ? 'no load yet' : `${points.length} change${points.length === 1 ? '' : 's'}`}
+        </span>
       </figcaption>
       {data.length === 0 ? (
         <p className="chart-empty muted">No segment has been loaded yet.</p>
       ) : (
-        <LineChart responsive style={{ width: '100%', height: 200 }} data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+        <LineChart
+          responsive
+          style={{ width: '100%', height: 200 }}
+          data={data}
+          margin={{ top: 8, right: 12, bottom: 0, left: 0 }}
+        >
           <CartesianGrid stroke="var(--grid)" vertical={false} />
-          <XAxis dataKey="t" type="number" scale="time" domain={span} ticks={ticksOf(span)} tickFormatter={tickFormat(span)} interval="preserveStartEnd" minTickGap={40} {...AXIS} />
-          <YAxis width={56} allowDecimals={false} domain={[0, 'auto']} tickFormatter={(v: number) => showInt(v)} {...AXIS} />
-          <Tooltip contentStyle={TOOLTIP_STYLE} labelFormatter={(t) => showTime(Number(t))} formatter={(v) => [showInt(Number(v)), 'step']} />
-          <Line type="stepAfter" dataKey="step" stroke="var(--chart-2)" strokeWidth={2} dot={{ r: 2 }} isAnimationActive={false} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={span}
+            ticks={ticksOf(span)}
+            tickFormatter={tickFormat(span)}
+            interval="preserveStartEnd"
+            minTickGap={40}
+            {...AXIS}
+          />
+          <YAxis
+            width={56}
+            allowDecimals={false}
+            domain={[0, 'auto']}
+            tickFormatter={(v: number) => showInt(v)}
+            {...AXIS}
+          />
+          <Tooltip
+            contentStyle={TOOLTIP_STYLE}
+            labelFormatter={(t) => showTime(Number(t))}
+            formatter={(v) => [showInt(Number(v)), 'step']}
+          />
+          <Line
+            type="stepAfter"
+            dataKey="step"
+            stroke="var(--chart-2)"
+            strokeWidth={2}
+            dot={{ r: 2 }}
+            isAnimationActive={false}
+          />
         </LineChart>
       )}
     </figure>

@@ -25,7 +25,13 @@ export function Dashboard() {
         <div className="section-head">
           <h1 id="tags-title">Tags</h1>
           <LiveStamp updatedAt={tags.dataUpdatedAt} failing={tags.isError} />
-          <button type="button" className="button-primary" aria-expanded={creating} aria-controls="new-tag" onClick={() => setCreating((v) => !v)}>
+          <button
+            type="button"
+            className="button-primary"
+            aria-expanded={creating}
+            aria-controls="new-tag"
+            onClick={() => setCreating((v) => !v)}
+          >
             {creating ? 'Close' : 'New tag'}
           </button>
         </div>
@@ -42,9 +48,14 @@ export function Dashboard() {
           <Notice
             kind="error"
             testId="tags-error"
-            title={tags.data === undefined ? 'The tags cannot be loaded.' : 'The server stopped answering; the figures below are from the last good answer.'}
+            title={
+              tags.data === undefined
+                ? 'The tags cannot be loaded.'
+                : 'The server stopped answering; the figures below are from the last good answer.'
+            }
           >
-            {tags.error.message} <span className="muted">({'code' in tags.error ? String(tags.error.code) : 'error'})</span>
+            {tags.error.message}{' '}
+            <span className="muted">({'code' in tags.error ? String(tags.error.code) : 'error'})</span>
           </Notice>
         )}
 
@@ -63,7 +74,10 @@ export function Dashboard() {
           (page.totals.tags === 0 ? (
             <div className="empty card" data-testid="tags-empty">
               <h2>No tags yet</h2>
-              <p className="muted">A tag is one ID sequence, such as <code>order</code> or <code>user</code>. Create the first one to start handing out IDs.</p>
+              <p className="muted">
+                A tag is one ID sequence, such as <code>order</code> or <code>user</code>. Create the first one to start
+                handing out IDs.
+              </p>
               {!creating && (
                 <button type="button" className="button-primary" onClick={() => setCreating(true)}>
                   Create a tag
@@ -76,7 +90,12 @@ export function Dashboard() {
             </p>
           ) : (
             <>
-              <TagTable tags={page.tags} sort={list.params.sort} onSort={list.sortBy} runwayWarnSeconds={runwayWarnSeconds} />
+              <TagTable
+                tags={page.tags}
+                sort={list.params.sort}
+                onSort={list.sortBy}
+                runwayWarnSeconds={runwayWarnSeconds}
+              />
               <Pager offset={page.offset} limit={page.limit} total={page.total} onOffset={list.setOffset} />
             </>
           ))}

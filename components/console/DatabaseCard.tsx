@@ -20,7 +20,9 @@ export function DatabaseCard() {
     <section aria-labelledby="db-title" className="card db-card" data-testid="database">
       <div className="card-head">
         <h2 id="db-title">Database</h2>
-        {data !== undefined && data.store.dialect !== 'sqlite' && <span className="muted small">{data.store.dialect === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'}</span>}
+        {data !== undefined && data.store.dialect !== 'sqlite' && (
+          <span className="muted small">{data.store.dialect === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'}</span>
+        )}
         <LiveStamp updatedAt={health.dataUpdatedAt} failing={health.isError} />
       </div>
 
@@ -28,9 +30,14 @@ export function DatabaseCard() {
         <Notice
           kind={data === undefined ? 'error' : 'warn'}
           testId="database-error"
-          title={data === undefined ? 'The database health cannot be loaded.' : 'The server stopped answering; this is the last good answer.'}
+          title={
+            data === undefined
+              ? 'The database health cannot be loaded.'
+              : 'The server stopped answering; this is the last good answer.'
+          }
         >
-          {health.error.message} <span className="muted">({'code' in health.error ? String(health.error.code) : 'error'})</span>
+          {health.error.message}{' '}
+          <span className="muted">({'code' in health.error ? String(health.error.code) : 'error'})</span>
         </Notice>
       )}
 
@@ -44,10 +51,15 @@ export function DatabaseCard() {
 function DatabaseBody({ health }: { health: HealthView }) {
   const { store } = health;
   if (store.dialect === 'sqlite' || store.hosts === undefined) {
-    const line = store.dialect === 'sqlite' ? sqliteLine(store) : `Store ${store.reachable ? 'reachable' : 'unreachable'}, ${showLatency(store.latencyMs)}`;
+    const line =
+      store.dialect === 'sqlite'
+        ? sqliteLine(store)
+        : `Store ${store.reachable ? 'reachable' : 'unreachable'}, ${showLatency(store.latencyMs)}`;
     return (
       <p className={`db-line ${store.reachable ? '' : 'db-line-problem'}`} data-testid="database-line">
-        <span className={`badge ${store.reachable ? 'badge-ok' : 'badge-error'}`}>{store.reachable ? 'reachable' : 'unreachable'}</span>
+        <span className={`badge ${store.reachable ? 'badge-ok' : 'badge-error'}`}>
+          {store.reachable ? 'reachable' : 'unreachable'}
+        </span>
         <span>{line}</span>
       </p>
     );
@@ -56,7 +68,9 @@ function DatabaseBody({ health }: { health: HealthView }) {
   return (
     <>
       <p className="db-summary small" data-testid="database-summary">
-        {store.reachable ? `Store reachable, ${showLatency(store.latencyMs)}` : `Store unreachable${store.error ? `: ${store.error}` : ''}`}
+        {store.reachable
+          ? `Store reachable, ${showLatency(store.latencyMs)}`
+          : `Store unreachable${store.error ? `: ${store.error}` : ''}`}
         {' · '}
         {troubled === 0
           ? `all ${store.hosts.length} ${store.hosts.length === 1 ? 'host' : 'hosts'} healthy`
@@ -69,7 +83,9 @@ function DatabaseBody({ health }: { health: HealthView }) {
               <th scope="col">Host</th>
               <th scope="col">Status</th>
               <th scope="col">{store.dialect === 'postgres' ? 'Role' : 'Galera'}</th>
-              <th scope="col" className="num">Latency</th>
+              <th scope="col" className="num">
+                Latency
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -93,7 +109,9 @@ function HostRow({ host: h }: { host: HostHealth }) {
       </th>
       <td data-label="Status">
         <span className="db-status">
-          <span className={`badge ${h.reachable ? 'badge-ok' : 'badge-error'}`}>{h.reachable ? 'reachable' : 'unreachable'}</span>
+          <span className={`badge ${h.reachable ? 'badge-ok' : 'badge-error'}`}>
+            {h.reachable ? 'reachable' : 'unreachable'}
+          </span>
           {attention && (
             <span className="db-attention">
               {problems.map((p, i) => (
@@ -112,10 +130,16 @@ function HostRow({ host: h }: { host: HostHealth }) {
       {h.postgres !== undefined ? (
         <td data-label="Role">{h.postgres.role}</td>
       ) : (
-        <td data-label="Galera">{h.galera === undefined ? <span className="muted">—</span> : galeraSummary(h.galera)}</td>
+        <td data-label="Galera">
+          {h.galera === undefined ? <span className="muted">—</span> : galeraSummary(h.galera)}
+        </td>
       )}
       <td className="num" data-label="Latency">
-        {h.reachable ? showLatency(h.latencyMs) : <span className="muted">failed after {showLatency(h.latencyMs)}</span>}
+        {h.reachable ? (
+          showLatency(h.latencyMs)
+        ) : (
+          <span className="muted">failed after {showLatency(h.latencyMs)}</span>
+        )}
       </td>
     </tr>
   );

@@ -41,9 +41,27 @@ export function EditTagForm({ tag }: { tag: TagView }) {
   return (
     <form className="card form-grid" onSubmit={onSubmit} noValidate aria-labelledby="edit-title">
       <h2 id="edit-title">Settings</h2>
-      <Field label="Step" name="step" inputMode="numeric" value={step} onChange={(e) => setStep(e.target.value)} error={errors.step} hint="The floor of the dynamic step; a raise applies at the next load" />
-      <Field label="Description" name="description" value={description} onChange={(e) => setDescription(e.target.value)} error={errors.description} />
-      {server.form && <Notice kind="error" title="Not saved.">{server.form}</Notice>}
+      <Field
+        label="Step"
+        name="step"
+        inputMode="numeric"
+        value={step}
+        onChange={(e) => setStep(e.target.value)}
+        error={errors.step}
+        hint="The floor of the dynamic step; a raise applies at the next load"
+      />
+      <Field
+        label="Description"
+        name="description"
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        error={errors.description}
+      />
+      {server.form && (
+        <Notice kind="error" title="Not saved.">
+          {server.form}
+        </Notice>
+      )}
       <div className="form-actions span-2">
         <button type="submit" className="button-primary" disabled={update.isPending}>
           {update.isPending ? 'Saving…' : 'Save settings'}
@@ -68,16 +86,31 @@ export function RaiseMaxIdForm({ tag }: { tag: TagView }) {
     <form className="card" onSubmit={onSubmit} noValidate aria-labelledby="maxid-title">
       <h2 id="maxid-title">Raise max_id</h2>
       <p className="muted small">
-        Now <span className="mono" data-testid="current-max-id">{showDecimal(tag.maxId)}</span>. New segments start above the new value; IDs below it are
-        never handed out again.
+        Now{' '}
+        <span className="mono" data-testid="current-max-id">
+          {showDecimal(tag.maxId)}
+        </span>
+        . New segments start above the new value; IDs below it are never handed out again.
       </p>
       <div className="inline-form">
-        <Field label="New max_id" name="maxId" inputMode="numeric" value={maxId} onChange={(e) => setMaxId(e.target.value)} error={errors.maxId} autoComplete="off" />
+        <Field
+          label="New max_id"
+          name="maxId"
+          inputMode="numeric"
+          value={maxId}
+          onChange={(e) => setMaxId(e.target.value)}
+          error={errors.maxId}
+          autoComplete="off"
+        />
         <button type="submit" className="button-primary" disabled={update.isPending || maxId.trim() === ''}>
           {update.isPending ? 'Raising…' : 'Raise max_id'}
         </button>
       </div>
-      {server.form && <Notice kind="error" title="Not raised.">{server.form}</Notice>}
+      {server.form && (
+        <Notice kind="error" title="Not raised.">
+          {server.form}
+        </Notice>
+      )}
       {update.isSuccess && <p role="status">max_id is now {showDecimal(update.data.maxId)}.</p>}
     </form>
   );
@@ -99,15 +132,28 @@ export function DeleteTagForm({ bizTag }: { bizTag: string }) {
     <form className="card danger" onSubmit={onSubmit} noValidate aria-labelledby="delete-title">
       <h2 id="delete-title">Delete tag</h2>
       <p className="muted small">
-        Clients asking for <code>{bizTag}</code> get 404 from then on. Its max_id is kept: re-creating the tag continues above it.
+        Clients asking for <code>{bizTag}</code> get 404 from then on. Its max_id is kept: re-creating the tag continues
+        above it.
       </p>
       <div className="inline-form">
-        <Field label={`Type ${bizTag} to confirm`} name="confirm" value={confirm} onChange={(e) => setConfirm(e.target.value)} error={server.fields.confirm} autoComplete="off" spellCheck={false} />
+        <Field
+          label={`Type ${bizTag} to confirm`}
+          name="confirm"
+          value={confirm}
+          onChange={(e) => setConfirm(e.target.value)}
+          error={server.fields.confirm}
+          autoComplete="off"
+          spellCheck={false}
+        />
         <button type="submit" className="button-danger" disabled={confirm !== bizTag || remove.isPending}>
           {remove.isPending ? 'Deleting…' : 'Delete tag'}
         </button>
       </div>
-      {server.form && <Notice kind="error" title="Not deleted.">{server.form}</Notice>}
+      {server.form && (
+        <Notice kind="error" title="Not deleted.">
+          {server.form}
+        </Notice>
+      )}
     </form>
   );
 }

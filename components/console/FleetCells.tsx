@@ -7,10 +7,18 @@ import { showInt, showRate, showRunway, runwayLow } from './display';
 export function FleetHeaders() {
   return (
     <>
-      <th scope="col" className="num">Fleet IDs/s</th>
-      <th scope="col" className="num">Fleet buffered</th>
-      <th scope="col" className="num">Nodes</th>
-      <th scope="col" className="num">Runway</th>
+      <th scope="col" className="num">
+        Fleet IDs/s
+      </th>
+      <th scope="col" className="num">
+        Fleet buffered
+      </th>
+      <th scope="col" className="num">
+        Nodes
+      </th>
+      <th scope="col" className="num">
+        Runway
+      </th>
     </>
   );
 }
@@ -19,23 +27,49 @@ export function FleetHeaders() {
 export function NodeBufferHeaders({ buffered }: { buffered: string }) {
   return (
     <>
-      <th scope="col" className="num">{buffered}</th>
-      <th scope="col" className="num">Step</th>
-      <th scope="col" className="num">Rate (IDs/s)</th>
+      <th scope="col" className="num">
+        {buffered}
+      </th>
+      <th scope="col" className="num">
+        Step
+      </th>
+      <th scope="col" className="num">
+        Rate (IDs/s)
+      </th>
       <th scope="col">Next segment</th>
-      <th scope="col" className="num">Runway</th>
+      <th scope="col" className="num">
+        Runway
+      </th>
     </>
   );
 }
 
 /** The cells under NodeBufferHeaders after the buffered one (which each table writes itself). */
-export function NodeBufferCells({ step, ratePerSec, next, runwaySeconds, low }: { step: number; ratePerSec: number; next: string; runwaySeconds: number | null; low: boolean }) {
+export function NodeBufferCells({
+  step,
+  ratePerSec,
+  next,
+  runwaySeconds,
+  low,
+}: {
+  step: number;
+  ratePerSec: number;
+  next: string;
+  runwaySeconds: number | null;
+  low: boolean;
+}) {
   return (
     <>
-      <td className="num" data-label="Step">{showInt(step)}</td>
-      <td className="num" data-label="Rate (IDs/s)">{showRate(ratePerSec)}</td>
+      <td className="num" data-label="Step">
+        {showInt(step)}
+      </td>
+      <td className="num" data-label="Rate (IDs/s)">
+        {showRate(ratePerSec)}
+      </td>
       <td data-label="Next segment">{next}</td>
-      <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway">{showRunway(runwaySeconds)}</td>
+      <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway">
+        {showRunway(runwaySeconds)}
+      </td>
     </>
   );
 }
@@ -46,20 +80,39 @@ export function FleetCells({ tag, runwayWarnSeconds }: { tag: TagView; runwayWar
   if (f === undefined || f === null) {
     return (
       <>
-        <td className="num muted" data-label="Fleet IDs/s">—</td>
-        <td className="num muted" data-label="Fleet buffered">—</td>
-        <td className="num muted" data-label="Nodes">—</td>
-        <td className="num muted" data-label="Runway">—</td>
+        <td className="num muted" data-label="Fleet IDs/s">
+          —
+        </td>
+        <td className="num muted" data-label="Fleet buffered">
+          —
+        </td>
+        <td className="num muted" data-label="Nodes">
+          —
+        </td>
+        <td className="num muted" data-label="Runway">
+          —
+        </td>
       </>
     );
   }
   const low = runwayLow(f.runwaySeconds, runwayWarnSeconds);
   return (
     <>
-      <td className="num" data-label="Fleet IDs/s" data-testid="fleet-rate-cell">{showRate(f.ratePerSec)}</td>
-      <td className="num" data-label="Fleet buffered" data-testid="fleet-buffered-cell">{showInt(f.buffered)}</td>
-      <td className="num" data-label="Nodes" data-testid="fleet-nodes-cell">{f.nodesServing}</td>
-      <td className={`num ${low ? 'runway-low' : ''}`} data-label="Runway" data-testid="fleet-runway-cell" data-low={low}>
+      <td className="num" data-label="Fleet IDs/s" data-testid="fleet-rate-cell">
+        {showRate(f.ratePerSec)}
+      </td>
+      <td className="num" data-label="Fleet buffered" data-testid="fleet-buffered-cell">
+        {showInt(f.buffered)}
+      </td>
+      <td className="num" data-label="Nodes" data-testid="fleet-nodes-cell">
+        {f.nodesServing}
+      </td>
+      <td
+        className={`num ${low ? 'runway-low' : ''}`}
+        data-label="Runway"
+        data-testid="fleet-runway-cell"
+        data-low={low}
+      >
         {showRunway(f.runwaySeconds)}
         {low && <span className="badge badge-warn">low</span>}
       </td>

@@ -31,12 +31,16 @@ export function FleetTotals() {
         <dd data-testid="fleet-runway" data-low={low}>
           {showRunway(f.shortestRunway?.seconds ?? null)}
           {f.shortestRunway !== null && (
-            <span className="muted small mono"> {f.shortestRunway.bizTag} @ {f.shortestRunway.nodeId}</span>
+            <span className="muted small mono">
+              {' '}
+              {f.shortestRunway.bizTag} @ {f.shortestRunway.nodeId}
+            </span>
           )}
         </dd>
         {f.tagsBelowWarn > 0 && (
           <p className="small runway-low" data-testid="fleet-runway-warning">
-            {showInt(f.tagsBelowWarn)} {f.tagsBelowWarn === 1 ? 'tag runs' : 'tags run'} dry in under {showRunway(f.runwayWarnSeconds)} without the database
+            {showInt(f.tagsBelowWarn)} {f.tagsBelowWarn === 1 ? 'tag runs' : 'tags run'} dry in under{' '}
+            {showRunway(f.runwayWarnSeconds)} without the database
           </p>
         )}
       </div>

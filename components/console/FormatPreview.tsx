@@ -28,8 +28,13 @@ export function FormatPreview({ pattern, resetPeriod, timeZone, known }: FormatP
       {preview.ok ? (
         <>
           <p className="muted small">
-            Period <span className="mono" data-testid="preview-period">{preview.periodKey === '' ? '(never resets)' : preview.periodKey}</span>
-            {known !== undefined && known.periodKey === preview.periodKey ? `, above the ${known.maxId} claimed so far` : ', from 1'}
+            Period{' '}
+            <span className="mono" data-testid="preview-period">
+              {preview.periodKey === '' ? '(never resets)' : preview.periodKey}
+            </span>
+            {known !== undefined && known.periodKey === preview.periodKey
+              ? `, above the ${known.maxId} claimed so far`
+              : ', from 1'}
           </p>
           <ol className="mono id-list" data-testid="preview-ids">
             {preview.ids.map((id) => (

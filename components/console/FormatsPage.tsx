@@ -28,7 +28,11 @@ function FormatList() {
   return (
     <section className="card" aria-labelledby="format-list-title">
       <h2 id="format-list-title">Formatted tags</h2>
-      {query.error && <Notice kind="error" title="The formats could not be loaded.">{query.error.message}</Notice>}
+      {query.error && (
+        <Notice kind="error" title="The formats could not be loaded.">
+          {query.error.message}
+        </Notice>
+      )}
       {query.isPending ? (
         <p className="muted">Loading…</p>
       ) : formats.length === 0 ? (
@@ -43,7 +47,9 @@ function FormatList() {
                 <th scope="col">Reset</th>
                 <th scope="col">Zone</th>
                 <th scope="col">Current period</th>
-                <th scope="col" className="num">IDs claimed</th>
+                <th scope="col" className="num">
+                  IDs claimed
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -58,7 +64,9 @@ function FormatList() {
                   <td>{f.resetPeriod}</td>
                   <td>{f.timeZone}</td>
                   <td className="mono">{periodText(f.currentPeriod)}</td>
-                  <td className="num" data-testid="format-count">{showInt(f.currentCount)}</td>
+                  <td className="num" data-testid="format-count">
+                    {showInt(f.currentCount)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -77,7 +85,11 @@ export function FormatDetail({ bizTag }: { bizTag: string }) {
   if (query.data === undefined) {
     const notFound = isApiError(query.error) && query.error.status === 404;
     return (
-      <Notice kind="error" title={notFound ? `There is no formatted tag named “${bizTag}”.` : `The format ${bizTag} cannot be loaded.`} testId="format-error">
+      <Notice
+        kind="error"
+        title={notFound ? `There is no formatted tag named “${bizTag}”.` : `The format ${bizTag} cannot be loaded.`}
+        testId="format-error"
+      >
         {notFound ? 'It may have been deleted.' : query.error?.message}
       </Notice>
     );
@@ -89,15 +101,31 @@ export function FormatDetail({ bizTag }: { bizTag: string }) {
         <Link href="/formats">← Formats</Link>
       </p>
       <div className="section-head">
-        <h1 id="format-title" className="mono">{format.bizTag}</h1>
+        <h1 id="format-title" className="mono">
+          {format.bizTag}
+        </h1>
         <LiveStamp updatedAt={query.dataUpdatedAt} failing={query.isError} />
       </div>
       {format.description && <p className="lead">{format.description}</p>}
       <dl className="stats">
-        <div className="stat"><dt>Pattern</dt><dd className="mono">{format.pattern}</dd></div>
-        <div className="stat"><dt>Reset</dt><dd>{format.resetPeriod} in {format.timeZone}</dd></div>
-        <div className="stat"><dt>Current period</dt><dd className="mono">{periodText(format.currentPeriod)}</dd></div>
-        <div className="stat" data-testid="stat-period-count"><dt>IDs claimed this period</dt><dd>{showInt(format.currentCount)}</dd></div>
+        <div className="stat">
+          <dt>Pattern</dt>
+          <dd className="mono">{format.pattern}</dd>
+        </div>
+        <div className="stat">
+          <dt>Reset</dt>
+          <dd>
+            {format.resetPeriod} in {format.timeZone}
+          </dd>
+        </div>
+        <div className="stat">
+          <dt>Current period</dt>
+          <dd className="mono">{periodText(format.currentPeriod)}</dd>
+        </div>
+        <div className="stat" data-testid="stat-period-count">
+          <dt>IDs claimed this period</dt>
+          <dd>{showInt(format.currentCount)}</dd>
+        </div>
       </dl>
       <TakeIds take={take} route={`/api/id/formatted/${format.bizTag}`} />
       <Periods detail={query.data} />
@@ -119,8 +147,12 @@ function Periods({ detail }: { detail: FormatDetailData }) {
             <thead>
               <tr>
                 <th scope="col">Period</th>
-                <th scope="col" className="num">IDs claimed</th>
-                <th scope="col" className="num">Last claim</th>
+                <th scope="col" className="num">
+                  IDs claimed
+                </th>
+                <th scope="col" className="num">
+                  Last claim
+                </th>
                 <th scope="col">Updated</th>
               </tr>
             </thead>
@@ -137,7 +169,9 @@ function Periods({ detail }: { detail: FormatDetailData }) {
           </table>
         </div>
       )}
-      <p className="muted small">IDs claimed: numbers handed to nodes in segments; a node may still hold some it has not issued.</p>
+      <p className="muted small">
+        IDs claimed: numbers handed to nodes in segments; a node may still hold some it has not issued.
+      </p>
     </section>
   );
 }

@@ -9,25 +9,43 @@ export function LoadLog({ loads }: { loads: LoadRecord[] }) {
     <section aria-labelledby="loads-title" className="card">
       <h2 id="loads-title">Segment loads</h2>
       {rows.length === 0 ? (
-        <p className="muted">No segment has been loaded on this node yet. Take an ID and the first load appears here.</p>
+        <p className="muted">
+          No segment has been loaded on this node yet. Take an ID and the first load appears here.
+        </p>
       ) : (
         <div className="table-wrap">
           <table className="load-table" aria-label="Segment loads">
             <thead>
               <tr>
                 <th scope="col">Time</th>
-                <th scope="col" className="num">Step</th>
-                <th scope="col" className="num">Duration</th>
+                <th scope="col" className="num">
+                  Step
+                </th>
+                <th scope="col" className="num">
+                  Duration
+                </th>
                 <th scope="col">Result</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((l, i) => (
                 <tr key={`${l.at}-${i}`}>
-                  <td className="mono" data-label="Time">{showTime(l.at)}</td>
-                  <td className="num" data-label="Step">{showInt(l.step)}</td>
-                  <td className="num" data-label="Duration">{l.durationMs < 10 ? l.durationMs.toFixed(1) : showInt(l.durationMs)} ms</td>
-                  <td data-label="Result">{l.ok ? <span className="state state-ready">ok</span> : <span className="state state-error">{l.error ?? 'failed'}</span>}</td>
+                  <td className="mono" data-label="Time">
+                    {showTime(l.at)}
+                  </td>
+                  <td className="num" data-label="Step">
+                    {showInt(l.step)}
+                  </td>
+                  <td className="num" data-label="Duration">
+                    {l.durationMs < 10 ? l.durationMs.toFixed(1) : showInt(l.durationMs)} ms
+                  </td>
+                  <td data-label="Result">
+                    {l.ok ? (
+                      <span className="state state-ready">ok</span>
+                    ) : (
+                      <span className="state state-error">{l.error ?? 'failed'}</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -55,8 +55,8 @@ export function LoginForm({ next }: { next: string }) {
     <form className="card login-card" onSubmit={onSubmit} noValidate aria-labelledby="login-title">
       <h1 id="login-title">Log in</h1>
       <p className="muted">
-        Paste the admin token: <code>LEAF_ADMIN_TOKEN</code>, or the one in <code>data/admin-token</code> that the server
-        printed a login link for at its first start.
+        Paste the admin token: <code>LEAF_ADMIN_TOKEN</code>, or the one in <code>data/admin-token</code> that the
+        server printed a login link for at its first start.
       </p>
       <Field
         label="Admin token"

@@ -19,7 +19,8 @@ export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }
   const server = serverErrors(create.error);
   const errors: FieldErrors = { ...server.fields, ...clientErrors };
 
-  const set = (name: keyof typeof EMPTY) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [name]: e.target.value }));
+  const set = (name: keyof typeof EMPTY) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [name]: e.target.value }));
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -42,11 +43,48 @@ export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }
   return (
     <form className="card form-grid" onSubmit={onSubmit} noValidate aria-labelledby="new-tag-title">
       <h2 id="new-tag-title">New tag</h2>
-      <Field label="Tag" name="bizTag" value={values.bizTag} onChange={set('bizTag')} error={errors.bizTag} hint={`Letters, digits, _ - . : (up to ${BIZ_TAG_MAX_LENGTH})`} autoComplete="off" spellCheck={false} />
-      <Field label="Step" name="step" inputMode="numeric" value={values.step} onChange={set('step')} error={errors.step} hint={`IDs per segment, 1 to ${readableLimit(MAX_STEP)}`} />
-      <Field label="Initial max_id" name="maxId" inputMode="numeric" value={values.maxId} onChange={set('maxId')} error={errors.maxId} hint="First ID is max_id + 1; empty: 1, or above a deleted tag's" />
-      <Field label="Description" name="description" value={values.description} onChange={set('description')} error={errors.description} hint={`Optional, up to ${DESCRIPTION_MAX_LENGTH} characters`} className="span-2" />
-      {server.form && <Notice kind="error" title="The tag was not created.">{server.form}</Notice>}
+      <Field
+        label="Tag"
+        name="bizTag"
+        value={values.bizTag}
+        onChange={set('bizTag')}
+        error={errors.bizTag}
+        hint={`Letters, digits, _ - . : (up to ${BIZ_TAG_MAX_LENGTH})`}
+        autoComplete="off"
+        spellCheck={false}
+      />
+      <Field
+        label="Step"
+        name="step"
+        inputMode="numeric"
+        value={values.step}
+        onChange={set('step')}
+        error={errors.step}
+        hint={`IDs per segment, 1 to ${readableLimit(MAX_STEP)}`}
+      />
+      <Field
+        label="Initial max_id"
+        name="maxId"
+        inputMode="numeric"
+        value={values.maxId}
+        onChange={set('maxId')}
+        error={errors.maxId}
+        hint="First ID is max_id + 1; empty: 1, or above a deleted tag's"
+      />
+      <Field
+        label="Description"
+        name="description"
+        value={values.description}
+        onChange={set('description')}
+        error={errors.description}
+        hint={`Optional, up to ${DESCRIPTION_MAX_LENGTH} characters`}
+        className="span-2"
+      />
+      {server.form && (
+        <Notice kind="error" title="The tag was not created.">
+          {server.form}
+        </Notice>
+      )}
       <div className="form-actions span-2">
         <button type="submit" className="button-primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create tag'}

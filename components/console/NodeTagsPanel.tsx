@@ -20,10 +20,22 @@ export function NodeTagsPanel({ nodeId }: { nodeId: string }) {
       <div className="inline-form">
         <div className="field">
           <label htmlFor={`node-tags-q-${nodeId}`}>Find a tag on {nodeId}</label>
-          <input id={`node-tags-q-${nodeId}`} type="search" value={q} onChange={(e) => { setQ(e.target.value); setLimit(PAGE); }} />
+          <input
+            id={`node-tags-q-${nodeId}`}
+            type="search"
+            value={q}
+            onChange={(e) => {
+              setQ(e.target.value);
+              setLimit(PAGE);
+            }}
+          />
         </div>
       </div>
-      {tags.isError && <Notice kind="error" title="This node's tags cannot be loaded.">{tags.error.message}</Notice>}
+      {tags.isError && (
+        <Notice kind="error" title="This node's tags cannot be loaded.">
+          {tags.error.message}
+        </Notice>
+      )}
       {tags.data !== undefined &&
         (tags.data.total === 0 ? (
           <p className="muted">{q.trim() === '' ? 'This node holds no buffer.' : 'No tag on this node matches.'}</p>
@@ -39,9 +51,21 @@ export function NodeTagsPanel({ nodeId }: { nodeId: string }) {
               <tbody>
                 {tags.data.tags.map((t) => (
                   <tr key={t.bizTag} data-testid={`node-tag-row-${t.bizTag}`}>
-                    <th scope="row"><Link href={`/tags/${encodeURIComponent(t.bizTag)}`} className="tag-link">{t.bizTag}</Link></th>
-                    <td className="num" data-label="IDs buffered">{showInt(t.buffered)}</td>
-                    <NodeBufferCells step={t.step} ratePerSec={t.ratePerSec} next={t.next} runwaySeconds={t.runwaySeconds} low={runwayLow(t.runwaySeconds, warn)} />
+                    <th scope="row">
+                      <Link href={`/tags/${encodeURIComponent(t.bizTag)}`} className="tag-link">
+                        {t.bizTag}
+                      </Link>
+                    </th>
+                    <td className="num" data-label="IDs buffered">
+                      {showInt(t.buffered)}
+                    </td>
+                    <NodeBufferCells
+                      step={t.step}
+                      ratePerSec={t.ratePerSec}
+                      next={t.next}
+                      runwaySeconds={t.runwaySeconds}
+                      low={runwayLow(t.runwaySeconds, warn)}
+                    />
                   </tr>
                 ))}
               </tbody>
@@ -49,7 +73,11 @@ export function NodeTagsPanel({ nodeId }: { nodeId: string }) {
             <p className="muted small">
               {showInt(tags.data.tags.length)} of {showInt(tags.data.total)} tags, shortest runway first.{' '}
               {tags.data.tags.length < tags.data.total && limit < 500 && (
-                <button type="button" className="button-quiet small" onClick={() => setLimit((l) => Math.min(500, l * 5))}>
+                <button
+                  type="button"
+                  className="button-quiet small"
+                  onClick={() => setLimit((l) => Math.min(500, l * 5))}
+                >
                   Show more
                 </button>
               )}

@@ -24,7 +24,15 @@ export function NodesPage() {
       <FleetTotals />
       <SnowflakeSettings />
       {nodes.isError && (
-        <Notice kind="error" testId="nodes-error" title={nodes.data === undefined ? 'The nodes cannot be loaded.' : 'The server stopped answering; the rows below are from the last good answer.'}>
+        <Notice
+          kind="error"
+          testId="nodes-error"
+          title={
+            nodes.data === undefined
+              ? 'The nodes cannot be loaded.'
+              : 'The server stopped answering; the rows below are from the last good answer.'
+          }
+        >
           {nodes.error.message}
         </Notice>
       )}
@@ -38,18 +46,31 @@ export function NodesPage() {
                 <th scope="col">State</th>
                 <th scope="col">Uptime</th>
                 <th scope="col">Version</th>
-                <th scope="col" className="num">Worker id</th>
+                <th scope="col" className="num">
+                  Worker id
+                </th>
                 <th scope="col">Lease expires</th>
                 <th scope="col">Last heartbeat</th>
-                <th scope="col" className="num">Tags held</th>
-                <th scope="col" className="num">IDs buffered</th>
-                <th scope="col"><span className="sr-only">Tags</span></th>
+                <th scope="col" className="num">
+                  Tags held
+                </th>
+                <th scope="col" className="num">
+                  IDs buffered
+                </th>
+                <th scope="col">
+                  <span className="sr-only">Tags</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {nodes.data.map((node) => (
                 <Fragment key={node.nodeId}>
-                  <NodeTableRow node={node} now={now} open={open === node.nodeId} onToggle={() => setOpen((v) => (v === node.nodeId ? null : node.nodeId))} />
+                  <NodeTableRow
+                    node={node}
+                    now={now}
+                    open={open === node.nodeId}
+                    onToggle={() => setOpen((v) => (v === node.nodeId ? null : node.nodeId))}
+                  />
                   {open === node.nodeId && (
                     <tr className="node-tags-row">
                       <td colSpan={10}>
@@ -63,12 +84,26 @@ export function NodesPage() {
           </table>
         </div>
       )}
-      {nodes.data?.length === 0 && <p className="muted" data-testid="nodes-empty">No node has sent a heartbeat yet.</p>}
+      {nodes.data?.length === 0 && (
+        <p className="muted" data-testid="nodes-empty">
+          No node has sent a heartbeat yet.
+        </p>
+      )}
     </section>
   );
 }
 
-function NodeTableRow({ node, now, open, onToggle }: { node: NodeAnswer; now: number; open: boolean; onToggle: () => void }) {
+function NodeTableRow({
+  node,
+  now,
+  open,
+  onToggle,
+}: {
+  node: NodeAnswer;
+  now: number;
+  open: boolean;
+  onToggle: () => void;
+}) {
   const lease = node.snowflake.leaseExpiresAt === null ? null : Date.parse(node.snowflake.leaseExpiresAt);
   return (
     <tr data-testid={`node-row-${node.nodeId}`} data-state={node.state}>
@@ -82,23 +117,49 @@ function NodeTableRow({ node, now, open, onToggle }: { node: NodeAnswer; now: nu
         </span>
       </td>
       <td data-label="Uptime">{node.state === 'up' ? showUptime(now - Date.parse(node.startedAt)) : '—'}</td>
-      <td data-label="Version" className="mono">{node.version}</td>
+      <td data-label="Version" className="mono">
+        {node.version}
+      </td>
       <td className="num" data-label="Worker id">
         <span data-testid="node-worker-id">
           {node.snowflake.workerId ?? <span className="muted">{node.snowflake.state === 'off' ? 'off' : '—'}</span>}
         </span>
         {node.snowflake.workerIds !== undefined && (
-          <div className="muted small mono" data-testid="node-worker-ids" title="LEAF_WORKER_IDS: the only worker ids this node leases">
+          <div
+            className="muted small mono"
+            data-testid="node-worker-ids"
+            title="LEAF_WORKER_IDS: the only worker ids this node leases"
+          >
             of {node.snowflake.workerIds.replaceAll(',', ',\u200b')}
           </div>
         )}
       </td>
-      <td data-label="Lease expires">{lease === null ? <span className="muted">—</span> : lease >= now ? `in ${showUptime(lease - now)}` : `expired ${showAgo(lease, now)}`}</td>
-      <td data-label="Last heartbeat" data-testid="node-heartbeat">{showAgo(Date.parse(node.lastHeartbeat), now)}</td>
-      <td className="num" data-label="Tags held" data-testid="node-tags-held">{showInt(node.tagsHeld)}</td>
-      <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">{showInt(node.idsBuffered)}</td>
+      <td data-label="Lease expires">
+        {lease === null ? (
+          <span className="muted">—</span>
+        ) : lease >= now ? (
+          `in ${showUptime(lease - now)}`
+        ) : (
+          `expired ${showAgo(lease, now)}`
+        )}
+      </td>
+      <td data-label="Last heartbeat" data-testid="node-heartbeat">
+        {showAgo(Date.parse(node.lastHeartbeat), now)}
+      </td>
+      <td className="num" data-label="Tags held" data-testid="node-tags-held">
+        {showInt(node.tagsHeld)}
+      </td>
+      <td className="num" data-label="IDs buffered" data-testid="node-ids-buffered">
+        {showInt(node.idsBuffered)}
+      </td>
       <td data-label="Tags">
-        <button type="button" className="button-quiet small" aria-expanded={open} data-testid="node-expand" onClick={onToggle}>
+        <button
+          type="button"
+          className="button-quiet small"
+          aria-expanded={open}
+          data-testid="node-expand"
+          onClick={onToggle}
+        >
           {open ? 'Hide tags' : 'Tags'}
         </button>
       </td>

@@ -12,7 +12,15 @@ export function ratePointsOf(source: RateSource, here: RatePoint[], fleet: NodeR
 }
 
 /** "Chart: this node / fleet / node X". */
-export function RateSourcePicker({ value, nodeIds, onChange }: { value: RateSource; nodeIds: string[]; onChange: (v: RateSource) => void }) {
+export function RateSourcePicker({
+  value,
+  nodeIds,
+  onChange,
+}: {
+  value: RateSource;
+  nodeIds: string[];
+  onChange: (v: RateSource) => void;
+}) {
   return (
     <label className="chart-source small">
       Rate of{' '}

@@ -12,7 +12,8 @@ export const SEMANTICS_LABEL: Record<Semantics, string> = {
   'leaf-ts': 'leaf-ts — [max_id − step + 1, max_id]',
 };
 
-const SKIP_NOTE = 'A switch from leaf-ts to leaf raises max_id by one (one ID skipped). Switch to leaf-ts only once no Java Leaf node runs.';
+const SKIP_NOTE =
+  'A switch from leaf-ts to leaf raises max_id by one (one ID skipped). Switch to leaf-ts only once no Java Leaf node runs.';
 
 /** The tag's claim semantics: its own setting, or the fleet default. Sends only a change. */
 export function TagSemanticsForm({ tag }: { tag: TagView }) {
@@ -40,7 +41,12 @@ export function TagSemanticsForm({ tag }: { tag: TagView }) {
       <div className="inline-form">
         <label className="field">
           <span>Semantics</span>
-          <select name="semantics" value={value} disabled={settings.data === undefined} onChange={(e) => setChoice(e.target.value as Semantics | 'default')}>
+          <select
+            name="semantics"
+            value={value}
+            disabled={settings.data === undefined}
+            onChange={(e) => setChoice(e.target.value as Semantics | 'default')}
+          >
             <option value="default">fleet default ({settings.data?.default ?? '…'})</option>
             <option value="leaf">{SEMANTICS_LABEL.leaf}</option>
             <option value="leaf-ts">{SEMANTICS_LABEL['leaf-ts']}</option>
@@ -50,7 +56,11 @@ export function TagSemanticsForm({ tag }: { tag: TagView }) {
           {update.isPending ? 'Switching…' : 'Switch'}
         </button>
       </div>
-      {(server.form ?? server.fields.semantics) && <Notice kind="error" title="Not switched.">{server.form ?? server.fields.semantics}</Notice>}
+      {(server.form ?? server.fields.semantics) && (
+        <Notice kind="error" title="Not switched.">
+          {server.form ?? server.fields.semantics}
+        </Notice>
+      )}
       {update.isSuccess && <p role="status">Switched; max_id is now {update.data.maxId}.</p>}
     </form>
   );
@@ -72,7 +82,13 @@ export function FleetSemanticsCard() {
   };
 
   return (
-    <form className="card" onSubmit={onSubmit} noValidate aria-labelledby="fleet-semantics-title" data-testid="fleet-semantics">
+    <form
+      className="card"
+      onSubmit={onSubmit}
+      noValidate
+      aria-labelledby="fleet-semantics-title"
+      data-testid="fleet-semantics"
+    >
       <h2 id="fleet-semantics-title">Claim semantics</h2>
       <p className="muted small">
         Fleet default <strong data-testid="fleet-semantics-value">{current ?? '…'}</strong>
@@ -81,7 +97,12 @@ export function FleetSemanticsCard() {
       <div className="inline-form">
         <label className="field">
           <span>Fleet default</span>
-          <select name="semantics" value={value} disabled={current === undefined} onChange={(e) => setChoice(e.target.value as Semantics)}>
+          <select
+            name="semantics"
+            value={value}
+            disabled={current === undefined}
+            onChange={(e) => setChoice(e.target.value as Semantics)}
+          >
             <option value="leaf">{SEMANTICS_LABEL.leaf}</option>
             <option value="leaf-ts">{SEMANTICS_LABEL['leaf-ts']}</option>
           </select>
@@ -90,7 +111,11 @@ export function FleetSemanticsCard() {
           {switcher.isPending ? 'Switching…' : 'Switch'}
         </button>
       </div>
-      {server.form && <Notice kind="error" title="Not switched.">{server.form}</Notice>}
+      {server.form && (
+        <Notice kind="error" title="Not switched.">
+          {server.form}
+        </Notice>
+      )}
     </form>
   );
 }

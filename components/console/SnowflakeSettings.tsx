@@ -15,7 +15,10 @@ export function SnowflakeSettings() {
       {snowflake.epochPreset === 'leaf' && <span data-testid="snowflake-preset"> (Leaf&apos;s)</span>}
       {snowflake.minId !== null && (
         <>
-          {' · '}IDs above the floor <span className="mono" data-testid="snowflake-floor">{snowflake.minId}</span>
+          {' · '}IDs above the floor{' '}
+          <span className="mono" data-testid="snowflake-floor">
+            {snowflake.minId}
+          </span>
         </>
       )}
     </p>

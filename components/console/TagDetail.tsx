@@ -27,7 +27,11 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
     return (
       <>
         <BackLink />
-        <Notice kind="error" title={notFound ? `There is no tag named “${bizTag}”.` : `The tag ${bizTag} cannot be loaded.`} testId="tag-error">
+        <Notice
+          kind="error"
+          title={notFound ? `There is no tag named “${bizTag}”.` : `The tag ${bizTag} cannot be loaded.`}
+          testId="tag-error"
+        >
           {notFound ? 'It may have been deleted.' : query.error?.message}
         </Notice>
       </>
@@ -44,18 +48,31 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
     <article aria-labelledby="tag-title" className="tag-page">
       <BackLink />
       <div className="section-head">
-        <h1 id="tag-title" className="mono">{tag.bizTag}</h1>
+        <h1 id="tag-title" className="mono">
+          {tag.bizTag}
+        </h1>
         <LiveStamp updatedAt={query.dataUpdatedAt} failing={query.isError} />
       </div>
       {tag.description && <p className="lead">{tag.description}</p>}
       {query.isError && (
-        <Notice kind="warn" title="The server stopped answering; these figures are from the last good answer.">{query.error.message}</Notice>
+        <Notice kind="warn" title="The server stopped answering; these figures are from the last good answer.">
+          {query.error.message}
+        </Notice>
       )}
-      {e?.lastError && <Notice kind="error" title="The last segment load failed.">{e.lastError}</Notice>}
+      {e?.lastError && (
+        <Notice kind="error" title="The last segment load failed.">
+          {e.lastError}
+        </Notice>
+      )}
 
       <dl className="stats">
         <Stat label="Rate" value={e === null ? '—' : `${showRate(e.ratePerSec)} IDs/s`} testId="stat-rate" />
-        <Stat label="Step" value={showInt(step)} note={step !== tag.step ? `db ${showInt(tag.step)}` : undefined} testId="stat-step" />
+        <Stat
+          label="Step"
+          value={showInt(step)}
+          note={step !== tag.step ? `db ${showInt(tag.step)}` : undefined}
+          testId="stat-step"
+        />
         <Stat label="max_id" value={showDecimal(tag.maxId)} testId="stat-max-id" />
         <Stat label="Issued here" value={e === null ? '—' : showInt(e.issuedTotal)} />
         <Stat label="Last load" value={showAgo(e?.lastLoadAt ?? null, now)} />
@@ -70,10 +87,14 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
 
       <div className="chart-grid">
         <div className="card">
-          {fleet !== null && <RateSourcePicker value={source} nodeIds={fleet.rate.map((n) => n.nodeId)} onChange={setSource} />}
+          {fleet !== null && (
+            <RateSourcePicker value={source} nodeIds={fleet.rate.map((n) => n.nodeId)} onChange={setSource} />
+          )}
           <RateChart points={ratePointsOf(source, history.rate, fleet?.rate ?? null)} span={span} />
         </div>
-        <div className="card"><StepChart points={history.steps} span={span} /></div>
+        <div className="card">
+          <StepChart points={history.steps} span={span} />
+        </div>
       </div>
 
       <div className="two-col">

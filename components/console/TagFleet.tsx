@@ -24,7 +24,11 @@ export function TagFleet({ totals, detail }: { totals: FleetTagView; detail: Tag
         <FleetStat label="Runway" value={showRunway(totals.runwaySeconds)} testId="tag-fleet-runway" warn={low} />
       </dl>
       {low && (
-        <Notice kind="warn" testId="runway-warning" title={`This tag runs dry in ${showRunway(totals.runwaySeconds)} if the database goes away now.`}>
+        <Notice
+          kind="warn"
+          testId="runway-warning"
+          title={`This tag runs dry in ${showRunway(totals.runwaySeconds)} if the database goes away now.`}
+        >
           That is under the {showRunway(warn)} a database restart or failover takes (LEAF_RUNWAY_WARN_SECONDS).
         </Notice>
       )}
@@ -44,23 +48,41 @@ function worstStep(nodes: NodeBufferView[], warn: number): { step: number; rateP
   for (const n of nodes) {
     if (n.state !== 'up') continue;
     const needed = stepNeeded(n.step, n.ratePerSec, warn);
-    if (needed !== null && (worst === null || needed > worst.needed)) worst = { step: n.step, ratePerSec: n.ratePerSec, needed };
+    if (needed !== null && (worst === null || needed > worst.needed))
+      worst = { step: n.step, ratePerSec: n.ratePerSec, needed };
   }
   return worst;
 }
 
-function FleetStat({ label, value, testId, warn = false }: { label: string; value: string; testId: string; warn?: boolean }) {
+function FleetStat({
+  label,
+  value,
+  testId,
+  warn = false,
+}: {
+  label: string;
+  value: string;
+  testId: string;
+  warn?: boolean;
+}) {
   return (
     <div className={`stat ${warn ? 'stat-warn' : ''}`}>
       <dt>{label}</dt>
-      <dd data-testid={testId} data-low={warn}>{value}</dd>
+      <dd data-testid={testId} data-low={warn}>
+        {value}
+      </dd>
     </div>
   );
 }
 
 /** Each node's buffer of the tag. */
 function NodeBuffers({ nodes, warn }: { nodes: NodeBufferView[]; warn: number }) {
-  if (nodes.length === 0) return <p className="muted" data-testid="node-buffers-empty">No node holds a buffer for this tag yet.</p>;
+  if (nodes.length === 0)
+    return (
+      <p className="muted" data-testid="node-buffers-empty">
+        No node holds a buffer for this tag yet.
+      </p>
+    );
   return (
     <div className="table-wrap">
       <table className="load-table" aria-label="Buffers per node" data-testid="node-buffers">
@@ -76,10 +98,22 @@ function NodeBuffers({ nodes, warn }: { nodes: NodeBufferView[]; warn: number })
             const low = n.state === 'up' && runwayLow(n.runwaySeconds, warn);
             return (
               <tr key={n.nodeId} data-testid={`node-buffer-${n.nodeId}`} data-state={n.state}>
-                <th scope="row" className="mono">{n.nodeId}</th>
-                <td data-label="State"><span className={`state node-state-${n.state}`}>{NODE_STATE_LABEL[n.state]}</span></td>
-                <td className="num" data-label="Buffered" data-testid="node-buffer-buffered">{showInt(n.buffered)}</td>
-                <NodeBufferCells step={n.step} ratePerSec={n.ratePerSec} next={n.next} runwaySeconds={n.runwaySeconds} low={low} />
+                <th scope="row" className="mono">
+                  {n.nodeId}
+                </th>
+                <td data-label="State">
+                  <span className={`state node-state-${n.state}`}>{NODE_STATE_LABEL[n.state]}</span>
+                </td>
+                <td className="num" data-label="Buffered" data-testid="node-buffer-buffered">
+                  {showInt(n.buffered)}
+                </td>
+                <NodeBufferCells
+                  step={n.step}
+                  ratePerSec={n.ratePerSec}
+                  next={n.next}
+                  runwaySeconds={n.runwaySeconds}
+                  low={low}
+                />
               </tr>
             );
           })}

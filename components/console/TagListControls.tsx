@@ -27,7 +27,9 @@ export function listParamsFromUrl(search: string): Pick<TagListParams, 'q' | 'so
   const url = new URLSearchParams(search);
   const q = (url.get('q') ?? '').trim();
   const sortParam = url.get('sort') ?? '';
-  const sort = (TAG_LIST_SORT_KEYS as readonly string[]).includes(sortParam.replace(/^-/, '')) ? (sortParam as TagListParams['sort']) : FIRST_PAGE.sort;
+  const sort = (TAG_LIST_SORT_KEYS as readonly string[]).includes(sortParam.replace(/^-/, ''))
+    ? (sortParam as TagListParams['sort'])
+    : FIRST_PAGE.sort;
   const page = Number(url.get('page'));
   const offset = Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0;
   return { q, sort, offset };
@@ -62,7 +64,8 @@ export function useTagListParams() {
   const [offset, setOffset] = useState(initial.offset);
   useEffect(() => {
     const query = listParamsToUrl({ q, sort, offset });
-    if (query !== window.location.search) window.history.replaceState(window.history.state, '', `${window.location.pathname}${query}`);
+    if (query !== window.location.search)
+      window.history.replaceState(window.history.state, '', `${window.location.pathname}${query}`);
   }, [q, sort, offset]);
   useEffect(() => {
     if (search.trim() === q) return;
@@ -93,13 +96,29 @@ export function TagSearch({ value, onChange }: { value: string; onChange: (v: st
       <label htmlFor="tag-search" className="visually-hidden">
         Search tags
       </label>
-      <input id="tag-search" type="search" placeholder="Search tags and descriptions" value={value} onChange={(e) => onChange(e.target.value)} />
+      <input
+        id="tag-search"
+        type="search"
+        placeholder="Search tags and descriptions"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
     </div>
   );
 }
 
 /** "51–100 of 10,000" with previous / next. */
-export function Pager({ offset, limit, total, onOffset }: { offset: number; limit: number; total: number; onOffset: (o: number) => void }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  onOffset,
+}: {
+  offset: number;
+  limit: number;
+  total: number;
+  onOffset: (o: number) => void;
+}) {
   if (total <= limit && offset === 0) return null;
   const last = Math.min(offset + limit, total);
   return (
@@ -107,7 +126,12 @@ export function Pager({ offset, limit, total, onOffset }: { offset: number; limi
       <span className="muted" data-testid="tags-range">
         {total === 0 ? '0' : `${showInt(offset + 1)}–${showInt(last)}`} of {showInt(total)}
       </span>
-      <button type="button" className="button-quiet" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
+      <button
+        type="button"
+        className="button-quiet"
+        disabled={offset === 0}
+        onClick={() => onOffset(Math.max(0, offset - limit))}
+      >
         Previous
       </button>
       <button type="button" className="button-quiet" disabled={last >= total} onClick={() => onOffset(offset + limit)}>

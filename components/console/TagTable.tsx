@@ -4,7 +4,15 @@ import Link from 'next/link';
 import { Meter } from '../ui/Meter';
 import type { TagListParams, TagListSortKey, TagView } from './api';
 import { FleetCells, FleetHeaders } from './FleetCells';
-import { SEGMENT_STATE_LABEL, currentStep, showDecimal, showInt, showRate, nextSegmentState, remainingPercent } from './display';
+import {
+  SEGMENT_STATE_LABEL,
+  currentStep,
+  showDecimal,
+  showInt,
+  showRate,
+  nextSegmentState,
+  remainingPercent,
+} from './display';
 
 interface Sorting {
   sort: TagListParams['sort'];
@@ -12,7 +20,12 @@ interface Sorting {
 }
 
 /** One row per tag (one page of them: the server sorts and slices); at phone width each row becomes a card (labels from data-label). */
-export function TagTable({ tags, sort, onSort, runwayWarnSeconds }: { tags: TagView[]; runwayWarnSeconds?: number } & Sorting) {
+export function TagTable({
+  tags,
+  sort,
+  onSort,
+  runwayWarnSeconds,
+}: { tags: TagView[]; runwayWarnSeconds?: number } & Sorting) {
   const sorting = { sort, onSort };
   return (
     <div className="table-wrap">
@@ -21,7 +34,9 @@ export function TagTable({ tags, sort, onSort, runwayWarnSeconds }: { tags: TagV
           <tr>
             <SortableHeader label="Tag" sortKey="name" {...sorting} />
             <SortableHeader label="Rate (IDs/s)" sortKey="rate" className="num" {...sorting} />
-            <th scope="col" className="num">Step</th>
+            <th scope="col" className="num">
+              Step
+            </th>
             <SortableHeader label="Buffer left" sortKey="remaining" {...sorting} />
             <th scope="col">Next segment</th>
             <FleetHeaders />
@@ -40,7 +55,13 @@ export function TagTable({ tags, sort, onSort, runwayWarnSeconds }: { tags: TagV
 }
 
 /** A column header that sorts the list on the server; aria-sort says how it is sorted now. */
-function SortableHeader({ label, sortKey, className, sort, onSort }: { label: string; sortKey: TagListSortKey; className?: string } & Sorting) {
+function SortableHeader({
+  label,
+  sortKey,
+  className,
+  sort,
+  onSort,
+}: { label: string; sortKey: TagListSortKey; className?: string } & Sorting) {
   const active = sort.replace(/^-/, '') === sortKey;
   const descending = sort.startsWith('-');
   return (

@@ -55,12 +55,22 @@ function NewTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }) {
   return (
     <form className="card form-grid" onSubmit={onSubmit} noValidate aria-labelledby="new-token-title">
       <h2 id="new-token-title">New access token</h2>
-      <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} hint={`Who uses it, up to ${TOKEN_NAME_MAX_LENGTH} characters`} autoComplete="off" className="span-2" />
+      <Field
+        label="Name"
+        name="name"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={errors.name}
+        hint={`Who uses it, up to ${TOKEN_NAME_MAX_LENGTH} characters`}
+        autoComplete="off"
+        className="span-2"
+      />
       <fieldset className="span-2 token-tags" aria-describedby="token-tags-hint">
         <legend>Tags it may draw IDs from</legend>
         {pickable.map((tag) => (
           <label key={tag} className="token-tag">
-            <input type="checkbox" name="tags" value={tag} checked={tags.includes(tag)} onChange={() => toggle(tag)} /> <span className="mono">{tag}</span>
+            <input type="checkbox" name="tags" value={tag} checked={tags.includes(tag)} onChange={() => toggle(tag)} />{' '}
+            <span className="mono">{tag}</span>
             {formatted.has(tag) && <span className="muted small"> (formatted)</span>}
           </label>
         ))}
@@ -68,7 +78,11 @@ function NewTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }) {
           {errors.tags ?? 'Any other tag answers 403; the snowflake routes need LEAF_ID_TOKEN.'}
         </p>
       </fieldset>
-      {server.form && <Notice kind="error" title="The token was not created.">{server.form}</Notice>}
+      {server.form && (
+        <Notice kind="error" title="The token was not created.">
+          {server.form}
+        </Notice>
+      )}
       <div className="form-actions span-2">
         <button type="submit" className="button-primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create token'}
@@ -90,7 +104,9 @@ function CreatedTokenCard({ created, onDone }: { created: CreatedToken; onDone: 
         Only its SHA-256 is stored. Clients send it as <code>Authorization: Bearer …</code>.
       </Notice>
       <p>
-        <code className="mono token-secret" data-testid="token-secret">{created.secret}</code>
+        <code className="mono token-secret" data-testid="token-secret">
+          {created.secret}
+        </code>
       </p>
       <div className="form-actions">
         <button type="button" className="button-primary" onClick={copy}>
@@ -110,7 +126,11 @@ function TokenList() {
   return (
     <section className="card" aria-labelledby="token-list-title">
       <h2 id="token-list-title">Access tokens</h2>
-      {query.error && <Notice kind="error" title="The tokens could not be loaded.">{query.error.message}</Notice>}
+      {query.error && (
+        <Notice kind="error" title="The tokens could not be loaded.">
+          {query.error.message}
+        </Notice>
+      )}
       {query.isPending ? (
         <p className="muted">Loading…</p>
       ) : tokens.length === 0 ? (
@@ -148,14 +168,25 @@ function TokenRow({ token: t }: { token: TokenView }) {
   return (
     <tr data-testid="token-row" data-id={t.id} data-revoked={t.revokedAt !== null}>
       <td data-label="Name">{t.name}</td>
-      <td data-label="Tags" className="mono">{t.tags.join(', ')}</td>
-      <td data-label="Created" className="nowrap" title={t.createdBy}>{when(t.createdAt)}</td>
-      <td data-label="Revoked" className="nowrap">{t.revokedAt === null ? '—' : when(t.revokedAt)}</td>
+      <td data-label="Tags" className="mono">
+        {t.tags.join(', ')}
+      </td>
+      <td data-label="Created" className="nowrap" title={t.createdBy}>
+        {when(t.createdAt)}
+      </td>
+      <td data-label="Revoked" className="nowrap">
+        {t.revokedAt === null ? '—' : when(t.revokedAt)}
+      </td>
       <td>
         {t.revokedAt === null &&
           (confirming ? (
             <span className="nowrap">
-              <button type="button" className="button-danger" disabled={revoke.isPending} onClick={() => revoke.mutate(t.id)}>
+              <button
+                type="button"
+                className="button-danger"
+                disabled={revoke.isPending}
+                onClick={() => revoke.mutate(t.id)}
+              >
                 Revoke “{t.name}”
               </button>{' '}
               <button type="button" className="button-quiet" onClick={() => setConfirming(false)}>

@@ -35,7 +35,14 @@ export function TakeIds({ take, route }: { take: UseMutationResult<string[], Err
     <section aria-labelledby="try-title" className="card">
       <h2 id="try-title">Take IDs</h2>
       <form className="inline-form" onSubmit={onSubmit} noValidate>
-        <Field label="How many IDs" name="count" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} error={count !== '' && !valid ? `From 1 to ${readableLimit(MAX_COUNT)}.` : undefined} />
+        <Field
+          label="How many IDs"
+          name="count"
+          inputMode="numeric"
+          value={count}
+          onChange={(e) => setCount(e.target.value)}
+          error={count !== '' && !valid ? `From 1 to ${readableLimit(MAX_COUNT)}.` : undefined}
+        />
         {(refused || token !== '') && (
           <Field
             label="ID token"
@@ -55,13 +62,26 @@ export function TakeIds({ take, route }: { take: UseMutationResult<string[], Err
         </button>
       </form>
       <p className="muted small">
-        <code>GET {route}?count={valid ? n : 'N'}</code>
+        <code>
+          GET {route}?count={valid ? n : 'N'}
+        </code>
       </p>
-      {take.error && <Notice kind="error" title="No IDs.">{take.error.message}</Notice>}
+      {take.error && (
+        <Notice kind="error" title="No IDs.">
+          {take.error.message}
+        </Notice>
+      )}
       {ids.length > 0 && (
-        <output className="id-output" aria-label="Fetched IDs" data-testid="fetched-ids" data-first={ids[0]} data-last={ids[ids.length - 1]}>
+        <output
+          className="id-output"
+          aria-label="Fetched IDs"
+          data-testid="fetched-ids"
+          data-first={ids[0]}
+          data-last={ids[ids.length - 1]}
+        >
           <span className="small muted">
-            {ids.length} ID{ids.length === 1 ? '' : 's'}: {ids[0]}{ids.length > 1 ? ` … ${ids[ids.length - 1]}` : ''}
+            {ids.length} ID{ids.length === 1 ? '' : 's'}: {ids[0]}
+            {ids.length > 1 ? ` … ${ids[ids.length - 1]}` : ''}
           </span>
           <span className="id-list mono">
             {ids.slice(0, SHOWN).join(' ')}

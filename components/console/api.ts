@@ -33,7 +33,19 @@ export type {
   TokenView,
   CreatedToken,
 } from '@/lib/admin/views';
-import type { AuditPage, CreatedToken, FleetSummary, HealthView, NodeTagsPage, SemanticsSettings, TagDetail, TagListPage, TagListSortKey, TagView, TokenView } from '@/lib/admin/views';
+import type {
+  AuditPage,
+  CreatedToken,
+  FleetSummary,
+  HealthView,
+  NodeTagsPage,
+  SemanticsSettings,
+  TagDetail,
+  TagListPage,
+  TagListSortKey,
+  TagView,
+  TokenView,
+} from '@/lib/admin/views';
 import type { NodeAnswer } from '@/lib/fleet/nodeView';
 export type { FleetTagView, NodeState } from '@/lib/fleet/types';
 export type { NodeAnswer, Semantics };
@@ -78,8 +90,14 @@ export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }
 
-async function request<T>(path: string, init: { method?: string; body?: unknown; bearer?: string | null } = {}): Promise<T> {
-  const headers: Record<string, string> = init.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
+async function request<T>(
+  path: string,
+  init: { method?: string; body?: unknown; bearer?: string | null } = {},
+): Promise<T> {
+  const headers: Record<string, string> =
+    init.body === undefined
+      ? { accept: 'application/json' }
+      : { accept: 'application/json', 'content-type': 'application/json' };
   if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
   let response: Response;
   try {
@@ -109,7 +127,8 @@ async function request<T>(path: string, init: { method?: string; body?: unknown;
     const fields = e?.fields !== null && typeof e?.fields === 'object' ? (e.fields as Record<string, string>) : {};
     throw new ApiError(response.status, code, message, fields);
   }
-  if (payload === null) throw new ApiError(response.status, 'invalid_response', 'The server sent an answer that is not JSON.');
+  if (payload === null)
+    throw new ApiError(response.status, 'invalid_response', 'The server sent an answer that is not JSON.');
   return payload as T;
 }
 
@@ -123,7 +142,8 @@ export const api = {
 
   listTags: (params: TagListParams) => request<TagListPage>(tagListPath(params)),
   getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),
-  createTag: (input: CreateTagRequest) => request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
+  createTag: (input: CreateTagRequest) =>
+    request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
   updateTag: (bizTag: string, input: UpdateTagRequest) =>
     request<{ tag: TagView }>(tagPath(bizTag), { method: 'PATCH', body: input }).then((r) => r.tag),
   deleteTag: (bizTag: string, confirm: string) =>
@@ -132,14 +152,21 @@ export const api = {
   /** Every node of the registry, without their tags (a node may hold 10,000; one node's are paged below). */
   listNodes: () => request<{ nodes: NodeAnswer[] }>('/api/admin/nodes?tags=none').then((r) => r.nodes),
   nodeTags: (nodeId: string, q: string, limit: number) =>
-    request<NodeTagsPage>(`/api/admin/nodes/${encodeURIComponent(nodeId)}/tags?${new URLSearchParams({ q, limit: String(limit) })}`),
+    request<NodeTagsPage>(
+      `/api/admin/nodes/${encodeURIComponent(nodeId)}/tags?${new URLSearchParams({ q, limit: String(limit) })}`,
+    ),
   fleet: () => request<FleetSummary>('/api/admin/fleet'),
   semantics: () => request<SemanticsSettings>('/api/admin/semantics'),
-  setFleetSemantics: (semantics: Semantics) => request<SemanticsSettings>('/api/admin/semantics', { method: 'PUT', body: { semantics } }),
+  setFleetSemantics: (semantics: Semantics) =>
+    request<SemanticsSettings>('/api/admin/semantics', { method: 'PUT', body: { semantics } }),
   listTokens: () => request<{ tokens: TokenView[] }>('/api/admin/tokens').then((r) => r.tokens),
   /** The only answer that carries the token itself (`secret`). */
-  createToken: (input: CreateTokenRequest) => request<CreatedToken>('/api/admin/tokens', { method: 'POST', body: input }),
-  revokeToken: (id: string) => request<{ token: TokenView }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
+  createToken: (input: CreateTokenRequest) =>
+    request<CreatedToken>('/api/admin/tokens', { method: 'POST', body: input }),
+  revokeToken: (id: string) =>
+    request<{ token: TokenView }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then(
+      (r) => r.token,
+    ),
   /** One page of the audit trail, newest first; `before` is the previous page's `nextBefore`. */
   audit: ({ tag, before }: { tag?: string; before?: number }) => {
     const params = new URLSearchParams();
@@ -151,17 +178,23 @@ export const api = {
 
   listFormats: () => request<{ formats: FormatView[] }>('/api/admin/formats').then((r) => r.formats),
   getFormat: (bizTag: string) => request<FormatDetail>(formatPath(bizTag)),
-  createFormat: (input: CreateFormatRequest) => request<FormatDetail>('/api/admin/formats', { method: 'POST', body: input }),
-  updateFormat: (bizTag: string, input: UpdateFormatRequest) => request<FormatDetail>(formatPath(bizTag), { method: 'PATCH', body: input }),
+  createFormat: (input: CreateFormatRequest) =>
+    request<FormatDetail>('/api/admin/formats', { method: 'POST', body: input }),
+  updateFormat: (bizTag: string, input: UpdateFormatRequest) =>
+    request<FormatDetail>(formatPath(bizTag), { method: 'PATCH', body: input }),
   deleteFormat: (bizTag: string) => request<{ deleted: string }>(formatPath(bizTag), { method: 'DELETE' }),
   /** The real formatted-ID route, as a client would call it. */
   takeFormattedIds: (bizTag: string, count: number, bearer: string | null) =>
-    request<{ tag: string; ids: string[] }>(`/api/id/formatted/${encodeURIComponent(bizTag)}?count=${count}`, { bearer }).then((r) => r.ids),
+    request<{ tag: string; ids: string[] }>(`/api/id/formatted/${encodeURIComponent(bizTag)}?count=${count}`, {
+      bearer,
+    }).then((r) => r.ids),
 
   /** The node's public health answer (200 even when degraded; the body says so). */
   health: () => request<HealthView>('/api/health'),
 
   /** The real ID route, as a client would call it (with the tab's ID token, when one is set: idToken.ts). */
   takeIds: (bizTag: string, count: number, bearer: string | null) =>
-    request<{ tag: string; ids: string[] }>(`/api/id/segment/${encodeURIComponent(bizTag)}?count=${count}`, { bearer }).then((r) => r.ids),
+    request<{ tag: string; ids: string[] }>(`/api/id/segment/${encodeURIComponent(bizTag)}?count=${count}`, {
+      bearer,
+    }).then((r) => r.ids),
 };

@@ -37,14 +37,22 @@ export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | '
   const before = tagRow(entry.before);
   const after = tagRow(entry.after);
   if (semantics !== null) {
-    const maxId = before !== null && after !== null && before.maxId !== after.maxId ? [`max_id ${shown(before, 'maxId')} → ${shown(after, 'maxId')}`] : [];
+    const maxId =
+      before !== null && after !== null && before.maxId !== after.maxId
+        ? [`max_id ${shown(before, 'maxId')} → ${shown(after, 'maxId')}`]
+        : [];
     return [semantics, ...maxId];
   }
   const fields: Field[] = ['step', 'maxId', 'description'];
-  if (before === null && after !== null) return fields.filter((f) => f !== 'description' || after.description !== null).map((f) => `${FIELD_LABEL[f]} ${shown(after, f)}`);
+  if (before === null && after !== null)
+    return fields
+      .filter((f) => f !== 'description' || after.description !== null)
+      .map((f) => `${FIELD_LABEL[f]} ${shown(after, f)}`);
   if (before !== null && after === null) return [`at max_id ${shown(before, 'maxId')}`];
   if (before !== null && after !== null) {
-    const changed = fields.filter((f) => shown(before, f) !== shown(after, f)).map((f) => `${FIELD_LABEL[f]} ${shown(before, f)} → ${shown(after, f)}`);
+    const changed = fields
+      .filter((f) => shown(before, f) !== shown(after, f))
+      .map((f) => `${FIELD_LABEL[f]} ${shown(before, f)} → ${shown(after, f)}`);
     return changed.length > 0 ? changed : ['no change'];
   }
   const token = tokenRow(entry.after);
@@ -61,12 +69,15 @@ function formatRow(row: AuditEntryRow | null): FormatEntry | null {
 
 /** A formatted tag's entry: the new row on create, what changed on edit, the pattern on delete; null for others. */
 function formatChanges(before: FormatEntry | null, after: FormatEntry | null): string[] | null {
-  const field = (row: FormatEntry, f: (typeof FORMAT_FIELDS)[number]): string => (f === 'step' ? showInt(row.step) : String(row[f] ?? '(none)'));
+  const field = (row: FormatEntry, f: (typeof FORMAT_FIELDS)[number]): string =>
+    f === 'step' ? showInt(row.step) : String(row[f] ?? '(none)');
   const label = (f: string): string => (f === 'resetPeriod' ? 'reset' : f === 'timeZone' ? 'zone' : f);
   if (before === null && after !== null) return FORMAT_FIELDS.map((f) => `${label(f)} ${field(after, f)}`);
   if (before !== null && after === null) return [`pattern ${before.pattern} (its periods are kept)`];
   if (before === null || after === null) return null;
-  const changed = FORMAT_FIELDS.filter((f) => field(before, f) !== field(after, f)).map((f) => `${label(f)} ${field(before, f)} → ${field(after, f)}`);
+  const changed = FORMAT_FIELDS.filter((f) => field(before, f) !== field(after, f)).map(
+    (f) => `${label(f)} ${field(before, f)} → ${field(after, f)}`,
+  );
   return changed.length > 0 ? changed : ['no change'];
 }
 

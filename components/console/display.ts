@@ -85,7 +85,8 @@ export function rateSeries(points: RatePoint[], [start, end]: [number, number]):
   }
   const out: { t: number; perSec: number }[] = [];
   const first = Math.ceil(start / RATE_BUCKET_MS) * RATE_BUCKET_MS;
-  for (let t = first; t < end; t += RATE_BUCKET_MS) out.push({ t, perSec: (byBucket.get(t) ?? 0) / (RATE_BUCKET_MS / 1000) });
+  for (let t = first; t < end; t += RATE_BUCKET_MS)
+    out.push({ t, perSec: (byBucket.get(t) ?? 0) / (RATE_BUCKET_MS / 1000) });
   return out;
 }
 
@@ -153,7 +154,12 @@ export function showUptime(ms: number): string {
  * The step advice of the tag page: one segment is what a node can count on while the database is away, so a
  * step shorter than the outage at the node's rate says which step would last it; null when the step is enough.
  */
-export function stepAdvice(step: number, ratePerSec: number, outageSeconds: number, needed: number | null): string | null {
+export function stepAdvice(
+  step: number,
+  ratePerSec: number,
+  outageSeconds: number,
+  needed: number | null,
+): string | null {
   if (needed === null) return null;
   return (
     `This tag's step of ${showInt(step)} lasts ${showDuration(step / ratePerSec)} at ${showRate(ratePerSec)} IDs/s; ` +

@@ -93,11 +93,22 @@ export function useAudit(tag?: string) {
 export const sessionQuery = () => queryOptions({ queryKey: sessionKeys.all, queryFn: api.session, staleTime: 30_000 });
 /** One page of the list, polled: only what the screen shows travels. The previous page stays up while the next loads. */
 export const tagListQuery = (params: TagListParams) =>
-  queryOptions({ queryKey: tagKeys.page(params), queryFn: () => api.listTags(params), refetchInterval: POLL_MS, placeholderData: keepPreviousData });
-export const healthQuery = () => queryOptions({ queryKey: healthKeys.all, queryFn: api.health, refetchInterval: HEALTH_POLL_MS });
-export const nodeListQuery = () => queryOptions({ queryKey: nodeKeys.list(), queryFn: api.listNodes, refetchInterval: POLL_MS });
+  queryOptions({
+    queryKey: tagKeys.page(params),
+    queryFn: () => api.listTags(params),
+    refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
+  });
+export const healthQuery = () =>
+  queryOptions({ queryKey: healthKeys.all, queryFn: api.health, refetchInterval: HEALTH_POLL_MS });
+export const nodeListQuery = () =>
+  queryOptions({ queryKey: nodeKeys.list(), queryFn: api.listNodes, refetchInterval: POLL_MS });
 export const nodeTagsQuery = (nodeId: string, q: string, limit: number) =>
-  queryOptions({ queryKey: nodeKeys.tags(nodeId, q, limit), queryFn: () => api.nodeTags(nodeId, q, limit), refetchInterval: POLL_MS });
+  queryOptions({
+    queryKey: nodeKeys.tags(nodeId, q, limit),
+    queryFn: () => api.nodeTags(nodeId, q, limit),
+    refetchInterval: POLL_MS,
+  });
 export const fleetQuery = () => queryOptions({ queryKey: fleetKeys.all, queryFn: api.fleet, refetchInterval: POLL_MS });
 export const tagDetailQuery = (bizTag: string) =>
   queryOptions({ queryKey: tagKeys.detail(bizTag), queryFn: () => api.getTag(bizTag), refetchInterval: POLL_MS });
@@ -110,7 +121,9 @@ export function createQueryClient(): QueryClient {
   const client: QueryClient = new QueryClient({
     queryCache: new QueryCache({ onError: (error) => onUnauthorized(error) }),
     // An ID route's 401 is about the ID token (idToken.ts), not the console session: it must not sign anyone out.
-    mutationCache: new MutationCache({ onError: (error, _vars, _ctx, mutation) => mutation.meta?.idRoute === true || onUnauthorized(error) }),
+    mutationCache: new MutationCache({
+      onError: (error, _vars, _ctx, mutation) => mutation.meta?.idRoute === true || onUnauthorized(error),
+    }),
     defaultOptions: {
       queries: {
         retry: (failures, error) => !(isApiError(error) && error.status >= 400 && error.status < 500) && failures < 1,
@@ -194,12 +207,18 @@ export function useTokens() {
 
 /** Create and revoke write an audit entry: the token list and the audit refresh. */
 function invalidateTokens(client: QueryClient) {
-  return Promise.all([client.invalidateQueries({ queryKey: tokenKeys.all }), client.invalidateQueries({ queryKey: auditKeys.all })]);
+  return Promise.all([
+    client.invalidateQueries({ queryKey: tokenKeys.all }),
+    client.invalidateQueries({ queryKey: auditKeys.all }),
+  ]);
 }
 
 export function useCreateToken() {
   const client = useQueryClient();
-  return useMutation({ mutationFn: (input: CreateTokenRequest) => api.createToken(input), onSuccess: () => invalidateTokens(client) });
+  return useMutation({
+    mutationFn: (input: CreateTokenRequest) => api.createToken(input),
+    onSuccess: () => invalidateTokens(client),
+  });
 }
 
 export function useRevokeToken() {
@@ -214,7 +233,10 @@ export function useUpdateTag(bizTag: string) {
     onSuccess: (_tag, input) =>
       input.semantics !== undefined
         ? invalidateAfterSwitch(client)
-        : Promise.all([client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }), client.invalidateQueries({ queryKey: tagKeys.list() })]),
+        : Promise.all([
+            client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),
+            client.invalidateQueries({ queryKey: tagKeys.list() }),
+          ]),
   });
 }
 
@@ -233,7 +255,10 @@ function invalidateAfterSwitch(client: QueryClient) {
 
 export function useSetFleetSemantics() {
   const client = useQueryClient();
-  return useMutation({ mutationFn: (semantics: Semantics) => api.setFleetSemantics(semantics), onSuccess: () => invalidateAfterSwitch(client) });
+  return useMutation({
+    mutationFn: (semantics: Semantics) => api.setFleetSemantics(semantics),
+    onSuccess: () => invalidateAfterSwitch(client),
+  });
 }
 
 export function useDeleteTag(bizTag: string) {
@@ -266,22 +291,35 @@ export function useFormats() {
 }
 
 export function useFormat(bizTag: string) {
-  return useQuery({ queryKey: formatKeys.detail(bizTag), queryFn: () => api.getFormat(bizTag), refetchInterval: POLL_MS });
+  return useQuery({
+    queryKey: formatKeys.detail(bizTag),
+    queryFn: () => api.getFormat(bizTag),
+    refetchInterval: POLL_MS,
+  });
 }
 
 /** Every change writes an audit entry and moves the list: formats and the audit refresh. */
 function invalidateFormats(client: QueryClient) {
-  return Promise.all([client.invalidateQueries({ queryKey: formatKeys.all }), client.invalidateQueries({ queryKey: auditKeys.all })]);
+  return Promise.all([
+    client.invalidateQueries({ queryKey: formatKeys.all }),
+    client.invalidateQueries({ queryKey: auditKeys.all }),
+  ]);
 }
 
 export function useCreateFormat() {
   const client = useQueryClient();
-  return useMutation({ mutationFn: (input: CreateFormatRequest) => api.createFormat(input), onSuccess: () => invalidateFormats(client) });
+  return useMutation({
+    mutationFn: (input: CreateFormatRequest) => api.createFormat(input),
+    onSuccess: () => invalidateFormats(client),
+  });
 }
 
 export function useUpdateFormat(bizTag: string) {
   const client = useQueryClient();
-  return useMutation({ mutationFn: (input: UpdateFormatRequest) => api.updateFormat(bizTag, input), onSuccess: () => invalidateFormats(client) });
+  return useMutation({
+    mutationFn: (input: UpdateFormatRequest) => api.updateFormat(bizTag, input),
+    onSuccess: () => invalidateFormats(client),
+  });
 }
 
 export function useDeleteFormat(bizTag: string) {

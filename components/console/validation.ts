@@ -16,7 +16,9 @@ export type Checked<T> = { ok: true; request: T; errors: FieldErrors } | { ok: f
  */
 export function checkFields<S extends z.ZodType>(schema: S, draft: Draft<z.input<S>>): Checked<z.input<S>> {
   const result = schema.safeParse(draft);
-  return result.success ? { ok: true, request: draft as z.input<S>, errors: {} } : { ok: false, errors: fieldErrors(result.error) };
+  return result.success
+    ? { ok: true, request: draft as z.input<S>, errors: {} }
+    : { ok: false, errors: fieldErrors(result.error) };
 }
 
 /** Which field a refusal of the server is about, where it names none itself. */
@@ -30,7 +32,8 @@ const CODE_FIELD: Record<string, string> = {
 
 /** The server's refusal as field messages (its `fields`, or the field its code is about), plus a form message. */
 export function serverErrors(error: unknown): { fields: FieldErrors; form: string | null } {
-  if (!isApiError(error)) return { fields: {}, form: error === null || error === undefined ? null : 'Something went wrong.' };
+  if (!isApiError(error))
+    return { fields: {}, form: error === null || error === undefined ? null : 'Something went wrong.' };
   const fields: FieldErrors = { ...error.fields };
   const named = Object.keys(fields).length > 0;
   const field = CODE_FIELD[error.code];

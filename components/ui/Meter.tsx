@@ -1,5 +1,13 @@
 /** A small horizontal bar for a share 0..100; `null` draws an empty track. */
-export function Meter({ percent, label, tone }: { percent: number | null; label: string; tone?: 'ok' | 'warn' | 'low' | 'idle' }) {
+export function Meter({
+  percent,
+  label,
+  tone,
+}: {
+  percent: number | null;
+  label: string;
+  tone?: 'ok' | 'warn' | 'low' | 'idle';
+}) {
   const value = percent ?? 0;
   const t = tone ?? (percent === null ? 'idle' : value < 10 ? 'low' : value < 30 ? 'warn' : 'ok');
   return (

@@ -32,10 +32,13 @@ export async function adminApi(request: APIRequestContext) {
      */
     async waitForSampling(bizTag: string) {
       await expect
-        .poll(async () => {
-          const r = await request.get(`/api/admin/tags/${bizTag}`, { headers });
-          return ((await r.json()) as { history: { rate: unknown[] } }).history.rate.length;
-        }, { timeout: 5_000, intervals: [200] })
+        .poll(
+          async () => {
+            const r = await request.get(`/api/admin/tags/${bizTag}`, { headers });
+            return ((await r.json()) as { history: { rate: unknown[] } }).history.rate.length;
+          },
+          { timeout: 5_000, intervals: [200] },
+        )
         .toBeGreaterThan(0);
     },
     async takeIds(bizTag: string, count: number): Promise<string[]> {
@@ -57,7 +60,9 @@ export class DashboardPage {
   }
   /** The list shows a page of 50: narrows it to `text` (tags from other tests may push a row to a later page). */
   async search(text: string) {
-    const answered = this.page.waitForResponse((r) => r.url().includes('/api/admin/tags?') && new URL(r.url()).searchParams.get('q') === text.trim());
+    const answered = this.page.waitForResponse(
+      (r) => r.url().includes('/api/admin/tags?') && new URL(r.url()).searchParams.get('q') === text.trim(),
+    );
     await this.page.getByLabel('Search tags').fill(text);
     await answered;
   }
@@ -74,7 +79,10 @@ export class DashboardPage {
 }
 
 export class TagPage {
-  constructor(readonly page: Page, readonly bizTag: string) {}
+  constructor(
+    readonly page: Page,
+    readonly bizTag: string,
+  ) {}
   async goto() {
     await this.page.goto(`/tags/${this.bizTag}`);
     await expect(this.page.getByRole('heading', { name: this.bizTag, level: 1 })).toBeVisible();
@@ -89,7 +97,10 @@ export class TagPage {
     await expect(out).toBeVisible();
     if (before !== null) await expect(out).not.toHaveAttribute('data-last', before);
     const text = (await out.locator('.id-list').textContent()) ?? '';
-    const ids = text.trim().split(/\s+/).map((s) => BigInt(s));
+    const ids = text
+      .trim()
+      .split(/\s+/)
+      .map((s) => BigInt(s));
     expect(ids).toHaveLength(count);
     return ids;
   }

@@ -54,7 +54,13 @@ export class FleetRateHistory {
       if (prev !== undefined && at <= prev.at) continue; // the same beat again
       h.last.set(node.nodeId, beat);
       // A restarted process counts from zero again, and a gap longer than the window says nothing about the window.
-      if (prev === undefined || prev.instanceId !== beat.instanceId || beat.issued < prev.issued || at - prev.at > this.keepMs) continue;
+      if (
+        prev === undefined ||
+        prev.instanceId !== beat.instanceId ||
+        beat.issued < prev.issued ||
+        at - prev.at > this.keepMs
+      )
+        continue;
       this.spread(h, node.nodeId, prev.at, at, beat.issued - prev.issued);
     }
     this.prune(h);

@@ -30,7 +30,12 @@ export function tagNodes(nodes: readonly NodeView[], bizTag: string): NodeBuffer
       runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec),
     });
   }
-  return rows.sort((a, b) => stateRank(a.state) - stateRank(b.state) || byRunway(a.runwaySeconds, b.runwaySeconds) || a.nodeId.localeCompare(b.nodeId));
+  return rows.sort(
+    (a, b) =>
+      stateRank(a.state) - stateRank(b.state) ||
+      byRunway(a.runwaySeconds, b.runwaySeconds) ||
+      a.nodeId.localeCompare(b.nodeId),
+  );
 }
 
 /** The whole fleet in one card: nodes by state, and the up nodes' rate, buffers and the first buffer to run dry. */
@@ -52,7 +57,14 @@ export function fleetSummary(nodes: readonly NodeView[], runwayWarnSeconds: numb
       if (shortest === null || r < shortest.seconds) shortest = { bizTag, nodeId: node.nodeId, seconds: r };
     }
   }
-  return { nodes: count, ratePerSec, idsBuffered, shortestRunway: shortest, tagsBelowWarn: warned.size, runwayWarnSeconds };
+  return {
+    nodes: count,
+    ratePerSec,
+    idsBuffered,
+    shortestRunway: shortest,
+    tagsBelowWarn: warned.size,
+    runwayWarnSeconds,
+  };
 }
 
 export const NODE_TAGS_LIMIT = 50;
@@ -62,7 +74,11 @@ export const NODE_TAGS_MAX_LIMIT = 500;
  * One node's tags for the Nodes page's expanded row: a node may hold 10,000, so a page of them — those whose
  * name contains `q`, shortest runway first (the ones to look at), then by name.
  */
-export function nodeTagsPage(nodes: readonly NodeView[], nodeId: string, query: { q?: string; limit?: number }): NodeTagsPage {
+export function nodeTagsPage(
+  nodes: readonly NodeView[],
+  nodeId: string,
+  query: { q?: string; limit?: number },
+): NodeTagsPage {
   const node = nodes.find((n) => n.nodeId === nodeId);
   if (node === undefined) throw new LeafError('node_not_found', `There is no node "${nodeId}" in the registry.`);
   const q = (query.q ?? '').toLowerCase();
@@ -77,7 +93,14 @@ export function nodeTagsPage(nodes: readonly NodeView[], nodeId: string, query: 
 }
 
 function tagRow(bizTag: string, t: NodeTagState): NodeTagRow {
-  return { bizTag, buffered: t.buffered, step: t.step, ratePerSec: t.ratePerSec, next: t.next, runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) };
+  return {
+    bizTag,
+    buffered: t.buffered,
+    step: t.step,
+    ratePerSec: t.ratePerSec,
+    next: t.next,
+    runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec),
+  };
 }
 
 /** Shortest first; idle (null: lasts for ever) last. */

@@ -22,7 +22,10 @@ const resetPeriod = z.enum(RESET_PERIODS, { error: 'One of never, daily, monthly
 const timeZone = z.string({ error: 'An IANA time zone, e.g. Asia/Shanghai.' }).transform((v, ctx) => {
   const zone = canonicalTimeZone(v.trim());
   if (zone === undefined) {
-    ctx.addIssue({ code: 'custom', message: `"${v.slice(0, 64)}" is not a time zone this runtime knows (IANA names, e.g. Asia/Shanghai, UTC).` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${v.slice(0, 64)}" is not a time zone this runtime knows (IANA names, e.g. Asia/Shanghai, UTC).`,
+    });
     return z.NEVER;
   }
   return zone;
@@ -32,15 +35,24 @@ export const createFormatSchema = z
   .strictObject({ bizTag, pattern, resetPeriod, timeZone, step, description: description.optional() })
   .superRefine((v, ctx) => {
     const checked = checkFormat(v.pattern, v.resetPeriod);
-    if (!checked.ok && parsePattern(v.pattern).ok) ctx.addIssue({ code: 'custom', path: ['pattern'], message: checked.error });
+    if (!checked.ok && parsePattern(v.pattern).ok)
+      ctx.addIssue({ code: 'custom', path: ['pattern'], message: checked.error });
   });
 
 /** An edit: the reset period never changes; the pattern only by a wider {seq:N} (the store checks against the row). */
 export const updateFormatSchema = z
-  .strictObject({ pattern: pattern.optional(), timeZone: timeZone.optional(), step: step.optional(), description: description.optional() })
-  .refine((v) => v.pattern !== undefined || v.timeZone !== undefined || v.step !== undefined || v.description !== undefined, {
-    message: 'Nothing to change: give pattern, timeZone, step or description.',
-  });
+  .strictObject({
+    pattern: pattern.optional(),
+    timeZone: timeZone.optional(),
+    step: step.optional(),
+    description: description.optional(),
+  })
+  .refine(
+    (v) => v.pattern !== undefined || v.timeZone !== undefined || v.step !== undefined || v.description !== undefined,
+    {
+      message: 'Nothing to change: give pattern, timeZone, step or description.',
+    },
+  );
 
 export type CreateFormatInput = z.output<typeof createFormatSchema>;
 export type CreateFormatRequest = z.input<typeof createFormatSchema>;

@@ -18,7 +18,13 @@ function currentPeriod(row: FormatRow, now: number): string {
 
 function view(row: FormatRow, current: string, count: number): FormatView {
   const { createdAt, updatedAt, ...rest } = row;
-  return { ...rest, createdAt: new Date(createdAt).toISOString(), updatedAt: new Date(updatedAt).toISOString(), currentPeriod: current, currentCount: count };
+  return {
+    ...rest,
+    createdAt: new Date(createdAt).toISOString(),
+    updatedAt: new Date(updatedAt).toISOString(),
+    currentPeriod: current,
+    currentCount: count,
+  };
 }
 
 function periodView(p: FormatPeriodRow): FormatPeriodView {
@@ -38,21 +44,39 @@ export async function listFormats(rt: Pick<Runtime, 'store'>, clock: Clock = sys
   );
 }
 
-export async function formatDetail(rt: Pick<Runtime, 'store'>, bizTag: string, clock: Clock = systemClock): Promise<FormatDetail> {
+export async function formatDetail(
+  rt: Pick<Runtime, 'store'>,
+  bizTag: string,
+  clock: Clock = systemClock,
+): Promise<FormatDetail> {
   const row = await rt.store.formats.getFormat(bizTag);
   if (row === undefined) throw formatNotFound(bizTag);
   const periods = await rt.store.formats.listFormatPeriods(bizTag);
   const current = currentPeriod(row, clock.now());
-  return { format: view(row, current, periods.find((p) => p.periodKey === current)?.maxId ?? 0), periods: periods.map(periodView) };
+  return {
+    format: view(row, current, periods.find((p) => p.periodKey === current)?.maxId ?? 0),
+    periods: periods.map(periodView),
+  };
 }
 
-export async function createFormat(rt: FormatRuntime, input: CreateFormatInput, who: Requester, clock: Clock = systemClock): Promise<FormatDetail> {
+export async function createFormat(
+  rt: FormatRuntime,
+  input: CreateFormatInput,
+  who: Requester,
+  clock: Clock = systemClock,
+): Promise<FormatDetail> {
   await rt.store.formats.createFormat(input, auditStamp(rt, who, clock));
   await rt.formats.refreshFormats();
   return formatDetail(rt, input.bizTag, clock);
 }
 
-export async function updateFormat(rt: FormatRuntime, bizTag: string, input: UpdateFormatInput, who: Requester, clock: Clock = systemClock): Promise<FormatDetail> {
+export async function updateFormat(
+  rt: FormatRuntime,
+  bizTag: string,
+  input: UpdateFormatInput,
+  who: Requester,
+  clock: Clock = systemClock,
+): Promise<FormatDetail> {
   if (input.pattern !== undefined) {
     const row = await rt.store.formats.getFormat(bizTag);
     if (row === undefined) throw formatNotFound(bizTag);
@@ -65,7 +89,12 @@ export async function updateFormat(rt: FormatRuntime, bizTag: string, input: Upd
 }
 
 /** The format goes; its periods stay, so a re-created format continues above them. */
-export async function deleteFormat(rt: FormatRuntime, bizTag: string, who: Requester, clock: Clock = systemClock): Promise<{ deleted: string }> {
+export async function deleteFormat(
+  rt: FormatRuntime,
+  bizTag: string,
+  who: Requester,
+  clock: Clock = systemClock,
+): Promise<{ deleted: string }> {
   await rt.store.formats.deleteFormat(bizTag, auditStamp(rt, who, clock));
   await rt.formats.refreshFormats();
   return { deleted: bizTag };

@@ -31,21 +31,22 @@ export const step = z
  * BIGINT. A JSON number beyond 2^53 has already been rounded by the parser, so it is refused: send it as a string.
  */
 const MAX_ID_RANGE = `A whole number from 1 to ${MAX_ID}.`;
-const maxId = z
-  .union([z.string(), z.number()], { error: MAX_ID_RANGE })
-  .transform((v, ctx) => {
-    if (typeof v === 'number' && !Number.isSafeInteger(v)) {
-      ctx.addIssue({ code: 'custom', message: `${MAX_ID_RANGE} Above 2^53 send it as a decimal string: a JSON number that large is rounded.` });
-      return z.NEVER;
-    }
-    const text = typeof v === 'number' ? String(v) : v.trim();
-    const id = /^[0-9]{1,19}$/.test(text) ? parseId(text) : undefined;
-    if (id === undefined || id < 1) {
-      ctx.addIssue({ code: 'custom', message: MAX_ID_RANGE });
-      return z.NEVER;
-    }
-    return id;
-  });
+const maxId = z.union([z.string(), z.number()], { error: MAX_ID_RANGE }).transform((v, ctx) => {
+  if (typeof v === 'number' && !Number.isSafeInteger(v)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${MAX_ID_RANGE} Above 2^53 send it as a decimal string: a JSON number that large is rounded.`,
+    });
+    return z.NEVER;
+  }
+  const text = typeof v === 'number' ? String(v) : v.trim();
+  const id = /^[0-9]{1,19}$/.test(text) ? parseId(text) : undefined;
+  if (id === undefined || id < 1) {
+    ctx.addIssue({ code: 'custom', message: MAX_ID_RANGE });
+    return z.NEVER;
+  }
+  return id;
+});
 
 export const description = z
   .string({ error: `Text, at most ${DESCRIPTION_MAX_LENGTH} characters.` })
@@ -53,7 +54,12 @@ export const description = z
   .transform((v) => (v.trim() === '' ? null : v))
   .nullable();
 
-export const createTagSchema = z.strictObject({ bizTag, step, maxId: maxId.optional(), description: description.optional() });
+export const createTagSchema = z.strictObject({
+  bizTag,
+  step,
+  maxId: maxId.optional(),
+  description: description.optional(),
+});
 
 /** Claim semantics (lib/segment/semantics.ts): `leaf` as Leaf's Java server, `leaf-ts` this project's own. */
 const semantics = z.enum(SEMANTICS, { error: 'One of "leaf" or "leaf-ts".' });
@@ -66,9 +72,12 @@ export const updateTagSchema = z
     /** null: the tag follows the fleet default again. */
     semantics: semantics.nullable().optional(),
   })
-  .refine((v) => v.step !== undefined || v.description !== undefined || v.maxId !== undefined || v.semantics !== undefined, {
-    message: 'Nothing to change: give step, description, maxId or semantics.',
-  });
+  .refine(
+    (v) => v.step !== undefined || v.description !== undefined || v.maxId !== undefined || v.semantics !== undefined,
+    {
+      message: 'Nothing to change: give step, description, maxId or semantics.',
+    },
+  );
 
 /** PUT /api/admin/semantics: the fleet default. */
 export const fleetSemanticsSchema = z.strictObject({ semantics });

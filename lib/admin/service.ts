@@ -8,7 +8,14 @@ import type { AuditRecord } from './auditStore';
 import type { AuditStamp } from '../audit';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
 import type { TagRow } from '../segment/tagStore';
-import { type AuditQueryInput, type CreateTagInput, type FleetSemanticsInput, type UpdateTagInput, auditQuerySchema, fieldErrors } from './schema';
+import {
+  type AuditQueryInput,
+  type CreateTagInput,
+  type FleetSemanticsInput,
+  type UpdateTagInput,
+  auditQuerySchema,
+  fieldErrors,
+} from './schema';
 import { type TagListQuery, listTagPage } from './tagList';
 import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from './views';
 
@@ -25,7 +32,11 @@ export interface Requester {
 }
 
 /** The audit stamp of a change made now through this node. */
-export function auditStamp(rt: { config: Pick<Runtime['config'], 'node'> }, who: Requester, clock: Clock = systemClock): AuditStamp {
+export function auditStamp(
+  rt: { config: Pick<Runtime['config'], 'node'> },
+  who: Requester,
+  clock: Clock = systemClock,
+): AuditStamp {
   return { actor: who.actor, address: who.address, nodeId: rt.config.node.id, at: clock.now() };
 }
 
@@ -43,7 +54,10 @@ function view(rt: AdminRuntime, row: TagRow, semantics: Semantics): TagView {
     description: row.description,
     semantics,
     updateTime: row.updateTime.toISOString(),
-    engine: snap === undefined ? null : { ...withoutIdentity(snap), ratePerSec: Math.round(rt.console.rates.ratePerSec(row.bizTag) * 10) / 10 },
+    engine:
+      snap === undefined
+        ? null
+        : { ...withoutIdentity(snap), ratePerSec: Math.round(rt.console.rates.ratePerSec(row.bizTag) * 10) / 10 },
   };
 }
 
@@ -85,13 +99,23 @@ export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: R
   return freshView(rt, row);
 }
 
-export async function updateTag(rt: ChangeRuntime, bizTag: string, input: UpdateTagInput, who: Requester): Promise<TagView> {
+export async function updateTag(
+  rt: ChangeRuntime,
+  bizTag: string,
+  input: UpdateTagInput,
+  who: Requester,
+): Promise<TagView> {
   if ((await rt.store.tags.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
   // The raise comes first: if it is refused, nothing else of the request is applied. Each store call records its
   // own audit entry (tag.raise, tag.edit) in its own transaction.
-  let row = input.maxId !== undefined ? await rt.store.tags.raiseMaxId(bizTag, input.maxId, auditStamp(rt, who)) : undefined;
+  let row =
+    input.maxId !== undefined ? await rt.store.tags.raiseMaxId(bizTag, input.maxId, auditStamp(rt, who)) : undefined;
   if (input.step !== undefined || input.description !== undefined) {
-    row = await rt.store.tags.updateTag(bizTag, { step: input.step, description: input.description }, auditStamp(rt, who));
+    row = await rt.store.tags.updateTag(
+      bizTag,
+      { step: input.step, description: input.description },
+      auditStamp(rt, who),
+    );
   }
   if (input.semantics !== undefined) {
     // Its own transaction and audit entry (tag.semantics); leaf-ts → leaf raises max_id by one (the skip).
@@ -109,12 +133,21 @@ export function semanticsSettings(rt: Pick<Runtime, 'store'>): Promise<Semantics
 }
 
 /** PUT /api/admin/semantics: one transaction with its skip and audit entry (fleet.semantics); then the settings. */
-export async function setFleetSemantics(rt: ChangeRuntime, input: FleetSemanticsInput, who: Requester): Promise<SemanticsSettings & { switched: SemanticsSwitch }> {
+export async function setFleetSemantics(
+  rt: ChangeRuntime,
+  input: FleetSemanticsInput,
+  who: Requester,
+): Promise<SemanticsSettings & { switched: SemanticsSwitch }> {
   const switched = await rt.store.semantics.setDefaultSemantics(input.semantics, auditStamp(rt, who));
   return { ...(await rt.store.semantics.getSemantics()), switched };
 }
 
-export async function deleteTag(rt: ChangeRuntime, bizTag: string, confirm: string, who: Requester): Promise<{ deleted: true; maxId: string }> {
+export async function deleteTag(
+  rt: ChangeRuntime,
+  bizTag: string,
+  confirm: string,
+  who: Requester,
+): Promise<{ deleted: true; maxId: string }> {
   if (confirm !== bizTag) {
     throw new LeafError('confirmation_mismatch', `Type the tag name "${bizTag}" exactly to delete it.`, {
       fields: { confirm: 'Does not match the tag name.' },
@@ -132,16 +165,23 @@ export async function deleteTag(rt: ChangeRuntime, bizTag: string, confirm: stri
 export function parseAuditQuery(params: URLSearchParams): AuditQueryInput {
   const raw: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (key in raw) throw new LeafError('validation_failed', 'Some parameters are not valid.', { fields: { [key]: 'Give it once.' } });
+    if (key in raw)
+      throw new LeafError('validation_failed', 'Some parameters are not valid.', {
+        fields: { [key]: 'Give it once.' },
+      });
     raw[key] = value;
   }
   const parsed = auditQuerySchema.safeParse(raw);
-  if (!parsed.success) throw new LeafError('validation_failed', 'Some parameters are not valid.', { fields: fieldErrors(parsed.error) });
+  if (!parsed.success)
+    throw new LeafError('validation_failed', 'Some parameters are not valid.', { fields: fieldErrors(parsed.error) });
   return parsed.data;
 }
 
 /** One page of the audit trail, newest first; one row more than asked tells whether an older page exists. */
-export async function auditPage(rt: Pick<Runtime, 'store'>, { before, limit, tag }: AuditQueryInput): Promise<AuditPage> {
+export async function auditPage(
+  rt: Pick<Runtime, 'store'>,
+  { before, limit, tag }: AuditQueryInput,
+): Promise<AuditPage> {
   const rows = await rt.store.audit.listAudit({ before, limit: limit + 1, bizTag: tag });
   const entries = rows.slice(0, limit).map(auditEntryView);
   return { entries, nextBefore: rows.length > limit ? entries[entries.length - 1]!.id : null };

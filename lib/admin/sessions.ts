@@ -4,7 +4,10 @@ import { LeafError } from '../errors';
 import type { ConsoleRuntime, Runtime } from '../runtime';
 import { auditStamp } from './service';
 
-type SessionRuntime = Pick<Runtime, 'store' | 'logger'> & { console: Pick<ConsoleRuntime, 'admin'>; config: Pick<Runtime['config'], 'node'> };
+type SessionRuntime = Pick<Runtime, 'store' | 'logger'> & {
+  console: Pick<ConsoleRuntime, 'admin'>;
+  config: Pick<Runtime['config'], 'node'>;
+};
 
 /** Failed logins are recorded as this actor: a wrong token names no credential, and is never stored. */
 export const ANONYMOUS = 'anonymous';
@@ -27,7 +30,10 @@ export async function login(
   }
   throttle.success(address);
   const session = createSessionValue(rt.console.admin.token, Date.now());
-  await rt.store.audit.appendAudit({ action: 'auth.login', ...auditStamp(rt, { actor: sessionActor(session.sessionId), address }) });
+  await rt.store.audit.appendAudit({
+    action: 'auth.login',
+    ...auditStamp(rt, { actor: sessionActor(session.sessionId), address }),
+  });
   return session;
 }
 
@@ -37,7 +43,12 @@ export async function logout(rt: SessionRuntime, actor: string | null, address: 
 }
 
 /** An entry that must not change the answer (a refused login stays 401 while the store is down): logged when lost. */
-async function recordQuietly(rt: SessionRuntime, action: 'auth.login_failed' | 'auth.logout', actor: string, address: string): Promise<void> {
+async function recordQuietly(
+  rt: SessionRuntime,
+  action: 'auth.login_failed' | 'auth.logout',
+  actor: string,
+  address: string,
+): Promise<void> {
   try {
     await rt.store.audit.appendAudit({ action, ...auditStamp(rt, { actor, address }) });
   } catch (error) {

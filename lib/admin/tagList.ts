@@ -34,7 +34,8 @@ export function parseTagListQuery(params: URLSearchParams): TagListQuery {
   const rawSort = params.get('sort') ?? 'name';
   const descending = rawSort.startsWith('-');
   const sort = descending ? rawSort.slice(1) : rawSort;
-  if (!(TAG_LIST_SORT_KEYS as readonly string[]).includes(sort)) fields.sort = `One of ${TAG_LIST_SORT_KEYS.join(', ')}, with - in front for descending.`;
+  if (!(TAG_LIST_SORT_KEYS as readonly string[]).includes(sort))
+    fields.sort = `One of ${TAG_LIST_SORT_KEYS.join(', ')}, with - in front for descending.`;
   const offset = whole(params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0, 'offset', fields);
   const limit = whole(params.get('limit'), 1, TAG_LIST_MAX_LIMIT, TAG_LIST_DEFAULT_LIMIT, 'limit', fields);
   if (Object.keys(fields).length > 0) {
@@ -43,7 +44,14 @@ export function parseTagListQuery(params: URLSearchParams): TagListQuery {
   return { q: q.trim().toLowerCase(), sort: sort as TagListSortKey, descending, offset, limit };
 }
 
-function whole(raw: string | null, min: number, max: number, fallback: number, name: string, fields: Record<string, string>): number {
+function whole(
+  raw: string | null,
+  min: number,
+  max: number,
+  fallback: number,
+  name: string,
+  fields: Record<string, string>,
+): number {
   if (raw === null || raw === '') return fallback;
   const n = Number(raw);
   if (!/^\d{1,16}$/.test(raw) || n < min || n > max) {
@@ -69,15 +77,28 @@ const SORT_VALUE: Record<TagListSortKey, (e: Entry) => number | bigint | string 
   updated: (e) => e.row.updateTime.getTime(),
 };
 
-export async function listTagPage(rt: ListRuntime, query: TagListQuery, view: (row: TagRow) => TagView): Promise<TagListPage> {
+export async function listTagPage(
+  rt: ListRuntime,
+  query: TagListQuery,
+  view: (row: TagRow) => TagView,
+): Promise<TagListPage> {
   const rows = await rt.store.tags.listTagRows();
   let ratePerSec = 0;
   const matched: Entry[] = [];
   for (const row of rows) {
     const rate = rt.console.rates.ratePerSec(row.bizTag);
     ratePerSec += rate;
-    if (query.q !== '' && !row.bizTag.toLowerCase().includes(query.q) && !(row.description ?? '').toLowerCase().includes(query.q)) continue;
-    matched.push({ row, rate, snap: query.sort === 'remaining' || query.sort === 'runway' ? rt.segments.snapshot(row.bizTag) : undefined });
+    if (
+      query.q !== '' &&
+      !row.bizTag.toLowerCase().includes(query.q) &&
+      !(row.description ?? '').toLowerCase().includes(query.q)
+    )
+      continue;
+    matched.push({
+      row,
+      rate,
+      snap: query.sort === 'remaining' || query.sort === 'runway' ? rt.segments.snapshot(row.bizTag) : undefined,
+    });
   }
   const value = SORT_VALUE[query.sort];
   const keyed = matched.map((e) => ({ e, v: value(e) }));
@@ -93,7 +114,11 @@ export async function listTagPage(rt: ListRuntime, query: TagListQuery, view: (r
     total: matched.length,
     offset: query.offset,
     limit: query.limit,
-    totals: { tags: rows.length, loaded: rt.segments.status().tagsLoaded, ratePerSec: Math.round(ratePerSec * 10) / 10 },
+    totals: {
+      tags: rows.length,
+      loaded: rt.segments.status().tagsLoaded,
+      ratePerSec: Math.round(ratePerSec * 10) / 10,
+    },
   };
 }
 

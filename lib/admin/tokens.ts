@@ -13,16 +13,37 @@ export async function listTokens(rt: Pick<Runtime, 'store'>): Promise<TokenView[
   return (await rt.store.tokens.listTokens()).map(tokenRow);
 }
 
-export async function createToken(rt: TokenRuntime, input: CreateTokenInput, who: Requester, clock: Clock = systemClock): Promise<CreatedToken> {
+export async function createToken(
+  rt: TokenRuntime,
+  input: CreateTokenInput,
+  who: Requester,
+  clock: Clock = systemClock,
+): Promise<CreatedToken> {
   const { id, secret, hash } = newScopedToken();
   const stamp = auditStamp(rt, who, clock);
-  const token = await rt.store.tokens.createToken({ id, name: input.name, tags: input.tags, tokenHash: hash, createdAt: stamp.at, createdBy: who.actor, revokedAt: null }, stamp);
+  const token = await rt.store.tokens.createToken(
+    {
+      id,
+      name: input.name,
+      tags: input.tags,
+      tokenHash: hash,
+      createdAt: stamp.at,
+      createdBy: who.actor,
+      revokedAt: null,
+    },
+    stamp,
+  );
   // This node serves the token at once; the others within LEAF_TOKEN_REFRESH_MS.
   await rt.tokens.refresh();
   return { token, secret };
 }
 
-export async function revokeToken(rt: TokenRuntime, id: string, who: Requester, clock: Clock = systemClock): Promise<TokenView> {
+export async function revokeToken(
+  rt: TokenRuntime,
+  id: string,
+  who: Requester,
+  clock: Clock = systemClock,
+): Promise<TokenView> {
   if (!TOKEN_ID_PATTERN.test(id)) throw tokenNotFound(id.slice(0, 32));
   const stamp = auditStamp(rt, who, clock);
   const token = await rt.store.tokens.revokeToken(id, stamp.at, stamp);

@@ -14,7 +14,13 @@ export interface AdminToken {
  * The console's credential: LEAF_ADMIN_TOKEN, else a token generated at first start and kept in
  * `<data dir>/admin-token` (mode 600). Several processes starting together agree on one file ('wx' create).
  */
-export function resolveAdminToken({ token: configured, dataDir }: { token: string | null; dataDir: string }): AdminToken {
+export function resolveAdminToken({
+  token: configured,
+  dataDir,
+}: {
+  token: string | null;
+  dataDir: string;
+}): AdminToken {
   if (configured !== null) return { token: configured, generated: false, file: null };
   const file = path.join(dataDir, 'admin-token');
   const existing = readToken(file);

@@ -21,7 +21,10 @@ function sign(token: string, expiresAt: number, sessionId: string): string {
 
 const SESSION_ID = /^[A-Za-z0-9_-]{16}$/;
 
-export function createSessionValue(token: string, now: number): { value: string; expiresAt: number; sessionId: string } {
+export function createSessionValue(
+  token: string,
+  now: number,
+): { value: string; expiresAt: number; sessionId: string } {
   const expiresAt = now + SESSION_TTL_MS;
   const sessionId = randomBytes(12).toString('base64url');
   return { value: `${expiresAt}.${sessionId}.${sign(token, expiresAt, sessionId)}`, expiresAt, sessionId };

@@ -57,7 +57,9 @@ export class LoginThrottle {
     const wait = this.lockedForMs(address);
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
-      throw new LeafError('too_many_attempts', `Too many wrong tokens from this address; try again in ${seconds} s.`, { retryAfterSeconds: seconds });
+      throw new LeafError('too_many_attempts', `Too many wrong tokens from this address; try again in ${seconds} s.`, {
+        retryAfterSeconds: seconds,
+      });
     }
   }
 

@@ -73,7 +73,10 @@ export class IdAccess {
       const tags = this.byHash.get(digest.toString('hex'));
       if (tags !== undefined) return tags;
     }
-    throw new LeafError('unauthorized', 'The ID routes require a token (Authorization: Bearer …): LEAF_ID_TOKEN or an access token from the console.');
+    throw new LeafError(
+      'unauthorized',
+      'The ID routes require a token (Authorization: Bearer …): LEAF_ID_TOKEN or an access token from the console.',
+    );
   }
 }
 
@@ -87,6 +90,9 @@ export function requireTag(grant: Grant, bizTag: string): void {
 /** Throws `forbidden_tag` (403) for a scoped token on a route that has no tag (snowflake). */
 export function requireAllRoutes(grant: Grant): void {
   if (grant !== ALL_ROUTES) {
-    throw new LeafError('forbidden_tag', 'Access tokens draw segment IDs of their tags only; the snowflake routes need LEAF_ID_TOKEN.');
+    throw new LeafError(
+      'forbidden_tag',
+      'Access tokens draw segment IDs of their tags only; the snowflake routes need LEAF_ID_TOKEN.',
+    );
   }
 }

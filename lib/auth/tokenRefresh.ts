@@ -15,13 +15,21 @@ export class TokenRefresher {
   private applied = 0;
 
   constructor(
-    private readonly deps: { store: Pick<TokenStore, 'listTokens'>; access: IdAccess; clock: Clock; intervalMs: number; logger?: Logger },
+    private readonly deps: {
+      store: Pick<TokenStore, 'listTokens'>;
+      access: IdAccess;
+      clock: Clock;
+      intervalMs: number;
+      logger?: Logger;
+    },
   ) {}
 
   async start(): Promise<void> {
     await this.load();
     this.timer = this.deps.clock.setInterval(() => {
-      this.refresh().catch((error: unknown) => (this.deps.logger ?? silentLogger).log('warn', 'token_refresh_failed', { error }));
+      this.refresh().catch((error: unknown) =>
+        (this.deps.logger ?? silentLogger).log('warn', 'token_refresh_failed', { error }),
+      );
     }, this.deps.intervalMs);
   }
 

@@ -30,7 +30,8 @@ function invalid(message: string): LeafClientError {
 }
 
 function wholeIn(name: string, value: number, min: number, max: number): number {
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw invalid(`${name} must be an integer from ${min} to ${max}`);
   return value;
 }
 
@@ -94,7 +95,10 @@ export class LeafClient {
     if (handle === undefined) {
       if (this.closed) throw closedError();
       if (typeof tag !== 'string' || !isValidBizTag(tag)) {
-        throw new LeafClientError('invalid_tag', `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`);
+        throw new LeafClientError(
+          'invalid_tag',
+          `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
+        );
       }
       handle = new LeafTag(tag, this.fetcher, this.clock, this.limits);
       this.tags.set(tag, handle);

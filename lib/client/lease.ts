@@ -37,10 +37,15 @@ export function parseLease(text: string, tag: string, count: number): Lease {
   } catch {
     throw bad('the lease is not JSON');
   }
-  const { tag: answeredTag, count: answeredCount, ranges } = (body ?? {}) as { tag?: unknown; count?: unknown; ranges?: unknown };
+  const {
+    tag: answeredTag,
+    count: answeredCount,
+    ranges,
+  } = (body ?? {}) as { tag?: unknown; count?: unknown; ranges?: unknown };
   if (answeredTag !== tag) throw bad(`the lease is for tag ${JSON.stringify(answeredTag)}, not "${tag}"`);
   if (answeredCount !== count) throw bad(`the lease holds ${String(answeredCount)} IDs, not the ${count} asked for`);
-  if (!Array.isArray(ranges) || ranges.length === 0 || ranges.length > count) throw bad('the lease has no usable ranges');
+  if (!Array.isArray(ranges) || ranges.length === 0 || ranges.length > count)
+    throw bad('the lease has no usable ranges');
   const bounds: bigint[] = [];
   let total = 0n;
   let previousEnd = -1n;

@@ -9,7 +9,10 @@ export interface FetchAnswer {
 }
 
 /** The part of `fetch` the client uses; injectable for tests or a custom agent. */
-export type FetchLike = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<FetchAnswer>;
+export type FetchLike = (
+  url: string,
+  init: { headers: Record<string, string>; signal: AbortSignal },
+) => Promise<FetchAnswer>;
 
 export interface LeaseFetcherOptions {
   urls: string[];
@@ -54,7 +57,8 @@ export class LeaseFetcher {
         return lease;
       } catch (error) {
         const failure = error as LeafClientError;
-        if (failure.code === 'closed' || (failure.status !== undefined && FINAL_STATUSES.has(failure.status))) throw failure;
+        if (failure.code === 'closed' || (failure.status !== undefined && FINAL_STATUSES.has(failure.status)))
+          throw failure;
         failures.push({ url, failure });
         // Other tags' requests start at the next server rather than wait on this one too.
         if (this.preferred === index) this.preferred = (index + 1) % this.urls.length;
@@ -91,7 +95,10 @@ export class LeaseFetcher {
         } else resolve(lease as Lease);
       };
       const cancel = () => settle(closedError());
-      const timer = clock.setTimeout(() => settle(new LeafClientError('timeout', `${url} did not answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = clock.setTimeout(
+        () => settle(new LeafClientError('timeout', `${url} did not answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.inFlight.add(cancel);
       this.options
         .fetch(url, { headers: this.headers, signal: controller.signal })
@@ -103,7 +110,11 @@ export class LeaseFetcher {
         .then(
           (lease) => settle(null, lease),
           (error: unknown) =>
-            settle(error instanceof LeafClientError ? error : new LeafClientError('network', `${url}: ${(error as Error)?.message ?? String(error)}`)),
+            settle(
+              error instanceof LeafClientError
+                ? error
+                : new LeafClientError('network', `${url}: ${(error as Error)?.message ?? String(error)}`),
+            ),
         );
     });
   }

@@ -18,7 +18,13 @@ export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf
   const settings = parseEmbeddedOptions(options);
   const logger = options.logger ?? silentLogger;
   const store = await openTags(settings.store);
-  const engine = new SegmentEngine({ store: store.tags, logger, clock: waitingClock, loadWaitMs: settings.loadWaitMs, refreshIntervalMs: settings.refreshIntervalMs });
+  const engine = new SegmentEngine({
+    store: store.tags,
+    logger,
+    clock: waitingClock,
+    loadWaitMs: settings.loadWaitMs,
+    refreshIntervalMs: settings.refreshIntervalMs,
+  });
   await engine.start();
   return new EmbeddedLeaf(engine, store, settings.giveBack);
 }
@@ -71,7 +77,10 @@ export class EmbeddedLeaf {
     if (handle === undefined) {
       if (this.state.closed) throw closedError();
       if (typeof tag !== 'string' || !isValidBizTag(tag)) {
-        throw new LeafError('invalid_tag', `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`);
+        throw new LeafError(
+          'invalid_tag',
+          `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
+        );
       }
       handle = new EmbeddedTag(tag, this.engine.tag(tag), this.state);
       this.tags.set(tag, handle);

@@ -34,15 +34,27 @@ export interface EmbeddedSettings {
 
 const OPTIONS = z.object({
   databaseUrl: z
-    .string({ message: `databaseUrl must be ${DATABASE_URL_FORMS.replace(' or ', ', ')}, sqlite:path or a SQLite file path` })
+    .string({
+      message: `databaseUrl must be ${DATABASE_URL_FORMS.replace(' or ', ', ')}, sqlite:path or a SQLite file path`,
+    })
     .min(1, { message: 'databaseUrl must not be empty' })
     .superRefine((url, ctx) => {
       const problem = serverUrlProblem(url);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `databaseUrl: ${problem}` });
     }),
   migrationsDir: z.string().min(1).optional(),
-  loadWaitMs: z.number().int().min(1).max(60_000, { message: 'loadWaitMs must be an integer from 1 to 60000 (ms)' }).optional(),
-  refreshIntervalMs: z.number().int().min(1_000).max(3_600_000, { message: 'refreshIntervalMs must be an integer from 1000 to 3600000 (ms)' }).optional(),
+  loadWaitMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(60_000, { message: 'loadWaitMs must be an integer from 1 to 60000 (ms)' })
+    .optional(),
+  refreshIntervalMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(3_600_000, { message: 'refreshIntervalMs must be an integer from 1000 to 3600000 (ms)' })
+    .optional(),
   giveBack: z.boolean({ message: 'giveBack must be true or false' }).optional(),
 });
 
@@ -55,7 +67,9 @@ function shippedMigrations(): string {
 export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings {
   const parsed = OPTIONS.safeParse(options);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => (issue.message.includes(String(issue.path[0])) ? issue.message : `${String(issue.path[0])}: ${issue.message}`));
+    const lines = parsed.error.issues.map((issue) =>
+      issue.message.includes(String(issue.path[0])) ? issue.message : `${String(issue.path[0])}: ${issue.message}`,
+    );
     throw new LeafError('invalid_config', lines.join('\n'));
   }
   const { databaseUrl, migrationsDir, loadWaitMs = 1_000, refreshIntervalMs = 60_000, giveBack = true } = parsed.data;

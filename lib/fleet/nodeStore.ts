@@ -13,7 +13,10 @@ export interface NodeRow {
 }
 
 /** What a process writes when it registers. */
-export type NodeRegistration = Pick<NodeRow, 'nodeId' | 'instanceId' | 'address' | 'version' | 'startedAt' | 'snapshot'>;
+export type NodeRegistration = Pick<
+  NodeRow,
+  'nodeId' | 'instanceId' | 'address' | 'version' | 'startedAt' | 'snapshot'
+>;
 
 /**
  * The database primitives of the fleet registry (its port; registry.ts composes them). Each claim of an identity is

@@ -13,7 +13,9 @@ export function nodeState(row: Pick<NodeRow, 'state' | 'heartbeatAt'>, dbNow: nu
 }
 
 export function nodeView(row: NodeRow, dbNow: number, goneMs: number): NodeView {
-  const { snowflake, tags } = decodeSnapshotWith(row.snapshot, (t) => Object.assign(t, { runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) }));
+  const { snowflake, tags } = decodeSnapshotWith(row.snapshot, (t) =>
+    Object.assign(t, { runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) }),
+  );
   return {
     nodeId: row.nodeId,
     instanceId: row.instanceId,

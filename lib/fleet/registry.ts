@@ -128,7 +128,12 @@ export class NodeRegistry {
       if (await this.store.registerNode(this.registrationRow(), this.goneMs)) return this.registered(holder);
       const seen = await this.store.getNode(this.nodeId);
       if (seen === undefined || seen.state === 'stopped') continue; // it changed between the two: claim again
-      this.logger.log('warn', 'node_id_held', { nodeId: this.nodeId, heldBy: seen.instanceId, address: seen.address, watchMs: this.watchMs });
+      this.logger.log('warn', 'node_id_held', {
+        nodeId: this.nodeId,
+        heldBy: seen.instanceId,
+        address: seen.address,
+        watchMs: this.watchMs,
+      });
       await this.sleep(this.watchMs);
       if (this.state === 'stopped') return;
       const now = await this.store.getNode(this.nodeId);
@@ -159,10 +164,17 @@ export class NodeRegistry {
     let age = '';
     if (holder !== undefined) {
       const { dbNow } = await this.store.listNodes(false).catch(() => ({ dbNow: NaN }));
-      if (Number.isFinite(dbNow)) age = `, heartbeat ${Math.max(0, Math.round((dbNow - holder.heartbeatAt) / 1000))} s ago`;
+      if (Number.isFinite(dbNow))
+        age = `, heartbeat ${Math.max(0, Math.round((dbNow - holder.heartbeatAt) / 1000))} s ago`;
     }
-    const where = holder === undefined ? 'another process' : `another process at ${holder.address} (instance ${holder.instanceId}${age})`;
-    return new LeafError('invalid_config', `node id "${this.nodeId}" is live in ${where}; give each node its own LEAF_NODE_ID`);
+    const where =
+      holder === undefined
+        ? 'another process'
+        : `another process at ${holder.address} (instance ${holder.instanceId}${age})`;
+    return new LeafError(
+      'invalid_config',
+      `node id "${this.nodeId}" is live in ${where}; give each node its own LEAF_NODE_ID`,
+    );
   }
 
   private registrationRow(): NodeRegistration {
@@ -184,7 +196,11 @@ export class NodeRegistry {
       const encoded = encodeSnapshot(this.snapshot());
       const ours = await this.store.beatNode(this.nodeId, this.instanceId, encoded === this.written ? null : encoded);
       if (this.outage !== null) {
-        this.logger.log('info', 'node_heartbeat_recovered', { nodeId: this.nodeId, failedBeats: this.outage.beats, outageMs: this.clock.now() - this.outage.since });
+        this.logger.log('info', 'node_heartbeat_recovered', {
+          nodeId: this.nodeId,
+          failedBeats: this.outage.beats,
+          outageMs: this.clock.now() - this.outage.since,
+        });
         this.outage = null;
       }
       if (!ours) return this.lost();
@@ -241,11 +257,14 @@ export class NodeRegistry {
 
   /** Every node in the registry, sorted by node id. Shared: at most one read per second, one at a time. */
   nodes(): Promise<NodeView[]> {
-    if (this.cached !== null && this.clock.now() - this.cached.at < READ_CACHE_MS) return Promise.resolve(this.cached.views);
+    if (this.cached !== null && this.clock.now() - this.cached.at < READ_CACHE_MS)
+      return Promise.resolve(this.cached.views);
     this.reading ??= this.store
       .listNodes(true)
       .then(({ dbNow, rows }) => {
-        const views = rows.map((r) => nodeView(r, dbNow, this.goneMs)).sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+        const views = rows
+          .map((r) => nodeView(r, dbNow, this.goneMs))
+          .sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
         this.cached = { at: this.clock.now(), views };
         this.cachedCounts = { at: this.cached.at, counts: countStates(views) };
         return views;
@@ -258,7 +277,8 @@ export class NodeRegistry {
 
   /** Nodes by state, without their snapshots (cheap: for a metrics scrape). Shared like nodes(). */
   stateCounts(): Promise<Record<NodeState, number>> {
-    if (this.cachedCounts !== null && this.clock.now() - this.cachedCounts.at < READ_CACHE_MS) return Promise.resolve(this.cachedCounts.counts);
+    if (this.cachedCounts !== null && this.clock.now() - this.cachedCounts.at < READ_CACHE_MS)
+      return Promise.resolve(this.cachedCounts.counts);
     this.countsReading ??= this.store
       .listNodes(false)
       .then(({ dbNow, rows }) => {

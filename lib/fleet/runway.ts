@@ -23,7 +23,10 @@ export function stepNeeded(step: number, ratePerSec: number, outageSeconds: numb
 }
 
 /** A tag across the `up` nodes: summed rate and buffer, and the shortest runway (the first node to run dry). */
-export function fleetTag(nodes: readonly { state: NodeState; tags: Record<string, NodeTagState> }[], bizTag: string): FleetTagView {
+export function fleetTag(
+  nodes: readonly { state: NodeState; tags: Record<string, NodeTagState> }[],
+  bizTag: string,
+): FleetTagView {
   let nodesServing = 0;
   let ratePerSec = 0;
   let buffered = 0;

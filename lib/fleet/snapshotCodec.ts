@@ -23,15 +23,28 @@ interface Encoded {
 export function encodeSnapshot(snapshot: NodeSnapshot): string {
   const t: Record<string, EncodedTag> = {};
   for (const [tag, s] of Object.entries(snapshot.tags)) {
-    t[tag] = [s.buffered, s.step, Math.round(s.ratePerSec * 10) / 10, Math.max(0, NEXT_STATES.indexOf(s.next)), s.issued];
+    t[tag] = [
+      s.buffered,
+      s.step,
+      Math.round(s.ratePerSec * 10) / 10,
+      Math.max(0, NEXT_STATES.indexOf(s.next)),
+      s.issued,
+    ];
   }
   const sf = snapshot.snowflake;
   const lease = sf.leaseExpiresAt === null ? null : Date.parse(sf.leaseExpiresAt);
-  const encoded: Encoded = { v: FORMAT, s: sf.workerIds === undefined ? [sf.state, sf.workerId, lease] : [sf.state, sf.workerId, lease, sf.workerIds], t };
+  const encoded: Encoded = {
+    v: FORMAT,
+    s: sf.workerIds === undefined ? [sf.state, sf.workerId, lease] : [sf.state, sf.workerId, lease, sf.workerIds],
+    t,
+  };
   return JSON.stringify(encoded);
 }
 
-export const EMPTY_SNAPSHOT: NodeSnapshot = { snowflake: { state: 'off', workerId: null, leaseExpiresAt: null }, tags: {} };
+export const EMPTY_SNAPSHOT: NodeSnapshot = {
+  snowflake: { state: 'off', workerId: null, leaseExpiresAt: null },
+  tags: {},
+};
 
 /**
  * The snapshot a row holds. A row this version cannot read (another format, a hand edit) shows as empty rather
@@ -45,14 +58,18 @@ export function decodeSnapshot(text: string): NodeSnapshot {
  * decodeSnapshot, each tag's state passed through `view` as it is built: one object per tag, not two (the
  * registry reads every node's snapshot once a second: 30,000 tags with 10,000 tags on 3 nodes).
  */
-export function decodeSnapshotWith<T>(text: string, view: (state: NodeTagState) => T): { snowflake: NodeSnapshot['snowflake']; tags: Record<string, T> } {
+export function decodeSnapshotWith<T>(
+  text: string,
+  view: (state: NodeTagState) => T,
+): { snowflake: NodeSnapshot['snowflake']; tags: Record<string, T> } {
   let e: Partial<Encoded>;
   try {
     e = JSON.parse(text) as Partial<Encoded>;
   } catch {
     return { snowflake: EMPTY_SNAPSHOT.snowflake, tags: {} };
   }
-  if (e?.v !== FORMAT || !Array.isArray(e.s) || typeof e.t !== 'object' || e.t === null) return { snowflake: EMPTY_SNAPSHOT.snowflake, tags: {} };
+  if (e?.v !== FORMAT || !Array.isArray(e.s) || typeof e.t !== 'object' || e.t === null)
+    return { snowflake: EMPTY_SNAPSHOT.snowflake, tags: {} };
   const [state, workerId, lease, workerIds] = e.s;
   const tags: Record<string, T> = {};
   for (const tag in e.t) {

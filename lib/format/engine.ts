@@ -139,7 +139,8 @@ export class FormatEngine {
       known.row = row;
       known.pattern = parsed.pattern;
       known.view = null;
-      if (known.servedPeriod !== null) this.periods.enter(periodTag(row.bizTag, known.servedPeriod), this.claimRules(known));
+      if (known.servedPeriod !== null)
+        this.periods.enter(periodTag(row.bizTag, known.servedPeriod), this.claimRules(known));
     }
     for (const [bizTag, format] of this.formats) {
       if (seen.has(bizTag)) continue;
@@ -150,7 +151,12 @@ export class FormatEngine {
     await this.sequences.refreshTags();
   }
 
-  private claimRules(format: ActiveFormat): { step: number; width: number; cap: number; reset: FormatRow['resetPeriod'] } {
+  private claimRules(format: ActiveFormat): {
+    step: number;
+    width: number;
+    cap: number;
+    reset: FormatRow['resetPeriod'];
+  } {
     const { width } = format.pattern;
     return { step: format.row.step, width, cap: sequenceCap(width), reset: format.row.resetPeriod };
   }
@@ -162,7 +168,12 @@ export class FormatEngine {
     const view = this.viewNow(format);
     this.refuseWhenUsedUp(view.tag, 1);
     const seq = this.sequences.nextId(view.tag);
-    return seq instanceof Promise ? seq.then((n) => view.render(Number(n)), (error: unknown) => this.failed(bizTag, error)) : view.render(Number(seq));
+    return seq instanceof Promise
+      ? seq.then(
+          (n) => view.render(Number(n)),
+          (error: unknown) => this.failed(bizTag, error),
+        )
+      : view.render(Number(seq));
   }
 
   /** `count` formatted IDs of one period, in increasing sequence order. */
@@ -172,7 +183,12 @@ export class FormatEngine {
     const view = this.viewNow(format);
     this.refuseWhenUsedUp(view.tag, count);
     const ranges = this.sequences.takeRanges(view.tag, count);
-    return ranges instanceof Promise ? ranges.then((r) => renderRanges(r, view.render), (error: unknown) => this.failed(bizTag, error)) : renderRanges(ranges, view.render);
+    return ranges instanceof Promise
+      ? ranges.then(
+          (r) => renderRanges(r, view.render),
+          (error: unknown) => this.failed(bizTag, error),
+        )
+      : renderRanges(ranges, view.render);
   }
 
   /**
@@ -198,7 +214,11 @@ export class FormatEngine {
     if (format.view !== null && format.second === second) return format.view;
     const fields = dateFields(format.row.timeZone, now);
     const key = periodKey(format.row.resetPeriod, fields);
-    const view: PeriodView = { key, tag: periodTag(format.row.bizTag, key), render: idRenderer(format.pattern, fields) };
+    const view: PeriodView = {
+      key,
+      tag: periodTag(format.row.bizTag, key),
+      render: idRenderer(format.pattern, fields),
+    };
     format.view = view;
     format.second = second;
     if (format.servedPeriod !== key) this.enterPeriod(format, key);
@@ -224,7 +244,10 @@ export class FormatEngine {
 
   /** An unknown tag may have been created a moment ago on another node: one re-read (rate-limited), then 404. */
   private lookUpMissing(bizTag: string): Promise<void> {
-    return this.directory.find(() => this.formats.has(bizTag), () => formatNotFound(bizTag));
+    return this.directory.find(
+      () => this.formats.has(bizTag),
+      () => formatNotFound(bizTag),
+    );
   }
 
   /** Formatted tags this node knows, sorted. */
@@ -237,7 +260,11 @@ export class FormatEngine {
     const format = this.formats.get(bizTag);
     if (format === undefined) return undefined;
     const key = periodKey(format.row.resetPeriod, dateFields(format.row.timeZone, this.clock.now()));
-    return { bizTag, periodKey: key, buffered: this.periods.has(periodTag(bizTag, key)) ? this.sequences.tag(periodTag(bizTag, key)).buffered : 0 };
+    return {
+      bizTag,
+      periodKey: key,
+      buffered: this.periods.has(periodTag(bizTag, key)) ? this.sequences.tag(periodTag(bizTag, key)).buffered : 0,
+    };
   }
 
   /** Periods whose sequences this node holds now (entered and not yet dropped), as `tag@period`. */

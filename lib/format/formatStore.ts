@@ -27,7 +27,9 @@ export interface FormatPeriodRow {
   updateTime: number;
 }
 
-export type NewFormat = Pick<FormatRow, 'bizTag' | 'pattern' | 'resetPeriod' | 'timeZone' | 'step'> & { description?: string | null };
+export type NewFormat = Pick<FormatRow, 'bizTag' | 'pattern' | 'resetPeriod' | 'timeZone' | 'step'> & {
+  description?: string | null;
+};
 
 export type FormatChanges = Partial<Pick<FormatRow, 'pattern' | 'timeZone' | 'step' | 'description'>>;
 

@@ -16,7 +16,8 @@ export const MAX_SEQ_WIDTH = 15;
 /** leaf_format.pattern is VARCHAR(256). */
 export const MAX_PATTERN_LENGTH = 256;
 
-export type PatternPart = { kind: 'literal'; text: string } | { kind: 'date'; token: DateToken } | { kind: 'seq'; width: number };
+export type PatternPart =
+  { kind: 'literal'; text: string } | { kind: 'date'; token: DateToken } | { kind: 'seq'; width: number };
 
 export interface FormatPattern {
   readonly source: string;
@@ -44,7 +45,8 @@ function hasControl(text: string): boolean {
 
 export function parsePattern(source: string): PatternResult {
   if (source.length === 0) return { ok: false, error: 'The pattern is empty.' };
-  if (source.length > MAX_PATTERN_LENGTH) return { ok: false, error: `The pattern is longer than ${MAX_PATTERN_LENGTH} characters.` };
+  if (source.length > MAX_PATTERN_LENGTH)
+    return { ok: false, error: `The pattern is longer than ${MAX_PATTERN_LENGTH} characters.` };
   if (hasControl(source)) return { ok: false, error: 'The pattern contains a control character.' };
   const parts: PatternPart[] = [];
   let literal = '';
@@ -52,10 +54,11 @@ export function parsePattern(source: string): PatternResult {
     if (literal !== '') parts.push({ kind: 'literal', text: literal });
     literal = '';
   };
-  for (let i = 0; i < source.length; ) {
+  for (let i = 0; i < source.length;) {
     const c = source[i] as string;
     if (c === '}') {
-      if (source[i + 1] !== '}') return { ok: false, error: `A lone "}" at position ${i + 1}: write "}}" for a literal brace.` };
+      if (source[i + 1] !== '}')
+        return { ok: false, error: `A lone "}" at position ${i + 1}: write "}}" for a literal brace.` };
       literal += '}';
       i += 2;
       continue;
@@ -71,7 +74,8 @@ export function parsePattern(source: string): PatternResult {
       continue;
     }
     const end = source.indexOf('}', i);
-    if (end < 0) return { ok: false, error: `The "{" at position ${i + 1} is not closed: write "{{" for a literal brace.` };
+    if (end < 0)
+      return { ok: false, error: `The "{" at position ${i + 1} is not closed: write "{{" for a literal brace.` };
     const inner = source.slice(i + 1, end);
     flush();
     const group = parseGroup(inner);
@@ -81,7 +85,12 @@ export function parsePattern(source: string): PatternResult {
   }
   flush();
   const seqs = parts.filter((p): p is Extract<PatternPart, { kind: 'seq' }> => p.kind === 'seq');
-  if (seqs.length !== 1) return { ok: false, error: seqs.length === 0 ? 'The pattern needs a sequence, e.g. {seq:6}.' : 'The pattern may hold only one {seq:N}.' };
+  if (seqs.length !== 1)
+    return {
+      ok: false,
+      error:
+        seqs.length === 0 ? 'The pattern needs a sequence, e.g. {seq:6}.' : 'The pattern may hold only one {seq:N}.',
+    };
   const tokens = new Set(parts.flatMap((p) => (p.kind === 'date' ? [p.token] : [])));
   return { ok: true, pattern: { source, parts, width: (seqs[0] as { width: number }).width, tokens } };
 }
@@ -91,14 +100,16 @@ function parseGroup(inner: string): PatternPart[] | string {
   if (inner.startsWith('seq')) {
     const m = SEQ.exec(inner);
     const width = m === null ? NaN : Number(m[1]);
-    if (!(width >= 1 && width <= MAX_SEQ_WIDTH)) return `{${inner}}: the sequence is {seq:N} with a width N from 1 to ${MAX_SEQ_WIDTH}.`;
+    if (!(width >= 1 && width <= MAX_SEQ_WIDTH))
+      return `{${inner}}: the sequence is {seq:N} with a width N from 1 to ${MAX_SEQ_WIDTH}.`;
     return [{ kind: 'seq', width }];
   }
   if (inner === '') return 'An empty {} group: write "{{}}" for literal braces.';
   const parts: PatternPart[] = [];
-  for (let i = 0; i < inner.length; ) {
+  for (let i = 0; i < inner.length;) {
     const token = DATE_TOKENS.find((t) => inner.startsWith(t, i));
-    if (token === undefined) return `{${inner}}: "${inner.slice(i)}" is not a date part (${DATE_TOKENS.join(', ')}) nor seq:N.`;
+    if (token === undefined)
+      return `{${inner}}: "${inner.slice(i)}" is not a date part (${DATE_TOKENS.join(', ')}) nor seq:N.`;
     parts.push({ kind: 'date', token });
     i += token.length;
   }
@@ -112,7 +123,11 @@ export function sequenceCap(width: number): number {
 
 /** The pattern with its width left out: what may not change once a format exists (only the width may grow). */
 export function patternShape(pattern: FormatPattern): string {
-  return pattern.parts.map((p) => (p.kind === 'literal' ? p.text.replace(/[{}]/g, (b) => b + b) : p.kind === 'date' ? `{${p.token}}` : '{seq}')).join('');
+  return pattern.parts
+    .map((p) =>
+      p.kind === 'literal' ? p.text.replace(/[{}]/g, (b) => b + b) : p.kind === 'date' ? `{${p.token}}` : '{seq}',
+    )
+    .join('');
 }
 
 /**
@@ -135,7 +150,8 @@ export function idRenderer(pattern: FormatPattern, fields: DateFields): (seq: nu
   const { width } = pattern;
   const cap = sequenceCap(width);
   return (seq) => {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > cap) throw new RangeError(`sequence ${seq} does not fit ${width} digits`);
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > cap)
+      throw new RangeError(`sequence ${seq} does not fit ${width} digits`);
     return head + String(seq).padStart(width, '0') + tail;
   };
 }

@@ -62,7 +62,15 @@ export function dateFields(timeZone: string, epochMs: number): DateFields {
   const out: Record<string, string> = {};
   for (const { type, value } of formatterOf(timeZone).formatToParts(epochMs)) out[type] = value;
   const yyyy = (out.year ?? '').padStart(4, '0');
-  return { yyyy, yy: yyyy.slice(-2), MM: out.month ?? '', dd: out.day ?? '', HH: out.hour ?? '', mm: out.minute ?? '', ss: out.second ?? '' };
+  return {
+    yyyy,
+    yy: yyyy.slice(-2),
+    MM: out.month ?? '',
+    dd: out.day ?? '',
+    HH: out.hour ?? '',
+    mm: out.minute ?? '',
+    ss: out.second ?? '',
+  };
 }
 
 /** The zone's canonical IANA name when Intl knows it (`asia/shanghai` → `Asia/Shanghai`); undefined otherwise. */

@@ -83,7 +83,8 @@ export class PeriodSource {
   async allocate(tag: string, step?: number): Promise<Allocation> {
     const format = this.periods.get(tag);
     const { bizTag, periodKey } = splitPeriodTag(tag);
-    if (format === undefined) throw new LeafError('tag_not_found', `Formatted tag "${bizTag}" does not serve period "${periodKey}" here.`);
+    if (format === undefined)
+      throw new LeafError('tag_not_found', `Formatted tag "${bizTag}" does not serve period "${periodKey}" here.`);
     const known = this.exhausted(tag);
     if (known !== null) throw known;
     const claim = await this.store.claimPeriod(bizTag, periodKey, step ?? format.step, format.cap);

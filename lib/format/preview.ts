@@ -13,7 +13,9 @@ export interface PreviewInput {
   count: number;
 }
 
-export type Preview = { ok: true; periodKey: string; ids: string[]; exhausted: boolean } | { ok: false; field: 'pattern' | 'timeZone'; error: string };
+export type Preview =
+  | { ok: true; periodKey: string; ids: string[]; exhausted: boolean }
+  | { ok: false; field: 'pattern' | 'timeZone'; error: string };
 
 /**
  * The next IDs a format would issue now: the current period in the zone, counting from 1, or from above the
@@ -24,7 +26,8 @@ export function previewIds({ pattern, resetPeriod, timeZone, now, known, count }
   const checked = checkFormat(pattern, resetPeriod);
   if (!checked.ok) return { ok: false, field: 'pattern', error: checked.error };
   const zone = canonicalTimeZone(timeZone.trim());
-  if (zone === undefined) return { ok: false, field: 'timeZone', error: `"${timeZone}" is not a time zone this browser knows.` };
+  if (zone === undefined)
+    return { ok: false, field: 'timeZone', error: `"${timeZone}" is not a time zone this browser knows.` };
   const fields = dateFields(zone, now);
   const key = periodKey(resetPeriod, fields);
   const first = known !== undefined && known.periodKey === key ? known.maxId + 1 : 1;

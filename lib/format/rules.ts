@@ -13,13 +13,19 @@ export interface FormatSpec {
 }
 
 /** The parsed pattern, or why `pattern` cannot serve `reset`. */
-export function checkFormat(pattern: string, reset: ResetPeriod): { ok: true; pattern: FormatPattern } | { ok: false; error: string } {
+export function checkFormat(
+  pattern: string,
+  reset: ResetPeriod,
+): { ok: true; pattern: FormatPattern } | { ok: false; error: string } {
   const parsed = parsePattern(pattern);
   if (!parsed.ok) return parsed;
   const missing = PERIOD_TOKENS[reset].filter((t) => !parsed.pattern.tokens.has(t));
   if (missing.length > 0) {
     const hint = reset === 'yearly' || missing.includes('yyyy') ? ' ({yy} alone does not name a year)' : '';
-    return { ok: false, error: `A ${reset} reset needs ${missing.map((t) => `{${t}}`).join(', ')} in the pattern, or two periods would render the same IDs${hint}.` };
+    return {
+      ok: false,
+      error: `A ${reset} reset needs ${missing.map((t) => `{${t}}`).join(', ')} in the pattern, or two periods would render the same IDs${hint}.`,
+    };
   }
   return parsed;
 }

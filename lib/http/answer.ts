@@ -33,16 +33,27 @@ export function plainText(body: string): Answer {
 
 /** A JSON answer of any value; `headers` adds to (or overrides) the JSON ones. */
 export function jsonOk(value: unknown, status = 200, headers?: Readonly<Record<string, string>>): Answer {
-  return { status, headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers }, body: JSON.stringify(value) };
+  return {
+    status,
+    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify(value),
+  };
 }
 
 /** The answer for a typed error: its status, its code and message, `fields` for a form, `Allow` for a 405, `Retry-After` for a 429. */
 export function errorAnswer(error: LeafError, headers?: Readonly<Record<string, string>>): Answer {
-  const body: { code: string; message: string; fields?: Record<string, string> } = { code: error.code, message: error.message };
+  const body: { code: string; message: string; fields?: Record<string, string> } = {
+    code: error.code,
+    message: error.message,
+  };
   if (error.fields !== undefined) body.fields = { ...error.fields };
   let extra = error.allow === undefined ? headers : { ...headers, allow: error.allow };
   if (error.retryAfterSeconds !== undefined) extra = { ...extra, 'retry-after': String(error.retryAfterSeconds) };
-  return { status: error.status, headers: extra === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...extra }, body: JSON.stringify({ error: body }) };
+  return {
+    status: error.status,
+    headers: extra === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...extra },
+    body: JSON.stringify({ error: body }),
+  };
 }
 
 export function routeNotFound(): LeafError {

@@ -62,7 +62,7 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, seen
     timer = setTimeout(() => resolve('late'), BODY_LIMITS.discardMs);
   });
   try {
-    for (let size = seen; size <= BODY_LIMITS.discardBytes; ) {
+    for (let size = seen; size <= BODY_LIMITS.discardBytes;) {
       const next = await Promise.race([reader.read(), deadline]);
       if (next === 'late' || next.done) break;
       size += next.value.byteLength;

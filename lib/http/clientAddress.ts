@@ -23,10 +23,16 @@ export function socketAddress(remote: string | undefined): string {
  * X-Forwarded-For (read from the right, as each proxy appends) that is not a trusted proxy itself. A client can
  * write anything at the left of the header, so nothing left of the first untrusted hop is believed.
  */
-export function requestAddress(remote: string | undefined, forwardedFor: string | string[] | undefined, proxies: ProxyMatcher | null): string {
+export function requestAddress(
+  remote: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  proxies: ProxyMatcher | null,
+): string {
   const socket = socketAddress(remote);
   if (proxies === null || forwardedFor === undefined || !proxies.trusts(socket)) return socket;
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((h) => socketAddress(h.trim()));
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
+    .split(',')
+    .map((h) => socketAddress(h.trim()));
   for (const hop of [...hops].reverse()) {
     if (!proxies.trusts(hop)) return isIP(hop) !== 0 ? hop : socket; // not an address: a proxy's mistake, not a client
   }

@@ -57,4 +57,3 @@ function invalidCount(max: number): LeafError {
   const limit = max === MAX_COUNT ? String(MAX_COUNT) : readableLimit(max);
   return new LeafError('invalid_count', `count must be a whole number from 1 to ${limit}.`);
 }
-

@@ -11,7 +11,10 @@ import type { HostHealth, LeafStore } from '../store/leafStore';
 import { type Answer, jsonOk } from './answer';
 import type { IdRuntime } from './issue';
 
-export type HostsProbe = (store: Pick<LeafStore, 'hosts'>, timeoutMs: number) => Promise<HostHealth[] | undefined> | undefined;
+export type HostsProbe = (
+  store: Pick<LeafStore, 'hosts'>,
+  timeoutMs: number,
+) => Promise<HostHealth[] | undefined> | undefined;
 
 /**
  * The per-host probe of /api/health, bounded in cost: a load balancer polling health must not open one connection
@@ -40,7 +43,12 @@ export function hostsProbeCache(clock: Clock, ttlMs: number): HostsProbe {
   };
 }
 
-export async function health(runtime: IdRuntime, clock: Clock, timeoutMs: number, probeHosts: HostsProbe): Promise<Answer> {
+export async function health(
+  runtime: IdRuntime,
+  clock: Clock,
+  timeoutMs: number,
+  probeHosts: HostsProbe,
+): Promise<Answer> {
   const { segments, store, snowflake } = runtime;
   // Every host on its own, in parallel with the ping; each probe is bounded by the same timeout, and its result
   // is shared by the health calls of the next second.

@@ -76,7 +76,12 @@ export function lease(bizTag: string, ranges: IdRanges): Answer {
   let body = '{"tag":"' + bizTag + '","count":' + count + ',"ranges":[';
   for (let r = 0; r < bounds.length; r += 2) {
     const base = runBase(ranges, r);
-    body += (r === 0 ? '{"start":"' : ',{"start":"') + idAt(base, bounds[r] as number) + '","end":"' + idAt(base, bounds[r + 1] as number) + '"}';
+    body +=
+      (r === 0 ? '{"start":"' : ',{"start":"') +
+      idAt(base, bounds[r] as number) +
+      '","end":"' +
+      idAt(base, bounds[r + 1] as number) +
+      '"}';
   }
   return jsonText(body + ']}');
 }
@@ -99,7 +104,8 @@ export function formattedBatch(bizTag: string, ids: string[]): Answer {
   // The IDs of one batch come from one period's renderer: they share every character but the date and sequence
   // digits, so when the first needs no escaping none does, and the body is joined directly (JSON.stringify of the
   // array cost ~2.5× the whole rendering).
-  if (ids.length === 0 || needsEscape(ids[0]!)) return jsonText('{"tag":"' + bizTag + '","ids":' + JSON.stringify(ids) + '}');
+  if (ids.length === 0 || needsEscape(ids[0]!))
+    return jsonText('{"tag":"' + bizTag + '","ids":' + JSON.stringify(ids) + '}');
   let body = '{"tag":"' + bizTag + '","ids":["' + ids[0];
   for (let k = 1; k < ids.length; k++) body += '","' + ids[k];
   return jsonText(body + '"]}');
@@ -115,4 +121,3 @@ export function snowflakeBatch(ids: bigint[]): Answer {
   for (let i = 1; i < ids.length; i++) body += '","' + ids[i];
   return jsonText(body + '"]}');
 }
-

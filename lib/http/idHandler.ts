@@ -53,7 +53,12 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
   const fail = (error: unknown, method: string, path: string) => failure(error, logger, { method, path });
 
   /** The first requests of a starting node: answered once the runtime is up, and with it the token table. */
-  const afterAccessLoads = (method: string, url: string, authorization: string | null | undefined, path: string): Promise<Answer> =>
+  const afterAccessLoads = (
+    method: string,
+    url: string,
+    authorization: string | null | undefined,
+    path: string,
+  ): Promise<Answer> =>
     Promise.resolve(deps.runtime())
       .then(() => {
         if (!access.loaded) throw new LeafError('not_ready', 'The service is starting; try again shortly.');
@@ -139,8 +144,13 @@ function allowedTag(grant: Grant, raw: string): string {
 type Issue = (rt: IdRuntime, bizTag: string, count: number, plain: boolean) => Answer | Promise<Answer>;
 
 /** Runs `issue` on the runtime: synchronously when it is up (the hot path allocates no promise). */
-function withRuntime(deps: IdRouteDeps, issue: Issue, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+function withRuntime(
+  deps: IdRouteDeps,
+  issue: Issue,
+  bizTag: string,
+  count: number,
+  plain: boolean,
+): Answer | Promise<Answer> {
   const rt = deps.runtime();
   return rt instanceof Promise ? rt.then((r) => issue(r, bizTag, count, plain)) : issue(rt, bizTag, count, plain);
 }
-

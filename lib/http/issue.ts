@@ -9,7 +9,12 @@ import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, 
 /** The part of the runtime the ID routes use (`formats` absent: no formatted tag exists). */
 export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'> & Partial<Pick<Runtime, 'formats'>>;
 
-export function issueSegment({ segments: engine }: IdRuntime, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+export function issueSegment(
+  { segments: engine }: IdRuntime,
+  bizTag: string,
+  count: number,
+  plain: boolean,
+): Answer | Promise<Answer> {
   if (count === 0) {
     const id = engine.nextId(bizTag);
     if (typeof id !== 'object') return single(bizTag, id, plain);
@@ -40,7 +45,12 @@ function snowflakeOff(): LeafError {
   return new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
 }
 
-export function issueSnowflake({ snowflake: node }: IdRuntime, _bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+export function issueSnowflake(
+  { snowflake: node }: IdRuntime,
+  _bizTag: string,
+  count: number,
+  plain: boolean,
+): Answer | Promise<Answer> {
   if (node === null) throw snowflakeOff();
   if (count === 0) {
     const id = node.nextId();
@@ -60,7 +70,12 @@ export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRunti
   if (snowflake === null) throw snowflakeOff();
   const id = BigInt(raw);
   const d = decompose(id, snowflake.epochMs);
-  const body = { id: id.toString(), timestamp: new Date(d.timestampMs).toISOString(), timestampMs: d.timestampMs, workerId: d.workerId, sequence: d.sequence };
+  const body = {
+    id: id.toString(),
+    timestamp: new Date(d.timestampMs).toISOString(),
+    timestampMs: d.timestampMs,
+    workerId: d.workerId,
+    sequence: d.sequence,
+  };
   return jsonOk(body);
 }
-

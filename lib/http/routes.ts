@@ -3,7 +3,15 @@
  */
 import { invalidTag, parseBizTag } from '../bizTag';
 
-export type RouteKind = 'segment' | 'segment-range' | 'leaf-segment' | 'snowflake' | 'snowflake-decode' | 'leaf-snowflake' | 'health' | 'formatted';
+export type RouteKind =
+  | 'segment'
+  | 'segment-range'
+  | 'leaf-segment'
+  | 'snowflake'
+  | 'snowflake-decode'
+  | 'leaf-snowflake'
+  | 'health'
+  | 'formatted';
 
 /**
  * Every ID route. `param`: the path ends in one segment after the prefix (a tag, an ID, or Leaf's snowflake key,
@@ -67,4 +75,3 @@ export function decodeTag(raw: string): string {
   }
   return parseBizTag(tag);
 }
-

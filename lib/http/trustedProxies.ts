@@ -16,7 +16,11 @@ export function parseTrustedProxies(value: string): string[] | { problem: string
     const [address = '', prefix, extra] = entry.split('/');
     const family = net.isIP(address);
     const max = family === 4 ? 32 : 128;
-    if (family === 0 || extra !== undefined || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= max))) {
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= max))
+    ) {
       return { problem: `"${entry}" is neither` };
     }
   }

@@ -68,25 +68,61 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
   const loadCounts = new Map<string, TagLoads>();
   const probeStore = cachedProbe(clock, options.storeProbeTtlMs ?? 5_000, options.storeProbeTimeoutMs ?? 1_000);
 
-  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
-  const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers: [registry] });
+  const gauge = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
+  const counter = (name: string, help: string, labelNames: string[] = []) =>
+    new Counter({ name, help, labelNames, registers: [registry] });
 
   // Per tag, for the selected tags.
   const perTag: Array<{ metric: Gauge | Counter; pick: (s: TagSnapshot) => number }> = [
-    { metric: counter('leaf_ids_issued_total', 'IDs issued by this node since it started.', ['biz_tag']), pick: (s) => s.issuedTotal },
-    { metric: counter('leaf_requests_waited_total', 'Requests that found both segments empty and awaited a load.', ['biz_tag']), pick: (s) => s.waits },
-    { metric: counter('leaf_requests_failed_total', 'Requests that failed (store down, load too slow).', ['biz_tag']), pick: (s) => s.failedRequests },
-    { metric: gauge('leaf_segment_remaining', 'IDs left in the current segment.', ['biz_tag']), pick: (s) => s.current?.remaining ?? 0 },
+    {
+      metric: counter('leaf_ids_issued_total', 'IDs issued by this node since it started.', ['biz_tag']),
+      pick: (s) => s.issuedTotal,
+    },
+    {
+      metric: counter('leaf_requests_waited_total', 'Requests that found both segments empty and awaited a load.', [
+        'biz_tag',
+      ]),
+      pick: (s) => s.waits,
+    },
+    {
+      metric: counter('leaf_requests_failed_total', 'Requests that failed (store down, load too slow).', ['biz_tag']),
+      pick: (s) => s.failedRequests,
+    },
+    {
+      metric: gauge('leaf_segment_remaining', 'IDs left in the current segment.', ['biz_tag']),
+      pick: (s) => s.current?.remaining ?? 0,
+    },
     { metric: gauge('leaf_segment_step', 'Step of the most recent segment.', ['biz_tag']), pick: (s) => s.step },
-    { metric: gauge('leaf_segment_min_step', 'Step stored in the database (the floor of the dynamic step).', ['biz_tag']), pick: (s) => s.minStep },
-    { metric: gauge('leaf_next_segment_ready', '1 when the next segment is loaded.', ['biz_tag']), pick: (s) => (s.pending === null ? 0 : 1) },
-    { metric: gauge('leaf_max_id_claimed', 'Highest ID this node has claimed.', ['biz_tag']), pick: (s) => Number(s.pending?.max ?? s.current?.max ?? 0) },
+    {
+      metric: gauge('leaf_segment_min_step', 'Step stored in the database (the floor of the dynamic step).', [
+        'biz_tag',
+      ]),
+      pick: (s) => s.minStep,
+    },
+    {
+      metric: gauge('leaf_next_segment_ready', '1 when the next segment is loaded.', ['biz_tag']),
+      pick: (s) => (s.pending === null ? 0 : 1),
+    },
+    {
+      metric: gauge('leaf_max_id_claimed', 'Highest ID this node has claimed.', ['biz_tag']),
+      pick: (s) => Number(s.pending?.max ?? s.current?.max ?? 0),
+    },
   ];
-  const runway = gauge('leaf_segment_runway_seconds', 'Seconds this node\'s buffer of the tag lasts at its current rate without the database (busy tags only).', ['biz_tag']);
-  const loads = counter('leaf_segment_loads_total', 'Segment loads from the store, by outcome.', ['biz_tag', 'outcome']);
+  const runway = gauge(
+    'leaf_segment_runway_seconds',
+    "Seconds this node's buffer of the tag lasts at its current rate without the database (busy tags only).",
+    ['biz_tag'],
+  );
+  const loads = counter('leaf_segment_loads_total', 'Segment loads from the store, by outcome.', [
+    'biz_tag',
+    'outcome',
+  ]);
 
   // Node-wide, always present.
-  const loadsAll = counter('leaf_segment_loads_all_total', 'Segment loads from the store over every tag, by outcome.', ['outcome']);
+  const loadsAll = counter('leaf_segment_loads_all_total', 'Segment loads from the store over every tag, by outcome.', [
+    'outcome',
+  ]);
   for (const outcome of ['ok', 'failed']) loadsAll.inc({ outcome }, 0);
   const loadDuration = new Histogram({
     name: 'leaf_segment_load_duration_seconds',
@@ -96,16 +132,44 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     registers: [registry],
   });
   const totals = [
-    { metric: counter('leaf_ids_issued_all_total', 'IDs issued by this node since it started, over every tag.'), sum: new MonotonicSum(), pick: (s: TagSnapshot) => s.issuedTotal },
-    { metric: counter('leaf_requests_waited_all_total', 'Requests that awaited a load, over every tag.'), sum: new MonotonicSum(), pick: (s: TagSnapshot) => s.waits },
-    { metric: counter('leaf_requests_failed_all_total', 'Requests that failed, over every tag.'), sum: new MonotonicSum(), pick: (s: TagSnapshot) => s.failedRequests },
+    {
+      metric: counter('leaf_ids_issued_all_total', 'IDs issued by this node since it started, over every tag.'),
+      sum: new MonotonicSum(),
+      pick: (s: TagSnapshot) => s.issuedTotal,
+    },
+    {
+      metric: counter('leaf_requests_waited_all_total', 'Requests that awaited a load, over every tag.'),
+      sum: new MonotonicSum(),
+      pick: (s: TagSnapshot) => s.waits,
+    },
+    {
+      metric: counter('leaf_requests_failed_all_total', 'Requests that failed, over every tag.'),
+      sum: new MonotonicSum(),
+      pick: (s: TagSnapshot) => s.failedRequests,
+    },
   ];
-  const tagStates = gauge('leaf_segment_tags', 'Tags known to this node, by the state of their next segment (unloaded: no segment yet).', ['state']);
-  const labelled = gauge('leaf_metrics_labelled_tags', 'Tags with per-tag series in this exposition (LEAF_METRICS_TAGS).');
-  const shortRunway = gauge('leaf_segment_runway_short_tags', 'Busy tags whose buffer on this node lasts less than the runway warning.');
-  const storeUp = gauge('leaf_store_up', '1 when this node\'s store answered its last probe (probed at most every few seconds).');
+  const tagStates = gauge(
+    'leaf_segment_tags',
+    'Tags known to this node, by the state of their next segment (unloaded: no segment yet).',
+    ['state'],
+  );
+  const labelled = gauge(
+    'leaf_metrics_labelled_tags',
+    'Tags with per-tag series in this exposition (LEAF_METRICS_TAGS).',
+  );
+  const shortRunway = gauge(
+    'leaf_segment_runway_short_tags',
+    'Busy tags whose buffer on this node lasts less than the runway warning.',
+  );
+  const storeUp = gauge(
+    'leaf_store_up',
+    "1 when this node's store answered its last probe (probed at most every few seconds).",
+  );
   const workerId = gauge('leaf_snowflake_worker_id', 'Leased snowflake worker id (-1 without a lease).');
-  const leaseOk = gauge('leaf_snowflake_lease_ok', '1 when the snowflake worker holds a renewed lease; absent when snowflake mode is off.');
+  const leaseOk = gauge(
+    'leaf_snowflake_lease_ok',
+    '1 when the snowflake worker holds a renewed lease; absent when snowflake mode is off.',
+  );
 
   function update(): void {
     for (const m of [...perTag.map((p) => p.metric), runway, loads]) m.reset();
@@ -126,7 +190,12 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
       const r = runwaySeconds(bufferedIds(snap), rate);
       if (r !== null && r < runwayWarnSeconds) short++;
       const failedAt = loadCounts.get(bizTag)?.lastFailedAt ?? -Infinity;
-      candidates.push({ bizTag, ratePerSec: rate, problem: snap.lastError !== null || now - failedAt < failedLoadWindowMs || (r !== null && r < runwayWarnSeconds) });
+      candidates.push({
+        bizTag,
+        ratePerSec: rate,
+        problem:
+          snap.lastError !== null || now - failedAt < failedLoadWindowMs || (r !== null && r < runwayWarnSeconds),
+      });
       // The same order as a node's heartbeat (lib/fleet): a loaded next segment is ready even after a failed retry.
       states[snap.current === null ? 'unloaded' : nextSegmentState(snap)]++;
     }
@@ -191,16 +260,23 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
  * Whether the store answers, asked at most once per `ttlMs` (concurrent scrapes share the probe in flight) and
  * each probe bounded by `timeoutMs`: a scrape never costs more than one cheap query every few seconds.
  */
-function cachedProbe(clock: Clock, ttlMs: number, timeoutMs: number): (store: { ping(): Promise<void> }) => Promise<boolean> {
+function cachedProbe(
+  clock: Clock,
+  ttlMs: number,
+  timeoutMs: number,
+): (store: { ping(): Promise<void> }) => Promise<boolean> {
   let last: { at: number; result: Promise<boolean> } | null = null;
   return (store) => {
     if (last !== null && clock.now() - last.at < ttlMs) return last.result;
     const result = new Promise<boolean>((resolve) => {
       const timer = clock.setTimeout(() => resolve(false), timeoutMs);
-      store.ping().then(
-        () => resolve(true),
-        () => resolve(false),
-      ).finally(() => clock.clearTimeout(timer));
+      store
+        .ping()
+        .then(
+          () => resolve(true),
+          () => resolve(false),
+        )
+        .finally(() => clock.clearTimeout(timer));
     });
     last = { at: clock.now(), result };
     return result;

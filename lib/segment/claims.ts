@@ -85,7 +85,13 @@ export class SegmentClaims {
         this.highWater.set(buffer.bizTag, last);
         // A segment landing after close was never installed, so never served: all of it is unused.
         const unusedWhole = this.o.closed() && purpose === 'segment' ? { first, last } : null;
-        this.latest.set(buffer.bizTag, { maxId: allocation.maxId, step: allocation.step, semantics: allocation.semantics, purpose, unusedWhole });
+        this.latest.set(buffer.bizTag, {
+          maxId: allocation.maxId,
+          step: allocation.step,
+          semantics: allocation.semantics,
+          purpose,
+          unusedWhole,
+        });
       }
       const loadedAt = clock.now();
       onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
@@ -100,12 +106,22 @@ export class SegmentClaims {
       return segment;
     } catch (error) {
       const leafError = isLeafError(error) ? error : storeUnavailable(error);
-      onLoad?.(buffer.bizTag, { at: startedAt, durationMs: clock.now() - startedAt, step: step ?? buffer.minStep, ok: false, error: leafError.code });
-      logger.log(leafError.code === 'segment_regressed' ? 'error' : 'warn', purpose === 'lease' ? 'lease_claim_failed' : 'segment_load_failed', {
-        bizTag: buffer.bizTag,
-        code: leafError.code,
-        error,
+      onLoad?.(buffer.bizTag, {
+        at: startedAt,
+        durationMs: clock.now() - startedAt,
+        step: step ?? buffer.minStep,
+        ok: false,
+        error: leafError.code,
       });
+      logger.log(
+        leafError.code === 'segment_regressed' ? 'error' : 'warn',
+        purpose === 'lease' ? 'lease_claim_failed' : 'segment_load_failed',
+        {
+          bizTag: buffer.bizTag,
+          code: leafError.code,
+          error,
+        },
+      );
       if (leafError.code === 'tag_not_found') this.o.tagGone(buffer);
       throw leafError;
     }

@@ -14,7 +14,6 @@ import { type TagSnapshot, tagSnapshot } from './snapshot';
 import { nextStep } from './step';
 import { TagDirectory } from './tagDirectory';
 
-
 export interface SegmentEngineOptions {
   store: SegmentSource;
   clock?: Clock;
@@ -225,7 +224,10 @@ export class SegmentEngine {
         );
       });
       if (segment.max - segment.start + 1 !== count) {
-        throw new LeafError('store_unavailable', `The store claimed ${segment.step} IDs of tag "${bizTag}" for a lease of ${count}.`);
+        throw new LeafError(
+          'store_unavailable',
+          `The store claimed ${segment.step} IDs of tag "${bizTag}" for a lease of ${count}.`,
+        );
       }
       buffer.countLeasedDirectly(count);
       return { bounds: [segment.start, segment.max], count, bases: segment.base === null ? null : [segment.base] };
@@ -245,7 +247,8 @@ export class SegmentEngine {
       const bounds = out.bounds;
       // A segment that starts right after the one before (the common case) extends its run, when both count from
       // the same base (two wide segments across a base boundary stay two runs).
-      if (bounds.length > 0 && bounds[bounds.length - 1] === first - 1 && lastBase(out) === segment.base) bounds[bounds.length - 1] = first + n - 1;
+      if (bounds.length > 0 && bounds[bounds.length - 1] === first - 1 && lastBase(out) === segment.base)
+        bounds[bounds.length - 1] = first + n - 1;
       else pushRun(out, first, first + n - 1, segment.base);
       out.count += n;
       segment.next = first + n;
@@ -275,7 +278,10 @@ export class SegmentEngine {
 
   /** A tag this node does not know may have been created a moment ago through another node (TagDirectory.find). */
   private async lookUpMissingTag(bizTag: string): Promise<TagBuffer> {
-    await this.directory.find(() => this.buffers.has(bizTag), () => tagNotFound(bizTag));
+    await this.directory.find(
+      () => this.buffers.has(bizTag),
+      () => tagNotFound(bizTag),
+    );
     return this.buffers.get(bizTag) as TagBuffer;
   }
 
@@ -331,7 +337,11 @@ export class SegmentEngine {
     const step =
       buffer.lastLoadAt === undefined
         ? undefined // the first load takes the DB's step
-        : nextStep({ step: buffer.step, minStep: buffer.minStep, sinceLastLoadMs: this.clock.now() - buffer.lastLoadAt });
+        : nextStep({
+            step: buffer.step,
+            minStep: buffer.minStep,
+            sinceLastLoadMs: this.clock.now() - buffer.lastLoadAt,
+          });
     const segment = await this.claim(buffer, step, 'segment');
     buffer.loadSucceeded(segment, this.clock.now(), step === undefined);
   }
@@ -349,7 +359,14 @@ export class SegmentEngine {
    */
   close(options: CloseOptions): Promise<GivenBack[]> {
     const unused = this.freeze();
-    return giveBackUnused({ store: this.store, clock: this.clock, logger: this.logger, claims: this.claims, unused, options });
+    return giveBackUnused({
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      claims: this.claims,
+      unused,
+      options,
+    });
   }
 
   /** Stops serving at once: every buffer retired, and the IDs its two segments had not handed out, per tag. */
@@ -399,4 +416,3 @@ export class SegmentEngine {
 }
 
 const TIMED_OUT = Symbol('timed out');
-

@@ -20,6 +20,11 @@ export async function ensureFleetSemantics(options: {
   const { store, semantics, nodeId, logger, now } = options;
   const change = await store.setDefaultSemantics(semantics, { actor: CONFIG_ACTOR, address: 'local', nodeId, at: now });
   if (change.before !== change.after) {
-    logger.log('warn', 'fleet_semantics_switched', { before: change.before, after: change.after, tagsSkippedOneId: change.bumped, by: CONFIG_ACTOR });
+    logger.log('warn', 'fleet_semantics_switched', {
+      before: change.before,
+      after: change.after,
+      tagsSkippedOneId: change.bumped,
+      by: CONFIG_ACTOR,
+    });
   }
 }

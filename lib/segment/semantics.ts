@@ -31,8 +31,13 @@ export function storedSemantics(value: unknown): Semantics | undefined {
  */
 export function claimedRange(maxId: number, step: number, semantics: Semantics): { first: number; last: number };
 export function claimedRange(maxId: bigint, step: number, semantics: Semantics): { first: bigint; last: bigint };
-export function claimedRange(maxId: number | bigint, step: number, semantics: Semantics): { first: number | bigint; last: number | bigint } {
-  if (typeof maxId === 'number') return semantics === 'leaf' ? { first: maxId - step, last: maxId - 1 } : { first: maxId - step + 1, last: maxId };
+export function claimedRange(
+  maxId: number | bigint,
+  step: number,
+  semantics: Semantics,
+): { first: number | bigint; last: number | bigint } {
+  if (typeof maxId === 'number')
+    return semantics === 'leaf' ? { first: maxId - step, last: maxId - 1 } : { first: maxId - step + 1, last: maxId };
   const size = BigInt(step);
   return semantics === 'leaf' ? { first: maxId - size, last: maxId - 1n } : { first: maxId - size + 1n, last: maxId };
 }

@@ -57,16 +57,27 @@ export async function giveBackUnused(o: {
       if (first === null) continue;
       const maxIdAfter = toId(givenBackMaxId(first, latest.semantics));
       const back = store.giveBack(bizTag, latest.maxId, maxIdAfter).then((done) => {
-        if (!done) return logger.log('info', 'give_back_skipped', { bizTag, reason: 'max_id moved since this node claimed' });
+        if (!done)
+          return logger.log('info', 'give_back_skipped', { bizTag, reason: 'max_id moved since this node claimed' });
         const last = BigInt(latest.maxId) - BigInt(maxIdAfter) + first - 1n;
-        const entry = { bizTag, first: String(first), last: String(last), count: Number(last - first + 1n), maxIdBefore: String(latest.maxId), maxIdAfter: String(maxIdAfter) };
+        const entry = {
+          bizTag,
+          first: String(first),
+          last: String(last),
+          count: Number(last - first + 1n),
+          maxIdBefore: String(latest.maxId),
+          maxIdAfter: String(maxIdAfter),
+        };
         given.push(entry);
         logger.log('info', 'ids_given_back', { ...entry });
       });
       backs.push(back);
     }
     if ((await Promise.race([Promise.all(backs), deadline])) === TIMED_OUT) {
-      logger.log('warn', 'give_back_failed', { error: `the store did not answer within ${timeoutMs} ms`, given: given.length });
+      logger.log('warn', 'give_back_failed', {
+        error: `the store did not answer within ${timeoutMs} ms`,
+        given: given.length,
+      });
     }
   } catch (error) {
     logger.log('warn', 'give_back_failed', { error, given: given.length });

@@ -31,7 +31,8 @@ export class TagDirectory {
 
   /** Reads the list once and starts the periodic refresh. Resolves even when the store is down. */
   async start(): Promise<void> {
-    if (this.timer === null && this.o.refreshIntervalMs > 0) this.timer = this.o.clock.setInterval(() => void this.refresh(), this.o.refreshIntervalMs);
+    if (this.timer === null && this.o.refreshIntervalMs > 0)
+      this.timer = this.o.clock.setInterval(() => void this.refresh(), this.o.refreshIntervalMs);
     await this.refresh();
   }
 

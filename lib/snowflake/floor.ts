@@ -22,7 +22,10 @@ export function checkFloor(minId: bigint | null, epochMs: number, nowMs: number)
   const floorMs = floorTimestampMs(minId, epochMs);
   if (nowMs > floorMs) return;
   // The usual cause: a Leaf-issued floor read under our default epoch, which puts it decades ahead.
-  const hint = epochMs !== LEAF_EPOCH_MS && floorTimestampMs(minId, LEAF_EPOCH_MS) < nowMs ? '; a floor issued by Leaf needs LEAF_SNOWFLAKE_EPOCH=leaf' : '';
+  const hint =
+    epochMs !== LEAF_EPOCH_MS && floorTimestampMs(minId, LEAF_EPOCH_MS) < nowMs
+      ? '; a floor issued by Leaf needs LEAF_SNOWFLAKE_EPOCH=leaf'
+      : '';
   throw new LeafError(
     'invalid_config',
     `LEAF_SNOWFLAKE_MIN_ID ${minId} is not below the IDs this node would issue: with the epoch ${iso(epochMs)} it carries ${iso(floorMs)}, ${aheadText(floorMs - nowMs)} ahead of this clock (${iso(nowMs)})${hint}`,

@@ -84,7 +84,8 @@ export class SnowflakeGenerator {
     const now = this.clock.now();
     if (now > this.lastMs) {
       if (now >= this.issueUntilMs) throw leaseExpired();
-      if (now - this.epochMs > MAX_TIME_OFFSET) throw new LeafError('snowflake_unavailable', 'The 41-bit timestamp range of this epoch is used up.');
+      if (now - this.epochMs > MAX_TIME_OFFSET)
+        throw new LeafError('snowflake_unavailable', 'The 41-bit timestamp range of this epoch is used up.');
       this.lastMs = now;
       this.sequence = Math.floor(this.random() * RANDOM_SEQUENCE_START);
       this.base = composeBase(now - this.epochMs, this.workerId);
@@ -120,7 +121,10 @@ export function validate(workerId: number, epochMs: number, nowMs: number): void
   if (!Number.isInteger(workerId) || workerId < 0 || workerId > MAX_WORKER_ID) {
     throw new LeafError('invalid_config', `worker id must be an integer from 0 to ${MAX_WORKER_ID} (got ${workerId}).`);
   }
-  if (!Number.isSafeInteger(epochMs) || epochMs < 0) throw new LeafError('invalid_config', `epoch must be a non-negative integer of ms (got ${epochMs}).`);
-  if (epochMs > nowMs) throw new LeafError('invalid_config', `epoch ${new Date(epochMs).toISOString()} is in the future.`);
-  if (nowMs - epochMs > MAX_TIME_OFFSET) throw new LeafError('invalid_config', 'epoch is more than 2^41 ms in the past.');
+  if (!Number.isSafeInteger(epochMs) || epochMs < 0)
+    throw new LeafError('invalid_config', `epoch must be a non-negative integer of ms (got ${epochMs}).`);
+  if (epochMs > nowMs)
+    throw new LeafError('invalid_config', `epoch ${new Date(epochMs).toISOString()} is in the future.`);
+  if (nowMs - epochMs > MAX_TIME_OFFSET)
+    throw new LeafError('invalid_config', 'epoch is more than 2^41 ms in the past.');
 }

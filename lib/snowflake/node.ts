@@ -33,7 +33,8 @@ export async function acquireWorker(
   const rows = (await store.listWorkers()).filter((r) => workerIds.has(r.workerId));
   const fenced = async (workerId: number): Promise<WorkerLease> => {
     const fence = await store.readWorkerFence(workerId, instanceId);
-    if (fence === undefined) throw new LeafError('snowflake_unavailable', `Worker id ${workerId} was lost right after it was claimed.`);
+    if (fence === undefined)
+      throw new LeafError('snowflake_unavailable', `Worker id ${workerId} was lost right after it was claimed.`);
     return { workerId, lastTimestampMs: fence };
   };
   for (const row of rows.filter((r) => r.nodeId === nodeId)) {
@@ -47,7 +48,10 @@ export async function acquireWorker(
   for (const row of byExpiry.slice(0, EXPIRED_ATTEMPTS)) {
     if (await store.claimExpiredWorker(row.workerId, nodeId, instanceId, leaseMs)) return fenced(row.workerId);
   }
-  throw new LeafError('snowflake_unavailable', `All ${workerIds.size} worker ids of LEAF_WORKER_IDS=${workerIds.text} are leased by live nodes.`);
+  throw new LeafError(
+    'snowflake_unavailable',
+    `All ${workerIds.size} worker ids of LEAF_WORKER_IDS=${workerIds.text} are leased by live nodes.`,
+  );
 }
 
 export interface SnowflakeNodeOptions {
@@ -271,7 +275,10 @@ export class SnowflakeNode {
 
   private unavailable(): LeafError {
     if (this.lastError !== null && isLeafError(this.lastError)) return this.lastError;
-    const reason = this.state === 'stopped' ? 'stopped' : this.state === 'lost' ? 'lost its worker id' : 'has no worker id yet';
-    return new LeafError('snowflake_unavailable', `Snowflake mode ${reason}; try again shortly.`, { cause: this.lastError ?? undefined });
+    const reason =
+      this.state === 'stopped' ? 'stopped' : this.state === 'lost' ? 'lost its worker id' : 'has no worker id yet';
+    return new LeafError('snowflake_unavailable', `Snowflake mode ${reason}; try again shortly.`, {
+      cause: this.lastError ?? undefined,
+    });
   }
 }

@@ -24,7 +24,10 @@ export class WorkerIdSet {
   static of(ids: Iterable<number>): WorkerIdSet {
     const set = new WorkerIdSet(ids);
     const bad = set.ids.find((id) => !Number.isInteger(id) || id < 0 || id > MAX_WORKER_ID);
-    if (bad !== undefined || set.ids.length === 0) throw new RangeError(`worker ids must be 1 or more integers from 0 to ${MAX_WORKER_ID} (got ${set.text || 'none'})`);
+    if (bad !== undefined || set.ids.length === 0)
+      throw new RangeError(
+        `worker ids must be 1 or more integers from 0 to ${MAX_WORKER_ID} (got ${set.text || 'none'})`,
+      );
     return set;
   }
 

@@ -3,7 +3,11 @@ import type { AuditAction } from '../audit';
 import type { AuditInsert } from './auditRows';
 
 /** A stored row, whichever dialect read it (ids and times may arrive as decimal strings). */
-export type AuditStored = Omit<AuditInsert, 'at' | 'action'> & { id: number | string; at: number | string; action: string };
+export type AuditStored = Omit<AuditInsert, 'at' | 'action'> & {
+  id: number | string;
+  at: number | string;
+  action: string;
+};
 
 export function auditRecord(r: AuditStored): AuditRecord {
   return {

@@ -18,7 +18,10 @@ export interface FormatStored {
 
 export function formatRow(r: FormatStored): FormatRow {
   if (!isResetPeriod(r.resetPeriod)) {
-    throw new LeafError('tag_misconfigured', `Formatted tag "${r.bizTag}" has reset period "${r.resetPeriod}", not never, daily, monthly or yearly.`);
+    throw new LeafError(
+      'tag_misconfigured',
+      `Formatted tag "${r.bizTag}" has reset period "${r.resetPeriod}", not never, daily, monthly or yearly.`,
+    );
   }
   return {
     bizTag: r.bizTag,
@@ -41,7 +44,13 @@ export interface PeriodStored {
 }
 
 export function periodRow(r: PeriodStored): FormatPeriodRow {
-  return { bizTag: r.bizTag, periodKey: r.periodKey, maxId: Number(r.maxId), step: Number(r.step), updateTime: Number(r.updateTime) };
+  return {
+    bizTag: r.bizTag,
+    periodKey: r.periodKey,
+    maxId: Number(r.maxId),
+    step: Number(r.step),
+    updateTime: Number(r.updateTime),
+  };
 }
 
 /**
@@ -51,7 +60,10 @@ export function periodRow(r: PeriodStored): FormatPeriodRow {
 export function checkCreate(found: FormatStored | undefined, format: NewFormat): void {
   if (found === undefined) return;
   if (found.deletedAt === null) throw new LeafError('tag_exists', `Formatted tag "${format.bizTag}" already exists.`);
-  const problem = changeProblem({ pattern: found.pattern, resetPeriod: found.resetPeriod as FormatRow['resetPeriod'] }, format);
+  const problem = changeProblem(
+    { pattern: found.pattern, resetPeriod: found.resetPeriod as FormatRow['resetPeriod'] },
+    format,
+  );
   if (problem !== null) throw conflict(format.bizTag, `It was deleted, and its periods continue. ${problem}`);
 }
 

@@ -11,7 +11,10 @@ import { type MigrationMeta, readMigrationFiles } from 'drizzle-orm/migrator';
  * the Java nodes (test/integration/leafDatabase.test.ts). Which migrations are pending goes by their timestamps,
  * not their hashes, so the edit does not re-run it anywhere.
  */
-export function migrationsFolder(dialect: 'sqlite' | 'mysql' | 'postgres', root: string = defaultMigrationsDir()): string {
+export function migrationsFolder(
+  dialect: 'sqlite' | 'mysql' | 'postgres',
+  root: string = defaultMigrationsDir(),
+): string {
   return path.join(/*turbopackIgnore: true*/ root, dialect);
 }
 

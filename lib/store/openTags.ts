@@ -12,7 +12,12 @@ import { type StoreTarget, seedDemoTag } from './target';
  * repository, nothing else: what leaf-ts/embedded needs, so its build carries no other repository nor the ports of
  * the server's modules (fleet, auth, admin) they implement. A new SQLite database gets the demo tag, as openStore does.
  */
-export async function openTags({ mysql, postgres, sqliteFile, migrationsDir }: StoreTarget): Promise<{ tags: TagStore; close(): Promise<void> }> {
+export async function openTags({
+  mysql,
+  postgres,
+  sqliteFile,
+  migrationsDir,
+}: StoreTarget): Promise<{ tags: TagStore; close(): Promise<void> }> {
   if (mysql !== null) {
     const exec = await MysqlExecutor.open({ url: mysql, migrationsDir });
     return { tags: new MysqlTags(exec), close: () => exec.close() };

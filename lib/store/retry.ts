@@ -100,7 +100,8 @@ export async function withRetries<T>(
       // claim that means the first claim counts as possibly taken (its segment becomes a gap) and the segment is
       // built only from the answer of the claim that answered. A segment is NEVER derived from reading max_id
       // afterwards: another node may have claimed in between, and that read would hand out its IDs again.
-      const retryable = classified.outcome === 'committed-not' || (classified.outcome === 'unknown-outcome' && policy.retryUnknown);
+      const retryable =
+        classified.outcome === 'committed-not' || (classified.outcome === 'unknown-outcome' && policy.retryUnknown);
       if (!retryable || n >= policy.attempts) throw fail({ cause: error.cause, classified });
       const wait = Math.min(base * 2 ** (n - 1) * (0.5 + random()), deadline - now());
       if (wait <= 0) throw fail({ cause: error.cause, classified });

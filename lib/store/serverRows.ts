@@ -25,7 +25,15 @@ export interface RawTokenRow {
 }
 
 export function tokenFromRaw(r: RawTokenRow): StoredToken {
-  return storedToken({ id: r.id, name: r.name, tokenHash: r.token_hash, tags: r.tags, createdAt: r.created_at, createdBy: r.created_by, revokedAt: r.revoked_at });
+  return storedToken({
+    id: r.id,
+    name: r.name,
+    tokenHash: r.token_hash,
+    tags: r.tags,
+    createdAt: r.created_at,
+    createdBy: r.created_by,
+    revokedAt: r.revoked_at,
+  });
 }
 
 export interface RawAuditRow {
@@ -79,7 +87,13 @@ export interface RawPeriodRow {
 }
 
 export function periodFromRaw(r: RawPeriodRow): FormatPeriodRow {
-  return periodRow({ bizTag: r.biz_tag, periodKey: r.period_key, maxId: r.max_id, step: r.step, updateTime: r.update_time });
+  return periodRow({
+    bizTag: r.biz_tag,
+    periodKey: r.period_key,
+    maxId: r.max_id,
+    step: r.step,
+    updateTime: r.update_time,
+  });
 }
 
 export interface RawNodeRow {
@@ -140,5 +154,11 @@ export interface RawAllocRow {
 }
 
 export function tagFromRaw(r: RawAllocRow): TagRow {
-  return { bizTag: r.biz_tag, maxId: exactId(r.max_id, r.biz_tag), step: r.step, description: r.description, updateTime: r.update_time };
+  return {
+    bizTag: r.biz_tag,
+    maxId: exactId(r.max_id, r.biz_tag),
+    step: r.step,
+    description: r.description,
+    updateTime: r.update_time,
+  };
 }

@@ -42,7 +42,10 @@ const URL_PARTS = ['host', 'port', 'user', 'password', 'database'];
 /** Throws DatabaseUrlError with a message fit for a start-up line. */
 export function parseServerUrl(url: string, { schemes, defaultPort }: UrlGrammar): ServerUrl {
   const scheme = schemes[0];
-  const m = new RegExp(`^(?:${schemes.join('|')}):\\/\\/(?:([^@/?#]*)@)?([^/?#]*)(?:\\/([^?#]*))?(?:\\?([^#]*))?$`, 'i').exec(url);
+  const m = new RegExp(
+    `^(?:${schemes.join('|')}):\\/\\/(?:([^@/?#]*)@)?([^/?#]*)(?:\\/([^?#]*))?(?:\\?([^#]*))?$`,
+    'i',
+  ).exec(url);
   if (m === null) throw new DatabaseUrlError(`${scheme}://user:pass@host:port[,host:port…]/db`);
   const [, userinfo = '', hostList = '', path = '', query = ''] = m;
   const colon = userinfo.indexOf(':');
@@ -57,7 +60,8 @@ export function parseServerUrl(url: string, { schemes, defaultPort }: UrlGrammar
     seen.add(label);
   }
   const database = decode(path, 'the database name');
-  if (database === '' || database.includes('/')) throw new DatabaseUrlError(`a database name after the hosts (${scheme}://…@host:port/db)`);
+  if (database === '' || database.includes('/'))
+    throw new DatabaseUrlError(`a database name after the hosts (${scheme}://…@host:port/db)`);
   // As the drivers' own URL parsers: the URL's own parts are not overridable from the query.
   const options = [...new URLSearchParams(query)].filter(([key]) => !URL_PARTS.includes(key));
   return { hosts, user, password, database, query: options };
@@ -68,7 +72,9 @@ function parseHost(entry: string, index: number, defaultPort: number): ServerHos
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]*))(?::(\d*))?$/.exec(entry.trim());
   const host = m?.[1] ?? decodeHost(m?.[2] ?? '');
   if (m === null || host === '' || (m[1] === undefined && !HOSTNAME.test(host))) {
-    throw new DatabaseUrlError(`a host list of host:port entries separated by commas (${what} is ${JSON.stringify(entry)})`);
+    throw new DatabaseUrlError(
+      `a host list of host:port entries separated by commas (${what} is ${JSON.stringify(entry)})`,
+    );
   }
   const portText = m[3];
   if (portText === undefined) return { host, port: defaultPort };

@@ -1,6 +1,12 @@
 import { LeafError, tagNotFound } from '../errors';
 import { type Id, MAX_ID_TEXT } from '../segment/id';
-import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics, switchBump } from '../segment/semantics';
+import {
+  DEFAULT_SEMANTICS,
+  FLEET_DEFAULT_KEY,
+  type Semantics,
+  storedSemantics,
+  switchBump,
+} from '../segment/semantics';
 import { type AuditInsert, auditInsert } from './auditRows';
 import type { AuditAction, AuditStamp, AuditTagRow } from '../audit';
 import type { NewTag, TagChanges, TagRow } from '../segment/tagStore';
@@ -40,7 +46,10 @@ export function badStep(bizTag: string, step: number): LeafError {
 
 /** A claim refused because max_id would pass 2^63−1. */
 export function idSpaceExhausted(bizTag: string): LeafError {
-  return new LeafError('id_space_exhausted', `Tag "${bizTag}" has no IDs left below ${MAX_ID_TEXT}, the largest BIGINT.`);
+  return new LeafError(
+    'id_space_exhausted',
+    `Tag "${bizTag}" has no IDs left below ${MAX_ID_TEXT}, the largest BIGINT.`,
+  );
 }
 
 /** The row an edit, raise, delete or tag switch works on, read (locked) in its transaction: `tag_not_found` when missing. */
@@ -54,7 +63,8 @@ export function existingTag(bizTag: string, row: TagRow | undefined): TagRow {
  * the new row continues at the tombstone's; a lower `maxId` is refused; with neither, 1, as Leaf.
  */
 export function planCreate({ bizTag, maxId }: Pick<NewTag, 'bizTag' | 'maxId'>, tombstoneMaxId: Id | undefined): Id {
-  if (tombstoneMaxId !== undefined && maxId !== undefined && maxId < tombstoneMaxId) throw belowTombstone(bizTag, tombstoneMaxId);
+  if (tombstoneMaxId !== undefined && maxId !== undefined && maxId < tombstoneMaxId)
+    throw belowTombstone(bizTag, tombstoneMaxId);
   return maxId ?? tombstoneMaxId ?? 1;
 }
 
@@ -123,11 +133,23 @@ export function planTagSwitch(stored: StoredSemantics, to: Semantics | null): Sw
 
 /** The audit trail's copy of a tag row: max_id as a decimal string (exact past 2^53), the time as ISO. */
 export function auditTagRow(row: TagRow): AuditTagRow {
-  return { bizTag: row.bizTag, maxId: String(row.maxId), step: row.step, description: row.description, updateTime: row.updateTime.toISOString() };
+  return {
+    bizTag: row.bizTag,
+    maxId: String(row.maxId),
+    step: row.step,
+    description: row.description,
+    updateTime: row.updateTime.toISOString(),
+  };
 }
 
 /** The audit row of a create, edit, raise or delete: the tag's row before and after (none before a create, none after a delete). */
-export function tagAudit(stamp: AuditStamp, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): AuditInsert {
+export function tagAudit(
+  stamp: AuditStamp,
+  action: AuditAction,
+  bizTag: string,
+  before: TagRow | undefined,
+  after: TagRow | undefined,
+): AuditInsert {
   return auditInsert(stamp, action, bizTag, before && auditTagRow(before), after && auditTagRow(after));
 }
 
@@ -137,6 +159,18 @@ export function fleetSwitchAudit(stamp: AuditStamp, { before, after }: SwitchPla
 }
 
 /** The audit row of a tag switch: the tag's row before and after (the bump), each with its effective semantics. */
-export function tagSwitchAudit(stamp: AuditStamp, { before, after }: SwitchPlan, rowBefore: TagRow, rowAfter: TagRow, bumped: number): AuditInsert {
-  return auditInsert(stamp, 'tag.semantics', rowBefore.bizTag, { ...auditTagRow(rowBefore), semantics: before }, { ...auditTagRow(rowAfter), semantics: after, bumped });
+export function tagSwitchAudit(
+  stamp: AuditStamp,
+  { before, after }: SwitchPlan,
+  rowBefore: TagRow,
+  rowAfter: TagRow,
+  bumped: number,
+): AuditInsert {
+  return auditInsert(
+    stamp,
+    'tag.semantics',
+    rowBefore.bizTag,
+    { ...auditTagRow(rowBefore), semantics: before },
+    { ...auditTagRow(rowAfter), semantics: after, bumped },
+  );
 }

@@ -30,7 +30,9 @@ export function tokenRow({ tokenHash: _hash, ...row }: StoredToken): TokenRow {
 }
 
 /** The columns of a new row (field names of the drizzle schemas). */
-export function tokenInsert(t: StoredToken): Omit<TokenStored, 'tags'> & { tags: string; createdAt: number; revokedAt: number | null } {
+export function tokenInsert(
+  t: StoredToken,
+): Omit<TokenStored, 'tags'> & { tags: string; createdAt: number; revokedAt: number | null } {
   return { ...t, tags: JSON.stringify(t.tags) };
 }
 

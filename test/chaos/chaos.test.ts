@@ -11,7 +11,6 @@ import { afterAll, expect, it } from 'vitest';
 const REPO_ROOT = path.resolve(__dirname, '../..');
 let child: ChildProcess | null = null;
 
-
 afterAll(() => {
   // A timed-out test leaves the harness running: SIGTERM makes it exit, and its exit hooks kill the servers.
   if (child !== null && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -20,7 +19,15 @@ afterAll(() => {
 /** Runs the suite with `options` and expects its PASS summary line and exit code 0. */
 async function chaos(...options: string[]): Promise<void> {
   const seed = process.env.LEAF_CHAOS_SEED;
-  const args = ['--import', 'tsx', 'tools/chaos/run.ts', ...options, '--size', 'small', ...(seed ? ['--seed', seed] : [])];
+  const args = [
+    '--import',
+    'tsx',
+    'tools/chaos/run.ts',
+    ...options,
+    '--size',
+    'small',
+    ...(seed ? ['--seed', seed] : []),
+  ];
   const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   child = proc;
   let out = '';
@@ -41,7 +48,11 @@ async function chaos(...options: string[]): Promise<void> {
   expect(code).toBe(0);
 }
 
-it('chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang', () => chaos('--db', 'mariadb'), 200_000);
+it(
+  'chaos (small): node kills, a MariaDB outage, a slow DB and connection cuts — no duplicate, no 500, no hang',
+  () => chaos('--db', 'mariadb'),
+  200_000,
+);
 
 it(
   'chaos on PostgreSQL (small): node kills, a PostgreSQL stop past the buffers and start, a slow DB and connection cuts — no duplicate, no 500, no hang',

@@ -19,7 +19,11 @@ let nextLane: ServerProcess;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-tokens-'));
-  const env = { LEAF_ADMIN_TOKEN: ADMIN, LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'), LEAF_TOKEN_REFRESH_MS: String(REFRESH_MS) };
+  const env = {
+    LEAF_ADMIN_TOKEN: ADMIN,
+    LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'),
+    LEAF_TOKEN_REFRESH_MS: String(REFRESH_MS),
+  };
   fast = await startServer(env);
   nextLane = await startServer({ ...env, LEAF_FAST_LANE: 'off' });
   const created = await admin(fast, 'POST', '/api/admin/tags', { bizTag: 'other', step: 100 });
@@ -44,7 +48,12 @@ const get = (server: ServerProcess, target: string, token?: string) =>
 
 /** What each ID route answers on `server` with `token`: `status code` (code empty on success). */
 async function answers(server: ServerProcess, token: string | undefined, tag: string): Promise<string[]> {
-  const routes = [`/api/id/segment/${tag}`, `/api/id/segment/${tag}?count=3`, `/api/id/segment/${tag}/range?count=10`, `/api/segment/get/${tag}`];
+  const routes = [
+    `/api/id/segment/${tag}`,
+    `/api/id/segment/${tag}?count=3`,
+    `/api/id/segment/${tag}/range?count=10`,
+    `/api/segment/get/${tag}`,
+  ];
   return Promise.all(
     routes.map(async (r) => {
       const a = await get(server, r, token);
@@ -72,7 +81,12 @@ describe('access tokens on both lanes', () => {
     secret = body.secret;
     id = body.token.id;
     expect(secret).toMatch(/^lts_[A-Za-z0-9_-]{43}$/);
-    expect(body.token).toMatchObject({ name: 'orders service', tags: ['demo'], revokedAt: null, createdBy: expect.stringMatching(/^token:/) });
+    expect(body.token).toMatchObject({
+      name: 'orders service',
+      tags: ['demo'],
+      revokedAt: null,
+      createdBy: expect.stringMatching(/^token:/),
+    });
     const list = await (await admin(nextLane, 'GET', '/api/admin/tokens')).text();
     expect(list).toContain(id);
     expect(list).not.toContain(secret);
@@ -80,7 +94,9 @@ describe('access tokens on both lanes', () => {
     const db = new Database(path.join(dir, 'leaf.db'), { readonly: true });
     try {
       expect(JSON.stringify(db.prepare('SELECT * FROM leaf_token').all())).not.toContain(secret);
-      const audit = db.prepare("SELECT action, after FROM leaf_audit WHERE action LIKE 'token.%'").all() as Array<{ after: string }>;
+      const audit = db.prepare("SELECT action, after FROM leaf_audit WHERE action LIKE 'token.%'").all() as Array<{
+        after: string;
+      }>;
       expect(audit).toHaveLength(1);
       expect(audit[0]!.after).not.toContain(secret);
     } finally {
@@ -92,11 +108,17 @@ describe('access tokens on both lanes', () => {
     expect(await answers(fast, secret, 'demo')).toEqual(['200', '200', '200', '200']);
     // The other node learns of the token within its refresh interval: until then it is still open (a request
     // without a token is served), so wait for it to refuse one.
-    const closed = await pollFor(REFRESH_MS * 10, async () => ((await get(nextLane, '/api/id/segment/demo')).status === 401 ? true : undefined), 50);
+    const closed = await pollFor(
+      REFRESH_MS * 10,
+      async () => ((await get(nextLane, '/api/id/segment/demo')).status === 401 ? true : undefined),
+      50,
+    );
     expect(closed).toBe(true);
     expect(await answers(nextLane, secret, 'demo')).toEqual(['200', '200', '200', '200']);
     for (const server of [fast, nextLane]) {
-      expect(await answers(server, secret, 'other'), server === fast ? 'fast lane' : 'Next lane').toEqual(Array(4).fill('403 forbidden_tag'));
+      expect(await answers(server, secret, 'other'), server === fast ? 'fast lane' : 'Next lane').toEqual(
+        Array(4).fill('403 forbidden_tag'),
+      );
       expect((await get(server, '/api/id/snowflake', secret)).status).toBe(403);
       expect(await answers(server, undefined, 'demo')).toEqual(Array(4).fill('401 unauthorized'));
       expect(await answers(server, secret + 'x', 'demo')).toEqual(Array(4).fill('401 unauthorized'));
@@ -109,16 +131,26 @@ describe('access tokens on both lanes', () => {
     expect(r.status).toBe(200);
     expect((await r.json()).token.revokedAt).toEqual(expect.any(Number));
     expect(await answers(fast, secret, 'demo')).toEqual(Array(4).fill('401 unauthorized'));
-    const refused = await pollFor(REFRESH_MS * 10, async () => ((await get(nextLane, '/api/id/segment/demo', secret)).status === 401 ? true : undefined), 50);
+    const refused = await pollFor(
+      REFRESH_MS * 10,
+      async () => ((await get(nextLane, '/api/id/segment/demo', secret)).status === 401 ? true : undefined),
+      50,
+    );
     expect(refused).toBe(true);
     // Every token revoked: the routes do not fall open again.
     expect(await answers(nextLane, undefined, 'demo')).toEqual(Array(4).fill('401 unauthorized'));
     const list = await (await admin(fast, 'GET', '/api/admin/tokens')).json();
-    expect(list.tokens.map((t: { id: string; revokedAt: number | null }) => [t.id, t.revokedAt !== null])).toEqual([[id, true]]);
+    expect(list.tokens.map((t: { id: string; revokedAt: number | null }) => [t.id, t.revokedAt !== null])).toEqual([
+      [id, true],
+    ]);
     const again = await admin(fast, 'DELETE', `/api/admin/tokens/${id}`);
     expect(again.status).toBe(200);
     const audit = await (await admin(fast, 'GET', '/api/admin/audit')).json();
-    expect(audit.entries.filter((e: { action: string }) => e.action.startsWith('token.')).map((e: { action: string }) => e.action)).toEqual(['token.revoke', 'token.create']);
+    expect(
+      audit.entries
+        .filter((e: { action: string }) => e.action.startsWith('token.'))
+        .map((e: { action: string }) => e.action),
+    ).toEqual(['token.revoke', 'token.create']);
   });
 
   it('the token routes need the admin credential and refuse bad input with 4xx JSON', async () => {

@@ -59,7 +59,10 @@ describe('admin auth', () => {
     expect(list.status).toBe(200);
     const state = await (await api('/api/auth/session', { auth: null, headers: { cookie: session } })).json();
     expect(state).toEqual({ authenticated: true });
-    const forged = await api('/api/admin/tags', { auth: null, headers: { cookie: session.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) } });
+    const forged = await api('/api/admin/tags', {
+      auth: null,
+      headers: { cookie: session.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) },
+    });
     expect(forged.status).toBe(401);
   });
 
@@ -70,12 +73,18 @@ describe('admin auth', () => {
 
 describe('tag management', () => {
   it('creates a tag that serves at once, starting above an initial max_id', async () => {
-    const r = await api('/api/admin/tags', { method: 'POST', body: JSON.stringify({ bizTag: 'orders.v2', step: 50, maxId: '1000000', description: 'migrated' }) });
+    const r = await api('/api/admin/tags', {
+      method: 'POST',
+      body: JSON.stringify({ bizTag: 'orders.v2', step: 50, maxId: '1000000', description: 'migrated' }),
+    });
     expect(r.status).toBe(201);
     const { tag } = await r.json();
     expect(tag).toMatchObject({ bizTag: 'orders.v2', maxId: '1000000', step: 50, description: 'migrated' });
     expect(await nextId('orders.v2')).toBe(1_000_001);
-    const dup = await api('/api/admin/tags', { method: 'POST', body: JSON.stringify({ bizTag: 'orders.v2', step: 50 }) });
+    const dup = await api('/api/admin/tags', {
+      method: 'POST',
+      body: JSON.stringify({ bizTag: 'orders.v2', step: 50 }),
+    });
     expect(dup.status).toBe(409);
     expect((await dup.json()).error.code).toBe('tag_exists');
   });
@@ -115,11 +124,19 @@ describe('tag management', () => {
   it('edits step and description; raises max_id but refuses to lower it, leaving the row unchanged', async () => {
     await api('/api/admin/tags', { method: 'POST', body: JSON.stringify({ bizTag: 'edit-me', step: 10 }) });
     const issued = await nextId('edit-me');
-    const edited = await (await api('/api/admin/tags/edit-me', { method: 'PATCH', body: JSON.stringify({ step: 500, description: 'bigger' }) })).json();
+    const edited = await (
+      await api('/api/admin/tags/edit-me', {
+        method: 'PATCH',
+        body: JSON.stringify({ step: 500, description: 'bigger' }),
+      })
+    ).json();
     expect(edited.tag).toMatchObject({ step: 500, description: 'bigger' });
 
     const before = (await (await api('/api/admin/tags/edit-me')).json()).tag.maxId;
-    const lower = await api('/api/admin/tags/edit-me', { method: 'PATCH', body: JSON.stringify({ maxId: '5', step: 999 }) });
+    const lower = await api('/api/admin/tags/edit-me', {
+      method: 'PATCH',
+      body: JSON.stringify({ maxId: '5', step: 999 }),
+    });
     expect(lower.status).toBe(409);
     const { error } = await lower.json();
     expect(error.code).toBe('max_id_lowered');
@@ -127,7 +144,10 @@ describe('tag management', () => {
     const after = (await (await api('/api/admin/tags/edit-me')).json()).tag;
     expect(after).toMatchObject({ maxId: before, step: 500 }); // step not applied either
 
-    const raised = await api('/api/admin/tags/edit-me', { method: 'PATCH', body: JSON.stringify({ maxId: '5000000' }) });
+    const raised = await api('/api/admin/tags/edit-me', {
+      method: 'PATCH',
+      body: JSON.stringify({ maxId: '5000000' }),
+    });
     expect(raised.status).toBe(200);
     expect((await raised.json()).tag.maxId).toBe('5000000');
     expect(issued).toBe(2);
@@ -138,21 +158,33 @@ describe('tag management', () => {
     const old: number[] = [];
     for (let i = 0; i < 5; i++) old.push(await nextId('phoenix'));
 
-    const mismatch = await api('/api/admin/tags/phoenix', { method: 'DELETE', body: JSON.stringify({ confirm: 'phoenix2' }) });
+    const mismatch = await api('/api/admin/tags/phoenix', {
+      method: 'DELETE',
+      body: JSON.stringify({ confirm: 'phoenix2' }),
+    });
     expect(mismatch.status).toBe(400);
     expect((await mismatch.json()).error.code).toBe('confirmation_mismatch');
     expect((await api('/api/admin/tags/phoenix')).status).toBe(200);
 
-    const del = await api('/api/admin/tags/phoenix', { method: 'DELETE', body: JSON.stringify({ confirm: 'phoenix' }) });
+    const del = await api('/api/admin/tags/phoenix', {
+      method: 'DELETE',
+      body: JSON.stringify({ confirm: 'phoenix' }),
+    });
     expect(del.status).toBe(200);
     const { maxId } = await del.json();
     expect((await fetch(`${server.url}/api/id/segment/phoenix`)).status).toBe(404);
 
-    const fromOne = await api('/api/admin/tags', { method: 'POST', body: JSON.stringify({ bizTag: 'phoenix', step: 100, maxId: 1 }) });
+    const fromOne = await api('/api/admin/tags', {
+      method: 'POST',
+      body: JSON.stringify({ bizTag: 'phoenix', step: 100, maxId: 1 }),
+    });
     expect(fromOne.status).toBe(409);
     expect((await fromOne.json()).error.code).toBe('max_id_below_tombstone');
 
-    const again = await api('/api/admin/tags', { method: 'POST', body: JSON.stringify({ bizTag: 'phoenix', step: 100 }) });
+    const again = await api('/api/admin/tags', {
+      method: 'POST',
+      body: JSON.stringify({ bizTag: 'phoenix', step: 100 }),
+    });
     expect(again.status).toBe(201);
     expect((await again.json()).tag.maxId).toBe(maxId);
     const fresh = await nextId('phoenix');
@@ -176,7 +208,12 @@ describe('tag management', () => {
   it('lists tags with engine state and serves the detail history', async () => {
     for (let i = 0; i < 3; i++) await nextId('demo');
     const page = await (await api('/api/admin/tags?q=DEM&sort=-rate')).json();
-    expect(page).toMatchObject({ total: 1, offset: 0, limit: 50, totals: { tags: expect.any(Number), loaded: expect.any(Number), ratePerSec: expect.any(Number) } });
+    expect(page).toMatchObject({
+      total: 1,
+      offset: 0,
+      limit: 50,
+      totals: { tags: expect.any(Number), loaded: expect.any(Number), ratePerSec: expect.any(Number) },
+    });
     const { tags } = page;
     const demo = tags.find((t: { bizTag: string }) => t.bizTag === 'demo');
     expect(demo.engine).toMatchObject({ minStep: 1000, loading: expect.any(Boolean) });
@@ -191,14 +228,18 @@ describe('tag management', () => {
 describe('metrics', () => {
   it('exposes Prometheus text with node totals, and per-tag series for a busy tag (LEAF_METRICS_TAGS top:100)', async () => {
     // A tag counts as busy once the once-a-second rate sampler has seen it issue.
-    const text = await pollFor(10_000, async () => {
-      await nextId('demo');
-      const r = await api('/api/metrics');
-      expect(r.status).toBe(200);
-      expect(r.headers.get('content-type')).toMatch(/text\/plain/);
-      const body = await r.text();
-      return /leaf_ids_issued_total\{biz_tag="demo"\}/.test(body) ? body : undefined;
-    }, 250);
+    const text = await pollFor(
+      10_000,
+      async () => {
+        await nextId('demo');
+        const r = await api('/api/metrics');
+        expect(r.status).toBe(200);
+        expect(r.headers.get('content-type')).toMatch(/text\/plain/);
+        const body = await r.text();
+        return /leaf_ids_issued_total\{biz_tag="demo"\}/.test(body) ? body : undefined;
+      },
+      250,
+    );
     expect(text).toBeDefined();
     expect(text).toMatch(/^leaf_ids_issued_all_total \d+/m);
     expect(text).toMatch(/^leaf_segment_tags\{state="unloaded"\} \d+/m);

@@ -39,7 +39,8 @@ function call(base: string, p: string, init: RequestInit & { auth?: string | nul
   if (init.body !== undefined) headers.set('content-type', 'application/json');
   return fetch(`${base}${p}`, { ...init, headers });
 }
-const api = (p: string, init: RequestInit & { auth?: string | null; cookie?: string } = {}) => call(server.url, p, { auth: TOKEN, ...init });
+const api = (p: string, init: RequestInit & { auth?: string | null; cookie?: string } = {}) =>
+  call(server.url, p, { auth: TOKEN, ...init });
 
 async function trail(query = ''): Promise<{ entries: Entry[]; nextBefore: number | null }> {
   const r = await api(`/api/admin/audit${query}`);
@@ -93,18 +94,48 @@ describe('GET /api/admin/audit', () => {
     expect(login.status).toBe(200);
     const cookie = sessionCookie(login);
     const [loginEntry] = (await trail('?limit=1')).entries;
-    expect(loginEntry).toMatchObject({ action: 'auth.login', bizTag: null, address: '127.0.0.1', nodeId: 'audit-node-1', before: null, after: null });
+    expect(loginEntry).toMatchObject({
+      action: 'auth.login',
+      bizTag: null,
+      address: '127.0.0.1',
+      nodeId: 'audit-node-1',
+      before: null,
+      after: null,
+    });
     expect(loginEntry!.actor).toMatch(/^session:[A-Za-z0-9_-]{16}$/);
     expect(Date.parse(loginEntry!.at)).toBeGreaterThan(Date.now() - 60_000);
 
     // Through the session: create and edit. Through the Bearer token: raise and delete.
     const asSession = { cookie, auth: null, headers: spoof };
-    expect((await api('/api/admin/tags', { method: 'POST', body: JSON.stringify({ bizTag: 'aud-1', step: 10, description: 'one' }), ...asSession })).status).toBe(201);
-    expect((await api('/api/admin/tags/aud-1', { method: 'PATCH', body: JSON.stringify({ step: 25 }), ...asSession })).status).toBe(200);
-    expect((await api('/api/admin/tags/aud-1', { method: 'PATCH', body: JSON.stringify({ maxId: '9000', description: 'two' }), headers: spoof })).status).toBe(200);
-    expect((await api('/api/admin/tags/aud-1', { method: 'DELETE', body: JSON.stringify({ confirm: 'aud-1' }) })).status).toBe(200);
+    expect(
+      (
+        await api('/api/admin/tags', {
+          method: 'POST',
+          body: JSON.stringify({ bizTag: 'aud-1', step: 10, description: 'one' }),
+          ...asSession,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await api('/api/admin/tags/aud-1', { method: 'PATCH', body: JSON.stringify({ step: 25 }), ...asSession }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await api('/api/admin/tags/aud-1', {
+          method: 'PATCH',
+          body: JSON.stringify({ maxId: '9000', description: 'two' }),
+          headers: spoof,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await api('/api/admin/tags/aud-1', { method: 'DELETE', body: JSON.stringify({ confirm: 'aud-1' }) })).status,
+    ).toBe(200);
     // Refused changes leave no entry.
-    expect((await api('/api/admin/tags/aud-1', { method: 'PATCH', body: JSON.stringify({ step: 5 }) })).status).toBe(404);
+    expect((await api('/api/admin/tags/aud-1', { method: 'PATCH', body: JSON.stringify({ step: 5 }) })).status).toBe(
+      404,
+    );
 
     const { entries } = await trail('?tag=aud-1');
     expect(entries.map((e) => [e.action, e.actor])).toEqual([
@@ -135,7 +166,14 @@ describe('GET /api/admin/audit', () => {
   it('pages newest first with nextBefore, without gaps or repeats', async () => {
     for (let i = 1; i <= 5; i++) {
       const body = i === 1 ? JSON.stringify({ bizTag: 'aud-page', step: 1 }) : JSON.stringify({ step: i });
-      expect((await api(i === 1 ? '/api/admin/tags' : '/api/admin/tags/aud-page', { method: i === 1 ? 'POST' : 'PATCH', body })).ok).toBe(true);
+      expect(
+        (
+          await api(i === 1 ? '/api/admin/tags' : '/api/admin/tags/aud-page', {
+            method: i === 1 ? 'POST' : 'PATCH',
+            body,
+          })
+        ).ok,
+      ).toBe(true);
     }
     const all = (await trail('?tag=aud-page')).entries;
     expect(all.map((e) => e.after?.step)).toEqual([5, 4, 3, 2, 1]);
@@ -195,7 +233,8 @@ describe('rotating the admin token', () => {
     try {
       node = await startServer(env(OLD));
       const cookie = sessionCookie(await loginAt(node.url, OLD));
-      const sessionOf = async (n: ServerProcess) => (await (await call(n.url, '/api/auth/session', { cookie })).json()).authenticated;
+      const sessionOf = async (n: ServerProcess) =>
+        (await (await call(n.url, '/api/auth/session', { cookie })).json()).authenticated;
       expect((await call(node.url, '/api/admin/tags', { cookie })).status).toBe(200);
       await node.stop();
 

@@ -7,7 +7,13 @@ const TOKEN = 'contract-fleet-token-0123456789';
 let server: ServerProcess;
 
 beforeAll(async () => {
-  server = await startServer({ LEAF_ADMIN_TOKEN: TOKEN, LEAF_NODE_ID: 'contract-node', LEAF_NODE_HEARTBEAT_MS: '200', LEAF_NODE_GONE_MS: '1000', LEAF_RUNWAY_WARN_SECONDS: '30' });
+  server = await startServer({
+    LEAF_ADMIN_TOKEN: TOKEN,
+    LEAF_NODE_ID: 'contract-node',
+    LEAF_NODE_HEARTBEAT_MS: '200',
+    LEAF_NODE_GONE_MS: '1000',
+    LEAF_RUNWAY_WARN_SECONDS: '30',
+  });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -26,25 +32,34 @@ async function json<T>(path: string): Promise<T> {
 }
 
 describe('fleet routes', () => {
-  it.each(['/api/admin/fleet', '/api/admin/nodes/contract-node/tags'])('GET %s needs the admin credential', async (path) => {
-    const r = await api(path, { auth: null });
-    expect(r.status).toBe(401);
-    expect((await r.json()).error.code).toBe('unauthorized');
-  });
+  it.each(['/api/admin/fleet', '/api/admin/nodes/contract-node/tags'])(
+    'GET %s needs the admin credential',
+    async (path) => {
+      const r = await api(path, { auth: null });
+      expect(r.status).toBe(401);
+      expect((await r.json()).error.code).toBe('unauthorized');
+    },
+  );
 
   it('after IDs are taken, the tag views, the node’s tag page and the fleet summary show this node’s buffer', async () => {
     expect((await fetch(`${server.url}/api/id/segment/demo?count=10`)).status).toBe(200);
     // The next heartbeat carries the buffer; the registry's read is cached for up to a second.
     type Page = { nodeId: string; state: string; total: number; tags: { bizTag: string; buffered: number }[] };
-    const page = await pollFor(10_000, async () => {
-      const p = await json<Page>('/api/admin/nodes/contract-node/tags?q=DEM&limit=5');
-      return p.total > 0 ? p : undefined;
-    }, 100);
+    const page = await pollFor(
+      10_000,
+      async () => {
+        const p = await json<Page>('/api/admin/nodes/contract-node/tags?q=DEM&limit=5');
+        return p.total > 0 ? p : undefined;
+      },
+      100,
+    );
     if (page === undefined) throw new Error('the node never reported its demo buffer');
     expect(page).toMatchObject({ nodeId: 'contract-node', state: 'up', total: 1, tags: [{ bizTag: 'demo' }] });
     expect(page.tags[0]!.buffered).toBeGreaterThan(0);
 
-    const summary = await json<{ nodes: Record<string, number>; idsBuffered: number; runwayWarnSeconds: number }>('/api/admin/fleet');
+    const summary = await json<{ nodes: Record<string, number>; idsBuffered: number; runwayWarnSeconds: number }>(
+      '/api/admin/fleet',
+    );
     expect(summary.nodes).toEqual({ up: 1, gone: 0, stopped: 0 });
     expect(summary.idsBuffered).toBeGreaterThanOrEqual(page.tags[0]!.buffered - 10);
     expect(summary.runwayWarnSeconds).toBe(30);
@@ -52,9 +67,10 @@ describe('fleet routes', () => {
     const list = await json<{ tags: { bizTag: string; fleet: { nodesServing: number } | null }[] }>('/api/admin/tags');
     expect(list.tags.find((t) => t.bizTag === 'demo')?.fleet?.nodesServing).toBe(1);
 
-    const detail = await json<{ tag: { fleet: { nodesServing: number } }; fleet: { nodes: { nodeId: string; state: string }[]; rate: unknown[]; runwayWarnSeconds: number } }>(
-      '/api/admin/tags/demo',
-    );
+    const detail = await json<{
+      tag: { fleet: { nodesServing: number } };
+      fleet: { nodes: { nodeId: string; state: string }[]; rate: unknown[]; runwayWarnSeconds: number };
+    }>('/api/admin/tags/demo');
     expect(detail.tag.fleet.nodesServing).toBe(1);
     expect(detail.fleet.nodes).toEqual([expect.objectContaining({ nodeId: 'contract-node', state: 'up' })]);
     expect(detail.fleet.runwayWarnSeconds).toBe(30);

@@ -28,7 +28,13 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function admin(server: ServerProcess, method: string, target: string, body?: unknown, token = ADMIN): Promise<Response> {
+function admin(
+  server: ServerProcess,
+  method: string,
+  target: string,
+  body?: unknown,
+  token = ADMIN,
+): Promise<Response> {
   return fetch(`${server.url}${target}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -47,12 +53,19 @@ async function outcome(r: Response): Promise<string> {
   return `${r.status} ${JSON.parse(text).error.code}`;
 }
 
-const ORD = { bizTag: 'ord', pattern: 'ORD-{yyyyMMdd}-{seq:6}', resetPeriod: 'daily', timeZone: 'asia/shanghai', step: 20 };
+const ORD = {
+  bizTag: 'ord',
+  pattern: 'ORD-{yyyyMMdd}-{seq:6}',
+  resetPeriod: 'daily',
+  timeZone: 'asia/shanghai',
+  step: 20,
+};
 const today = () => periodKey('daily', dateFields('Asia/Shanghai', Date.now()));
-const lanes = () => [
-  ['fast lane', fast],
-  ['Next lane', nextLane],
-] as const;
+const lanes = () =>
+  [
+    ['fast lane', fast],
+    ['Next lane', nextLane],
+  ] as const;
 
 describe('formatted tags through the admin API and both lanes', () => {
   const issued: string[] = [];
@@ -61,14 +74,32 @@ describe('formatted tags through the admin API and both lanes', () => {
     const r = await admin(fast, 'POST', '/api/admin/formats', ORD);
     expect(r.status).toBe(201);
     const body = await r.json();
-    expect(body.format).toMatchObject({ bizTag: 'ord', timeZone: 'Asia/Shanghai', currentPeriod: today(), currentCount: 0 });
+    expect(body.format).toMatchObject({
+      bizTag: 'ord',
+      timeZone: 'Asia/Shanghai',
+      currentPeriod: today(),
+      currentCount: 0,
+    });
     expect(body.periods).toEqual([]);
     expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', ORD))).toBe('409 tag_exists');
-    const bad = await admin(nextLane, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'x', pattern: 'X-{yyyyMM}-{seq:6}' });
+    const bad = await admin(nextLane, 'POST', '/api/admin/formats', {
+      ...ORD,
+      bizTag: 'x',
+      pattern: 'X-{yyyyMM}-{seq:6}',
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.fields.pattern).toContain('{dd}');
-    for (const wrong of [{ timeZone: 'Mars/Base' }, { resetPeriod: 'hourly' }, { pattern: 'X{seq:16}' }, { step: 0 }, { extra: 1 }]) {
-      expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'x', ...wrong })), JSON.stringify(wrong)).toBe('400 validation_failed');
+    for (const wrong of [
+      { timeZone: 'Mars/Base' },
+      { resetPeriod: 'hourly' },
+      { pattern: 'X{seq:16}' },
+      { step: 0 },
+      { extra: 1 },
+    ]) {
+      expect(
+        await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'x', ...wrong })),
+        JSON.stringify(wrong),
+      ).toBe('400 validation_failed');
     }
     expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', ORD, 'wrong'))).toBe('401 unauthorized');
   });
@@ -89,7 +120,10 @@ describe('formatted tags through the admin API and both lanes', () => {
 
   it('literal text JSON must escape (a quote, a backslash) and non-ASCII comes back exact on both lanes, single and batch', async () => {
     const pattern = 'Q"\\é-{yyyy}-{seq:4}';
-    expect((await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'quoted', pattern, resetPeriod: 'yearly' })).status).toBe(201);
+    expect(
+      (await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'quoted', pattern, resetPeriod: 'yearly' }))
+        .status,
+    ).toBe(201);
     const year = dateFields('Asia/Shanghai', Date.now()).yyyy;
     const shape = new RegExp(`^Q"\\\\é-${year}-\\d{4}$`);
     for (const [lane, server] of lanes()) {
@@ -115,8 +149,11 @@ describe('formatted tags through the admin API and both lanes', () => {
         ['/api/id/formatted/bad%20tag', '400 invalid_tag'],
         ['/api/id/formatted/ord/extra', '404 route_not_found'],
       ];
-      for (const [target, expected] of cases) expect(await outcome(await get(server, target)), `${lane} ${target}`).toBe(expected);
-      expect(await outcome(await fetch(`${server.url}/api/id/formatted/ord`, { method: 'POST' })), lane).toBe('405 method_not_allowed');
+      for (const [target, expected] of cases)
+        expect(await outcome(await get(server, target)), `${lane} ${target}`).toBe(expected);
+      expect(await outcome(await fetch(`${server.url}/api/id/formatted/ord`, { method: 'POST' })), lane).toBe(
+        '405 method_not_allowed',
+      );
     }
   });
 
@@ -132,11 +169,20 @@ describe('formatted tags through the admin API and both lanes', () => {
   });
 
   it('edits only what keeps IDs unique, audited', async () => {
-    expect(await outcome(await admin(fast, 'PATCH', '/api/admin/formats/ord', { pattern: 'ORD-{yyyyMMdd}-{seq:5}' }))).toBe('409 format_conflict');
-    expect(await outcome(await admin(fast, 'PATCH', '/api/admin/formats/ord', { pattern: 'ORD-{yyyyMM}-{seq:7}' }))).toBe('400 validation_failed');
-    expect(await outcome(await admin(fast, 'PATCH', '/api/admin/formats/ord', { resetPeriod: 'monthly' }))).toBe('400 validation_failed');
+    expect(
+      await outcome(await admin(fast, 'PATCH', '/api/admin/formats/ord', { pattern: 'ORD-{yyyyMMdd}-{seq:5}' })),
+    ).toBe('409 format_conflict');
+    expect(
+      await outcome(await admin(fast, 'PATCH', '/api/admin/formats/ord', { pattern: 'ORD-{yyyyMM}-{seq:7}' })),
+    ).toBe('400 validation_failed');
+    expect(await outcome(await admin(fast, 'PATCH', '/api/admin/formats/ord', { resetPeriod: 'monthly' }))).toBe(
+      '400 validation_failed',
+    );
     expect(await outcome(await admin(fast, 'PATCH', '/api/admin/formats/ord', {}))).toBe('400 validation_failed');
-    const widened = await admin(fast, 'PATCH', '/api/admin/formats/ord', { pattern: 'ORD-{yyyyMMdd}-{seq:7}', description: 'orders' });
+    const widened = await admin(fast, 'PATCH', '/api/admin/formats/ord', {
+      pattern: 'ORD-{yyyyMMdd}-{seq:7}',
+      description: 'orders',
+    });
     expect(widened.status).toBe(200);
     expect((await widened.json()).format).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:7}', description: 'orders' });
     const id = (await (await get(fast, '/api/id/formatted/ord')).json()).id;
@@ -150,8 +196,12 @@ describe('formatted tags through the admin API and both lanes', () => {
     expect(await outcome(await admin(fast, 'DELETE', '/api/admin/formats/ord'))).toBe('200');
     expect(await outcome(await get(fast, '/api/id/formatted/ord'))).toBe('404 tag_not_found');
     expect(await outcome(await admin(fast, 'DELETE', '/api/admin/formats/ord'))).toBe('404 tag_not_found');
-    expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, pattern: 'ORD{yyyyMMdd}{seq:7}' }))).toBe('409 format_conflict');
-    expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, pattern: 'ORD-{yyyyMMdd}-{seq:8}' }))).toBe('201');
+    expect(
+      await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, pattern: 'ORD{yyyyMMdd}{seq:7}' })),
+    ).toBe('409 format_conflict');
+    expect(
+      await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, pattern: 'ORD-{yyyyMMdd}-{seq:8}' })),
+    ).toBe('201');
     const next = (await (await get(fast, '/api/id/formatted/ord')).json()).id as string;
     expect(Number(next.slice(-8))).toBe(before + 1);
   });
@@ -173,13 +223,21 @@ describe('formatted tags through the admin API and both lanes', () => {
 
   it('a scoped token draws formatted IDs of its tag only; without a token the routes close', async () => {
     const created = await (await admin(fast, 'POST', '/api/admin/tokens', { name: 'ord svc', tags: ['ord'] })).json();
-    expect(await outcome(await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'inv', pattern: 'INV{yyyyMMdd}{seq:4}' }))).toBe('201');
+    expect(
+      await outcome(
+        await admin(fast, 'POST', '/api/admin/formats', { ...ORD, bizTag: 'inv', pattern: 'INV{yyyyMMdd}{seq:4}' }),
+      ),
+    ).toBe('201');
     const secret = created.secret as string;
     for (const [lane, server] of lanes()) {
       // The other node learns of the token within LEAF_TOKEN_REFRESH_MS: until then its routes are still open.
       const deadline = Date.now() + 5_000;
       let closed = '';
-      while (Date.now() < deadline && (closed = await outcome(await get(server, '/api/id/formatted/ord'))) !== '401 unauthorized') await new Promise((r) => setTimeout(r, 100));
+      while (
+        Date.now() < deadline &&
+        (closed = await outcome(await get(server, '/api/id/formatted/ord'))) !== '401 unauthorized'
+      )
+        await new Promise((r) => setTimeout(r, 100));
       expect(closed, lane).toBe('401 unauthorized');
       expect(await outcome(await get(server, '/api/id/formatted/ord?count=2', secret)), lane).toBe('200');
       expect(await outcome(await get(server, '/api/id/formatted/inv', secret)), lane).toBe('403 forbidden_tag');

@@ -126,7 +126,9 @@ describe('LEAF_ID_TOKEN through the real server', () => {
     const denied = await fetch(`${server.url}/api/id/segment/demo`);
     expect(denied.status).toBe(401);
     expect((await denied.json()).error.code).toBe('unauthorized');
-    const allowed = await fetch(`${server.url}/api/id/segment/demo`, { headers: { authorization: 'Bearer id-token-for-contract' } });
+    const allowed = await fetch(`${server.url}/api/id/segment/demo`, {
+      headers: { authorization: 'Bearer id-token-for-contract' },
+    });
     expect(allowed.status).toBe(200);
     expect((await fetch(`${server.url}/api/id/snowflake`)).status).toBe(401);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);

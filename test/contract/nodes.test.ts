@@ -19,7 +19,12 @@ let b: ServerProcess;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-contract-nodes-'));
-  const env = { LEAF_ADMIN_TOKEN: TOKEN, LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'), LEAF_NODE_HEARTBEAT_MS: '200', LEAF_NODE_GONE_MS: '2000' };
+  const env = {
+    LEAF_ADMIN_TOKEN: TOKEN,
+    LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'),
+    LEAF_NODE_HEARTBEAT_MS: '200',
+    LEAF_NODE_GONE_MS: '2000',
+  };
   a = await startServer({ ...env, LEAF_NODE_ID: 'node-a' });
   b = await startServer({ ...env, LEAF_NODE_ID: 'node-b' });
 }, 120_000);
@@ -66,7 +71,10 @@ describe('GET /api/admin/nodes', () => {
     expect(nodeA).toMatchObject({ address: `127.0.0.1:${port}`, version: packageJson.version, tagsHeld: 1 });
     expect(Date.parse(nodeA.lastHeartbeat)).toBeGreaterThan(Date.now() - 5_000);
     expect(nodeA.snowflake.workerId).toEqual(expect.any(Number));
-    expect(nodeA.tags?.demo).toMatchObject({ step: 1000, next: expect.stringMatching(/^(ready|loading|none|failed)$/) });
+    expect(nodeA.tags?.demo).toMatchObject({
+      step: 1000,
+      next: expect.stringMatching(/^(ready|loading|none|failed)$/),
+    });
     expect(nodeA.tags?.demo?.buffered).toBe(nodeA.idsBuffered);
     expect(nodeA.tags?.demo?.buffered).toBeGreaterThan(0);
   });
@@ -76,7 +84,9 @@ describe('GET /api/admin/nodes', () => {
     expect(Object.keys(one.find((n) => n.nodeId === 'node-a')?.tags ?? {})).toEqual(['demo']);
     expect((await nodes(a, '?tag=absent')).every((n) => JSON.stringify(n.tags) === '{}')).toBe(true);
     const none = await nodes(a, '?tags=none');
-    expect(none.every((n) => !('tags' in n) && typeof n.tagsHeld === 'number' && typeof n.idsBuffered === 'number')).toBe(true);
+    expect(
+      none.every((n) => !('tags' in n) && typeof n.tagsHeld === 'number' && typeof n.idsBuffered === 'number'),
+    ).toBe(true);
     for (const [query, code] of [
       ['?tags=all', 'invalid_request'],
       ['?tag=demo&tags=none', 'invalid_request'],
@@ -99,7 +109,10 @@ describe('a new tag on every node', () => {
   it('is served by the other node at once after its creation (the miss waits for the next re-read, not 404)', async () => {
     for (let i = 0; i < 3; i++) {
       const tag = `fresh-${i}`;
-      const created = await api(a, '/api/admin/tags', { method: 'POST', body: JSON.stringify({ bizTag: tag, step: 10 }) });
+      const created = await api(a, '/api/admin/tags', {
+        method: 'POST',
+        body: JSON.stringify({ bizTag: tag, step: 10 }),
+      });
       expect(created.status).toBe(201);
       const started = Date.now();
       const r = await fetch(`${b.url}/api/id/segment/${tag}`);

@@ -24,9 +24,33 @@ function cases(): Case[] {
   const out: Case[] = [];
   for (const chunked of [false, true]) {
     const body = bigJson(MiB);
-    out.push({ name: 'create', method: 'POST', target: '/api/admin/tags', auth: true, headers: JSON_CT, body, chunked });
-    out.push({ name: 'patch', method: 'PATCH', target: '/api/admin/tags/demo', auth: true, headers: JSON_CT, body, chunked });
-    out.push({ name: 'delete', method: 'DELETE', target: '/api/admin/tags/demo', auth: true, headers: JSON_CT, body, chunked });
+    out.push({
+      name: 'create',
+      method: 'POST',
+      target: '/api/admin/tags',
+      auth: true,
+      headers: JSON_CT,
+      body,
+      chunked,
+    });
+    out.push({
+      name: 'patch',
+      method: 'PATCH',
+      target: '/api/admin/tags/demo',
+      auth: true,
+      headers: JSON_CT,
+      body,
+      chunked,
+    });
+    out.push({
+      name: 'delete',
+      method: 'DELETE',
+      target: '/api/admin/tags/demo',
+      auth: true,
+      headers: JSON_CT,
+      body,
+      chunked,
+    });
     out.push({ name: 'login', method: 'POST', target: '/api/auth/login', headers: JSON_CT, body, chunked });
   }
   return out;
@@ -58,8 +82,10 @@ async function hammer(port: number): Promise<string[]> {
         const { c, run } = jobs[next++]!;
         const a = await raw(port, build(c, TOKEN), 15_000);
         const label = `${c.name}${c.chunked ? ' (chunked)' : ''} run ${run}`;
-        if (a.noResponse || a.timedOut) misses.push(`${label}: no answer (${a.timedOut ? 'timed out' : 'closed'}, ${a.ms} ms)`);
-        else if (a.status !== 413 || !a.body.includes('"payload_too_large"')) misses.push(`${label}: ${a.status} ${a.body.slice(0, 120)}`);
+        if (a.noResponse || a.timedOut)
+          misses.push(`${label}: no answer (${a.timedOut ? 'timed out' : 'closed'}, ${a.ms} ms)`);
+        else if (a.status !== 413 || !a.body.includes('"payload_too_large"'))
+          misses.push(`${label}: ${a.status} ${a.body.slice(0, 120)}`);
       }
     }),
   );
@@ -91,7 +117,11 @@ describe.each([
 
 describe('the drain is bounded', () => {
   /** Sends the head and `sent` bytes of a body declared `declared` bytes long, then waits without closing. */
-  function stalled(port: number, declared: number, sent: number): Promise<{ answer: string; ms: number; closed: boolean }> {
+  function stalled(
+    port: number,
+    declared: number,
+    sent: number,
+  ): Promise<{ answer: string; ms: number; closed: boolean }> {
     return new Promise((resolve) => {
       const started = Date.now();
       const socket = net.connect({ host: '127.0.0.1', port });

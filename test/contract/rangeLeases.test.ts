@@ -47,7 +47,11 @@ for (const lane of lanes) {
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
       expect(r.headers.get('cache-control')).toBe('no-store');
       const lease = (await r.json()) as Lease;
-      expect(lease).toEqual({ tag: 'demo', count: 500, ranges: [{ start: String(Number(single.id) + 1), end: String(Number(single.id) + 500) }] });
+      expect(lease).toEqual({
+        tag: 'demo',
+        count: 500,
+        ranges: [{ start: String(Number(single.id) + 1), end: String(Number(single.id) + 500) }],
+      });
 
       const big = await get('/api/id/segment/demo/range?count=10000000');
       const text = await big.text();
@@ -73,7 +77,10 @@ for (const lane of lanes) {
       expect(denied.status).toBe(401);
       expect((await denied.json()).error.code).toBe('unauthorized');
       expect((await get('/api/id/segment/demo/range?count=5', 'wrong')).status).toBe(401);
-      const post = await fetch(`${server.url}/api/id/segment/demo/range?count=5`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+      const post = await fetch(`${server.url}/api/id/segment/demo/range?count=5`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(post.status).toBe(405);
       expect(post.headers.get('allow')).toBe('GET');
     });

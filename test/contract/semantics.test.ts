@@ -20,7 +20,11 @@ function api(path: string, init: { method?: string; body?: unknown; auth?: strin
   const auth = init.auth === undefined ? TOKEN : init.auth;
   if (auth !== null) headers.set('authorization', `Bearer ${auth}`);
   if (init.body !== undefined) headers.set('content-type', 'application/json');
-  return fetch(`${server.url}${path}`, { method: init.method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  return fetch(`${server.url}${path}`, {
+    method: init.method,
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
 }
 
 async function ids(tag: string, count: number): Promise<number[]> {
@@ -36,11 +40,19 @@ describe('claim semantics over HTTP', () => {
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ default: 'leaf', tags: {} });
     const audit = await (await api('/api/admin/audit')).json();
-    expect(audit.entries).toContainEqual(expect.objectContaining({ action: 'fleet.semantics', actor: 'config:LEAF_SEGMENT_SEMANTICS', before: { semantics: 'leaf-ts' } }));
+    expect(audit.entries).toContainEqual(
+      expect.objectContaining({
+        action: 'fleet.semantics',
+        actor: 'config:LEAF_SEGMENT_SEMANTICS',
+        before: { semantics: 'leaf-ts' },
+      }),
+    );
   });
 
   it('a leaf tag serves from max_id itself, as Java Leaf; switched to leaf-ts it carries on above, nothing twice', async () => {
-    expect((await api('/api/admin/tags', { method: 'POST', body: { bizTag: 'sem', step: 10, maxId: 100 } })).status).toBe(201);
+    expect(
+      (await api('/api/admin/tags', { method: 'POST', body: { bizTag: 'sem', step: 10, maxId: 100 } })).status,
+    ).toBe(201);
     const detail = await (await api('/api/admin/tags/sem')).json();
     expect(detail.tag.semantics).toBe('leaf');
     const first = await ids('sem', 5);
@@ -66,7 +78,11 @@ describe('claim semantics over HTTP', () => {
   it('PUT switches the fleet default and says what it did', async () => {
     const r = await api('/api/admin/semantics', { method: 'PUT', body: { semantics: 'leaf-ts' } });
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ default: 'leaf-ts', tags: {}, switched: { before: 'leaf', after: 'leaf-ts', bumped: 0 } });
+    expect(await r.json()).toEqual({
+      default: 'leaf-ts',
+      tags: {},
+      switched: { before: 'leaf', after: 'leaf-ts', bumped: 0 },
+    });
     const again = await (await api('/api/admin/semantics', { method: 'PUT', body: { semantics: 'leaf' } })).json();
     expect(again.switched.before).toBe('leaf-ts');
     expect(again.switched.bumped).toBeGreaterThanOrEqual(2); // demo and sem
@@ -88,7 +104,9 @@ describe('claim semantics over HTTP', () => {
 
   it('needs the admin credential; other methods are 405; an unknown tag is 404', async () => {
     expect((await api('/api/admin/semantics', { auth: null })).status).toBe(401);
-    expect((await api('/api/admin/semantics', { method: 'PUT', auth: 'wrong', body: { semantics: 'leaf' } })).status).toBe(401);
+    expect(
+      (await api('/api/admin/semantics', { method: 'PUT', auth: 'wrong', body: { semantics: 'leaf' } })).status,
+    ).toBe(401);
     const post = await api('/api/admin/semantics', { method: 'POST', body: { semantics: 'leaf' } });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, PUT');

@@ -54,7 +54,12 @@ describe('Leaf preset and floor on a running server', () => {
 
   it('reports the preset and the floor in /api/health', async () => {
     const health = (await (await fetch(`${server.url}/api/health`)).json()) as { snowflake: Record<string, unknown> };
-    expect(health.snowflake).toMatchObject({ state: 'ready', epoch: '2010-11-04T01:42:54.657Z', epochPreset: 'leaf', minId: floor.toString() });
+    expect(health.snowflake).toMatchObject({
+      state: 'ready',
+      epoch: '2010-11-04T01:42:54.657Z',
+      epochPreset: 'leaf',
+      minId: floor.toString(),
+    });
   });
 });
 

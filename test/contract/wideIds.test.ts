@@ -40,7 +40,10 @@ for (const lane of lanes) {
       expect(created.status).toBe(201);
       expect((await created.json()).tag.maxId).toBe(MIGRATED);
 
-      expect(JSON.parse((await get('/api/id/segment/migrated')).text)).toEqual({ tag: 'migrated', id: '100000000000000001' });
+      expect(JSON.parse((await get('/api/id/segment/migrated')).text)).toEqual({
+        tag: 'migrated',
+        id: '100000000000000001',
+      });
       expect(await get('/api/id/segment/migrated?count=3')).toEqual({
         status: 200,
         text: '{"tag":"migrated","ids":["100000000000000002","100000000000000003","100000000000000004"]}',
@@ -56,19 +59,33 @@ for (const lane of lanes) {
       try {
         const id = await client.nextId('migrated');
         expect(id).toBe(100000000000000011n);
-        expect(await client.take('migrated', 3)).toEqual([100000000000000012n, 100000000000000013n, 100000000000000014n]);
+        expect(await client.take('migrated', 3)).toEqual([
+          100000000000000012n,
+          100000000000000013n,
+          100000000000000014n,
+        ]);
       } finally {
         client.close();
       }
 
       // The console's view of the row and of this node's segment: decimal strings, exact.
-      const detail = await (await fetch(`${server.url}/api/admin/tags/migrated`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+      const detail = await (
+        await fetch(`${server.url}/api/admin/tags/migrated`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json();
       expect(detail.tag.maxId).toMatch(/^1000000000000\d{5}$/);
       expect(detail.tag.engine.current.start).toMatch(/^1000000000000\d{5}$/);
     });
 
     it('max_id up to 2^63−1 is accepted; past it, or not an integer, is a 400 JSON error naming the field', async () => {
-      for (const maxId of ['9223372036854775808', '18446744073709551616', '1e19', '12.5', Number.MAX_SAFE_INTEGER + 2, 1e30, -1]) {
+      for (const maxId of [
+        '9223372036854775808',
+        '18446744073709551616',
+        '1e19',
+        '12.5',
+        Number.MAX_SAFE_INTEGER + 2,
+        1e30,
+        -1,
+      ]) {
         const r = await admin('/api/admin/tags', 'POST', { bizTag: 'too-big', step: 10, maxId });
         expect(r.status, JSON.stringify(maxId)).toBe(400);
         const body = await r.json();
@@ -76,7 +93,11 @@ for (const lane of lanes) {
         expect(body.error.fields.maxId).toContain('9223372036854775807');
       }
       // A JSON number too large for any integer type, in the raw body: still a 400, never a 500.
-      const raw = await admin('/api/admin/tags', 'POST', '{"bizTag":"too-big","step":10,"maxId":92233720368547758080000}');
+      const raw = await admin(
+        '/api/admin/tags',
+        'POST',
+        '{"bizTag":"too-big","step":10,"maxId":92233720368547758080000}',
+      );
       expect(raw.status).toBe(400);
       const patch = await admin('/api/admin/tags/migrated', 'PATCH', { maxId: '9223372036854775808' });
       expect(patch.status).toBe(400);
@@ -85,7 +106,11 @@ for (const lane of lanes) {
 
     it('near 2^63−1: serves what fits exactly, then 503 id_space_exhausted naming 2^63−1', async () => {
       // Claims of 10, then 20 (the step doubles when a segment lasts under 15 min): up to 2^63−1 exactly.
-      const created = await admin('/api/admin/tags', 'POST', { bizTag: 'last', step: 10, maxId: '9223372036854775777' });
+      const created = await admin('/api/admin/tags', 'POST', {
+        bizTag: 'last',
+        step: 10,
+        maxId: '9223372036854775777',
+      });
       expect(created.status).toBe(201);
       const ids = JSON.parse((await get('/api/id/segment/last?count=30')).text).ids;
       expect(ids[0]).toBe('9223372036854775778');

@@ -49,7 +49,10 @@ const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>>
       url: db.url,
       async exec(text, params) {
         let n = 0;
-        await conn.query(text.replace(/\?/g, () => `$${++n}`), params);
+        await conn.query(
+          text.replace(/\?/g, () => `$${++n}`),
+          params,
+        );
       },
       async close() {
         await conn.end();
@@ -129,12 +132,32 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operati
     expect(essentials(plain)).toEqual({ bizTag: 'c-plain', maxId: 1, step: 100, description: null });
     expect(plain.updateTime).toBeInstanceOf(Date);
     expect(Number.isNaN(plain.updateTime.getTime())).toBe(false);
-    expect(await s.tags.allocate('c-plain')).toEqual({ bizTag: 'c-plain', maxId: 101, step: 100, semantics: 'leaf-ts' });
+    expect(await s.tags.allocate('c-plain')).toEqual({
+      bizTag: 'c-plain',
+      maxId: 101,
+      step: 100,
+      semantics: 'leaf-ts',
+    });
 
-    const migrated = await s.tags.createTag({ bizTag: 'c-migrated', step: 50, maxId: 1_000_000, description: 'from the old scheme' });
-    expect(essentials(migrated)).toEqual({ bizTag: 'c-migrated', maxId: 1_000_000, step: 50, description: 'from the old scheme' });
+    const migrated = await s.tags.createTag({
+      bizTag: 'c-migrated',
+      step: 50,
+      maxId: 1_000_000,
+      description: 'from the old scheme',
+    });
+    expect(essentials(migrated)).toEqual({
+      bizTag: 'c-migrated',
+      maxId: 1_000_000,
+      step: 50,
+      description: 'from the old scheme',
+    });
     expect(essentials(await s.tags.getTag('c-migrated'))).toEqual(essentials(migrated));
-    expect(await s.tags.allocate('c-migrated')).toEqual({ bizTag: 'c-migrated', maxId: 1_000_050, step: 50, semantics: 'leaf-ts' });
+    expect(await s.tags.allocate('c-migrated')).toEqual({
+      bizTag: 'c-migrated',
+      maxId: 1_000_050,
+      step: 50,
+      semantics: 'leaf-ts',
+    });
   });
 
   it('createTag of an existing tag: tag_exists, the row unchanged', async () => {
@@ -147,7 +170,10 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operati
 
   it('updateTag: step and description, separately and together; max_id untouched; tag_not_found', async () => {
     await s.tags.createTag({ bizTag: 'u-tag', step: 10, maxId: 77, description: 'd0' });
-    const cases: Array<{ changes: { step?: number; description?: string | null }; expect: { step: number; description: string | null } }> = [
+    const cases: Array<{
+      changes: { step?: number; description?: string | null };
+      expect: { step: number; description: string | null };
+    }> = [
       { changes: { step: 20 }, expect: { step: 20, description: 'd0' } },
       { changes: { description: 'd1' }, expect: { step: 20, description: 'd1' } },
       { changes: { step: 30, description: 'd2' }, expect: { step: 30, description: 'd2' } },
@@ -206,7 +232,12 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operati
     const again = await s.tags.createTag({ bizTag: 'd-tag', step: 7 });
     expect(essentials(again)).toEqual({ bizTag: 'd-tag', maxId: 201, step: 7, description: null });
     expect(await s.tags.getTombstone('d-tag'), 'the tombstone is consumed by the re-creation').toBeUndefined();
-    expect(await s.tags.allocate('d-tag'), 'continues strictly above the deleted IDs').toEqual({ bizTag: 'd-tag', maxId: 208, step: 7, semantics: 'leaf-ts' });
+    expect(await s.tags.allocate('d-tag'), 'continues strictly above the deleted IDs').toEqual({
+      bizTag: 'd-tag',
+      maxId: 208,
+      step: 7,
+      semantics: 'leaf-ts',
+    });
   });
 
   it('createTag below the tombstone: max_id_below_tombstone, no row; at or above it: fine', async () => {
@@ -242,7 +273,9 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operati
     await s.tags.createTag({ bizTag: 'dd-stale', step: 10, maxId: 100 });
     await h.exec('INSERT INTO leaf_alloc_tombstone (biz_tag, max_id) VALUES (?, ?)', ['dd-stale', 90_000]);
     expect(await s.tags.deleteTag('dd-stale')).toEqual({ maxId: 100 });
-    expect(await s.tags.getTombstone('dd-stale'), 'GREATEST of the old tombstone and the deleted row').toEqual({ maxId: 90_000 });
+    expect(await s.tags.getTombstone('dd-stale'), 'GREATEST of the old tombstone and the deleted row').toEqual({
+      maxId: 90_000,
+    });
     expect((await s.tags.createTag({ bizTag: 'dd-stale', step: 10 })).maxId).toBe(90_000);
     // And a lower tombstone is raised by the delete.
     await h.exec('INSERT INTO leaf_alloc_tombstone (biz_tag, max_id) VALUES (?, ?)', ['dd-stale', 5]);
@@ -282,7 +315,6 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operati
   });
 });
 
-
 describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing allocate', (dialect) => {
   const STORES = 3;
   const RAISES = 20;
@@ -293,7 +325,10 @@ describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing alloc
   beforeAll(async () => {
     const h = await factories[dialect]();
     stores = [h.store];
-    const open = (url: string) => (dialect === 'mysql' ? MysqlStore.open({ url, connectionLimit: 8 }) : PostgresStore.open({ url, connectionLimit: 8 }));
+    const open = (url: string) =>
+      dialect === 'mysql'
+        ? MysqlStore.open({ url, connectionLimit: 8 })
+        : PostgresStore.open({ url, connectionLimit: 8 });
     for (let i = 1; i < STORES; i++) stores.push(await open(h.url!));
   });
   afterAll(async () => {
@@ -315,7 +350,8 @@ describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing alloc
       // A raise is what an operator does: read the row, pick a value near it (a little below or above), raise.
       // Allocations keep moving max_id in between, so some raises are applied and some refused.
       for (let i = 0; i < RAISES; i++) ops.push({ kind: 'raise', to: 0, delay: randInt(0, 150) });
-      for (let i = 0; i < ALLOCATIONS; i++) ops.push({ kind: 'alloc', step: random() < 0.5 ? undefined : randInt(1, 150), delay: randInt(0, 150) });
+      for (let i = 0; i < ALLOCATIONS; i++)
+        ops.push({ kind: 'alloc', step: random() < 0.5 ? undefined : randInt(1, 150), delay: randInt(0, 150) });
       // (max_id moves by ~100 per ms here, and a raise waits a few ms for a pooled connection: mostly above.)
       const offsets = ops.map(() => randInt(-2_000, 8_000));
       const started = Date.now();
@@ -364,14 +400,19 @@ describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing alloc
       let prevMax = initial;
       let gaps = 0;
       for (const seg of segments) {
-        if (seg.start <= prevMax) throw new Error(`round ${round}: segment ${seg.start}..${seg.max} overlaps the one ending at ${prevMax}`);
+        if (seg.start <= prevMax)
+          throw new Error(`round ${round}: segment ${seg.start}..${seg.max} overlaps the one ending at ${prevMax}`);
         if (seg.start - 1 !== prevMax) {
           gaps++;
-          expect(raisedTo.has(seg.start - 1), `round ${round}: the gap before ${seg.start} is not explained by a raise to ${seg.start - 1}`).toBe(true);
+          expect(
+            raisedTo.has(seg.start - 1),
+            `round ${round}: the gap before ${seg.start} is not explained by a raise to ${seg.start - 1}`,
+          ).toBe(true);
         }
         prevMax = seg.max;
       }
-      if (final !== prevMax) expect(raisedTo.has(final), `final max_id ${final} is neither the last segment's end nor a raise`).toBe(true);
+      if (final !== prevMax)
+        expect(raisedTo.has(final), `final max_id ${final} is neither the last segment's end nor a raise`).toBe(true);
       process.stderr.write(
         `[admin-store] round ${round}: ${ALLOCATIONS} allocations, ${appliedRaises} raises applied / ${refusedRaises} refused, ` +
           `${gaps} gaps, max_id ${initial} -> ${final} in ${ms} ms, seed ${seed}\n`,

@@ -38,7 +38,11 @@ const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>>
     const h: Harness = {
       store: t.store,
       async hideAuditTable(hidden) {
-        await t.query(hidden ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden' : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit');
+        await t.query(
+          hidden
+            ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden'
+            : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit',
+        );
       },
       close: t.close,
     };
@@ -52,7 +56,9 @@ const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>>
     const h: Harness = {
       store,
       async hideAuditTable(hidden) {
-        await conn.query(hidden ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden' : 'RENAME TABLE leaf_audit_hidden TO leaf_audit');
+        await conn.query(
+          hidden ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden' : 'RENAME TABLE leaf_audit_hidden TO leaf_audit',
+        );
       },
       async close() {
         await conn.end();
@@ -70,7 +76,11 @@ const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>>
     const h: Harness = {
       store,
       async hideAuditTable(hidden) {
-        conn.exec(hidden ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden' : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit');
+        conn.exec(
+          hidden
+            ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden'
+            : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit',
+        );
       },
       async close() {
         conn.close();
@@ -83,7 +93,12 @@ const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>>
 };
 
 let at = 1_800_000_000_000;
-const stamp = (actor = 'token:0123abcd'): AuditStamp => ({ actor, address: '203.0.113.7', nodeId: 'node-a:3000', at: ++at });
+const stamp = (actor = 'token:0123abcd'): AuditStamp => ({
+  actor,
+  address: '203.0.113.7',
+  nodeId: 'node-a:3000',
+  at: ++at,
+});
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -97,7 +112,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 /** Every entry of the trail, newest first, through pages of `limit`. */
 async function everything(store: LeafStore, bizTag?: string, limit = 2): Promise<AuditRecord[]> {
   const all: AuditRecord[] = [];
-  for (let before: number | undefined; ; ) {
+  for (let before: number | undefined; ;) {
     const page = await store.audit.listAudit({ before, limit, bizTag });
     all.push(...page);
     if (page.length < limit) return all;
@@ -114,7 +129,10 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
   });
 
   it('create, edit, raise and delete each write one entry with the rows before and after', async () => {
-    const created = await s.tags.createTag({ bizTag: 'a-tag', step: 10, maxId: 100, description: 'first' }, stamp('session:AAAAAAAAAAAAAAAA'));
+    const created = await s.tags.createTag(
+      { bizTag: 'a-tag', step: 10, maxId: 100, description: 'first' },
+      stamp('session:AAAAAAAAAAAAAAAA'),
+    );
     const edited = await s.tags.updateTag('a-tag', { step: 20, description: 'second' }, stamp());
     const raised = await s.tags.raiseMaxId('a-tag', 5_000, stamp());
     expect(await s.tags.deleteTag('a-tag', stamp())).toEqual({ maxId: 5_000 });
@@ -122,10 +140,28 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
     const entries = await s.audit.listAudit({ limit: 10, bizTag: 'a-tag' });
     expect(entries.map((e) => e.action)).toEqual(['tag.delete', 'tag.raise', 'tag.edit', 'tag.create']);
     const [del, raise, edit, create] = entries as [AuditRecord, AuditRecord, AuditRecord, AuditRecord];
-    expect(create).toMatchObject({ bizTag: 'a-tag', actor: 'session:AAAAAAAAAAAAAAAA', address: '203.0.113.7', nodeId: 'node-a:3000', before: null });
-    expect(create.after).toEqual({ bizTag: 'a-tag', maxId: '100', step: 10, description: 'first', updateTime: created.updateTime.toISOString() });
+    expect(create).toMatchObject({
+      bizTag: 'a-tag',
+      actor: 'session:AAAAAAAAAAAAAAAA',
+      address: '203.0.113.7',
+      nodeId: 'node-a:3000',
+      before: null,
+    });
+    expect(create.after).toEqual({
+      bizTag: 'a-tag',
+      maxId: '100',
+      step: 10,
+      description: 'first',
+      updateTime: created.updateTime.toISOString(),
+    });
     expect(edit.before).toMatchObject({ maxId: '100', step: 10, description: 'first' });
-    expect(edit.after).toEqual({ bizTag: 'a-tag', maxId: '100', step: 20, description: 'second', updateTime: edited.updateTime.toISOString() });
+    expect(edit.after).toEqual({
+      bizTag: 'a-tag',
+      maxId: '100',
+      step: 20,
+      description: 'second',
+      updateTime: edited.updateTime.toISOString(),
+    });
     expect(raise.before).toMatchObject({ maxId: '100', step: 20 });
     expect(raise.after).toMatchObject({ maxId: '5000', step: 20, updateTime: raised.updateTime.toISOString() });
     expect(del.before).toMatchObject({ maxId: '5000', step: 20, description: 'second' });
@@ -142,7 +178,9 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
     const count = async () => (await everything(s)).length;
     const before = await count();
     expect(await codeOf(s.tags.createTag({ bizTag: 'r-tag', step: 10 }, stamp()))).toBe('tag_exists');
-    expect(await codeOf(s.tags.createTag({ bizTag: 'r-gone', step: 10, maxId: 5 }, stamp()))).toBe('max_id_below_tombstone');
+    expect(await codeOf(s.tags.createTag({ bizTag: 'r-gone', step: 10, maxId: 5 }, stamp()))).toBe(
+      'max_id_below_tombstone',
+    );
     expect(await codeOf(s.tags.raiseMaxId('r-tag', 999, stamp()))).toBe('max_id_lowered');
     expect(await codeOf(s.tags.raiseMaxId('r-missing', 999, stamp()))).toBe('tag_not_found');
     expect(await codeOf(s.tags.updateTag('r-missing', { step: 5 }, stamp()))).toBe('tag_not_found');
@@ -153,16 +191,20 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
     expect(await count()).toBe(before);
   });
 
-  it('the entry is written in the change\'s transaction: when it cannot be written, the change is rolled back', async () => {
+  it("the entry is written in the change's transaction: when it cannot be written, the change is rolled back", async () => {
     await s.tags.createTag({ bizTag: 't-tag', step: 10, maxId: 700, description: 'kept' }, stamp());
     const row = await s.tags.getTag('t-tag');
     await h.hideAuditTable(true);
     try {
-      expect(await codeOf(s.tags.updateTag('t-tag', { step: 99, description: 'lost' }, stamp()))).toBe('store_unavailable');
+      expect(await codeOf(s.tags.updateTag('t-tag', { step: 99, description: 'lost' }, stamp()))).toBe(
+        'store_unavailable',
+      );
       expect(await codeOf(s.tags.raiseMaxId('t-tag', 90_000, stamp()))).toBe('store_unavailable');
       expect(await codeOf(s.tags.deleteTag('t-tag', stamp()))).toBe('store_unavailable');
       expect(await codeOf(s.tags.createTag({ bizTag: 't-new', step: 10 }, stamp()))).toBe('store_unavailable');
-      expect(await codeOf(s.audit.appendAudit({ action: 'auth.login', ...stamp('session:BBBBBBBBBBBBBBBB') }))).toBe('store_unavailable');
+      expect(await codeOf(s.audit.appendAudit({ action: 'auth.login', ...stamp('session:BBBBBBBBBBBBBBBB') }))).toBe(
+        'store_unavailable',
+      );
       expect(await s.tags.getTag('t-tag'), 'edit, raise and delete rolled back').toEqual(row);
       expect(await s.tags.getTombstone('t-tag')).toBeUndefined();
       expect(await s.tags.getTag('t-new'), 'create rolled back').toBeUndefined();
@@ -171,7 +213,10 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
     }
     // With the table back, the same edit goes through with its entry.
     await s.tags.updateTag('t-tag', { step: 99 }, stamp());
-    expect((await s.audit.listAudit({ limit: 1, bizTag: 't-tag' }))[0]).toMatchObject({ action: 'tag.edit', after: { step: 99 } });
+    expect((await s.audit.listAudit({ limit: 1, bizTag: 't-tag' }))[0]).toMatchObject({
+      action: 'tag.edit',
+      after: { step: 99 },
+    });
   });
 
   it('lists newest first, pages by id without gaps or repeats, filters by tag; logins have no tag and no rows', async () => {
@@ -188,19 +233,41 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
     expect(all).toHaveLength(11);
     expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((x, y) => y - x));
     expect(new Set(all.map((e) => e.id)).size).toBe(11);
-    for (const limit of [1, 2, 3, 4, 11, 50]) expect((await everything(o, undefined, limit)).map((e) => e.id), `limit ${limit}`).toEqual(all.map((e) => e.id));
+    for (const limit of [1, 2, 3, 4, 11, 50])
+      expect(
+        (await everything(o, undefined, limit)).map((e) => e.id),
+        `limit ${limit}`,
+      ).toEqual(all.map((e) => e.id));
 
     const onlyA = await everything(o, 'p-a', 3);
     expect(onlyA.map((e) => e.action)).toEqual([...Array(6).fill('tag.edit'), 'tag.create']);
-    expect(onlyA.map((e) => (e.after !== null && 'step' in e.after ? e.after.step : undefined))).toEqual([7, 6, 5, 4, 3, 2, 1]);
-    expect((await o.audit.listAudit({ limit: 50, bizTag: 'p-b' })).map((e) => e.action)).toEqual(['tag.edit', 'tag.create']);
+    expect(onlyA.map((e) => (e.after !== null && 'step' in e.after ? e.after.step : undefined))).toEqual([
+      7, 6, 5, 4, 3, 2, 1,
+    ]);
+    expect((await o.audit.listAudit({ limit: 50, bizTag: 'p-b' })).map((e) => e.action)).toEqual([
+      'tag.edit',
+      'tag.create',
+    ]);
     expect(await o.audit.listAudit({ limit: 50, bizTag: 'p-none' })).toEqual([]);
     expect(await o.audit.listAudit({ limit: 50, before: all[all.length - 1]!.id })).toEqual([]);
 
     const logins = all.filter((e) => e.action.startsWith('auth.'));
     expect(logins).toEqual([
-      expect.objectContaining({ action: 'auth.login_failed', bizTag: null, actor: 'anonymous', address: '198.51.100.1', before: null, after: null }),
-      expect.objectContaining({ action: 'auth.login', bizTag: null, actor: 'session:CCCCCCCCCCCCCCCC', before: null, after: null }),
+      expect.objectContaining({
+        action: 'auth.login_failed',
+        bizTag: null,
+        actor: 'anonymous',
+        address: '198.51.100.1',
+        before: null,
+        after: null,
+      }),
+      expect.objectContaining({
+        action: 'auth.login',
+        bizTag: null,
+        actor: 'session:CCCCCCCCCCCCCCCC',
+        before: null,
+        after: null,
+      }),
     ]);
   });
 });

@@ -33,7 +33,15 @@ afterAll(async () => {
 });
 
 function startServer(name: string, file: string): Promise<NodeServer> {
-  const env = { ...process.env, NODE_ENV: 'production', LEAF_SQLITE_FILE: file, LEAF_ID_TOKEN: TOKEN, LEAF_NODE_ID: name, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' };
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LEAF_SQLITE_FILE: file,
+    LEAF_ID_TOKEN: TOKEN,
+    LEAF_NODE_ID: name,
+    LEAF_LOG_LEVEL: 'warn',
+    LEAF_SNOWFLAKE: 'off',
+  };
   return startNodeServer({ env: env as NodeJS.ProcessEnv, timeoutMs: 60_000 });
 }
 
@@ -52,7 +60,15 @@ it('clients in separate processes stay unique while one of two servers is killed
   const [a, b] = await Promise.all([startServer('range-a', file), startServer('range-b', file)]);
   const clients = Array.from({ length: CLIENTS }, (_, i) => {
     const handle = startWorker('leafClient.mts', `client-${i}`);
-    handle.send({ type: 'config', urls: [a.url, b.url], token: TOKEN, tag: TAG, quota: QUOTA, outFile: tmp.file(`ids-${i}.bin`), seed: 1_000 + i });
+    handle.send({
+      type: 'config',
+      urls: [a.url, b.url],
+      token: TOKEN,
+      tag: TAG,
+      quota: QUOTA,
+      outFile: tmp.file(`ids-${i}.bin`),
+      seed: 1_000 + i,
+    });
     return handle;
   });
   await Promise.all(clients.map((c) => c.next('ready', 30_000)));
@@ -72,7 +88,10 @@ it('clients in separate processes stay unique while one of two servers is killed
   for (const d of done) expect(d.requests[b.url]?.ok ?? 0).toBeGreaterThan(0);
 
   // No ID twice, across every client; all inside what leaf_alloc handed out.
-  const all = sortedIdFiles(done.map((_, i) => tmp.file(`ids-${i}.bin`)), QUOTA);
+  const all = sortedIdFiles(
+    done.map((_, i) => tmp.file(`ids-${i}.bin`)),
+    QUOTA,
+  );
   expect(repeatsInSorted(all)).toBe(0);
   const row = await setup.tags.getTag(TAG);
   expect(all[0]).toBeGreaterThan(BigInt(START_MAX_ID));

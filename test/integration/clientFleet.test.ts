@@ -48,16 +48,35 @@ it(`${CLIENTS} client processes lease ${TOTAL.toLocaleString('en-US')} IDs from 
   const store = await MysqlStore.open({ url: database.url });
   try {
     await store.tags.createTag({ bizTag: TAG, step: 1_000, maxId: START_MAX_ID });
-    const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: database.url, LEAF_ID_TOKEN: TOKEN, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' };
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: database.url,
+      LEAF_ID_TOKEN: TOKEN,
+      LEAF_LOG_LEVEL: 'warn',
+      LEAF_SNOWFLAKE: 'off',
+    };
     const nodes: NodeServer[] = await Promise.all(
-      Array.from({ length: NODES }, (_, i) => startNodeServer({ env: { ...env, LEAF_NODE_ID: `fleet-${i}` } as NodeJS.ProcessEnv, timeoutMs: 60_000 })),
+      Array.from({ length: NODES }, (_, i) =>
+        startNodeServer({ env: { ...env, LEAF_NODE_ID: `fleet-${i}` } as NodeJS.ProcessEnv, timeoutMs: 60_000 }),
+      ),
     );
     const urls = nodes.map((n) => n.url);
 
     const clients = Array.from({ length: CLIENTS }, (_, i) => {
       const handle = startWorker('leafClient.mts', `fleet-client-${i}`);
       const rotated = [...urls.slice(i % NODES), ...urls.slice(0, i % NODES)];
-      handle.send({ type: 'config', urls: rotated, token: TOKEN, tag: TAG, quota: QUOTA, outFile: tmp.file(`ids-${i}.bin`), seed: 7_000 + i, maxLease: MAX_LEASE, leaseTargetMs: 50 });
+      handle.send({
+        type: 'config',
+        urls: rotated,
+        token: TOKEN,
+        tag: TAG,
+        quota: QUOTA,
+        outFile: tmp.file(`ids-${i}.bin`),
+        seed: 7_000 + i,
+        maxLease: MAX_LEASE,
+        leaseTargetMs: 50,
+      });
       return handle;
     });
     await Promise.all(clients.map((c) => c.next('ready', 30_000)));
@@ -67,9 +86,13 @@ it(`${CLIENTS} client processes lease ${TOTAL.toLocaleString('en-US')} IDs from 
 
     // Every node served leases, and each client asked often enough to interleave with the others.
     for (const url of urls) expect(done.reduce((n, d) => n + (d.requests[url]?.ok ?? 0), 0)).toBeGreaterThan(0);
-    for (const d of done) expect(Object.values(d.requests).reduce((n, r) => n + r.ok, 0)).toBeGreaterThanOrEqual(QUOTA / MAX_LEASE);
+    for (const d of done)
+      expect(Object.values(d.requests).reduce((n, r) => n + r.ok, 0)).toBeGreaterThanOrEqual(QUOTA / MAX_LEASE);
 
-    const all = sortedIdFiles(done.map((_, i) => tmp.file(`ids-${i}.bin`)), QUOTA);
+    const all = sortedIdFiles(
+      done.map((_, i) => tmp.file(`ids-${i}.bin`)),
+      QUOTA,
+    );
     expect(repeatsInSorted(all)).toBe(0);
     const row = await store.tags.getTag(TAG);
     expect(all[0]).toBeGreaterThan(BigInt(START_MAX_ID));

@@ -12,7 +12,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { REPO_ROOT, startNodeServer, stopAllChildren } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
-import { type Packed, describeInstall, installTarball, packWorkspaces, packageOf, requiredSpecifiers, runScript, scriptFor, typeCheck } from '../support/npmPackages';
+import {
+  type Packed,
+  describeInstall,
+  installTarball,
+  packWorkspaces,
+  packageOf,
+  requiredSpecifiers,
+  runScript,
+  scriptFor,
+  typeCheck,
+} from '../support/npmPackages';
 
 const TOKEN = 'package-token';
 /** Server modules neither package may ship (the client: nothing of the engine or stores either). */
@@ -38,7 +48,14 @@ function leafServer(): Promise<string> {
     const store = new SqliteStore({ file });
     for (const bizTag of ['orders', 'pkg']) await store.tags.createTag({ bizTag, step: 1_000, maxId: 2 ** 40 });
     await store.close();
-    const env = { ...process.env, NODE_ENV: 'production', LEAF_SQLITE_FILE: file, LEAF_ID_TOKEN: TOKEN, LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' };
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      LEAF_SQLITE_FILE: file,
+      LEAF_ID_TOKEN: TOKEN,
+      LEAF_LOG_LEVEL: 'warn',
+      LEAF_SNOWFLAKE: 'off',
+    };
     return (await startNodeServer({ env: env as NodeJS.ProcessEnv, timeoutMs: 60_000 })).url;
   })();
   return server;
@@ -46,13 +63,17 @@ function leafServer(): Promise<string> {
 
 function pack(name: string): Packed {
   const packed = packs.get(name);
-  if (packed === undefined) throw new Error(`npm pack --workspaces made no ${name} (made: ${[...packs.keys()].join(', ')})`);
+  if (packed === undefined)
+    throw new Error(`npm pack --workspaces made no ${name} (made: ${[...packs.keys()].join(', ')})`);
   return packed;
 }
 
 /** The packed files that are neither compiled output with its declarations nor the manifest and README. */
 function strays(files: string[], alsoShipped = /^$/): string[] {
-  return files.filter((f) => !/^dist\/.+\.(js|d\.ts|mjs|d\.mts)$/.test(f) && f !== 'package.json' && f !== 'README.md' && !alsoShipped.test(f));
+  return files.filter(
+    (f) =>
+      !/^dist\/.+\.(js|d\.ts|mjs|d\.mts)$/.test(f) && f !== 'package.json' && f !== 'README.md' && !alsoShipped.test(f),
+  );
 }
 
 /** Every path package.json points at (main, types, each exports condition) is in the tarball. */
@@ -71,8 +92,17 @@ function entryPoints(manifest: Record<string, unknown>): string[] {
  * the error it provoked, and whether require and import gave the same classes; the second starts above the first's
  * IDs. Returns the first process's first ID.
  */
-function runBothWays(dir: string, pkg: string, names: [string, string], body: string, env: Record<string, string>, code: string): bigint {
-  const runs = (['cjs', 'mjs'] as const).map((format) => runScript(dir, `run.${format}`, scriptFor(format, pkg, names, body), env));
+function runBothWays(
+  dir: string,
+  pkg: string,
+  names: [string, string],
+  body: string,
+  env: Record<string, string>,
+  code: string,
+): bigint {
+  const runs = (['cjs', 'mjs'] as const).map((format) =>
+    runScript(dir, `run.${format}`, scriptFor(format, pkg, names, body), env),
+  );
   const ids = runs.map((run) => (run.ids as string[]).map(BigInt));
   for (const [i, run] of runs.entries()) {
     expect(ids[i]).toHaveLength(4);
@@ -88,27 +118,46 @@ describe('@leaf-ts/client', () => {
   it('packs compiled JavaScript with declarations, under 100 KB: no TypeScript sources, no server, engine or store modules', () => {
     const { files, size } = pack('@leaf-ts/client');
     expect(size).toBeLessThan(100_000);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/index.mjs', 'dist/index.d.mts', 'dist/clock.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/client/index.js',
+        'dist/client/index.d.ts',
+        'dist/index.mjs',
+        'dist/index.d.mts',
+        'dist/clock.js',
+      ]),
+    );
     expect(strays(files)).toEqual([]);
-    expect(files.filter((f) => SERVER_MODULES.test(f) || /^dist\/(segment|store|embedded|format)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => SERVER_MODULES.test(f) || /^dist\/(segment|store|embedded|format)\//.test(f))).toEqual(
+      [],
+    );
     for (const js of files.filter((f) => f.endsWith('.js'))) expect(files).toContain(js.replace(/\.js$/, '.d.ts'));
   });
 
-  it('installs from the tarball as exactly one package with no dependencies, and runs with plain node by require and by import', { timeout: 300_000 }, async () => {
-    const packed = pack('@leaf-ts/client');
-    const installed = installTarball(tmp.file('uses-client'), packed.tarball);
-    console.log(`[packages] ${describeInstall(packed, installed)}`);
-    expect(installed.packages).toEqual(['node_modules/@leaf-ts/client']);
+  it(
+    'installs from the tarball as exactly one package with no dependencies, and runs with plain node by require and by import',
+    { timeout: 300_000 },
+    async () => {
+      const packed = pack('@leaf-ts/client');
+      const installed = installTarball(tmp.file('uses-client'), packed.tarball);
+      console.log(`[packages] ${describeInstall(packed, installed)}`);
+      expect(installed.packages).toEqual(['node_modules/@leaf-ts/client']);
 
-    // Zero dependencies, as shipped: none declared, and the compiled code requires only Node's builtins and itself.
-    const home = path.join(installed.dir, 'node_modules', '@leaf-ts', 'client');
-    const manifest = JSON.parse(fs.readFileSync(path.join(home, 'package.json'), 'utf8'));
-    expect(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies })).toEqual([]);
-    expect(requiredSpecifiers(path.join(home, 'dist')).filter((s) => !s.startsWith('.') && !s.startsWith('node:'))).toEqual([]);
-    expect(entryPoints(manifest).filter((p) => !packed.files.includes(p))).toEqual([]);
+      // Zero dependencies, as shipped: none declared, and the compiled code requires only Node's builtins and itself.
+      const home = path.join(installed.dir, 'node_modules', '@leaf-ts', 'client');
+      const manifest = JSON.parse(fs.readFileSync(path.join(home, 'package.json'), 'utf8'));
+      expect(
+        Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies }),
+      ).toEqual([]);
+      expect(
+        requiredSpecifiers(path.join(home, 'dist')).filter((s) => !s.startsWith('.') && !s.startsWith('node:')),
+      ).toEqual([]);
+      expect(entryPoints(manifest).filter((p) => !packed.files.includes(p))).toEqual([]);
 
-    // The declarations, from an ES module and from a CommonJS one; nextId's result is not a bigint unchecked.
-    const consumer = `import { LeafClient, LeafClientError, type LeafClientOptions } from '@leaf-ts/client';
+      // The declarations, from an ES module and from a CommonJS one; nextId's result is not a bigint unchecked.
+      const consumer = `import { LeafClient, LeafClientError, type LeafClientOptions } from '@leaf-ts/client';
 const options: LeafClientOptions = { urls: ['http://127.0.0.1:1'], timeoutMs: 100 };
 const client = new LeafClient(options);
 export const id: bigint | Promise<bigint> = client.nextId('orders');
@@ -117,57 +166,106 @@ export const unchecked: bigint = client.nextId('orders');
 export const error: LeafClientError | undefined = undefined;
 client.close();
 `;
-    typeCheck(installed.dir, { 'check.mts': consumer, 'check.cts': consumer });
+      typeCheck(installed.dir, { 'check.mts': consumer, 'check.cts': consumer });
 
-    const body = `const client = new LeafClient({ urls: [process.env.LEAF_URL], token: process.env.LEAF_ID_TOKEN });
+      const body = `const client = new LeafClient({ urls: [process.env.LEAF_URL], token: process.env.LEAF_ID_TOKEN });
   const ids = [await client.nextId('pkg'), ...(await client.take('pkg', 3))];
   const error = await failure(() => client.nextId('ghost'));
   client.close();
   return { ids, error };`;
-    const first = runBothWays(installed.dir, '@leaf-ts/client', ['LeafClient', 'LeafClientError'], body, { LEAF_URL: await leafServer(), LEAF_ID_TOKEN: TOKEN }, 'tag_not_found');
-    expect(first).toBe(2n ** 40n + 1n);
-  });
+      const first = runBothWays(
+        installed.dir,
+        '@leaf-ts/client',
+        ['LeafClient', 'LeafClientError'],
+        body,
+        { LEAF_URL: await leafServer(), LEAF_ID_TOKEN: TOKEN },
+        'tag_not_found',
+      );
+      expect(first).toBe(2n ** 40n + 1n);
+    },
+  );
 });
 
 describe('@leaf-ts/embedded', () => {
   it('packs compiled JavaScript with declarations and the migrations of every dialect: no TypeScript sources, no server modules', () => {
     const { files } = pack('@leaf-ts/embedded');
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/embedded/index.js', 'dist/embedded/index.d.ts', 'dist/index.mjs', 'dist/index.d.mts', 'dist/segment/engine.js', 'dist/store/sqlite/tags.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/embedded/index.js',
+        'dist/embedded/index.d.ts',
+        'dist/index.mjs',
+        'dist/index.d.mts',
+        'dist/segment/engine.js',
+        'dist/store/sqlite/tags.js',
+      ]),
+    );
     for (const dialect of fs.readdirSync(path.join(REPO_ROOT, 'drizzle'))) {
       const sql = fs.readdirSync(path.join(REPO_ROOT, 'drizzle', dialect)).filter((f) => f.endsWith('.sql'));
       expect(sql.length).toBeGreaterThan(0);
-      expect(files).toEqual(expect.arrayContaining([`drizzle/${dialect}/meta/_journal.json`, ...sql.map((f) => `drizzle/${dialect}/${f}`)]));
+      expect(files).toEqual(
+        expect.arrayContaining([`drizzle/${dialect}/meta/_journal.json`, ...sql.map((f) => `drizzle/${dialect}/${f}`)]),
+      );
     }
     expect(strays(files, /^drizzle\/\w+\/(\w+\.sql|meta\/_journal\.json)$/)).toEqual([]);
     // The store implements interfaces that live beside their users (admin/auditStore, fleet/nodeStore, …): types
     // only, so their .js must hold no code; any other server module is a stray.
     const storeInterface = (f: string) => /\/\w+Store\.(js|d\.ts)$/.test(f);
-    expect(files.filter((f) => (SERVER_MODULES.test(f) && !storeInterface(f)) || f.startsWith('dist/client/'))).toEqual([]);
+    expect(files.filter((f) => (SERVER_MODULES.test(f) && !storeInterface(f)) || f.startsWith('dist/client/'))).toEqual(
+      [],
+    );
     for (const f of files.filter((x) => SERVER_MODULES.test(x) && x.endsWith('Store.js'))) {
-      expect(fs.readFileSync(path.join(REPO_ROOT, 'packages', 'embedded', f), 'utf8').replace(/\/\/.*$/gm, '').replace(/"use strict";|Object\.defineProperty\(exports, "__esModule", \{ value: true \}\);|export \{\};/g, '').trim(), f).toBe('');
+      expect(
+        fs
+          .readFileSync(path.join(REPO_ROOT, 'packages', 'embedded', f), 'utf8')
+          .replace(/\/\/.*$/gm, '')
+          .replace(
+            /"use strict";|Object\.defineProperty\(exports, "__esModule", \{ value: true \}\);|export \{\};/g,
+            '',
+          )
+          .trim(),
+        f,
+      ).toBe('');
     }
     for (const js of files.filter((f) => f.endsWith('.js'))) expect(files).toContain(js.replace(/\.js$/, '.d.ts'));
   });
 
-  it('declares exactly the packages its compiled code requires, at the root\'s versions', () => {
+  it("declares exactly the packages its compiled code requires, at the root's versions", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'packages', 'embedded', 'package.json'), 'utf8'));
     const root = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
-    const required = requiredSpecifiers(path.join(REPO_ROOT, 'packages', 'embedded', 'dist')).filter((s) => !s.startsWith('.') && !s.startsWith('node:'));
+    const required = requiredSpecifiers(path.join(REPO_ROOT, 'packages', 'embedded', 'dist')).filter(
+      (s) => !s.startsWith('.') && !s.startsWith('node:'),
+    );
     expect(Object.keys(manifest.dependencies).sort()).toEqual([...new Set(required.map(packageOf))].sort());
-    for (const [name, range] of Object.entries(manifest.dependencies)) expect(`${name}@${range}`).toBe(`${name}@${root.dependencies[name]}`);
-    expect(Object.keys(manifest.dependencies).filter((name) => /^(next|react|react-dom|recharts|@tanstack\/|prom-client|tsx)/.test(name))).toEqual([]);
+    for (const [name, range] of Object.entries(manifest.dependencies))
+      expect(`${name}@${range}`).toBe(`${name}@${root.dependencies[name]}`);
+    expect(
+      Object.keys(manifest.dependencies).filter((name) =>
+        /^(next|react|react-dom|recharts|@tanstack\/|prom-client|tsx)/.test(name),
+      ),
+    ).toEqual([]);
   });
 
-  it('installs from the tarball (better-sqlite3 built under the project\'s allowScripts) and runs with plain node by require and by import', { timeout: 900_000 }, () => {
-    const packed = pack('@leaf-ts/embedded');
-    const installed = installTarball(tmp.file('uses-embedded'), packed.tarball, { allowScripts: { 'better-sqlite3': true } });
-    console.log(`[packages] ${describeInstall(packed, installed)}`);
-    expect(installed.packages).toContain('node_modules/@leaf-ts/embedded');
-    expect(installed.packages.filter((p) => /node_modules\/(next|react|react-dom|recharts|typescript)$/.test(p))).toEqual([]);
-    const manifest = JSON.parse(fs.readFileSync(path.join(installed.dir, 'node_modules', '@leaf-ts', 'embedded', 'package.json'), 'utf8'));
-    expect(entryPoints(manifest).filter((p) => !packed.files.includes(p))).toEqual([]);
+  it(
+    "installs from the tarball (better-sqlite3 built under the project's allowScripts) and runs with plain node by require and by import",
+    { timeout: 900_000 },
+    () => {
+      const packed = pack('@leaf-ts/embedded');
+      const installed = installTarball(tmp.file('uses-embedded'), packed.tarball, {
+        allowScripts: { 'better-sqlite3': true },
+      });
+      console.log(`[packages] ${describeInstall(packed, installed)}`);
+      expect(installed.packages).toContain('node_modules/@leaf-ts/embedded');
+      expect(
+        installed.packages.filter((p) => /node_modules\/(next|react|react-dom|recharts|typescript)$/.test(p)),
+      ).toEqual([]);
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(installed.dir, 'node_modules', '@leaf-ts', 'embedded', 'package.json'), 'utf8'),
+      );
+      expect(entryPoints(manifest).filter((p) => !packed.files.includes(p))).toEqual([]);
 
-    const consumer = `import { createLeaf, LeafError, type EmbeddedLeaf, type EmbeddedOptions } from '@leaf-ts/embedded';
+      const consumer = `import { createLeaf, LeafError, type EmbeddedLeaf, type EmbeddedOptions } from '@leaf-ts/embedded';
 const options: EmbeddedOptions = { databaseUrl: 'file:./leaf.db', giveBack: true };
 export async function first(): Promise<bigint> {
   const leaf: EmbeddedLeaf = await createLeaf(options);
@@ -178,24 +276,35 @@ export async function first(): Promise<bigint> {
 }
 export const error: LeafError | undefined = undefined;
 `;
-    typeCheck(installed.dir, { 'check.mts': consumer, 'check.cts': consumer });
+      typeCheck(installed.dir, { 'check.mts': consumer, 'check.cts': consumer });
 
-    // A brand-new SQLite file (created, migrated from the package's own drizzle/, seeded with `demo`), from a working
-    // directory without migrations; then the ES module on the same file, above every ID the first process issued.
-    const body = `const leaf = await createLeaf({ databaseUrl: process.env.LEAF_DB });
+      // A brand-new SQLite file (created, migrated from the package's own drizzle/, seeded with `demo`), from a working
+      // directory without migrations; then the ES module on the same file, above every ID the first process issued.
+      const body = `const leaf = await createLeaf({ databaseUrl: process.env.LEAF_DB });
   const ids = [await leaf.nextId('demo'), ...(await leaf.take('demo', 3))];
   const error = await failure(() => leaf.nextId('not a tag!'));
   await leaf.close();
   return { ids, error };`;
-    const first = runBothWays(installed.dir, '@leaf-ts/embedded', ['createLeaf', 'LeafError'], body, { LEAF_DB: `file:${tmp.file('embedded-pkg.db')}` }, 'invalid_tag');
-    expect(first).toBe(2n);
-  });
+      const first = runBothWays(
+        installed.dir,
+        '@leaf-ts/embedded',
+        ['createLeaf', 'LeafError'],
+        body,
+        { LEAF_DB: `file:${tmp.file('embedded-pkg.db')}` },
+        'invalid_tag',
+      );
+      expect(first).toBe(2n);
+    },
+  );
 });
 
 /** examples/<name> copied out of the checkout and installed from its package by path, as another project would. */
 function installExample(name: string): string {
   const project = path.join(tmp.path, `example-${name}`);
-  fs.cpSync(path.join(REPO_ROOT, 'examples', name), project, { recursive: true, filter: (src) => !/node_modules|package-lock/.test(src) });
+  fs.cpSync(path.join(REPO_ROOT, 'examples', name), project, {
+    recursive: true,
+    filter: (src) => !/node_modules|package-lock/.test(src),
+  });
   const manifest = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8'));
   manifest.dependencies[`@leaf-ts/${name}`] = `file:${path.join(REPO_ROOT, 'packages', name)}`;
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify(manifest));
@@ -223,24 +332,44 @@ it('examples/client installs @leaf-ts/client by path and runs with plain node', 
   expectExampleRun(out, 2n ** 40n + 1n);
 });
 
-it('examples/embedded installs @leaf-ts/embedded by path and runs with plain node straight on a SQLite file', { timeout: 300_000 }, async () => {
-  const project = installExample('embedded');
-  const file = tmp.file('example.db');
-  const store = new SqliteStore({ file });
-  await store.tags.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
-  await store.close();
+it(
+  'examples/embedded installs @leaf-ts/embedded by path and runs with plain node straight on a SQLite file',
+  { timeout: 300_000 },
+  async () => {
+    const project = installExample('embedded');
+    const file = tmp.file('example.db');
+    const store = new SqliteStore({ file });
+    await store.tags.createTag({ bizTag: 'orders', step: 1_000, maxId: 2 ** 40 });
+    await store.close();
 
-  // From the example's own folder: the migrations come from the installed package, not the working directory.
-  expectExampleRun(execFileSync(process.execPath, ['index.mjs', `file:${file}`, 'orders'], { cwd: project, encoding: 'utf8', timeout: 60_000 }), 2n ** 40n + 1n);
+    // From the example's own folder: the migrations come from the installed package, not the working directory.
+    expectExampleRun(
+      execFileSync(process.execPath, ['index.mjs', `file:${file}`, 'orders'], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 60_000,
+      }),
+      2n ** 40n + 1n,
+    );
 
-  // A brand-new file: created, migrated and seeded with the demo tag, as `npm start` does; an unknown tag is a clear error.
-  const fresh = execFileSync(process.execPath, ['index.mjs', path.join(tmp.path, 'fresh.db')], { cwd: project, encoding: 'utf8', timeout: 60_000 });
-  expect(fresh).toMatch(/first ID: 2\n/);
-  let failed = '';
-  try {
-    execFileSync(process.execPath, ['index.mjs', `file:${file}`, 'ghost'], { cwd: project, encoding: 'utf8', stdio: 'pipe', timeout: 60_000 });
-  } catch (error) {
-    failed = String((error as { stderr?: string }).stderr);
-  }
-  expect(failed).toMatch(/leaf-ts: tag_not_found: /);
-});
+    // A brand-new file: created, migrated and seeded with the demo tag, as `npm start` does; an unknown tag is a clear error.
+    const fresh = execFileSync(process.execPath, ['index.mjs', path.join(tmp.path, 'fresh.db')], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(fresh).toMatch(/first ID: 2\n/);
+    let failed = '';
+    try {
+      execFileSync(process.execPath, ['index.mjs', `file:${file}`, 'ghost'], {
+        cwd: project,
+        encoding: 'utf8',
+        stdio: 'pipe',
+        timeout: 60_000,
+      });
+    } catch (error) {
+      failed = String((error as { stderr?: string }).stderr);
+    }
+    expect(failed).toMatch(/leaf-ts: tag_not_found: /);
+  },
+);

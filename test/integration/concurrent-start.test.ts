@@ -32,7 +32,9 @@ const databases: TestDatabase[] = [];
 
 beforeAll(async () => {
   tmp = tempDir('leaf-it-start-');
-  workers = Array.from({ length: PROCESSES }, (_, i) => startWorker('open.mts', `open-${i}`, { LEAF_WORKER_MAX_MS: '100000' }));
+  workers = Array.from({ length: PROCESSES }, (_, i) =>
+    startWorker('open.mts', `open-${i}`, { LEAF_WORKER_MAX_MS: '100000' }),
+  );
   await Promise.all(workers.map((w) => w.next('ready', 30_000)));
 });
 afterAll(async () => {
@@ -44,7 +46,10 @@ afterAll(async () => {
 });
 
 /** All workers open the same target at the same wall-clock moment; returns their replies. */
-async function openTogether(round: number, target: { dialect: 'mysql' | 'postgres' | 'sqlite'; url?: string; file?: string }): Promise<Opened[]> {
+async function openTogether(
+  round: number,
+  target: { dialect: 'mysql' | 'postgres' | 'sqlite'; url?: string; file?: string },
+): Promise<Opened[]> {
   const at = Date.now() + 200;
   for (const w of workers) w.send({ type: 'job', kind: 'open', round, at, ...target });
   const replies = await Promise.all(workers.map((w) => w.next<Opened>('opened', 30_000)));
@@ -60,7 +65,9 @@ function expectAllOk(replies: Opened[]): void {
     stack
       .split('\n')
       .slice(0, 4)
-      .map((line) => line.replace(/\(data:text\/javascript,[^?]*\?filePath=([^:)]*)/, (_, f: string) => `(${decodeURIComponent(f)}`))
+      .map((line) =>
+        line.replace(/\(data:text\/javascript,[^?]*\?filePath=([^:)]*)/, (_, f: string) => `(${decodeURIComponent(f)}`),
+      )
       .join('\n');
   if (stacks.length > 0) console.log(`first failure's stack:\n${tidy(stacks[0])}`);
   expect(failures, 'every process opened the store').toEqual([]);
@@ -68,7 +75,9 @@ function expectAllOk(replies: Opened[]): void {
 
 describe('concurrent start on a fresh database', () => {
   it('mysql: 4 processes run MysqlStore.open at once; each migration is applied exactly once', async () => {
-    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql') }).map((m) => m.hash).sort();
+    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql') })
+      .map((m) => m.hash)
+      .sort();
     expect(expected.length).toBeGreaterThan(0);
     for (let round = 0; round < ROUNDS; round++) {
       const db = await freshMysqlDatabase();
@@ -77,7 +86,9 @@ describe('concurrent start on a fresh database', () => {
 
       const conn = await mysql.createConnection({ uri: db.url });
       try {
-        const [rows] = await conn.query('SELECT hash, COUNT(*) AS n FROM `__drizzle_migrations` GROUP BY hash ORDER BY hash');
+        const [rows] = await conn.query(
+          'SELECT hash, COUNT(*) AS n FROM `__drizzle_migrations` GROUP BY hash ORDER BY hash',
+        );
         const applied = rows as Array<{ hash: string; n: number | string }>;
         expect(applied.map((r) => r.hash).sort()).toEqual(expected);
         for (const r of applied) expect(Number(r.n), `migration ${r.hash}`).toBe(1);
@@ -91,13 +102,20 @@ describe('concurrent start on a fresh database', () => {
       // A later node finds nothing to do.
       const late = await MysqlStore.open({ url: db.url });
       await late.tags.createTag({ bizTag: 'after-start', step: 10 });
-      expect(await late.tags.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
+      expect(await late.tags.allocate('after-start')).toEqual({
+        bizTag: 'after-start',
+        maxId: 11,
+        step: 10,
+        semantics: 'leaf-ts',
+      });
       await late.close();
     }
   });
 
   it('postgres: 4 processes run PostgresStore.open at once; each migration is applied exactly once (pg_advisory_lock)', async () => {
-    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('postgres') }).map((m) => m.hash).sort();
+    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('postgres') })
+      .map((m) => m.hash)
+      .sort();
     expect(expected.length).toBeGreaterThan(0);
     for (let round = 0; round < ROUNDS; round++) {
       const db = await freshPgDatabase();
@@ -108,29 +126,43 @@ describe('concurrent start on a fresh database', () => {
         "SELECT 1 FROM information_schema.tables WHERE table_name = 'leaf_alloc'",
       ]);
       expect(applied.rows.map((r: { hash: string }) => r.hash).sort()).toEqual(expected);
-      for (const r of applied.rows as Array<{ hash: string; n: string }>) expect(Number(r.n), `migration ${r.hash}`).toBe(1);
+      for (const r of applied.rows as Array<{ hash: string; n: string }>)
+        expect(Number(r.n), `migration ${r.hash}`).toBe(1);
       expect(tables.rowCount).toBe(1);
       const late = await PostgresStore.open({ url: db.url });
       await late.tags.createTag({ bizTag: 'after-start', step: 10 });
-      expect(await late.tags.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
+      expect(await late.tags.allocate('after-start')).toEqual({
+        bizTag: 'after-start',
+        maxId: 11,
+        step: 10,
+        semantics: 'leaf-ts',
+      });
       await late.close();
     }
   });
 
   /** What every process must find after a concurrent start: each migration once, the table, WAL. */
   async function checkSqliteMigrated(file: string): Promise<void> {
-    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('sqlite') }).map((m) => m.hash).sort();
+    const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('sqlite') })
+      .map((m) => m.hash)
+      .sort();
     expect(expected.length).toBeGreaterThan(0);
     const db = new Database(file, { readonly: true });
     try {
-      const applied = db.prepare('SELECT hash, COUNT(*) AS n FROM __drizzle_migrations GROUP BY hash ORDER BY hash').all() as Array<{
+      const applied = db
+        .prepare('SELECT hash, COUNT(*) AS n FROM __drizzle_migrations GROUP BY hash ORDER BY hash')
+        .all() as Array<{
         hash: string;
         n: number;
       }>;
       expect(applied.map((r) => r.hash).sort()).toEqual(expected);
       for (const r of applied) expect(r.n, `migration ${r.hash}`).toBe(1);
-      expect((db.prepare('SELECT COUNT(*) AS n FROM __drizzle_migrations').get() as { n: number }).n).toBe(expected.length);
-      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'leaf_alloc'").all()).toHaveLength(1);
+      expect((db.prepare('SELECT COUNT(*) AS n FROM __drizzle_migrations').get() as { n: number }).n).toBe(
+        expected.length,
+      );
+      expect(
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'leaf_alloc'").all(),
+      ).toHaveLength(1);
       expect((db.pragma('journal_mode') as Array<{ journal_mode: string }>)[0].journal_mode).toBe('wal');
     } finally {
       db.close();
@@ -138,7 +170,12 @@ describe('concurrent start on a fresh database', () => {
     const late = new SqliteStore({ file });
     expect(late.created).toBe(false);
     await late.tags.createTag({ bizTag: 'after-start', step: 10 });
-    expect(await late.tags.allocate('after-start')).toEqual({ bizTag: 'after-start', maxId: 11, step: 10, semantics: 'leaf-ts' });
+    expect(await late.tags.allocate('after-start')).toEqual({
+      bizTag: 'after-start',
+      maxId: 11,
+      step: 10,
+      semantics: 'leaf-ts',
+    });
     await late.close();
   }
 

@@ -54,14 +54,24 @@ it('podman stop is a graceful stop: exit 0, the unused IDs given back, the next 
   database = await freshMysqlDatabase();
   const store = await MysqlStore.open({ url: database.url });
   const port = await freePort();
-  const env = { DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', LEAF_ADMIN_TOKEN: 'container-test-admin-token', LEAF_LOG_LEVEL: 'info' };
+  const env = {
+    DATABASE_URL: database.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LEAF_ADMIN_TOKEN: 'container-test-admin-token',
+    LEAF_LOG_LEVEL: 'info',
+  };
   let container: Container | undefined;
   try {
     await store.tags.createTag({ bizTag: 'boxed', step: 1_000 });
     const run = async () => {
       const c = runContainer(IMAGE, env);
       container = c;
-      const up = await pollFor(90_000, async () => ((await httpGetStatus(port, '/api/health', 1_000)) === 200 ? true : undefined), 250);
+      const up = await pollFor(
+        90_000,
+        async () => ((await httpGetStatus(port, '/api/health', 1_000)) === 200 ? true : undefined),
+        250,
+      );
       expect(up, `the container did not answer /api/health:\n${c.logs().slice(-4_000)}`).toBe(true);
       return c;
     };

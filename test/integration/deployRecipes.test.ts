@@ -49,10 +49,23 @@ describe('the recipes pass their own tools', () => {
 });
 
 /** GET or POST through `port` from the local address `from` (a loopback address of its own). */
-function request(port: number, from: string, p: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
+function request(
+  port: number,
+  from: string,
+  p: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+) {
   return new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: p, method: init.method ?? 'GET', localAddress: from, agent: false, headers: { 'content-type': 'application/json', ...init.headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: p,
+        method: init.method ?? 'GET',
+        localAddress: from,
+        agent: false,
+        headers: { 'content-type': 'application/json', ...init.headers },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -78,7 +91,16 @@ describe('haproxy.cfg in front of three nodes', () => {
     await store.tags.createTag({ bizTag: 'lb', step: 100 });
     await store.close();
     const env = (id: string, db: Record<string, string>) =>
-      ({ ...process.env, NODE_ENV: 'production', LEAF_LOG_LEVEL: 'warn', LEAF_ADMIN_TOKEN: ADMIN, LEAF_NODE_ID: id, LEAF_TRUSTED_PROXIES: '127.0.0.1', LEAF_SNOWFLAKE: 'off', ...db }) as NodeJS.ProcessEnv;
+      ({
+        ...process.env,
+        NODE_ENV: 'production',
+        LEAF_LOG_LEVEL: 'warn',
+        LEAF_ADMIN_TOKEN: ADMIN,
+        LEAF_NODE_ID: id,
+        LEAF_TRUSTED_PROXIES: '127.0.0.1',
+        LEAF_SNOWFLAKE: 'off',
+        ...db,
+      }) as NodeJS.ProcessEnv;
     // A MySQL URL on a port nobody listens on: the node listens, but its store never opens (health 503 not_ready).
     const nowhere = `mysql://leaf:leaf@127.0.0.1:${await freePort()}/leaf`;
     const [a, b] = await Promise.all([
@@ -88,9 +110,20 @@ describe('haproxy.cfg in front of three nodes', () => {
     // Never 200 (startNodeServer's readiness): started here and waited on until its health answers at all.
     const cPort = await freePort();
     notReady = spawnServer({ port: cPort, env: env('lb-c', { DATABASE_URL: nowhere }) });
-    expect(await pollFor(60_000, async () => ((await httpGetStatus(cPort, '/api/health', 1_000)) === 503 ? true : undefined), 200)).toBe(true);
+    expect(
+      await pollFor(
+        60_000,
+        async () => ((await httpGetStatus(cPort, '/api/health', 1_000)) === 503 ? true : undefined),
+        200,
+      ),
+    ).toBe(true);
     nodes = [a, b];
-    haproxy = await startHaproxyRecipe({ servers: [a.port, b.port, cPort], dir: tmp.file('haproxy'), log, backendLines: ['http-response set-header x-served-by %[srv_name]'] });
+    haproxy = await startHaproxyRecipe({
+      servers: [a.port, b.port, cPort],
+      dir: tmp.file('haproxy'),
+      log,
+      backendLines: ['http-response set-header x-served-by %[srv_name]'],
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -100,7 +133,9 @@ describe('haproxy.cfg in front of three nodes', () => {
   });
 
   it('keeps the node that cannot open its store out of rotation; the others serve every request', async () => {
-    expect(await waitForServers(haproxy, ['leaf1', 'leaf2'], 'UP', 10_000), JSON.stringify(await haproxy.stats())).toBe(true);
+    expect(await waitForServers(haproxy, ['leaf1', 'leaf2'], 'UP', 10_000), JSON.stringify(await haproxy.stats())).toBe(
+      true,
+    );
     expect(await waitForServers(haproxy, ['leaf3'], 'DOWN', 10_000), JSON.stringify(await haproxy.stats())).toBe(true);
     const servedBy = new Set<string>();
     for (let i = 0; i < 30; i++) {
@@ -113,17 +148,34 @@ describe('haproxy.cfg in front of three nodes', () => {
 
   it('the audit trail names the client behind the proxy, and ignores X-Forwarded-For from anyone else', async () => {
     const wrong = JSON.stringify({ token: 'not-the-admin-token-at-all' });
-    expect((await request(haproxy.port, '127.0.0.2', '/api/auth/login', { method: 'POST', body: wrong })).status).toBe(401);
+    expect((await request(haproxy.port, '127.0.0.2', '/api/auth/login', { method: 'POST', body: wrong })).status).toBe(
+      401,
+    );
     // Straight to a node, not through the proxy: its forged header is not believed.
-    expect((await request(nodes[0].port, '127.0.0.3', '/api/auth/login', { method: 'POST', body: wrong, headers: { 'x-forwarded-for': '198.51.100.9' } })).status).toBe(401);
-    const r = await request(haproxy.port, '127.0.0.1', '/api/admin/audit?limit=10', { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(
+      (
+        await request(nodes[0].port, '127.0.0.3', '/api/auth/login', {
+          method: 'POST',
+          body: wrong,
+          headers: { 'x-forwarded-for': '198.51.100.9' },
+        })
+      ).status,
+    ).toBe(401);
+    const r = await request(haproxy.port, '127.0.0.1', '/api/admin/audit?limit=10', {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     expect(r.status, r.body).toBe(200);
-    const failed = (JSON.parse(r.body) as { entries: Array<{ action: string; address: string }> }).entries.filter((e) => e.action === 'auth.login_failed');
+    const failed = (JSON.parse(r.body) as { entries: Array<{ action: string; address: string }> }).entries.filter(
+      (e) => e.action === 'auth.login_failed',
+    );
     expect(failed.map((e) => e.address).sort()).toEqual(['127.0.0.2', '127.0.0.3']);
   });
 
   it('a console session made through the proxy is good on every node (one LEAF_ADMIN_TOKEN signs them)', async () => {
-    const login = await request(haproxy.port, '127.0.0.4', '/api/auth/login', { method: 'POST', body: JSON.stringify({ token: ADMIN }) });
+    const login = await request(haproxy.port, '127.0.0.4', '/api/auth/login', {
+      method: 'POST',
+      body: JSON.stringify({ token: ADMIN }),
+    });
     expect(login.status, login.body).toBe(200);
     const cookie = String(login.headers['set-cookie']?.[0]).split(';')[0] as string;
     for (const node of nodes) {

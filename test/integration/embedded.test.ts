@@ -44,7 +44,14 @@ describe.each(dialects.all)('leaf-ts/embedded beside a server on $name', (dialec
       });
       const workers = Array.from({ length: EMBEDDED }, (_, i) => {
         const worker = startWorker('embedded.mts', `embedded-${dialect.semantics}-${i}`);
-        worker.send({ type: 'config', databaseUrl, tag: TAG, quota: QUOTA, outFile: tmp.file(`${dialect.semantics}-${i}.bin`), seed: 7_000 + i });
+        worker.send({
+          type: 'config',
+          databaseUrl,
+          tag: TAG,
+          quota: QUOTA,
+          outFile: tmp.file(`${dialect.semantics}-${i}.bin`),
+          seed: 7_000 + i,
+        });
         return worker;
       });
       await Promise.all(workers.map((w) => w.next('ready', 60_000)));
@@ -52,20 +59,26 @@ describe.each(dialects.all)('leaf-ts/embedded beside a server on $name', (dialec
 
       // Meanwhile the server: single IDs and batches of 1,000 over HTTP, from the same row.
       const fromServer: bigint[] = [];
-      await within(120_000, (async () => {
-        while (fromServer.length < SERVER_IDS) {
-          if (fromServer.length % 10 === 0) {
-            const r = await fetch(`${server.url}/api/id/segment/${TAG}?count=1000`);
-            expect(r.status).toBe(200);
-            for (const id of ((await r.json()) as { ids: string[] }).ids) fromServer.push(BigInt(id));
-          } else {
-            const r = await fetch(`${server.url}/api/id/segment/${TAG}`);
-            expect(r.status).toBe(200);
-            fromServer.push(BigInt(((await r.json()) as { id: string }).id));
+      await within(
+        120_000,
+        (async () => {
+          while (fromServer.length < SERVER_IDS) {
+            if (fromServer.length % 10 === 0) {
+              const r = await fetch(`${server.url}/api/id/segment/${TAG}?count=1000`);
+              expect(r.status).toBe(200);
+              for (const id of ((await r.json()) as { ids: string[] }).ids) fromServer.push(BigInt(id));
+            } else {
+              const r = await fetch(`${server.url}/api/id/segment/${TAG}`);
+              expect(r.status).toBe(200);
+              fromServer.push(BigInt(((await r.json()) as { id: string }).id));
+            }
           }
-        }
-      })(), 'the server\'s share');
-      const done = await Promise.all(workers.map((w) => w.next<{ type: 'done'; issued: number; ms: number }>('done', 120_000)));
+        })(),
+        "the server's share",
+      );
+      const done = await Promise.all(
+        workers.map((w) => w.next<{ type: 'done'; issued: number; ms: number }>('done', 120_000)),
+      );
       for (const d of done) expect(d.issued).toBe(QUOTA);
 
       const all = new BigUint64Array(EMBEDDED * QUOTA + fromServer.length);
@@ -82,7 +95,9 @@ describe.each(dialects.all)('leaf-ts/embedded beside a server on $name', (dialec
       const row = await store.tags.getTag(TAG);
       expect(all[0]).toBeGreaterThanOrEqual(BigInt(START_MAX_ID));
       expect(all[all.length - 1]).toBeLessThanOrEqual(BigInt(row?.maxId ?? 0));
-      console.log(`[embedded-it] ${dialect.name}: ${all.length.toLocaleString('en-US')} IDs, embedded ms ${done.map((d) => d.ms).join('/')}, no duplicate`);
+      console.log(
+        `[embedded-it] ${dialect.name}: ${all.length.toLocaleString('en-US')} IDs, embedded ms ${done.map((d) => d.ms).join('/')}, no duplicate`,
+      );
     } finally {
       await close();
     }

@@ -97,7 +97,9 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
         ['20261202', 99, 0],
       ]);
       expect(periods[0]!.updateTime).toBeGreaterThan(Date.now() - 60_000);
-      expect((await store.formats.listFormatPeriods('ord', ['20261202'])).map((p) => p.periodKey)).toEqual(['20261202']);
+      expect((await store.formats.listFormatPeriods('ord', ['20261202'])).map((p) => p.periodKey)).toEqual([
+        '20261202',
+      ]);
       // Give-back is a compare-and-set on the period's max_id.
       expect(await store.formats.giveBackPeriod('ord', '20261203', 9, 5)).toBe(false);
       expect(await store.formats.giveBackPeriod('ord', '20261203', 10, 5)).toBe(true);
@@ -110,7 +112,9 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
       const rounds = 25;
       const step = 7;
       const claims = await Promise.all(
-        stores.flatMap((store) => Array.from({ length: rounds }, () => store.formats.claimPeriod('race', '20270101', step, 999_999))),
+        stores.flatMap((store) =>
+          Array.from({ length: rounds }, () => store.formats.claimPeriod('race', '20270101', step, 999_999)),
+        ),
       );
       const numbers = claims.flatMap(claimed).sort((a, b) => a - b);
       expect(claims.every((c) => c.count === step)).toBe(true);
@@ -121,16 +125,35 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
 
     it('creates, edits only a wider sequence, deletes keeping the periods, re-creates with the same shape', async () => {
       const store = await (await factories[dialect]()).open();
-      const base = { bizTag: 'ord', pattern: 'ORD-{yyyyMMdd}-{seq:4}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', step: 100 } as const;
+      const base = {
+        bizTag: 'ord',
+        pattern: 'ORD-{yyyyMMdd}-{seq:4}',
+        resetPeriod: 'daily',
+        timeZone: 'Asia/Shanghai',
+        step: 100,
+      } as const;
       const created = await store.formats.createFormat({ ...base, description: 'orders' }, stamp(1));
       expect(created).toMatchObject({ ...base, description: 'orders' });
       expect(await codeOf(store.formats.createFormat(base, stamp(2)))).toBe('tag_exists');
       expect(await store.formats.listFormats()).toEqual([created]);
 
-      expect(await codeOf(store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMMdd}-{seq:3}' }, stamp(3)))).toBe('format_conflict');
-      expect(await codeOf(store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMM}-{seq:4}' }, stamp(3)))).toBe('format_conflict');
-      const edited = await store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMMdd}-{seq:5}', timeZone: 'UTC', step: 50 }, stamp(4));
-      expect(edited).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:5}', timeZone: 'UTC', step: 50, description: 'orders' });
+      expect(await codeOf(store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMMdd}-{seq:3}' }, stamp(3)))).toBe(
+        'format_conflict',
+      );
+      expect(await codeOf(store.formats.updateFormat('ord', { pattern: 'ORD-{yyyyMM}-{seq:4}' }, stamp(3)))).toBe(
+        'format_conflict',
+      );
+      const edited = await store.formats.updateFormat(
+        'ord',
+        { pattern: 'ORD-{yyyyMMdd}-{seq:5}', timeZone: 'UTC', step: 50 },
+        stamp(4),
+      );
+      expect(edited).toMatchObject({
+        pattern: 'ORD-{yyyyMMdd}-{seq:5}',
+        timeZone: 'UTC',
+        step: 50,
+        description: 'orders',
+      });
       expect(await codeOf(store.formats.updateFormat('nope', { step: 5 }, stamp(5)))).toBe('tag_not_found');
 
       await store.formats.claimPeriod('ord', '20261202', 50, 99_999);
@@ -140,9 +163,13 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
       expect(await codeOf(store.formats.deleteFormat('ord', stamp(7)))).toBe('tag_not_found');
       expect((await store.formats.listFormatPeriods('ord')).map((p) => p.maxId)).toEqual([50]);
 
-      const refused = await codeOf(store.formats.createFormat({ ...base, resetPeriod: 'monthly', pattern: 'ORD-{yyyyMMdd}-{seq:5}' }, stamp(8)));
+      const refused = await codeOf(
+        store.formats.createFormat({ ...base, resetPeriod: 'monthly', pattern: 'ORD-{yyyyMMdd}-{seq:5}' }, stamp(8)),
+      );
       expect(refused).toBe('format_conflict');
-      expect(await codeOf(store.formats.createFormat({ ...base, pattern: 'X-{yyyyMMdd}-{seq:5}' }, stamp(8)))).toBe('format_conflict');
+      expect(await codeOf(store.formats.createFormat({ ...base, pattern: 'X-{yyyyMMdd}-{seq:5}' }, stamp(8)))).toBe(
+        'format_conflict',
+      );
       const again = await store.formats.createFormat({ ...base, pattern: 'ORD-{yyyyMMdd}-{seq:6}' }, stamp(9));
       expect(again).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:6}', description: null });
       expect(await store.formats.claimPeriod('ord', '20261202', 10, 999_999)).toEqual({ maxId: 60, count: 10 });

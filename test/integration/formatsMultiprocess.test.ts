@@ -87,13 +87,28 @@ describe.each(dialects)('formatted IDs from several processes, $name', (dialect)
     const started: NodeServer[] = [];
     const start = async (name: string) => {
       const base = { ...process.env, NODE_ENV: 'production', LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off', ...env };
-      const server = await startNodeServer({ env: { ...base, LEAF_NODE_ID: name } as NodeJS.ProcessEnv, timeoutMs: 60_000 });
+      const server = await startNodeServer({
+        env: { ...base, LEAF_NODE_ID: name } as NodeJS.ProcessEnv,
+        timeoutMs: 60_000,
+      });
       started.push(server);
       return server;
     };
     try {
-      await store.formats.createFormat({ bizTag: 'hammer', pattern: 'H-{yyyyMMdd}-{seq:8}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', step: 50 }, stamp);
-      await store.formats.createFormat({ bizTag: 'restart', pattern: 'R-{seq:9}', resetPeriod: 'never', timeZone: 'UTC', step: STEP }, stamp);
+      await store.formats.createFormat(
+        {
+          bizTag: 'hammer',
+          pattern: 'H-{yyyyMMdd}-{seq:8}',
+          resetPeriod: 'daily',
+          timeZone: 'Asia/Shanghai',
+          step: 50,
+        },
+        stamp,
+      );
+      await store.formats.createFormat(
+        { bizTag: 'restart', pattern: 'R-{seq:9}', resetPeriod: 'never', timeZone: 'UTC', step: STEP },
+        stamp,
+      );
       const nodes = await Promise.all([start('fm-a'), start('fm-b'), start('fm-c')]);
 
       // Each node: 4 clients at once, 30 rounds of a batch of 20 and 3 singles.
@@ -104,8 +119,12 @@ describe.each(dialects)('formatted IDs from several processes, $name', (dialect)
               const mine: string[] = [];
               for (let round = 0; round < 30; round++) {
                 const [batch, ...singles] = await Promise.all([
-                  fetch(`${node.url}/api/id/formatted/hammer?count=20`).then((r) => r.json() as Promise<{ ids: string[] }>),
-                  ...Array.from({ length: 3 }, () => fetch(`${node.url}/api/id/formatted/hammer`).then((r) => r.json() as Promise<{ id: string }>)),
+                  fetch(`${node.url}/api/id/formatted/hammer?count=20`).then(
+                    (r) => r.json() as Promise<{ ids: string[] }>,
+                  ),
+                  ...Array.from({ length: 3 }, () =>
+                    fetch(`${node.url}/api/id/formatted/hammer`).then((r) => r.json() as Promise<{ id: string }>),
+                  ),
                 ]);
                 mine.push(...(batch as { ids: string[] }).ids, ...singles.map((s) => (s as { id: string }).id));
               }

@@ -45,7 +45,12 @@ function open(url: string, over: Partial<Parameters<typeof MysqlStore.open>[0]> 
 
 /** A statement on node i directly, with causal reads (it sees every write committed anywhere before it). */
 async function onNode<T>(i: number, fn: (c: mysql.Connection) => Promise<T>): Promise<T> {
-  const c = await mysql.createConnection({ uri: cluster.urlFor(i, db.name), connectTimeout: 5_000, supportBigNumbers: true, bigNumberStrings: true });
+  const c = await mysql.createConnection({
+    uri: cluster.urlFor(i, db.name),
+    connectTimeout: 5_000,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
   try {
     await c.query('SET SESSION wsrep_sync_wait = 1');
     return await fn(c);
@@ -117,14 +122,23 @@ afterAll(async () => {
 
 describe('MysqlStore on Galera', () => {
   it('several stores start at once, each preferring another node: migrations apply exactly once, tables on every node', async () => {
-    const opened = await within(60_000, Promise.all([0, 1, 2].map((i) => open(cluster.multiHostUrl(order(i), db.name)))), 'concurrent open');
+    const opened = await within(
+      60_000,
+      Promise.all([0, 1, 2].map((i) => open(cluster.multiHostUrl(order(i), db.name)))),
+      'concurrent open',
+    );
     stores.push(...opened);
     const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql') });
     for (const i of [0, 1, 2]) {
       const applied = await rows<{ hash: string }>(i, 'SELECT hash FROM __drizzle_migrations ORDER BY id');
       expect(applied.map((r) => r.hash)).toEqual(expected.map((m) => m.hash));
-      const tables = await rows<{ t: string }>(i, 'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE()');
-      expect(tables.map((r) => r.t)).toEqual(expect.arrayContaining(['leaf_alloc', 'leaf_worker', 'leaf_alloc_tombstone', '__leaf_migration_lock']));
+      const tables = await rows<{ t: string }>(
+        i,
+        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE()',
+      );
+      expect(tables.map((r) => r.t)).toEqual(
+        expect.arrayContaining(['leaf_alloc', 'leaf_worker', 'leaf_alloc_tombstone', '__leaf_migration_lock']),
+      );
       // The lease row of the fallback lock is gone again.
       expect(await rows(i, 'SELECT * FROM __leaf_migration_lock')).toEqual([]);
     }
@@ -133,20 +147,25 @@ describe('MysqlStore on Galera', () => {
   it('one tag claimed through three nodes at once: 1213 retried, segments disjoint and exact, max_id accounts for every claim', async () => {
     const start = 1_000;
     await stores[0].tags.createTag({ bizTag: 'hot', step: 3, maxId: start });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag('hot')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await waitFor(
+      10_000,
+      async () => ((await Promise.all(stores.map((s) => s.tags.getTag('hot')))).every(Boolean) ? true : undefined),
+      'tag on all nodes',
+    );
     const before = sumRetries();
     const perStore = 300;
     const results = await Promise.all(
-      stores.map((s) =>
-        Promise.allSettled(Array.from({ length: perStore }, () => s.tags.allocate('hot'))),
-      ),
+      stores.map((s) => Promise.allSettled(Array.from({ length: perStore }, () => s.tags.allocate('hot')))),
     );
     const ok = results.flat().flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = results.flat().flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     const retried = diff(sumRetries(), before);
     const end = await maxIdOn(1, 'hot');
-    report(`hot tag: ${ok.length} claims ok, ${failed.length} failed, retries ${JSON.stringify(retried)}, max_id ${end}`);
-    for (const f of failed.slice(0, 3)) report(`  failure: ${String(f)} / cause ${String((f as { cause?: unknown }).cause)}`);
+    report(
+      `hot tag: ${ok.length} claims ok, ${failed.length} failed, retries ${JSON.stringify(retried)}, max_id ${end}`,
+    );
+    for (const f of failed.slice(0, 3))
+      report(`  failure: ${String(f)} / cause ${String((f as { cause?: unknown }).cause)}`);
     // 900 claims of one row at once is far beyond Leaf's load (one claim per segment); a claim may still lose
     // certification more times than its attempts allow. Such a failure is a certain non-commit (1213), never a gap.
     for (const f of failed) expect(f).toMatchObject({ code: 'store_unavailable', cause: { errno: 1213 } });
@@ -167,17 +186,31 @@ describe('MysqlStore on Galera', () => {
     const perStore = 200;
     const step = 5;
     const results = await Promise.all(
-      stores.map((s) => Promise.allSettled(Array.from({ length: perStore }, () => within(SETTLE_MS, s.formats.claimPeriod('ord', '20270101', step, 999_999), 'claimPeriod')))),
+      stores.map((s) =>
+        Promise.allSettled(
+          Array.from({ length: perStore }, () =>
+            within(SETTLE_MS, s.formats.claimPeriod('ord', '20270101', step, 999_999), 'claimPeriod'),
+          ),
+        ),
+      ),
     );
     const ok = results.flat().flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = results.flat().flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     const retried = diff(sumRetries(), before);
-    const [row] = await rows<{ max_id: string }>(2, 'SELECT max_id FROM leaf_format_period WHERE biz_tag = ? AND period_key = ?', ['ord', '20270101']);
-    report(`fresh period: ${ok.length} claims ok, ${failed.length} failed, retries ${JSON.stringify(retried)}, max_id ${row?.max_id}`);
+    const [row] = await rows<{ max_id: string }>(
+      2,
+      'SELECT max_id FROM leaf_format_period WHERE biz_tag = ? AND period_key = ?',
+      ['ord', '20270101'],
+    );
+    report(
+      `fresh period: ${ok.length} claims ok, ${failed.length} failed, retries ${JSON.stringify(retried)}, max_id ${row?.max_id}`,
+    );
     for (const f of failed) expect(f).toMatchObject({ code: 'store_unavailable', cause: { errno: 1213 } });
     expect(failed.length).toBeLessThan(perStore * 3 * 0.01);
     expect(ok.every((c) => c.count === step)).toBe(true);
-    const numbers = ok.flatMap((c) => Array.from({ length: c.count }, (_, k) => c.maxId - c.count + 1 + k)).sort((a, b) => a - b);
+    const numbers = ok
+      .flatMap((c) => Array.from({ length: c.count }, (_, k) => c.maxId - c.count + 1 + k))
+      .sort((a, b) => a - b);
     // No connection was lost, so no claim's outcome was unknown: every number from 1 to max_id is owned exactly once.
     expect(retried.lostConnection).toBe(0);
     expect(numbers).toEqual(Array.from({ length: step * ok.length }, (_, i) => i + 1));
@@ -186,7 +219,11 @@ describe('MysqlStore on Galera', () => {
 
   it('a node killed mid-claim: the stores keep claiming through the others within bounds; it rejoins and serves again', async () => {
     await stores[0].tags.createTag({ bizTag: 'kill', step: 10, maxId: 0 });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag('kill')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await waitFor(
+      10_000,
+      async () => ((await Promise.all(stores.map((s) => s.tags.getTag('kill')))).every(Boolean) ? true : undefined),
+      'tag on all nodes',
+    );
     const before = sumRetries();
     const out = [timed(), timed(), timed()];
     let stop = false;
@@ -197,15 +234,22 @@ describe('MysqlStore on Galera', () => {
       const killedAt = performance.now();
       await cluster.kill(1);
       report(`node 2 killed and evicted in ${Math.round(performance.now() - killedAt)} ms`);
-      await waitFor(30_000, () => (out.every((o, i) => o.ok.length >= atKill[i] + 20) ? true : undefined), 'claims after the kill');
+      await waitFor(
+        30_000,
+        () => (out.every((o, i) => o.ok.length >= atKill[i] + 20) ? true : undefined),
+        'claims after the kill',
+      );
     } finally {
       stop = true;
       await Promise.all(loops);
     }
     const retried = diff(sumRetries(), before);
     const maxMs = Math.max(...out.map((o) => o.maxMs));
-    report(`during the kill: max allocate ${Math.round(maxMs)} ms, errors ${out.map((o) => o.errors.length)}, retries ${JSON.stringify(retried)}`);
-    for (const e of out.flatMap((o) => o.errors).slice(0, 3)) report(`  error: ${String(e)} / cause ${String((e as { cause?: unknown }).cause)}`);
+    report(
+      `during the kill: max allocate ${Math.round(maxMs)} ms, errors ${out.map((o) => o.errors.length)}, retries ${JSON.stringify(retried)}`,
+    );
+    for (const e of out.flatMap((o) => o.errors).slice(0, 3))
+      report(`  error: ${String(e)} / cause ${String((e as { cause?: unknown }).cause)}`);
     expect(out.flatMap((o) => o.errors)).toEqual([]);
     expect(maxMs).toBeLessThan(SETTLE_MS);
     const all = out.flatMap((o) => o.ok);
@@ -213,15 +257,21 @@ describe('MysqlStore on Galera', () => {
     expectDisjoint(all, 0, end);
     // A claim whose answer was lost with the node may have committed: its segment is a gap, never handed out twice.
     const gap = end - 10 * all.length;
-    report(`kill: ${all.length} segments, max_id ${end}, gap ${gap} (${gap / 10} unknown-outcome claims; ${retried.lostConnection} lost answers retried)`);
+    report(
+      `kill: ${all.length} segments, max_id ${end}, gap ${gap} (${gap / 10} unknown-outcome claims; ${retried.lostConnection} lost answers retried)`,
+    );
     expect(gap).toBeGreaterThanOrEqual(0);
     expect(gap / 10).toBeLessThanOrEqual(retried.lostConnection);
 
     await cluster.restart(1);
     const health = await stores[1].hosts();
-    expect(health[0]).toMatchObject({ reachable: true, galera: { state: 'Synced', clusterSize: 3, clusterStatus: 'Primary' } });
+    expect(health[0]).toMatchObject({
+      reachable: true,
+      galera: { state: 'Synced', clusterSize: 3, clusterStatus: 'Primary' },
+    });
     // Once its set-aside time is over, stores[1] claims through node 2 again: that node's own commits grow.
-    const commits = async () => Number((await rows<{ Value: string }>(1, "SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'"))[0].Value);
+    const commits = async () =>
+      Number((await rows<{ Value: string }>(1, "SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'"))[0].Value);
     const base = await commits();
     await waitFor(
       20_000,
@@ -238,7 +288,11 @@ describe('MysqlStore on Galera', () => {
 
   it('an isolated node (non-primary, 1047): its store claims through the others within bounds; health shows it; heal', async () => {
     await stores[0].tags.createTag({ bizTag: 'iso', step: 10, maxId: 0 });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag('iso')))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await waitFor(
+      10_000,
+      async () => ((await Promise.all(stores.map((s) => s.tags.getTag('iso')))).every(Boolean) ? true : undefined),
+      'tag on all nodes',
+    );
     const before = sumRetries();
     const out = timed();
     let stop = false;
@@ -253,20 +307,29 @@ describe('MysqlStore on Galera', () => {
       expect(health[0].reachable).toBe(true);
       expect(health[0].galera?.clusterStatus).not.toBe('Primary');
       expect(health[0].galera?.ready).toBe(false);
-      expect(health[1]).toMatchObject({ reachable: true, galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 2 } });
+      expect(health[1]).toMatchObject({
+        reachable: true,
+        galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 2 },
+      });
     } finally {
       stop = true;
       await loop;
       await cluster.heal(0);
     }
     const retried = diff(sumRetries(), before);
-    report(`during isolation: max allocate ${Math.round(out.maxMs)} ms, errors ${out.errors.length}, retries ${JSON.stringify(retried)}`);
-    for (const e of out.errors.slice(0, 3)) report(`  error: ${String(e)} / cause ${String((e as { cause?: unknown }).cause)}`);
+    report(
+      `during isolation: max allocate ${Math.round(out.maxMs)} ms, errors ${out.errors.length}, retries ${JSON.stringify(retried)}`,
+    );
+    for (const e of out.errors.slice(0, 3))
+      report(`  error: ${String(e)} / cause ${String((e as { cause?: unknown }).cause)}`);
     expect(out.errors).toEqual([]);
     expect(out.maxMs).toBeLessThan(SETTLE_MS);
     expect(retried.notPrimary).toBeGreaterThan(0);
     expectDisjoint(out.ok, 0, await maxIdOn(1, 'iso'));
-    expect((await stores[0].hosts())[0]).toMatchObject({ reachable: true, galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 3 } });
+    expect((await stores[0].hosts())[0]).toMatchObject({
+      reachable: true,
+      galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 3 },
+    });
     await stores[0].tags.allocate('iso');
   });
 
@@ -294,27 +357,32 @@ describe('MysqlStore on Galera', () => {
     let lastBefore: bigint | undefined;
     await cluster.isolate(2);
     try {
-    // Issue until it refuses: bounded by the lease (plus the isolation's own wait).
-    const refusedAt = await waitFor(leaseMs + 5_000, () => (take() ? undefined : Date.now()), 'the node to stop issuing', 5);
-    const [lease] = await rows<{ lease_expires_at: string; last_timestamp: string; instance_id: string }>(
-      0,
-      'SELECT lease_expires_at, last_timestamp, instance_id FROM leaf_worker WHERE worker_id = ?',
-      [workerId],
-    );
-    const expiresAt = Number(lease.lease_expires_at);
-    const fence = Number(lease.last_timestamp);
-    const lastIssuedMs = Math.max(...issued.map(({ id }) => decompose(id, EPOCH).timestampMs));
-    report(
-      `single host isolated: last ID issued ${expiresAt - lastIssuedMs} ms before its lease expired (fence ${fence - lastIssuedMs} ms above it; refusal seen ${expiresAt - refusedAt} ms before expiry); state ${node.status().state}, lastError ${node.status().lastError}`,
-    );
-    expect(lease.instance_id).toBe(node.instanceId);
-    // It stopped before anyone else could take the id over (the row is claimable only once the database clock
-    // passes lease_expires_at), and every ID it issued is below the fence it reserved.
-    expect(lastIssuedMs).toBeLessThan(fence);
-    expect(fence).toBeLessThanOrEqual(expiresAt);
-    lastBefore = issued.at(-1)?.id ?? 0n;
-    // Still refusing: nothing is issued while the host stays out.
-    expect(take()).toBe(false);
+      // Issue until it refuses: bounded by the lease (plus the isolation's own wait).
+      const refusedAt = await waitFor(
+        leaseMs + 5_000,
+        () => (take() ? undefined : Date.now()),
+        'the node to stop issuing',
+        5,
+      );
+      const [lease] = await rows<{ lease_expires_at: string; last_timestamp: string; instance_id: string }>(
+        0,
+        'SELECT lease_expires_at, last_timestamp, instance_id FROM leaf_worker WHERE worker_id = ?',
+        [workerId],
+      );
+      const expiresAt = Number(lease.lease_expires_at);
+      const fence = Number(lease.last_timestamp);
+      const lastIssuedMs = Math.max(...issued.map(({ id }) => decompose(id, EPOCH).timestampMs));
+      report(
+        `single host isolated: last ID issued ${expiresAt - lastIssuedMs} ms before its lease expired (fence ${fence - lastIssuedMs} ms above it; refusal seen ${expiresAt - refusedAt} ms before expiry); state ${node.status().state}, lastError ${node.status().lastError}`,
+      );
+      expect(lease.instance_id).toBe(node.instanceId);
+      // It stopped before anyone else could take the id over (the row is claimable only once the database clock
+      // passes lease_expires_at), and every ID it issued is below the fence it reserved.
+      expect(lastIssuedMs).toBeLessThan(fence);
+      expect(fence).toBeLessThanOrEqual(expiresAt);
+      lastBefore = issued.at(-1)?.id ?? 0n;
+      // Still refusing: nothing is issued while the host stays out.
+      expect(take()).toBe(false);
     } finally {
       await cluster.heal(2);
     }
@@ -374,8 +442,15 @@ describe('MysqlStore on Galera', () => {
     for (let k = 0; k < 5; k++) {
       const tag = `adm-${k}`;
       const [a, b, c] = [stores[k % 3], stores[(k + 1) % 3], stores[(k + 2) % 3]];
-      expect(await a.tags.createTag({ bizTag: tag, step: 10, maxId: 500 })).toMatchObject({ bizTag: tag, step: 10, maxId: 500 });
-      expect(await b.tags.updateTag(tag, { step: 20, description: 'moved' })).toMatchObject({ step: 20, description: 'moved' });
+      expect(await a.tags.createTag({ bizTag: tag, step: 10, maxId: 500 })).toMatchObject({
+        bizTag: tag,
+        step: 10,
+        maxId: 500,
+      });
+      expect(await b.tags.updateTag(tag, { step: 20, description: 'moved' })).toMatchObject({
+        step: 20,
+        description: 'moved',
+      });
       expect(await c.tags.raiseMaxId(tag, 1_000)).toMatchObject({ maxId: 1_000, step: 20 });
       await expect(a.tags.raiseMaxId(tag, 900)).rejects.toMatchObject({ code: 'max_id_lowered' });
       expect(await a.tags.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_020, step: 20, semantics: 'leaf-ts' });
@@ -383,7 +458,9 @@ describe('MysqlStore on Galera', () => {
       expect(await b.tags.deleteTag(tag)).toEqual({ maxId: 1_020 });
       expect(await c.tags.getTombstone(tag)).toEqual({ maxId: 1_020 });
       await expect(a.tags.allocate(tag)).rejects.toMatchObject({ code: 'tag_not_found' });
-      await expect(c.tags.createTag({ bizTag: tag, step: 10, maxId: 5 })).rejects.toMatchObject({ code: 'max_id_below_tombstone' });
+      await expect(c.tags.createTag({ bizTag: tag, step: 10, maxId: 5 })).rejects.toMatchObject({
+        code: 'max_id_below_tombstone',
+      });
       expect(await a.tags.createTag({ bizTag: tag, step: 10 })).toMatchObject({ maxId: 1_020 });
       expect(await b.tags.getTombstone(tag)).toBeUndefined();
       expect(await c.tags.allocate(tag)).toEqual({ bizTag: tag, maxId: 1_030, step: 10, semantics: 'leaf-ts' });
@@ -396,7 +473,12 @@ describe('MysqlStore on Galera', () => {
   // recorded nowhere. What must hold is that every applied change has exactly one entry, the same on every node.
   it('audited edits and raises through three nodes while claims race them: one entry per applied change, the same trail on every node', async () => {
     const tag = 'aud-race';
-    const stamp = (i: number) => ({ actor: `token:race000${i}`, address: `10.0.0.${i}`, nodeId: `node-${i}`, at: Date.now() });
+    const stamp = (i: number) => ({
+      actor: `token:race000${i}`,
+      address: `10.0.0.${i}`,
+      nodeId: `node-${i}`,
+      at: Date.now(),
+    });
     await stores[0].tags.createTag({ bizTag: tag, step: 10, maxId: 1 }, stamp(0));
     let stop = false;
     const claims = stores.map(() => timed());
@@ -414,7 +496,12 @@ describe('MysqlStore on Galera', () => {
             applied[i]++;
           } catch (error) {
             if (isLeafError(error) && error.code === 'max_id_lowered') refused++;
-            else if (isLeafError(error) && error.code === 'store_unavailable' && (error.cause as { errno?: number }).errno === 1213) lost++;
+            else if (
+              isLeafError(error) &&
+              error.code === 'store_unavailable' &&
+              (error.cause as { errno?: number }).errno === 1213
+            )
+              lost++;
             else failed.push(error);
           }
         }
@@ -429,16 +516,26 @@ describe('MysqlStore on Galera', () => {
     const claimErrors = claims.flatMap((c) => c.errors);
     for (const e of claimErrors) expect(e).toMatchObject({ code: 'store_unavailable', cause: { errno: 1213 } });
     const claimCount = claims.reduce((n, c) => n + c.ok.length, 0);
-    expect(claimErrors.length, `${claimErrors.length} of ${claimCount} claims lost certification on every attempt`).toBeLessThanOrEqual(Math.max(3, claimCount * 0.01));
+    expect(
+      claimErrors.length,
+      `${claimErrors.length} of ${claimCount} claims lost certification on every attempt`,
+    ).toBeLessThanOrEqual(Math.max(3, claimCount * 0.01));
 
     type Entry = { id: string; action: string; node_id: string; before: string | null; after: string | null };
-    const trails = await Promise.all([0, 1, 2].map((i) => rows<Entry>(i, 'SELECT id, action, node_id, `before`, `after` FROM leaf_audit WHERE biz_tag = ? ORDER BY id', [tag])));
+    const trails = await Promise.all(
+      [0, 1, 2].map((i) =>
+        rows<Entry>(i, 'SELECT id, action, node_id, `before`, `after` FROM leaf_audit WHERE biz_tag = ? ORDER BY id', [
+          tag,
+        ]),
+      ),
+    );
     expect(trails[1]).toEqual(trails[0]);
     expect(trails[2]).toEqual(trails[0]);
     const trail = trails[0]!;
     expect(applied[0]! + applied[1]! + applied[2]!, 'some changes get through').toBeGreaterThan(0);
     expect(trail).toHaveLength(1 + applied[0]! + applied[1]! + applied[2]!);
-    for (let i = 0; i < 3; i++) expect(trail.filter((e) => e.node_id === `node-${i}`)).toHaveLength(applied[i]! + (i === 0 ? 1 : 0));
+    for (let i = 0; i < 3; i++)
+      expect(trail.filter((e) => e.node_id === `node-${i}`)).toHaveLength(applied[i]! + (i === 0 ? 1 : 0));
     // Each entry's rows are the ones its own transaction saw: a raise lands exactly on its target, never below
     // where it started; an edit changes the description only.
     for (const e of trail.slice(1)) {
@@ -447,13 +544,19 @@ describe('MysqlStore on Galera', () => {
       if (e.action === 'tag.raise') expect(Number(after.maxId)).toBeGreaterThanOrEqual(Number(before.maxId));
       else expect({ ...after, description: before.description, updateTime: before.updateTime }).toEqual(before);
     }
-    report(`audited race: ${trail.length - 1} changes applied, ${refused} raises refused, ${lost} lost certification 8 times, ${claimCount} claims (${claimErrors.length} lost it on every attempt), retries ${JSON.stringify(sumRetries())}`);
+    report(
+      `audited race: ${trail.length - 1} changes applied, ${refused} raises refused, ${lost} lost certification 8 times, ${claimCount} claims (${claimErrors.length} lost it on every attempt), retries ${JSON.stringify(sumRetries())}`,
+    );
   });
 
   it('the fleet default flipped through one node while three nodes claim one row: each claim owns its range under its own semantics, none overlap', async () => {
     const tag = 'sem-race';
     await stores[0].tags.createTag({ bizTag: tag, step: 5, maxId: 1_000 });
-    await waitFor(10_000, async () => ((await Promise.all(stores.map((s) => s.tags.getTag(tag)))).every(Boolean) ? true : undefined), 'tag on all nodes');
+    await waitFor(
+      10_000,
+      async () => ((await Promise.all(stores.map((s) => s.tags.getTag(tag)))).every(Boolean) ? true : undefined),
+      'tag on all nodes',
+    );
     let stop = false;
     const claims: Allocation[] = [];
     // A claim every few ms per node: far more than Leaf's one claim per segment, yet a switch (a transaction of a few
@@ -485,10 +588,14 @@ describe('MysqlStore on Galera', () => {
     }
     stop = true;
     await Promise.all(claiming);
-    const ranges = claims.map((a) => claimedRange(Number(a.maxId), a.step, a.semantics)).sort((a, b) => a.first - b.first);
+    const ranges = claims
+      .map((a) => claimedRange(Number(a.maxId), a.step, a.semantics))
+      .sort((a, b) => a.first - b.first);
     for (let k = 1; k < ranges.length; k++) expect(ranges[k]!.first, `range ${k}`).toBeGreaterThan(ranges[k - 1]!.last);
     const leaf = claims.filter((a) => a.semantics === 'leaf').length;
-    report(`semantics race: ${claims.length} claims (${leaf} in leaf), ${switched} switches applied, ${lost} attempts lost certification`);
+    report(
+      `semantics race: ${claims.length} claims (${leaf} in leaf), ${switched} switches applied, ${lost} attempts lost certification`,
+    );
     expect(switched).toBe(6);
     expect(leaf).toBeGreaterThan(0);
     expect(leaf).toBeLessThan(claims.length);

@@ -100,7 +100,12 @@ describe('Galera cluster harness', () => {
     expect((await cluster.status(0))?.clusterSize).toBe(2);
     for (let id = 200; id < 210; id++) await insert(id % 2, id, id);
     await cluster.restart(2);
-    expect(await cluster.status(2)).toMatchObject({ state: 'Synced', clusterSize: 3, clusterStatus: 'Primary', ready: true });
+    expect(await cluster.status(2)).toMatchObject({
+      state: 'Synced',
+      clusterSize: 3,
+      clusterStatus: 'Primary',
+      ready: true,
+    });
     expect(await valueOf(2, 209)).toBe(209);
     // It caught up by incremental state transfer from the donor's gcache, not a full copy.
     expect(cluster.nodes[2].stateTransfer()).toBe('IST');

@@ -50,14 +50,21 @@ describe.each(dialects.all)('give-back on restart, $name', (dialect) => {
     const { store, serverEnv, close } = await dialect.open(tmp);
     const started: NodeServer[] = [];
     const start = async (name: string, giveBack: 'on' | 'off') => {
-      const server = await startNodeServer({ env: serverEnv({ LEAF_NODE_ID: name, LEAF_GIVE_BACK: giveBack }), timeoutMs: 60_000 });
+      const server = await startNodeServer({
+        env: serverEnv({ LEAF_NODE_ID: name, LEAF_GIVE_BACK: giveBack }),
+        timeoutMs: 60_000,
+      });
       started.push(server);
       return server;
     };
     const maxId = async (tag: string) => String((await store.tags.getTag(tag))!.maxId);
     try {
       for (const tag of Object.values(TAGS)) await store.tags.createTag({ bizTag: tag, step: STEP });
-      const [off, on, killed] = await Promise.all([start('gb-off', 'off'), start('gb-on', 'on'), start('gb-kill', 'on')]);
+      const [off, on, killed] = await Promise.all([
+        start('gb-off', 'off'),
+        start('gb-on', 'on'),
+        start('gb-kill', 'on'),
+      ]);
       const before = {
         off: await take(off, TAGS.off, SERVED),
         on: await take(on, TAGS.on, SERVED),
@@ -79,7 +86,9 @@ describe.each(dialects.all)('give-back on restart, $name', (dialect) => {
         const all = [...before[key], ...after];
         expectUnique(all, tag);
         const highestBefore = before[key].reduce((a, b) => (b > a ? b : a));
-        expect(after[0]!, `${tag}: the new node started at or below an ID served before`).toBeGreaterThan(highestBefore);
+        expect(after[0]!, `${tag}: the new node started at or below an ID served before`).toBeGreaterThan(
+          highestBefore,
+        );
         skipped[key] = after[0]! - highestBefore - 1n;
       }
       expect(skipped.on, 'IDs skipped across a graceful restart with give-back').toBe(0n);

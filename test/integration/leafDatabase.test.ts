@@ -25,7 +25,9 @@ beforeAll(async () => {
   database = await freshMysqlDatabase();
   const conn = await mysql.createConnection(database.url);
   await conn.query(LEAF_DDL);
-  await conn.query("INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES ('leaf-segment-test', 5001, 2000, 'Test leaf Segment Mode Get Id'), ('order', 1, 1000, NULL)");
+  await conn.query(
+    "INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES ('leaf-segment-test', 5001, 2000, 'Test leaf Segment Mode Get Id'), ('order', 1, 1000, NULL)",
+  );
   await conn.end();
 });
 afterAll(async () => {

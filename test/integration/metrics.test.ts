@@ -21,7 +21,11 @@ let exposition = '';
 let promtool = '';
 
 beforeAll(async () => {
-  promtool = ensurePackage('prometheus', () => findExecutable(['promtool']), (line) => process.stderr.write(`[metrics] ${line}\n`));
+  promtool = ensurePackage(
+    'prometheus',
+    () => findExecutable(['promtool']),
+    (line) => process.stderr.write(`[metrics] ${line}\n`),
+  );
   const metrics = createPrometheusMetrics({ tags: { kind: 'all' } });
   const clock = new FakeClock();
   const store = new FakeStore([
@@ -79,26 +83,52 @@ describe('live round trip through a real Prometheus server', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-prom-'));
     const token = 'prometheus-round-trip-token';
     const node = await startNodeServer({
-      env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: '', LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'), LEAF_ADMIN_TOKEN: token, LEAF_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        DATABASE_URL: '',
+        LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'),
+        LEAF_ADMIN_TOKEN: token,
+        LEAF_LOG_LEVEL: 'warn',
+      },
       timeoutMs: 30_000,
     });
     let prometheus: Awaited<ReturnType<typeof startPrometheus>> | undefined;
     try {
-      const ids = await fetch(`${node.url}/api/id/segment/demo?count=7`).then((r) => r.json() as Promise<{ ids: string[] }>);
+      const ids = await fetch(`${node.url}/api/id/segment/demo?count=7`).then(
+        (r) => r.json() as Promise<{ ids: string[] }>,
+      );
       expect(ids.ids).toHaveLength(7);
-      prometheus = await startPrometheus(path.join(dir, 'prometheus'), { targets: [`127.0.0.1:${node.port}`], bearerToken: token, ruleFiles: [RULES] }, log);
+      prometheus = await startPrometheus(
+        path.join(dir, 'prometheus'),
+        { targets: [`127.0.0.1:${node.port}`], bearerToken: token, ruleFiles: [RULES] },
+        log,
+      );
       const server = prometheus;
-      const issued = await pollFor(30_000, async () => {
-        const result = await server.query('leaf_ids_issued_all_total{job="leaf"}');
-        return result.length > 0 ? result : undefined;
-      }, 500);
+      const issued = await pollFor(
+        30_000,
+        async () => {
+          const result = await server.query('leaf_ids_issued_all_total{job="leaf"}');
+          return result.length > 0 ? result : undefined;
+        },
+        500,
+      );
       expect(issued?.map((s) => [s.metric.instance, s.value[1]])).toEqual([[`127.0.0.1:${node.port}`, '7']]);
       expect((await server.query('leaf_store_up'))[0]?.value[1]).toBe('1');
       expect((await server.query('up{job="leaf"}'))[0]?.value[1]).toBe('1');
       // The rules loaded and evaluate against real series (healthy: none firing for this node).
-      const rules = (await fetch(`${server.url}/api/v1/rules`).then((r) => r.json())) as { data: { groups: Array<{ rules: Array<{ name: string; health: string }> }> } };
+      const rules = (await fetch(`${server.url}/api/v1/rules`).then((r) => r.json())) as {
+        data: { groups: Array<{ rules: Array<{ name: string; health: string }> }> };
+      };
       const loaded = rules.data.groups.flatMap((g) => g.rules);
-      expect(loaded.map((r) => r.name).sort()).toEqual(['LeafFleetNodeGone', 'LeafNodeDown', 'LeafSegmentLoadsFailing', 'LeafSegmentRunwayLow', 'LeafSnowflakeLeaseLost', 'LeafStoreUnreachable']);
+      expect(loaded.map((r) => r.name).sort()).toEqual([
+        'LeafFleetNodeGone',
+        'LeafNodeDown',
+        'LeafSegmentLoadsFailing',
+        'LeafSegmentRunwayLow',
+        'LeafSnowflakeLeaseLost',
+        'LeafStoreUnreachable',
+      ]);
       expect(loaded.every((r) => r.health !== 'err')).toBe(true);
     } finally {
       await prometheus?.stop();

@@ -91,7 +91,10 @@ function readPairs(file: string): Float64Array {
 async function rawSwitch(url: string, semantics: Semantics): Promise<void> {
   const conn = await mysql.createConnection(url);
   try {
-    await conn.query("INSERT INTO leaf_semantics (biz_tag, semantics) VALUES ('*', ?) ON DUPLICATE KEY UPDATE semantics = VALUES(semantics)", [semantics]);
+    await conn.query(
+      "INSERT INTO leaf_semantics (biz_tag, semantics) VALUES ('*', ?) ON DUPLICATE KEY UPDATE semantics = VALUES(semantics)",
+      [semantics],
+    );
   } finally {
     await conn.end();
   }
@@ -104,10 +107,16 @@ async function run(o: RunOptions): Promise<Outcome> {
   // With servers: the default starts as the other semantics, so the servers' start-up switch has work to do.
   if (o.servers === true) await store.semantics.setDefaultSemantics(o.semantics === 'leaf' ? 'leaf-ts' : 'leaf');
   const servers = o.servers === true ? await startServers(url, o.semantics) : [];
-  if (o.servers === true) expect((await store.semantics.getSemantics()).default, 'set by the servers at start').toBe(o.semantics);
+  if (o.servers === true)
+    expect((await store.semantics.getSemantics()).default, 'set by the servers at start').toBe(o.semantics);
   else await store.semantics.setDefaultSemantics(o.semantics);
   try {
-    return await runNodes(o, url, tags, servers.map((s) => s.url));
+    return await runNodes(
+      o,
+      url,
+      tags,
+      servers.map((s) => s.url),
+    );
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
@@ -115,18 +124,43 @@ async function run(o: RunOptions): Promise<Outcome> {
 
 /** Two leaf-ts servers on the database, each its own node id. */
 async function startServers(url: string, semantics: Semantics): Promise<NodeServer[]> {
-  const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: url, LEAF_SEGMENT_SEMANTICS: semantics, LEAF_ADMIN_TOKEN: 'mixed-fleet-admin-token-0123', LEAF_LOG_LEVEL: 'warn', LEAF_SNOWFLAKE: 'off' } as NodeJS.ProcessEnv;
-  return Promise.all([0, 1].map((i) => startNodeServer({ env: { ...env, LEAF_NODE_ID: `mixed-${i}` }, timeoutMs: 60_000 })));
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: url,
+    LEAF_SEGMENT_SEMANTICS: semantics,
+    LEAF_ADMIN_TOKEN: 'mixed-fleet-admin-token-0123',
+    LEAF_LOG_LEVEL: 'warn',
+    LEAF_SNOWFLAKE: 'off',
+  } as NodeJS.ProcessEnv;
+  return Promise.all(
+    [0, 1].map((i) => startNodeServer({ env: { ...env, LEAF_NODE_ID: `mixed-${i}` }, timeoutMs: 60_000 })),
+  );
 }
 
 async function runNodes(o: RunOptions, url: string, tags: string[], serverUrls: string[]): Promise<Outcome> {
   const leafTs = serverUrls.length > 0 ? 'leaf-ts-http' : 'leaf-ts';
-  const roles: Array<'leaf-ts' | 'leaf-java' | 'leaf-ts-http'> = o.java ? ['leaf-java', leafTs, leafTs] : [leafTs, leafTs];
+  const roles: Array<'leaf-ts' | 'leaf-java' | 'leaf-ts-http'> = o.java
+    ? ['leaf-java', leafTs, leafTs]
+    : [leafTs, leafTs];
   const quota = Math.floor(o.total / roles.length);
   const workers: WorkerHandle[] = roles.map((role, i) => {
-    const w = startWorker('mixedFleet.mts', `${o.name}-${role}-${i}`, { LEAF_WORKER_MAX_MS: String(RUN_BOUND_MS + 10_000) });
+    const w = startWorker('mixedFleet.mts', `${o.name}-${role}-${i}`, {
+      LEAF_WORKER_MAX_MS: String(RUN_BOUND_MS + 10_000),
+    });
     const baseUrl = serverUrls[(i - (o.java ? 1 : 0)) % Math.max(1, serverUrls.length)];
-    w.send({ type: 'config', role, url, baseUrl, tags, quota, paceMs: o.paceMs, restartEvery: 20_000, outFile: tmp.file(`${o.name}-${i}.f64`), seed: 1000 + i });
+    w.send({
+      type: 'config',
+      role,
+      url,
+      baseUrl,
+      tags,
+      quota,
+      paceMs: o.paceMs,
+      restartEvery: 20_000,
+      outFile: tmp.file(`${o.name}-${i}.f64`),
+      seed: 1000 + i,
+    });
     return w;
   });
   await Promise.all(workers.map((w) => w.next('ready', 30_000)));
@@ -166,10 +200,12 @@ async function runNodes(o: RunOptions, url: string, tags: string[], serverUrls: 
       const t = pairs[i]!;
       const id = pairs[i + 1]!;
       const bits = seen[t]!;
-      if (!Number.isSafeInteger(id) || id < 1 || id > maxIds[t]!) throw new Error(`${role} #${w} issued ${id} for ${tags[t]}, outside [1, ${maxIds[t]}]`);
+      if (!Number.isSafeInteger(id) || id < 1 || id > maxIds[t]!)
+        throw new Error(`${role} #${w} issued ${id} for ${tags[t]}, outside [1, ${maxIds[t]}]`);
       if (bits[id] !== 0) {
         duplicates++;
-        if (examples.length < 5) examples.push(`${tags[t]}:${id} (${roles[bits[id]! - 1]} #${bits[id]! - 1} and ${role} #${w})`);
+        if (examples.length < 5)
+          examples.push(`${tags[t]}:${id} (${roles[bits[id]! - 1]} #${bits[id]! - 1} and ${role} #${w})`);
       } else bits[id] = w + 1;
       issued++;
     }
@@ -177,7 +213,9 @@ async function runNodes(o: RunOptions, url: string, tags: string[], serverUrls: 
   });
   const refused = results.reduce((n, r) => n + r.refused, 0);
   const claims = { java: 0, leafTs: 0 };
-  roles.forEach((role, w) => (role === 'leaf-java' ? (claims.java += results[w]!.claims) : (claims.leafTs += results[w]!.claims)));
+  roles.forEach((role, w) =>
+    role === 'leaf-java' ? (claims.java += results[w]!.claims) : (claims.leafTs += results[w]!.claims),
+  );
   console.log(
     `[${o.name}] ${o.semantics}${o.switching ? ` with ${switches} ${o.switching.raw ? 'raw ' : ''}switches` : ''}: ${issued} IDs, ` +
       `claims java=${claims.java} leaf-ts=${serverUrls.length > 0 ? '(in the servers)' : claims.leafTs}, refused by the regression guard=${refused}, duplicates=${duplicates}${examples.length ? ` e.g. ${examples.join(', ')}` : ''}; ` +
@@ -197,13 +235,22 @@ describe.skipIf(!mariadbAvailable())('mixed fleet: Java Leaf and leaf-ts nodes o
   }, 90_000);
 
   it('leaf semantics with two real leaf-ts servers started with LEAF_SEGMENT_SEMANTICS=leaf and a Java Leaf claimer: 1,000,000 IDs, none twice', async () => {
-    const r = await run({ name: 'mix-http', semantics: 'leaf', java: true, total: 1_000_000, paceMs: 8_000, servers: true });
+    const r = await run({
+      name: 'mix-http',
+      semantics: 'leaf',
+      java: true,
+      total: 1_000_000,
+      paceMs: 8_000,
+      servers: true,
+    });
     expect(r.issued).toBeGreaterThanOrEqual(999_999);
     expect(r.claims.java).toBeGreaterThan(50);
     expect(r.duplicates, r.examples.join(', ')).toBe(0);
     const audit = await store.audit.listAudit({ limit: 50 });
     // Two servers started together: one of them switched (one audit entry), the other found it done.
-    expect(audit.filter((e) => e.action === 'fleet.semantics' && e.actor === 'config:LEAF_SEGMENT_SEMANTICS')).toHaveLength(1);
+    expect(
+      audit.filter((e) => e.action === 'fleet.semantics' && e.actor === 'config:LEAF_SEGMENT_SEMANTICS'),
+    ).toHaveLength(1);
   }, 120_000);
 
   it('leaf-ts semantics (today without the setting): the same run issues IDs twice — the hazard is real', async () => {
@@ -213,14 +260,28 @@ describe.skipIf(!mariadbAvailable())('mixed fleet: Java Leaf and leaf-ts nodes o
   }, 90_000);
 
   it('two leaf-ts nodes under load while the fleet default flips leaf-ts ⇄ leaf through the switch: none twice', async () => {
-    const r = await run({ name: 'mix-switch', semantics: 'leaf-ts', java: false, total: 400_000, paceMs: 5_000, switching: { everyMs: 400, raw: false } });
+    const r = await run({
+      name: 'mix-switch',
+      semantics: 'leaf-ts',
+      java: false,
+      total: 400_000,
+      paceMs: 5_000,
+      switching: { everyMs: 400, raw: false },
+    });
     expect(r.switches).toBeGreaterThanOrEqual(6);
     expect(r.duplicates, r.examples.join(', ')).toBe(0);
     expect(r.refused).toBe(0);
   }, 90_000);
 
   it('the same flips written without the one-ID skip overlap (the switch test above can fail)', async () => {
-    const r = await run({ name: 'mix-raw', semantics: 'leaf-ts', java: false, total: 400_000, paceMs: 5_000, switching: { everyMs: 400, raw: true } });
+    const r = await run({
+      name: 'mix-raw',
+      semantics: 'leaf-ts',
+      java: false,
+      total: 400_000,
+      paceMs: 5_000,
+      switching: { everyMs: 400, raw: true },
+    });
     expect(r.switches).toBeGreaterThanOrEqual(6);
     // An ID served by both nodes, or a node's own regression guard refusing a segment that starts at an ID it claimed.
     expect(r.duplicates + r.refused).toBeGreaterThan(0);

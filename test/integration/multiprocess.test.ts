@@ -101,7 +101,9 @@ describe.each(dialects)('$name store: processes share one tag', (dialect) => {
       const seed = (Date.now() ^ (process.pid << 8)) >>> 0;
       const workers: WorkerHandle[] = [];
       for (let i = 0; i < PROCESSES; i++) {
-        const w = startWorker('hammer.mts', `${dialect.name}-hammer-${i}`, { LEAF_WORKER_MAX_MS: String(RUN_BOUND_MS + 10_000) });
+        const w = startWorker('hammer.mts', `${dialect.name}-hammer-${i}`, {
+          LEAF_WORKER_MAX_MS: String(RUN_BOUND_MS + 10_000),
+        });
         workers.push(w);
         w.send({
           type: 'config',
@@ -127,7 +129,10 @@ describe.each(dialects)('$name store: processes share one tag', (dialect) => {
       await Promise.race([Promise.all(workers.map((w) => w.next('ready', 30_000))), bound]);
       const at = Date.now() + 150;
       for (const w of workers) w.send({ type: 'go', at });
-      const results = (await Promise.race([Promise.all(workers.map((w) => w.next<Done>('done', RUN_BOUND_MS))), bound])) as Done[];
+      const results = (await Promise.race([
+        Promise.all(workers.map((w) => w.next<Done>('done', RUN_BOUND_MS))),
+        bound,
+      ])) as Done[];
       const exits = await Promise.race([Promise.all(workers.map((w) => w.exited)), bound]);
       clearTimeout(stopClock);
       expect(exits.map((e) => e.code)).toEqual(workers.map(() => 0));
@@ -154,7 +159,9 @@ describe.each(dialects)('$name store: processes share one tag', (dialect) => {
       let expectedStart = initialMax + 1;
       for (const s of segments) {
         if (s.start !== expectedStart) {
-          throw new Error(`segments do not tile the claimed range: expected one starting at ${expectedStart}, got ${s.start}..${s.max} (worker ${s.worker})`);
+          throw new Error(
+            `segments do not tile the claimed range: expected one starting at ${expectedStart}, got ${s.start}..${s.max} (worker ${s.worker})`,
+          );
         }
         owner.fill(s.worker + 1, s.start - initialMax - 1, s.max - initialMax);
         expectedStart = s.max + 1;
@@ -178,9 +185,13 @@ describe.each(dialects)('$name store: processes share one tag', (dialect) => {
             throw new Error(`worker ${w}: ID ${id} is outside [${Math.max(2, initialMax + 1)}, ${finalMax}]`);
           }
           const slot = id - initialMax - 1;
-          if (seen[slot] !== 0) throw new Error(`duplicate ID ${id}: issued by worker ${seen[slot] - 1} and by worker ${w}`);
+          if (seen[slot] !== 0)
+            throw new Error(`duplicate ID ${id}: issued by worker ${seen[slot] - 1} and by worker ${w}`);
           seen[slot] = w + 1;
-          if (owner[slot] !== w + 1) throw new Error(`worker ${w} issued ID ${id}, which lies in a segment claimed by worker ${owner[slot] - 1}`);
+          if (owner[slot] !== w + 1)
+            throw new Error(
+              `worker ${w} issued ID ${id}, which lies in a segment claimed by worker ${owner[slot] - 1}`,
+            );
         }
         issuedTotal += ids.length;
         unissuedTotal += results[w].unissued;

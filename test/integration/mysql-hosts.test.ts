@@ -44,19 +44,26 @@ async function deadPort(): Promise<number> {
 }
 
 /** A store over two hosts, each a TCP proxy in front of the same live server, so either can be cut or closed. */
-async function behindTwoProxies(queryTimeoutMs: number): Promise<{ first: ChaosProxy; second: ChaosProxy; store: MysqlStore }> {
+async function behindTwoProxies(
+  queryTimeoutMs: number,
+): Promise<{ first: ChaosProxy; second: ChaosProxy; store: MysqlStore }> {
   const first = new ChaosProxy('first', livePort);
   const second = new ChaosProxy('second', livePort);
   await first.listen();
   await second.listen();
-  const store = await MysqlStore.open({ url: urlWith([first.port, second.port]), connectTimeoutMs: 1_000, queryTimeoutMs });
+  const store = await MysqlStore.open({
+    url: urlWith([first.port, second.port]),
+    connectTimeoutMs: 1_000,
+    queryTimeoutMs,
+  });
   return { first, second, store };
 }
 
 /** Asserts that claimed segments never overlap. */
 function expectDisjoint(segments: Array<{ maxId: Id; step: number }>): void {
   const sorted = [...segments].sort((a, b) => Number(a.maxId) - Number(b.maxId));
-  for (let i = 1; i < sorted.length; i++) expect(Number(sorted[i].maxId) - sorted[i].step).toBeGreaterThanOrEqual(sorted[i - 1].maxId);
+  for (let i = 1; i < sorted.length; i++)
+    expect(Number(sorted[i].maxId) - sorted[i].step).toBeGreaterThanOrEqual(sorted[i - 1].maxId);
 }
 
 beforeAll(async () => {
@@ -72,7 +79,11 @@ describe('DATABASE_URL with several hosts', () => {
   it('a dead first host: opens, migrates and claims through the live one; health tells them apart', async () => {
     const dead = await deadPort();
     const t = Date.now();
-    const store = await within(10_000, MysqlStore.open({ url: urlWith([dead, livePort]), connectTimeoutMs: 1_000 }), 'open');
+    const store = await within(
+      10_000,
+      MysqlStore.open({ url: urlWith([dead, livePort]), connectTimeoutMs: 1_000 }),
+      'open',
+    );
     try {
       expect(Date.now() - t).toBeLessThan(5_000);
       await store.tags.createTag({ bizTag: 'dead-first', step: 100 });
@@ -99,7 +110,10 @@ describe('DATABASE_URL with several hosts', () => {
 
   it('every host dead: open fails within a bounded time', async () => {
     const t = Date.now();
-    const error = await MysqlStore.open({ url: urlWith([await deadPort(), await deadPort()]), connectTimeoutMs: 1_000 }).then(
+    const error = await MysqlStore.open({
+      url: urlWith([await deadPort(), await deadPort()]),
+      connectTimeoutMs: 1_000,
+    }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -150,7 +164,9 @@ describe('DATABASE_URL with several hosts', () => {
         [`127.0.0.1:${second.port}`, true],
       ]);
       // Admin operations and reads take the same way.
-      expect((await store.tags.updateTag('mid-run', { description: 'after the cut' })).description).toBe('after the cut');
+      expect((await store.tags.updateTag('mid-run', { description: 'after the cut' })).description).toBe(
+        'after the cut',
+      );
       await store.ping();
     } finally {
       await within(5_000, store.close(), 'store.close').catch(() => {});
@@ -197,7 +213,12 @@ describe('DATABASE_URL with several hosts', () => {
     const store = await MysqlStore.open({ url: db.url });
     try {
       await store.tags.createTag({ bizTag: 'single', step: 5 });
-      expect(await store.tags.allocate('single')).toEqual({ bizTag: 'single', maxId: 6, step: 5, semantics: 'leaf-ts' });
+      expect(await store.tags.allocate('single')).toEqual({
+        bizTag: 'single',
+        maxId: 6,
+        step: 5,
+        semantics: 'leaf-ts',
+      });
       const [host] = await store.hosts();
       expect(host).toMatchObject({ host: `127.0.0.1:${livePort}`, reachable: true });
     } finally {
@@ -211,17 +232,29 @@ describe('the migration lock Galera needs (GET_LOCK there is node-local, or refu
     const fresh = await createDatabase(mysqlUrl());
     const conns = await Promise.all(Array.from({ length: 4 }, () => mysql.createConnection({ uri: fresh.url })));
     try {
-      const applied = await within(30_000, Promise.all(conns.map((c) => migrateMysql(c, undefined, { forceTableLock: true, lockTimeoutSeconds: 20 }))), 'migrations');
+      const applied = await within(
+        30_000,
+        Promise.all(conns.map((c) => migrateMysql(c, undefined, { forceTableLock: true, lockTimeoutSeconds: 20 }))),
+        'migrations',
+      );
       const expected = readMigrationFiles({ migrationsFolder: migrationsFolder('mysql') }).length;
       expect(applied.reduce((a, b) => a + b, 0)).toBe(expected);
-      const [rows] = await conns[0].query('SELECT COUNT(*) AS n, COUNT(DISTINCT hash) AS d FROM `__drizzle_migrations`');
+      const [rows] = await conns[0].query(
+        'SELECT COUNT(*) AS n, COUNT(DISTINCT hash) AS d FROM `__drizzle_migrations`',
+      );
       expect(rows).toEqual([{ n: expected, d: expected }]);
       // Released: nothing holds the row afterwards.
       const [lock] = await conns[0].query('SELECT COUNT(*) AS n FROM `__leaf_migration_lock`');
       expect(lock).toEqual([{ n: 0 }]);
       // A holder that died (its lease in the past) does not block the next start.
       await conns[0].query("INSERT INTO `__leaf_migration_lock` VALUES (1, 'dead-node', 0)");
-      expect(await within(5_000, migrateMysql(conns[1], undefined, { forceTableLock: true, lockTimeoutSeconds: 3 }), 'migration after a dead holder')).toBe(0);
+      expect(
+        await within(
+          5_000,
+          migrateMysql(conns[1], undefined, { forceTableLock: true, lockTimeoutSeconds: 3 }),
+          'migration after a dead holder',
+        ),
+      ).toBe(0);
     } finally {
       await Promise.all(conns.map((c) => c.end()));
       await fresh.drop();

@@ -8,7 +8,17 @@ import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeAnswer } from '../../lib/fleet/nodeView';
-import { type NodeServer, freePort, isRunning, pollFor, sleep, spawnServer, startNodeServer, stopChild, waitForHealth } from '../../tools/harness';
+import {
+  type NodeServer,
+  freePort,
+  isRunning,
+  pollFor,
+  sleep,
+  spawnServer,
+  startNodeServer,
+  stopChild,
+  waitForHealth,
+} from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
 
 const TOKEN = 'node-identity-admin-token';
@@ -45,26 +55,46 @@ afterAll(async () => {
 
 async function startNode(nodeId: string, extra: Record<string, string> = {}): Promise<NodeServer & { out(): string }> {
   let out = '';
-  const server = await startNodeServer({ env: { ...env, LEAF_NODE_ID: nodeId, ...extra }, timeoutMs: 60_000, onOutput: (t) => (out += t) });
+  const server = await startNodeServer({
+    env: { ...env, LEAF_NODE_ID: nodeId, ...extra },
+    timeoutMs: 60_000,
+    onOutput: (t) => (out += t),
+  });
   started.push(server.child);
   return { ...server, out: () => out };
 }
 
 /** Spawns a server and resolves when it is healthy ('up') or has exited (its code and output). */
-async function launch(nodeId: string, extra: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; outcome: Promise<'up' | number>; out(): string }> {
+async function launch(
+  nodeId: string,
+  extra: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number; outcome: Promise<'up' | number>; out(): string }> {
   const port = await freePort();
   let out = '';
   const child = spawnServer({ port, env: { ...env, LEAF_NODE_ID: nodeId, ...extra }, onOutput: (t) => (out += t) });
   started.push(child);
   const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
-  const outcome = Promise.race([waitForHealth(child, port, 90_000).then(() => 'up' as const, () => exited), exited]);
+  const outcome = Promise.race([
+    waitForHealth(child, port, 90_000).then(
+      () => 'up' as const,
+      () => exited,
+    ),
+    exited,
+  ]);
   return { child, port, outcome, out: () => out };
 }
 
 function get(port: number, path: string, agent?: http.Agent): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
     const req = http.get(
-      { host: '127.0.0.1', port, path, agent: agent ?? false, timeout: 5_000, headers: { authorization: `Bearer ${TOKEN}` } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        agent: agent ?? false,
+        timeout: 5_000,
+        headers: { authorization: `Bearer ${TOKEN}` },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -135,7 +165,12 @@ describe('node identity across processes (SQLite)', () => {
 
   it('ten processes started at once with one id: exactly one stays up, the rest give way with one line, no ping-pong', async () => {
     const ten = await Promise.all(Array.from({ length: 10 }, () => launch('crowd')));
-    const exits = ten.map((p) => new Promise<number>((resolve) => (p.child.exitCode !== null ? resolve(p.child.exitCode) : p.child.once('exit', (c) => resolve(c ?? -1)))));
+    const exits = ten.map(
+      (p) =>
+        new Promise<number>((resolve) =>
+          p.child.exitCode !== null ? resolve(p.child.exitCode) : p.child.once('exit', (c) => resolve(c ?? -1)),
+        ),
+    );
     await Promise.all(ten.map((p) => p.outcome));
     // A process up early may still find its row taken by a racer that judged it dead during a busy start (ten
     // Next servers on two cores): it then stops with its own line — one hand-over, not a fight. Wait for one to
@@ -144,11 +179,17 @@ describe('node identity across processes (SQLite)', () => {
     expect(alone, ten.map((p) => p.child.exitCode).join(',')).toBe(true);
     const winner = ten.find((p) => isRunning(p.child))!;
     await sleep(WATCH_MS + 2 * HEARTBEAT_MS);
-    expect(ten.filter((p) => isRunning(p.child)), ten.map((p) => p.child.exitCode).join(',')).toEqual([winner]);
+    expect(
+      ten.filter((p) => isRunning(p.child)),
+      ten.map((p) => p.child.exitCode).join(','),
+    ).toEqual([winner]);
     for (const p of ten) {
       if (p === winner) continue;
       expect(await exits[ten.indexOf(p)]).toBe(78);
-      const line = p.out().split('\n').find((l) => l.startsWith('leaf-ts: '));
+      const line = p
+        .out()
+        .split('\n')
+        .find((l) => l.startsWith('leaf-ts: '));
       expect(line, p.out()).toMatch(
         /^leaf-ts: (cannot start: node id "crowd" is live in another process at 127\.0\.0\.1:\d+ \(instance [0-9a-f-]{36}, heartbeat \d+ s ago\)|stopping: node id "crowd" was taken over by another process at 127\.0\.0\.1:\d+ \(instance [0-9a-f-]{36}\)); give each node its own LEAF_NODE_ID$/,
       );
@@ -156,17 +197,24 @@ describe('node identity across processes (SQLite)', () => {
     // A winner that took the row over from a live holder waits out that holder's snowflake fence (its IDs may
     // still be in flight) — bounded by one lease. From then on it serves without a single 503: no ping-pong.
     let seen = '';
-    const ready = await pollFor(LEASE_MS + 20_000, async () => {
-      const id = await get(winner.port, '/api/id/snowflake');
-      const self = (await nodes(winner.port)).find((n) => n.nodeId === 'crowd');
-      seen = `${new Date().toISOString()} ${id.status} ${id.body} ${JSON.stringify(self?.snowflake)}`;
-      return self?.snowflake.state === 'ready' && id.status === 200 ? self : undefined;
-    }, 500);
+    const ready = await pollFor(
+      LEASE_MS + 20_000,
+      async () => {
+        const id = await get(winner.port, '/api/id/snowflake');
+        const self = (await nodes(winner.port)).find((n) => n.nodeId === 'crowd');
+        seen = `${new Date().toISOString()} ${id.status} ${id.body} ${JSON.stringify(self?.snowflake)}`;
+        return self?.snowflake.state === 'ready' && id.status === 200 ? self : undefined;
+      },
+      500,
+    );
     expect(ready, `${seen}\n${winner.out()}`).toBeDefined();
     const load = hammer(winner.port);
     await sleep(WATCH_MS + 2 * HEARTBEAT_MS);
     const statuses = await load.stop();
-    expect([...statuses.keys()], `${JSON.stringify([...statuses])} ${JSON.stringify([...load.bodies])}\n${winner.out()}`).toEqual([200]);
+    expect(
+      [...statuses.keys()],
+      `${JSON.stringify([...statuses])} ${JSON.stringify([...load.bodies])}\n${winner.out()}`,
+    ).toEqual([200]);
     const crowd = (await nodes(winner.port)).filter((n) => n.nodeId === 'crowd');
     expect(crowd).toEqual([expect.objectContaining({ state: 'up', address: `127.0.0.1:${winner.port}` })]);
     expect(crowd[0]?.snowflake).toMatchObject({ state: 'ready', workerId: ready?.snowflake.workerId });
@@ -175,7 +223,9 @@ describe('node identity across processes (SQLite)', () => {
 
   it('a node killed with kill -9 shows gone after LEAF_NODE_GONE_MS', async () => {
     const victim = await startNode('victim');
-    await pollFor(5_000, async () => ((await nodes(first.port)).find((n) => n.nodeId === 'victim')?.state === 'up' ? true : undefined));
+    await pollFor(5_000, async () =>
+      (await nodes(first.port)).find((n) => n.nodeId === 'victim')?.state === 'up' ? true : undefined,
+    );
     const killedAt = Date.now();
     await stopChild(victim.child, 0, { signal: 'SIGKILL' });
     const gone = await pollFor(GONE_MS + 2 * HEARTBEAT_MS + 2_000, async () =>
@@ -196,7 +246,9 @@ describe('node identity across processes (SQLite)', () => {
     expect(back.out()).toContain('"node_id_held"');
     expect(back.out()).toContain('"tookOverFrom"');
     // Its snowflake worker waits out the crashed holder's reservation (a lease) first, then serves.
-    const served = await pollFor(15_000, async () => ((await get(back.port, '/api/id/snowflake')).status === 200 ? true : undefined));
+    const served = await pollFor(15_000, async () =>
+      (await get(back.port, '/api/id/snowflake')).status === 200 ? true : undefined,
+    );
     expect(served).toBe(true);
     await stopChild(back.child, 5_000);
   }, 120_000);

@@ -52,7 +52,12 @@ const dialects: Dialect[] = [
       const db = await galera.createDatabase('leaf_gnodes');
       const cluster = galera;
       return Promise.all(
-        Array.from({ length: n }, (_, i) => MysqlStore.open({ url: cluster.multiHostUrl([i % 3, (i + 1) % 3, (i + 2) % 3], db.name), connectionLimit: 2 })),
+        Array.from({ length: n }, (_, i) =>
+          MysqlStore.open({
+            url: cluster.multiHostUrl([i % 3, (i + 1) % 3, (i + 2) % 3], db.name),
+            connectionLimit: 2,
+          }),
+        ),
       );
     },
     async teardown() {
@@ -96,7 +101,9 @@ describe.each(dialects)('leaf_node statements ($name)', (dialect) => {
   it('ten concurrent registrations of one id: exactly one wins, and the row is the winner’s', async () => {
     for (let round = 0; round < 5; round++) {
       const nodeId = `race-${round}`;
-      const won = await Promise.all(stores.map((s, i) => s.nodes.registerNode(registration(nodeId, `inst-${round}-${i}`), 10_000)));
+      const won = await Promise.all(
+        stores.map((s, i) => s.nodes.registerNode(registration(nodeId, `inst-${round}-${i}`), 10_000)),
+      );
       expect(won.filter(Boolean)).toHaveLength(1);
       const row = await stores[0]!.nodes.getNode(nodeId);
       expect(row?.instanceId).toBe(`inst-${round}-${won.indexOf(true)}`);

@@ -42,7 +42,10 @@ const servers: Array<{ name: string; skip: boolean; open(): Promise<{ server: Ou
     async open() {
       const server = await MariadbServer.create({ log });
       const url = await server.createAppUser('leaf_outage', 'outage');
-      return { server, store: await MysqlStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 }) };
+      return {
+        server,
+        store: await MysqlStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 }),
+      };
     },
   },
   {
@@ -51,7 +54,10 @@ const servers: Array<{ name: string; skip: boolean; open(): Promise<{ server: Ou
     async open() {
       const server = await PostgresServer.create({ log });
       const url = await server.createAppUser('leaf_outage', 'outage');
-      return { server, store: await PostgresStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 }) };
+      return {
+        server,
+        store: await PostgresStore.open({ url, connectionLimit: 2, connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 }),
+      };
     },
   },
 ];
@@ -66,7 +72,13 @@ describe.each(servers)('store outage ($name)', ({ skip, open }) => {
     if (skip) return;
     ({ server, store } = await open());
     await store.tags.createTag({ bizTag: TAG, step: STEP });
-    engine = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0, loadWaitMs: 1_000, retryBaseMs: 50, retryMaxMs: 500 });
+    engine = new SegmentEngine({
+      store: store.tags,
+      refreshIntervalMs: 0,
+      loadWaitMs: 1_000,
+      retryBaseMs: 50,
+      retryMaxMs: 500,
+    });
     await engine.start();
   });
 
@@ -84,10 +96,14 @@ describe.each(servers)('store outage ($name)', ({ skip, open }) => {
       expect(id).toBeGreaterThan(last);
       last = id;
     }
-    await waitFor(10_000, () => {
-      const s = engine.snapshot(TAG);
-      return s?.pending !== null && s?.loading === false ? true : undefined;
-    }, 'the pending segment');
+    await waitFor(
+      10_000,
+      () => {
+        const s = engine.snapshot(TAG);
+        return s?.pending !== null && s?.loading === false ? true : undefined;
+      },
+      'the pending segment',
+    );
     const s = engine.snapshot(TAG)!;
     return s.current!.remaining + s.pending!.step;
   }
@@ -102,7 +118,8 @@ describe.each(servers)('store outage ($name)', ({ skip, open }) => {
         expect(id).toBeGreaterThan(last);
         last = id;
         served++;
-        if (served > limit) throw new Error(`served ${served} IDs with the store down, more than the ${limit} buffered`);
+        if (served > limit)
+          throw new Error(`served ${served} IDs with the store down, more than the ${limit} buffered`);
       } catch (error) {
         if (!isLeafError(error)) throw error;
         return { served, code: error.code, failMs: Date.now() - t };
@@ -113,7 +130,10 @@ describe.each(servers)('store outage ($name)', ({ skip, open }) => {
   /** Bounded failures while the store stays down: next() and take() both. */
   async function expectFastFailures(): Promise<void> {
     for (let i = 0; i < 3; i++) {
-      const calls: Array<() => Promise<unknown>> = [async () => engine.nextId(TAG), async () => engine.takeIds(TAG, 10)];
+      const calls: Array<() => Promise<unknown>> = [
+        async () => engine.nextId(TAG),
+        async () => engine.takeIds(TAG, 10),
+      ];
       for (const call of calls) {
         const t = Date.now();
         const outcome = await within(CALL_BOUND_MS, Promise.resolve().then(call), 'engine call during the outage').then(
@@ -154,39 +174,49 @@ describe.each(servers)('store outage ($name)', ({ skip, open }) => {
     return recoveredMs;
   }
 
-  it.skipIf(skip)('server stopped: serves the buffered IDs, then fails fast with a LeafError; recovers after restart', async () => {
-    const buffered = await fillBothBuffers();
-    const pid = server.pid;
-    await server.stop();
-    expect(server.isRunning).toBe(false);
+  it.skipIf(skip)(
+    'server stopped: serves the buffered IDs, then fails fast with a LeafError; recovers after restart',
+    async () => {
+      const buffered = await fillBothBuffers();
+      const pid = server.pid;
+      await server.stop();
+      expect(server.isRunning).toBe(false);
 
-    const { served, code, failMs } = await drain(buffered);
-    expect(served, 'every buffered ID is still served').toBe(buffered);
-    expect(['store_unavailable', 'segment_unavailable']).toContain(code);
-    expect(failMs).toBeLessThan(CALL_BOUND_MS);
-    await expectFastFailures();
-
-    await server.start();
-    const recoveredMs = await expectRecovery();
-    log(`stop: served ${served} buffered IDs with server ${pid} down, then ${code} in ${failMs} ms; recovered ${recoveredMs} ms after restart`);
-  });
-
-  it.skipIf(skip)('server frozen (SIGSTOP, connections hang): serves the buffered IDs, then fails within bounds; recovers on SIGCONT', async () => {
-    const buffered = await fillBothBuffers();
-    server.pause();
-    try {
       const { served, code, failMs } = await drain(buffered);
       expect(served, 'every buffered ID is still served').toBe(buffered);
       expect(['store_unavailable', 'segment_unavailable']).toContain(code);
       expect(failMs).toBeLessThan(CALL_BOUND_MS);
       await expectFastFailures();
-      // Let a few background retries time out against the frozen server too.
-      await sleep(1_500);
-      server.resume();
+
+      await server.start();
       const recoveredMs = await expectRecovery();
-      log(`freeze: served ${served} buffered IDs, then ${code} in ${failMs} ms; recovered ${recoveredMs} ms after SIGCONT`);
-    } finally {
-      server.resume();
-    }
-  });
+      log(
+        `stop: served ${served} buffered IDs with server ${pid} down, then ${code} in ${failMs} ms; recovered ${recoveredMs} ms after restart`,
+      );
+    },
+  );
+
+  it.skipIf(skip)(
+    'server frozen (SIGSTOP, connections hang): serves the buffered IDs, then fails within bounds; recovers on SIGCONT',
+    async () => {
+      const buffered = await fillBothBuffers();
+      server.pause();
+      try {
+        const { served, code, failMs } = await drain(buffered);
+        expect(served, 'every buffered ID is still served').toBe(buffered);
+        expect(['store_unavailable', 'segment_unavailable']).toContain(code);
+        expect(failMs).toBeLessThan(CALL_BOUND_MS);
+        await expectFastFailures();
+        // Let a few background retries time out against the frozen server too.
+        await sleep(1_500);
+        server.resume();
+        const recoveredMs = await expectRecovery();
+        log(
+          `freeze: served ${served} buffered IDs, then ${code} in ${failMs} ms; recovered ${recoveredMs} ms after SIGCONT`,
+        );
+      } finally {
+        server.resume();
+      }
+    },
+  );
 });

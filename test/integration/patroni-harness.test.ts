@@ -48,7 +48,10 @@ function byRole(reports: NodeRoleReport[], role: NodeRoleReport['role']): NodeRo
 beforeAll(async () => {
   cluster = await PatroniCluster.create({ nodes: 3, synchronous: true });
   const primary = await cluster.waitForLeader();
-  await cluster.query(primary, ['CREATE TABLE t (id int PRIMARY KEY)', `INSERT INTO t SELECT generate_series(1, ${rows})`]);
+  await cluster.query(primary, [
+    'CREATE TABLE t (id int PRIMARY KEY)',
+    `INSERT INTO t SELECT generate_series(1, ${rows})`,
+  ]);
 }, 400_000); // on a fresh machine, apt-get installs postgresql-15, patroni and etcd-server first
 
 afterAll(async () => {
@@ -73,9 +76,17 @@ describe('Patroni cluster harness (synchronous_mode)', () => {
     const refused = await cluster.query(standby, 'INSERT INTO t VALUES (-1)').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(PsqlError);
     expect((refused as PsqlError).stderr).toMatch(/read-only transaction/);
-    expect(cluster.url()).toMatch(/^postgres:\/\/leaf:[0-9a-f]+@127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+\/leaf_test$/);
-    for (const order of [[standby, primary, 3 - standby - primary], [primary, standby, 3 - standby - primary]]) {
-      const [[address]] = await psql(`${cluster.url(order)}?target_session_attrs=read-write`, 'SELECT inet_server_port()');
+    expect(cluster.url()).toMatch(
+      /^postgres:\/\/leaf:[0-9a-f]+@127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+\/leaf_test$/,
+    );
+    for (const order of [
+      [standby, primary, 3 - standby - primary],
+      [primary, standby, 3 - standby - primary],
+    ]) {
+      const [[address]] = await psql(
+        `${cluster.url(order)}?target_session_attrs=read-write`,
+        'SELECT inet_server_port()',
+      );
       expect(Number(address)).toBe(cluster.nodes[primary].ports.pg);
     }
   });
@@ -87,7 +98,10 @@ describe('Patroni cluster harness (synchronous_mode)', () => {
     await cluster.node(sync).freezeWalReceiver();
     try {
       const insert = psqlRun(cluster.urlFor(primary), 'INSERT INTO w VALUES (1)', { timeoutMs: 20_000 });
-      const waiting = async () => (await cluster.node(primary).superQuery("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))[0]?.[0];
+      const waiting = async () =>
+        (
+          await cluster.node(primary).superQuery("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+        )[0]?.[0];
       let pid: string | undefined;
       for (let i = 0; i < 50 && pid === undefined; i++) pid = await waiting();
       expect(pid).toBeDefined();
@@ -121,7 +135,9 @@ describe('Patroni cluster harness (synchronous_mode)', () => {
     expect(cluster.nodes[old].pids()).toEqual([]);
     const now = await cluster.waitForLeader({ not: old });
     const failoverMs = Date.now() - started;
-    console.log(`failover: ${cluster.nodes[old].name} killed → ${cluster.nodes[now].name} writable after ${failoverMs} ms`);
+    console.log(
+      `failover: ${cluster.nodes[old].name} killed → ${cluster.nodes[now].name} writable after ${failoverMs} ms`,
+    );
     expect(now).toBe(sync);
     expect(failoverMs).toBeLessThan(cluster.failoverTimeoutMs);
     expect((await cluster.roles())[old].role).toBe('unreachable');

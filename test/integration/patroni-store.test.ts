@@ -36,7 +36,8 @@ async function claim(into: Claimed[]): Promise<void> {
 function overlaps(claims: Claimed[]): Array<[Claimed, Claimed]> {
   const sorted = [...claims].sort((a, b) => a.from - b.from);
   const found: Array<[Claimed, Claimed]> = [];
-  for (let i = 1; i < sorted.length; i++) if (sorted[i].from <= sorted[i - 1].to) found.push([sorted[i - 1], sorted[i]]);
+  for (let i = 1; i < sorted.length; i++)
+    if (sorted[i].from <= sorted[i - 1].to) found.push([sorted[i - 1], sorted[i]]);
   return found;
 }
 
@@ -44,7 +45,10 @@ function overlaps(claims: Claimed[]): Array<[Claimed, Claimed]> {
  * `claimers` loops claiming until `during` resolves, each failure (store_unavailable while no primary answers) counted;
  * then returns the claims and the longest time without an acknowledged claim.
  */
-async function claimThrough(during: () => Promise<void>, claimers = 2): Promise<{ claims: Claimed[]; failures: number; longestGapMs: number }> {
+async function claimThrough(
+  during: () => Promise<void>,
+  claimers = 2,
+): Promise<{ claims: Claimed[]; failures: number; longestGapMs: number }> {
   const claims: Claimed[] = [];
   let failures = 0;
   let done = false;
@@ -62,7 +66,8 @@ async function claimThrough(during: () => Promise<void>, claimers = 2): Promise<
     // The store must claim again on its own after the fault: wait (bounded) for a claim after `during`.
     const after = Date.now();
     const deadline = after + 30_000;
-    while (!claims.some((c) => c.at > after) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (!claims.some((c) => c.at > after) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
   } finally {
     done = true;
     await Promise.all(loops);
@@ -83,7 +88,11 @@ beforeAll(async () => {
   // Role detail (sync_state, the standbys' WAL receiver names) is readable with pg_monitor; docs/operations.md says so.
   await cluster.node(primary).superQuery(`GRANT pg_monitor TO ${cluster.app.user}`, cluster.database);
   // Hosts listed with a standby first: the store must skip it and write to the primary.
-  store = await PostgresStore.open({ url: cluster.url([(primary + 1) % 3, primary, (primary + 2) % 3]), connectionLimit: 4, restoreHostMs: 1_000 });
+  store = await PostgresStore.open({
+    url: cluster.url([(primary + 1) % 3, primary, (primary + 2) % 3]),
+    connectionLimit: 4,
+    restoreHostMs: 1_000,
+  });
   await store.tags.createTag({ bizTag: TAG, step: STEP });
 }, 400_000);
 
@@ -112,7 +121,9 @@ describe('PostgreSQL store on Patroni, synchronous_mode', () => {
       killed = await cluster.killPrimary();
       await cluster.waitForLeader({ not: killed });
     });
-    console.log(`[patroni-store] primary killed: ${run.claims.length} claims acknowledged, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`);
+    console.log(
+      `[patroni-store] primary killed: ${run.claims.length} claims acknowledged, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`,
+    );
     expect(overlaps(run.claims)).toEqual([]);
     expect(run.claims.length).toBeGreaterThan(10);
     // Patroni's ttl is 10 s here; the store must be writing again shortly after the promotion.
@@ -127,7 +138,9 @@ describe('PostgreSQL store on Patroni, synchronous_mode', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       await cluster.switchover();
     });
-    console.log(`[patroni-store] switchover: ${run.claims.length} claims, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`);
+    console.log(
+      `[patroni-store] switchover: ${run.claims.length} claims, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`,
+    );
     expect(overlaps(run.claims)).toEqual([]);
     expect(Math.min(...run.claims.map((c) => c.from))).toBeGreaterThan(before);
     expect(await maxIdOnPrimary()).toBeGreaterThanOrEqual(Math.max(...run.claims.map((c) => c.to)));
@@ -151,7 +164,8 @@ describe('asynchronous replication: the hazard', () => {
     });
     const after: Claimed[] = [];
     const deadline = Date.now() + 30_000;
-    while (after.length < 5 && Date.now() < deadline) await claim(after).catch(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    while (after.length < 5 && Date.now() < deadline)
+      await claim(after).catch(() => new Promise((resolve) => setTimeout(resolve, 200)));
     const twice = overlaps([...acknowledged, ...after]);
     console.log(
       `[patroni-store] async failover ${cluster.node(from).name} → ${cluster.node(to).name}: acknowledged ${acknowledged.map((c) => `${c.from}-${c.to}`).join(', ')}; ` +

@@ -29,7 +29,9 @@ async function client(url: string): Promise<pg.Client> {
 
 /** Whether a session of this database waits on a lock (the claim behind the switch's row lock). */
 async function someoneWaitsOnALock(c: pg.Client): Promise<true | undefined> {
-  const { rowCount } = await c.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+  const { rowCount } = await c.query(
+    "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+  );
   return rowCount !== null && rowCount > 0 ? true : undefined;
 }
 
@@ -41,11 +43,23 @@ describe('postgres: a Leaf table made by hand', () => {
       await c.query(`CREATE TABLE leaf_alloc (
         biz_tag varchar(128) NOT NULL DEFAULT '', max_id bigint NOT NULL DEFAULT 1, step integer NOT NULL,
         description varchar(256) DEFAULT NULL, update_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (biz_tag))`);
-      await c.query("INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES ('leaf-segment-test', 1, 2000, 'Test leaf Segment Mode Get Id'), ('big', 9007199254740993, 100, NULL)");
+      await c.query(
+        "INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES ('leaf-segment-test', 1, 2000, 'Test leaf Segment Mode Get Id'), ('big', 9007199254740993, 100, NULL)",
+      );
       const store = await PostgresStore.open({ url: db.url });
       try {
-        expect(await store.tags.allocate('leaf-segment-test')).toEqual({ bizTag: 'leaf-segment-test', maxId: 2001, step: 2000, semantics: 'leaf-ts' });
-        expect(await store.tags.allocate('big')).toEqual({ bizTag: 'big', maxId: 9007199254741093n, step: 100, semantics: 'leaf-ts' });
+        expect(await store.tags.allocate('leaf-segment-test')).toEqual({
+          bizTag: 'leaf-segment-test',
+          maxId: 2001,
+          step: 2000,
+          semantics: 'leaf-ts',
+        });
+        expect(await store.tags.allocate('big')).toEqual({
+          bizTag: 'big',
+          maxId: 9007199254741093n,
+          step: 100,
+          semantics: 'leaf-ts',
+        });
         const { rows } = await c.query<{ column_name: string; data_type: string; len: number | null }>(
           "SELECT column_name, data_type, character_maximum_length AS len FROM information_schema.columns WHERE table_name = 'leaf_alloc' ORDER BY ordinal_position",
         );
@@ -129,8 +143,11 @@ describe('postgres: the semantics a claim reads', () => {
       }
       stop = true;
       await Promise.all(claiming);
-      const ranges = claims.map((a) => claimedRange(Number(a.maxId), a.step, a.semantics)).sort((a, b) => a.first - b.first);
-      for (let k = 1; k < ranges.length; k++) expect(ranges[k]!.first, `range ${k}`).toBeGreaterThan(ranges[k - 1]!.last);
+      const ranges = claims
+        .map((a) => claimedRange(Number(a.maxId), a.step, a.semantics))
+        .sort((a, b) => a.first - b.first);
+      for (let k = 1; k < ranges.length; k++)
+        expect(ranges[k]!.first, `range ${k}`).toBeGreaterThan(ranges[k - 1]!.last);
       const leaf = claims.filter((a) => a.semantics === 'leaf').length;
       expect(leaf).toBeGreaterThan(0);
       expect(leaf).toBeLessThan(claims.length);
@@ -157,18 +174,29 @@ describe('postgres: a primary with a standby, then with a synchronous standby th
   });
 
   it('a standby alone in the URL is store_unavailable, saying it is a read-only standby', async () => {
-    const error = await within(15_000, PostgresStore.open({ url: standbyUrl, connectTimeoutMs: 1_000 }).then(() => null, (e: unknown) => e));
+    const error = await within(
+      15_000,
+      PostgresStore.open({ url: standbyUrl, connectTimeoutMs: 1_000 }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     expect(error).toMatchObject({ code: 'store_unavailable' });
     expect(String((error as Error).message)).toMatch(/read-only standby/);
   });
 
   it('the standby listed first: every write goes to the primary behind it; the probe names each role', async () => {
     const hosts = `127.0.0.1:${standby.port},127.0.0.1:${primary.port}`;
-    const store = await PostgresStore.open({ url: url.replace(`127.0.0.1:${primary.port}`, hosts), connectTimeoutMs: 1_000 });
+    const store = await PostgresStore.open({
+      url: url.replace(`127.0.0.1:${primary.port}`, hosts),
+      connectTimeoutMs: 1_000,
+    });
     try {
       await store.tags.createTag({ bizTag: 'ha', step: 10 });
       expect(await store.tags.allocate('ha')).toMatchObject({ maxId: 11 });
-      expect((await psql(primary.superuserConninfo('leaf_sync'), "SELECT max_id FROM leaf_alloc WHERE biz_tag = 'ha'"))[0]).toEqual(['11']);
+      expect(
+        (await psql(primary.superuserConninfo('leaf_sync'), "SELECT max_id FROM leaf_alloc WHERE biz_tag = 'ha'"))[0],
+      ).toEqual(['11']);
       expect((await store.hosts()).map((h) => [h.host, h.reachable, h.postgres?.role])).toEqual([
         [`127.0.0.1:${standby.port}`, true, 'standby'],
         [`127.0.0.1:${primary.port}`, true, 'primary'],
@@ -182,25 +210,40 @@ describe('postgres: a primary with a standby, then with a synchronous standby th
     const store = await PostgresStore.open({ url, queryTimeoutMs: 3_000 });
     await store.tags.createTag({ bizTag: 'sync', step: 10 });
     // From now on every commit waits for a synchronous standby that does not exist.
-    await psql(primary.superuserConninfo(), ["ALTER SYSTEM SET synchronous_standby_names = 'ghost'", 'SELECT pg_reload_conf()']);
+    await psql(primary.superuserConninfo(), [
+      "ALTER SYSTEM SET synchronous_standby_names = 'ghost'",
+      'SELECT pg_reload_conf()',
+    ]);
     let cancelling = true;
     const canceller = (async () => {
       let cancelled = 0;
       while (cancelling) {
-        const rows = await psql(primary.superuserConninfo(), "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'");
+        const rows = await psql(
+          primary.superuserConninfo(),
+          "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'",
+        );
         cancelled += Number(rows[0]?.[0] ?? 0);
         await new Promise((resolve) => setTimeout(resolve, 30));
       }
       return cancelled;
     })();
     try {
-      const error = await within(20_000, store.tags.allocate('sync').then(() => null, (e: unknown) => e));
+      const error = await within(
+        20_000,
+        store.tags.allocate('sync').then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      );
       cancelling = false;
       expect(error).toMatchObject({ code: 'store_unavailable' });
       expect((error as Error).cause).toBeInstanceOf(SyncCommitUnacknowledged);
       expect(await canceller).toBeGreaterThan(0);
       // The primary did commit (alone): the row moved, yet no claim was answered — its IDs are a gap, never served.
-      const [[maxId]] = await psql(primary.superuserConninfo('leaf_sync'), "SELECT max_id FROM leaf_alloc WHERE biz_tag = 'sync'");
+      const [[maxId]] = await psql(
+        primary.superuserConninfo('leaf_sync'),
+        "SELECT max_id FROM leaf_alloc WHERE biz_tag = 'sync'",
+      );
       expect(Number(maxId)).toBeGreaterThanOrEqual(11);
       expect(store.retries.lostConnection).toBeGreaterThan(0);
     } finally {
@@ -214,7 +257,13 @@ describe('postgres: a primary with a standby, then with a synchronous standby th
     const store = await PostgresStore.open({ url, queryTimeoutMs: 1_000 });
     try {
       const started = performance.now();
-      const error = await within(10_000, store.tags.allocate('sync').then(() => null, (e: unknown) => e));
+      const error = await within(
+        10_000,
+        store.tags.allocate('sync').then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      );
       expect(error).toMatchObject({ code: 'store_unavailable' });
       expect(performance.now() - started).toBeLessThan(4_000);
     } finally {

@@ -45,7 +45,9 @@ describe.each(dialects.all)('range leases from $name', (dialect) => {
       await store.tags.createTag({ bizTag: TAG, step: DB_STEP });
       servers.push(
         ...(await Promise.all(
-          Array.from({ length: SERVERS }, (_, i) => startNodeServer({ env: serverEnv({ LEAF_NODE_ID: `ranges-${i}` }), timeoutMs: 60_000 })),
+          Array.from({ length: SERVERS }, (_, i) =>
+            startNodeServer({ env: serverEnv({ LEAF_NODE_ID: `ranges-${i}` }), timeoutMs: 60_000 }),
+          ),
         )),
       );
 
@@ -106,12 +108,18 @@ describe.each(dialects.all)('range leases from $name', (dialect) => {
       };
       await within(
         RUN_BOUND_MS,
-        Promise.all(servers.flatMap((server, s) => Array.from({ length: CLIENTS_PER_SERVER }, (_, c) => client(server, s * CLIENTS_PER_SERVER + c)))),
+        Promise.all(
+          servers.flatMap((server, s) =>
+            Array.from({ length: CLIENTS_PER_SERVER }, (_, c) => client(server, s * CLIENTS_PER_SERVER + c)),
+          ),
+        ),
         `the run to ${TARGET_IDS} IDs (seed ${seed})`,
       );
 
       // Sort the runs by start and walk them once: each must begin above the end of the one before.
-      const order = Array.from({ length: runCount }, (_, i) => i).sort((a, b) => (runs[a * 2] as number) - (runs[b * 2] as number));
+      const order = Array.from({ length: runCount }, (_, i) => i).sort(
+        (a, b) => (runs[a * 2] as number) - (runs[b * 2] as number),
+      );
       let covered = 0;
       let previousEnd = -Infinity;
       let overlaps = 0;

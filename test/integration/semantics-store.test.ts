@@ -57,8 +57,16 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: claim semantics', (
     expect(await store.tags.allocate('a')).toEqual({ bizTag: 'a', maxId: 110, step: 10, semantics: 'leaf-ts' });
 
     // Tag b keeps leaf-ts on its own; the default goes to leaf: a and the tombstone skip one, b does not.
-    expect(await store.semantics.setTagSemantics('b', 'leaf-ts', stamp)).toEqual({ before: 'leaf-ts', after: 'leaf-ts', bumped: 0 });
-    expect(await store.semantics.setDefaultSemantics('leaf', stamp)).toEqual({ before: 'leaf-ts', after: 'leaf', bumped: 1 });
+    expect(await store.semantics.setTagSemantics('b', 'leaf-ts', stamp)).toEqual({
+      before: 'leaf-ts',
+      after: 'leaf-ts',
+      bumped: 0,
+    });
+    expect(await store.semantics.setDefaultSemantics('leaf', stamp)).toEqual({
+      before: 'leaf-ts',
+      after: 'leaf',
+      bumped: 1,
+    });
     expect((await store.tags.getTag('a'))?.maxId).toBe(111);
     expect((await store.tags.getTag('b'))?.maxId).toBe(100);
     expect((await store.tags.getTombstone('gone'))?.maxId).toBe(101);
@@ -68,15 +76,29 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: claim semantics', (
     expect(await store.semantics.tagSemantics('a')).toBe('leaf');
 
     // The same value again changes nothing; leaf → leaf-ts needs no skip.
-    expect(await store.semantics.setDefaultSemantics('leaf', stamp)).toEqual({ before: 'leaf', after: 'leaf', bumped: 0 });
+    expect(await store.semantics.setDefaultSemantics('leaf', stamp)).toEqual({
+      before: 'leaf',
+      after: 'leaf',
+      bumped: 0,
+    });
     expect((await store.tags.getTag('a'))?.maxId).toBe(116);
-    expect(await store.semantics.setTagSemantics('a', 'leaf-ts', stamp)).toEqual({ before: 'leaf', after: 'leaf-ts', bumped: 0 });
+    expect(await store.semantics.setTagSemantics('a', 'leaf-ts', stamp)).toEqual({
+      before: 'leaf',
+      after: 'leaf-ts',
+      bumped: 0,
+    });
     expect((await store.tags.getTag('a'))?.maxId).toBe(116);
     // b drops its own row and follows the default (leaf): one up.
-    expect(await store.semantics.setTagSemantics('b', null, stamp)).toEqual({ before: 'leaf-ts', after: 'leaf', bumped: 1 });
+    expect(await store.semantics.setTagSemantics('b', null, stamp)).toEqual({
+      before: 'leaf-ts',
+      after: 'leaf',
+      bumped: 1,
+    });
     expect((await store.tags.getTag('b'))?.maxId).toBe(111);
     expect(await store.semantics.getSemantics()).toEqual({ default: 'leaf', tags: { a: 'leaf-ts' } });
-    await expect(store.semantics.setTagSemantics('nope', 'leaf', stamp)).rejects.toMatchObject({ code: 'tag_not_found' });
+    await expect(store.semantics.setTagSemantics('nope', 'leaf', stamp)).rejects.toMatchObject({
+      code: 'tag_not_found',
+    });
 
     // Re-created, the deleted tag continues above its bumped tombstone in the default's semantics.
     await store.tags.createTag({ bizTag: 'gone', step: 10 });
@@ -85,10 +107,25 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: claim semantics', (
     const audit = await store.audit.listAudit({ limit: 50 });
     const switches = audit.filter((e) => e.action === 'tag.semantics' || e.action === 'fleet.semantics').reverse();
     expect(switches.map((e) => [e.action, e.bizTag, e.before, e.after])).toEqual([
-      ['tag.semantics', 'b', expect.objectContaining({ semantics: 'leaf-ts', maxId: '100' }), expect.objectContaining({ semantics: 'leaf-ts', maxId: '100', bumped: 0 })],
+      [
+        'tag.semantics',
+        'b',
+        expect.objectContaining({ semantics: 'leaf-ts', maxId: '100' }),
+        expect.objectContaining({ semantics: 'leaf-ts', maxId: '100', bumped: 0 }),
+      ],
       ['fleet.semantics', null, { semantics: 'leaf-ts' }, { semantics: 'leaf', bumped: 1 }],
-      ['tag.semantics', 'a', expect.objectContaining({ semantics: 'leaf' }), expect.objectContaining({ semantics: 'leaf-ts', bumped: 0 })],
-      ['tag.semantics', 'b', expect.objectContaining({ semantics: 'leaf-ts', maxId: '110' }), expect.objectContaining({ semantics: 'leaf', maxId: '111', bumped: 1 })],
+      [
+        'tag.semantics',
+        'a',
+        expect.objectContaining({ semantics: 'leaf' }),
+        expect.objectContaining({ semantics: 'leaf-ts', bumped: 0 }),
+      ],
+      [
+        'tag.semantics',
+        'b',
+        expect.objectContaining({ semantics: 'leaf-ts', maxId: '110' }),
+        expect.objectContaining({ semantics: 'leaf', maxId: '111', bumped: 1 }),
+      ],
     ]);
   });
 });

@@ -113,7 +113,12 @@ class Proc {
   ) {
     this.w = startWorker('snowflake.mts', name, { LEAF_WORKER_MAX_MS: '100000' });
   }
-  async job<T extends WorkerMessage>(kind: string, reply: string, args: Record<string, unknown> = {}, ms = JOB_MS): Promise<T> {
+  async job<T extends WorkerMessage>(
+    kind: string,
+    reply: string,
+    args: Record<string, unknown> = {},
+    ms = JOB_MS,
+  ): Promise<T> {
     const next = this.w.next<T>(reply, ms);
     this.w.send({ type: 'job', kind, ...args });
     return next;
@@ -178,12 +183,17 @@ function readIds(file: string): BigInt64Array {
 
 /** Waits (bounded) until a streaming worker has written more than `n` IDs: counts, not sleeps, on a busy machine. */
 function moreIdsThan(file: string, n: number, what: string): Promise<true> {
-  return waitFor(30_000, () => ((fs.existsSync(file) ? fs.statSync(file).size : 0) > n * 8 ? true : undefined), `${what} writing ${n} IDs`);
+  return waitFor(
+    30_000,
+    () => ((fs.existsSync(file) ? fs.statSync(file).size : 0) > n * 8 ? true : undefined),
+    `${what} writing ${n} IDs`,
+  );
 }
 
 function expectIncreasing(ids: BigInt64Array, what: string): void {
   for (let i = 1; i < ids.length; i++) {
-    if (!(ids[i] > ids[i - 1])) throw new Error(`${what}: ID #${i} = ${ids[i]} is not above the previous one, ${ids[i - 1]}`);
+    if (!(ids[i] > ids[i - 1]))
+      throw new Error(`${what}: ID #${i} = ${ids[i]} is not above the previous one, ${ids[i - 1]}`);
   }
 }
 
@@ -287,7 +297,8 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     for (const id of ids2) {
       expect(widOf(id)).toBe(s1.workerId);
       if (!(id > killedMax)) throw new Error(`restarted process issued ${id}, not above the killed one's ${killedMax}`);
-      if (!(tsOf(id) > fence)) throw new Error(`restarted process issued ${id} at ${tsOf(id)}, not above the fence ${fence}`);
+      if (!(tsOf(id) > fence))
+        throw new Error(`restarted process issued ${id} at ${tsOf(id)}, not above the fence ${fence}`);
     }
 
     // --- graceful stop: the lease is released with the fence at the last timestamp used.
@@ -323,7 +334,14 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     for (let i = 0; i < ids.length; i += 16) {
       await Promise.all(
         ids.slice(i, i + 16).map(async (id) => {
-          expect(await db.store.workers.claimFreeWorker(id, `other-${id}:3000`, `inst-${id}`, id === expiredId ? -5_000 : 120_000)).toBe(true);
+          expect(
+            await db.store.workers.claimFreeWorker(
+              id,
+              `other-${id}:3000`,
+              `inst-${id}`,
+              id === expiredId ? -5_000 : 120_000,
+            ),
+          ).toBe(true);
         }),
       );
     }
@@ -358,7 +376,10 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
         expect(r.instanceId).toBe(s.instanceId);
         expect(r.lastTimestamp).toBeGreaterThanOrEqual(fence);
       } else {
-        expect({ nodeId: r.nodeId, instanceId: r.instanceId }).toEqual({ nodeId: old.nodeId, instanceId: old.instanceId });
+        expect({ nodeId: r.nodeId, instanceId: r.instanceId }).toEqual({
+          nodeId: old.nodeId,
+          instanceId: old.instanceId,
+        });
       }
     }
     log(`${dialect} c: took over worker ${expiredId}; first ID after ${f.ms} ms (${JSON.stringify(f.refusals)})`);
@@ -383,7 +404,14 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     const issueStart = Date.now();
     const files = procs.map((p) => tmp.file(`${p.name}.i64`));
     const results = await Promise.all(
-      procs.map((p, i) => p.job<Issued>('issue', 'issued', { count: PER, nextRatio: 0.6, takeMax: 1000, outFile: files[i], seed: seed + i }, 60_000)),
+      procs.map((p, i) =>
+        p.job<Issued>(
+          'issue',
+          'issued',
+          { count: PER, nextRatio: 0.6, takeMax: 1000, outFile: files[i], seed: seed + i },
+          60_000,
+        ),
+      ),
     );
     const issueEnd = Date.now();
 
@@ -398,9 +426,12 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
       expectIncreasing(ids, procs[i].name);
       for (let k = 0; k < ids.length; k++) {
         const d = decompose(ids[k], EPOCH);
-        if (d.workerId !== wids[i]) throw new Error(`${procs[i].name}: ID ${ids[k]} has worker id ${d.workerId}, not ${wids[i]}`);
+        if (d.workerId !== wids[i])
+          throw new Error(`${procs[i].name}: ID ${ids[k]} has worker id ${d.workerId}, not ${wids[i]}`);
         if (d.timestampMs < issueStart - 1_000 || d.timestampMs > issueEnd) {
-          throw new Error(`${procs[i].name}: ID ${ids[k]} has timestamp ${d.timestampMs}, outside the run [${issueStart}, ${issueEnd}]`);
+          throw new Error(
+            `${procs[i].name}: ID ${ids[k]} has timestamp ${d.timestampMs}, outside the run [${issueStart}, ${issueEnd}]`,
+          );
         }
       }
       all.set(ids, i * PER);
@@ -431,7 +462,10 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     await sleep(leaseMs / 2);
 
     const takeoverStart = Date.now();
-    const changed = await db.exec("UPDATE leaf_worker SET node_id = 'intruder', instance_id = 'x' WHERE worker_id = ?", [stolen]);
+    const changed = await db.exec(
+      "UPDATE leaf_worker SET node_id = 'intruder', instance_id = 'x' WHERE worker_id = ?",
+      [stolen],
+    );
     const takeoverAt = Date.now();
     expect(changed).toBe(1);
 
@@ -457,7 +491,9 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
         stolenIds.push(id);
         lastStolenTs = Math.max(lastStolenTs, d.timestampMs);
         if (d.timestampMs >= takeoverAt + leaseMs) {
-          throw new Error(`ID ${id} with the stolen worker id ${stolen} at ${d.timestampMs}, ${d.timestampMs - takeoverAt} ms after the takeover`);
+          throw new Error(
+            `ID ${id} with the stolen worker id ${stolen} at ${d.timestampMs}, ${d.timestampMs - takeoverAt} ms after the takeover`,
+          );
         }
       } else {
         expect(d.workerId).toBe(moved);
@@ -478,7 +514,10 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     // The intruder keeps the row; the victim's new row names it.
     const rows = await db.rows();
     const stolenRow = rows.find((r) => r.workerId === stolen)!;
-    expect({ nodeId: stolenRow.nodeId, instanceId: stolenRow.instanceId }).toEqual({ nodeId: 'intruder', instanceId: 'x' });
+    expect({ nodeId: stolenRow.nodeId, instanceId: stolenRow.instanceId }).toEqual({
+      nodeId: 'intruder',
+      instanceId: 'x',
+    });
     const newRow = rows.find((r) => r.workerId === moved)!;
     expect(newRow.nodeId).toBe('host-v:3000');
     expect(newRow.instanceId).toBe(s.instanceId);
@@ -498,10 +537,9 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     const [a, b] = await spawnOpen(db, [`${dialect}-stopping`, `${dialect}-successor`], [nodeId, nodeId]);
     const sa = await a.start(Date.now());
     const fileA = tmp.file(`${dialect}-stopping.i64`);
-    const done = a.w.next<WorkerMessage & { issued: number; error: string | null; takeError: string | null; takeIssued: number }>(
-      'takeDone',
-      JOB_MS,
-    );
+    const done = a.w.next<
+      WorkerMessage & { issued: number; error: string | null; takeError: string | null; takeIssued: number }
+    >('takeDone', JOB_MS);
     const stopped = a.w.next<WorkerMessage & { stopStart: number; stoppedAt: number }>('stoppedDuringTake', JOB_MS);
     a.w.send({ type: 'job', kind: 'takeAndStop', count: 4096 * 100, stopAfterMs: 20, outFile: fileA });
     const st = await stopped;

@@ -66,7 +66,11 @@ async function serve(port: number, n: number, random: () => number): Promise<big
     const pick = random();
     const count = left > 1 && pick < 0.4 ? 1 + Math.floor(random() * Math.min(left, 120)) : 1;
     const url =
-      count > 1 ? `/api/id/segment/${TAG}?count=${count}` : pick < 0.7 ? `/api/id/segment/${TAG}` : `/api/segment/get/${TAG}`;
+      count > 1
+        ? `/api/id/segment/${TAG}?count=${count}`
+        : pick < 0.7
+          ? `/api/id/segment/${TAG}`
+          : `/api/segment/get/${TAG}`;
     const r = await fetch(`http://127.0.0.1:${port}${url}`);
     const text = await r.text();
     expect(r.status, `${url}: ${text}`).toBe(200);
@@ -126,7 +130,11 @@ describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothi
       for (let run = 0; run < WAYS.length * PER_WAY; run++) {
         const round = Math.floor(run / WAYS.length);
         const way = WAYS[run % WAYS.length];
-        plan.push({ launcher: round % 2 === 0 ? 'npm start' : 'systemd unit', way, twice: way === 'ctrl-c' && round % 4 >= 2 });
+        plan.push({
+          launcher: round % 2 === 0 ? 'npm start' : 'systemd unit',
+          way,
+          twice: way === 'ctrl-c' && round % 4 >= 2,
+        });
       }
       plan.push({ launcher: 'npm start', way: 'kill -9 of the top process', twice: false });
       plan.push({ launcher: 'systemd unit', way: 'kill -9 of the top process', twice: false });
@@ -157,7 +165,15 @@ describe('a stop while the node is still starting', () => {
     const store = new SqliteStore({ file });
     try {
       const port = await freePort();
-      const env = { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${file}`, LEAF_ADMIN_TOKEN: 'stops-test-admin-token', LEAF_LOG_LEVEL: 'info', LEAF_NODE_ID: 'early' };
+      const env = {
+        ...cleanEnv(),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `file:${file}`,
+        LEAF_ADMIN_TOKEN: 'stops-test-admin-token',
+        LEAF_LOG_LEVEL: 'info',
+        LEAF_NODE_ID: 'early',
+      };
       const child = spawnGroup('npm', ['start'], { cwd: REPO_ROOT, env });
       let output = '';
       const registered = new Promise<void>((resolve) => {
@@ -214,7 +230,9 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? String(signal))));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? String(signal))),
+  );
   try {
     await waitForHealth(child, run.port, 90_000);
   } catch (error) {
@@ -225,12 +243,18 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
   // A cluster answers health once its first worker listens: wait for every worker, as a ready fleet.
   const workers = run.workers ?? 1;
   if (workers > 1) {
-    const ready = await pollFor(60_000, () => ([...output.matchAll(/"event":"listening"/g)].length >= workers ? true : undefined), 100);
+    const ready = await pollFor(
+      60_000,
+      () => ([...output.matchAll(/"event":"listening"/g)].length >= workers ? true : undefined),
+      100,
+    );
     expect(ready, `${run.what}: not every worker listening\n${output}`).toBe(true);
   }
   const ids = await serve(run.port, 1 + Math.floor(run.random() * 400), run.random);
-  if (run.after?.gaveBack === true) expect(ids[0], `${run.what}: the first ID after a graceful stop`).toBe(run.after.last + 1n);
-  if (run.after?.gaveBack === false) expect(ids[0], `${run.what}: the first ID after a kill -9`).toBeGreaterThan(run.after.last);
+  if (run.after?.gaveBack === true)
+    expect(ids[0], `${run.what}: the first ID after a graceful stop`).toBe(run.after.last + 1n);
+  if (run.after?.gaveBack === false)
+    expect(ids[0], `${run.what}: the first ID after a kill -9`).toBeGreaterThan(run.after.last);
   // Increasing from one node; from a cluster's workers interleaved, so the highest.
   const last = ids.reduce((a, b) => (b > a ? b : a));
   const processes = groupPids(top).map((pid) => `${pid} ${commandLine(pid)}`);
@@ -240,7 +264,9 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
   if (left.length > 0) {
     const named = left.map((pid) => `${pid} ${commandLine(pid)}`);
     signalGroup(top, 'SIGKILL');
-    expect.fail(`${run.what}: still running ${unit.timeoutStopMs} ms after the stop: ${named.join('; ')}\n(the group was: ${processes.join('; ')})\n${output}`);
+    expect.fail(
+      `${run.what}: still running ${unit.timeoutStopMs} ms after the stop: ${named.join('; ')}\n(the group was: ${processes.join('; ')})\n${output}`,
+    );
   }
   const code = await exited;
   expect(await portIsFree(run.port), `${run.what}: the port is still taken`).toBe(true);
@@ -256,12 +282,15 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
   } else if (gaveBack) {
     // systemd's Restart=on-failure reads the main process's exit: a stop it asked for must end in 0.
     if (run.launcher === 'systemd unit') expect(code, `${run.what}: exit status\n${output}`).toBe(0);
-    expect(String(maxId), `${run.what}: max_id after the stop (last ID served ${last})\n${output.slice(-4_000)}`).toBe(String(last));
+    expect(String(maxId), `${run.what}: max_id after the stop (last ID served ${last})\n${output.slice(-4_000)}`).toBe(
+      String(last),
+    );
   } else {
     expect(maxId, `${run.what}: max_id after the stop`).toBeGreaterThan(last);
   }
 
   if (output.includes('"event":"stop_already_in_progress"')) run.tally.repeatsNoted++;
-  for (const m of output.matchAll(/"event":"give_back_done","tags":\d+,"ids":(\d+)/g)) run.tally.idsGivenBack += BigInt(m[1]);
+  for (const m of output.matchAll(/"event":"give_back_done","tags":\d+,"ids":(\d+)/g))
+    run.tally.idsGivenBack += BigInt(m[1]);
   return { last, gaveBack };
 }

@@ -36,11 +36,20 @@ interface Harness {
 async function mysqlHarness(): Promise<Harness> {
   const db: TestDatabase = await freshMysqlDatabase();
   const store = await MysqlStore.open({ url: db.url });
-  const conn = await mysql.createConnection({ uri: db.url, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, timezone: 'Z' });
+  const conn = await mysql.createConnection({
+    uri: db.url,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    dateStrings: true,
+    timezone: 'Z',
+  });
   await conn.query("SET time_zone = '+00:00'");
   const raw: Raw = {
     async setMaxId(tag, value) {
-      await conn.query('UPDATE leaf_alloc SET max_id = ?, update_time = update_time WHERE biz_tag = ?', [value.toString(), tag]);
+      await conn.query('UPDATE leaf_alloc SET max_id = ?, update_time = update_time WHERE biz_tag = ?', [
+        value.toString(),
+        tag,
+      ]);
     },
     async setStep(tag, step) {
       await conn.query('UPDATE leaf_alloc SET step = ?, update_time = update_time WHERE biz_tag = ?', [step, tag]);
@@ -122,8 +131,7 @@ async function sqliteHarness(): Promise<Harness> {
     },
     async row(tag) {
       const r = conn.prepare('SELECT max_id, step, update_time FROM leaf_alloc WHERE biz_tag = ?').get(tag) as
-        | { max_id: bigint; step: bigint; update_time: string }
-        | undefined;
+        { max_id: bigint; step: bigint; update_time: string } | undefined;
       return r && { maxId: BigInt(r.max_id), step: Number(r.step), updateTime: String(r.update_time) };
     },
     close: async () => void conn.close(),
@@ -180,17 +188,42 @@ describe.each([
 
   it("allocate: the row's own step, an explicit step, an operator's step change", async () => {
     await h.store.tags.createTag({ bizTag: 'steps', step: 100 });
-    expect(await h.store.tags.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 101, step: 100, semantics: 'leaf-ts' });
-    expect(await h.store.tags.allocate('steps', 250)).toEqual({ bizTag: 'steps', maxId: 351, step: 250, semantics: 'leaf-ts' });
-    expect(await h.store.tags.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 451, step: 100, semantics: 'leaf-ts' });
+    expect(await h.store.tags.allocate('steps')).toEqual({
+      bizTag: 'steps',
+      maxId: 101,
+      step: 100,
+      semantics: 'leaf-ts',
+    });
+    expect(await h.store.tags.allocate('steps', 250)).toEqual({
+      bizTag: 'steps',
+      maxId: 351,
+      step: 250,
+      semantics: 'leaf-ts',
+    });
+    expect(await h.store.tags.allocate('steps')).toEqual({
+      bizTag: 'steps',
+      maxId: 451,
+      step: 100,
+      semantics: 'leaf-ts',
+    });
     expect(await h.store.tags.getTag('steps')).toMatchObject({ maxId: 451, step: 100 });
     await h.raw.setStep('steps', 300);
-    expect(await h.store.tags.allocate('steps')).toEqual({ bizTag: 'steps', maxId: 751, step: 300, semantics: 'leaf-ts' });
+    expect(await h.store.tags.allocate('steps')).toEqual({
+      bizTag: 'steps',
+      maxId: 751,
+      step: 300,
+      semantics: 'leaf-ts',
+    });
     expect((await h.raw.row('steps'))?.maxId).toBe(751n);
 
     // A tag migrated from an older scheme: the first segment starts above its max_id.
     await h.store.tags.createTag({ bizTag: 'steps-offset', step: 100, maxId: 5_000 });
-    expect(await h.store.tags.allocate('steps-offset')).toEqual({ bizTag: 'steps-offset', maxId: 5_100, step: 100, semantics: 'leaf-ts' });
+    expect(await h.store.tags.allocate('steps-offset')).toEqual({
+      bizTag: 'steps-offset',
+      maxId: 5_100,
+      step: 100,
+      semantics: 'leaf-ts',
+    });
     const tags = await h.store.tags.listTags();
     expect(tags.map((t) => t.bizTag)).toEqual([...tags.map((t) => t.bizTag)].sort());
     expect(tags).toContainEqual({ bizTag: 'steps', step: 300 });
@@ -202,7 +235,9 @@ describe.each([
     const steps = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? undefined : 1 + ((i * 37) % 50)));
     const allocations = await Promise.all(steps.map((s) => h.store.tags.allocate('parallel', s)));
     allocations.forEach((a, i) => expect(a.step).toBe(steps[i] ?? 7));
-    const segments = allocations.map((a) => [Number(a.maxId) - a.step + 1, Number(a.maxId)]).sort((x, y) => x[0] - y[0]);
+    const segments = allocations
+      .map((a) => [Number(a.maxId) - a.step + 1, Number(a.maxId)])
+      .sort((x, y) => x[0] - y[0]);
     let next = 2;
     for (const [start, max] of segments) {
       expect(start).toBe(next);
@@ -211,45 +246,71 @@ describe.each([
     expect((await h.store.tags.getTag('parallel'))?.maxId).toBe(next - 1);
   });
 
-  it.each(['leaf-ts', 'leaf'] as const)('max_id near 2^63−1 in %s: claims are exact up to it, one past it is id_space_exhausted, row unchanged', async (semantics) => {
-    const tag = `edge-${semantics}`;
-    await h.store.tags.createTag({ bizTag: tag, step: 100 });
-    await h.store.semantics.setTagSemantics(tag, semantics);
-    await h.raw.setMaxId(tag, MAX - 1_050n);
-    // Exact decimal values, straight from the claim (MySQL: the OK packet's LAST_INSERT_ID, bit 63 the semantics).
-    expect(await h.store.tags.allocate(tag, 1_000)).toEqual({ bizTag: tag, maxId: MAX - 50n, step: 1_000, semantics });
-    expect((await h.raw.row(tag))?.maxId).toBe(MAX - 50n);
-    await h.raw.setUpdateTime(tag, '2001-02-03 04:05:06');
-    const before = await h.raw.row(tag);
-    expect((await leafErrorOf(h.store.tags.allocate(tag))).code).toBe('id_space_exhausted'); // the row's step, 100
-    const refused = await leafErrorOf(h.store.tags.allocate(tag, 51));
-    expect(refused.code).toBe('id_space_exhausted');
-    expect(refused.message).toContain('2^63−1');
-    expect(await h.raw.row(tag)).toEqual(before);
-    expect(await h.store.tags.getTag(tag)).toMatchObject({ maxId: MAX - 50n });
+  it.each(['leaf-ts', 'leaf'] as const)(
+    'max_id near 2^63−1 in %s: claims are exact up to it, one past it is id_space_exhausted, row unchanged',
+    async (semantics) => {
+      const tag = `edge-${semantics}`;
+      await h.store.tags.createTag({ bizTag: tag, step: 100 });
+      await h.store.semantics.setTagSemantics(tag, semantics);
+      await h.raw.setMaxId(tag, MAX - 1_050n);
+      // Exact decimal values, straight from the claim (MySQL: the OK packet's LAST_INSERT_ID, bit 63 the semantics).
+      expect(await h.store.tags.allocate(tag, 1_000)).toEqual({
+        bizTag: tag,
+        maxId: MAX - 50n,
+        step: 1_000,
+        semantics,
+      });
+      expect((await h.raw.row(tag))?.maxId).toBe(MAX - 50n);
+      await h.raw.setUpdateTime(tag, '2001-02-03 04:05:06');
+      const before = await h.raw.row(tag);
+      expect((await leafErrorOf(h.store.tags.allocate(tag))).code).toBe('id_space_exhausted'); // the row's step, 100
+      const refused = await leafErrorOf(h.store.tags.allocate(tag, 51));
+      expect(refused.code).toBe('id_space_exhausted');
+      expect(refused.message).toContain('2^63−1');
+      expect(await h.raw.row(tag)).toEqual(before);
+      expect(await h.store.tags.getTag(tag)).toMatchObject({ maxId: MAX - 50n });
 
-    // Exactly up to 2^63−1 is fine; one more is not.
-    expect(await h.store.tags.allocate(tag, 50)).toEqual({ bizTag: tag, maxId: MAX, step: 50, semantics });
-    expect((await h.raw.row(tag))?.maxId).toBe(MAX);
-    expect((await leafErrorOf(h.store.tags.allocate(tag, 1))).code).toBe('id_space_exhausted');
-    expect((await h.raw.row(tag))?.maxId).toBe(MAX);
-  });
+      // Exactly up to 2^63−1 is fine; one more is not.
+      expect(await h.store.tags.allocate(tag, 50)).toEqual({ bizTag: tag, maxId: MAX, step: 50, semantics });
+      expect((await h.raw.row(tag))?.maxId).toBe(MAX);
+      expect((await leafErrorOf(h.store.tags.allocate(tag, 1))).code).toBe('id_space_exhausted');
+      expect((await h.raw.row(tag))?.maxId).toBe(MAX);
+    },
+  );
 
-  it.each(['leaf-ts', 'leaf'] as const)('claims across 2^53 and from a migrated max_id of 10^17 are exact in %s', async (semantics) => {
-    const tag = `wide-${semantics}`;
-    await h.store.tags.createTag({ bizTag: tag, step: 10 });
-    await h.store.semantics.setTagSemantics(tag, semantics); // leaf-ts → leaf skips one ID: set max_id after it
-    await h.raw.setMaxId(tag, 100000000000000000n);
-    expect((await h.store.tags.getTag(tag))?.maxId).toBe(100000000000000000n);
-    expect(await h.store.tags.allocate(tag)).toEqual({ bizTag: tag, maxId: 100000000000000010n, step: 10, semantics });
-    expect(await h.store.tags.allocate(tag, 7)).toEqual({ bizTag: tag, maxId: 100000000000000017n, step: 7, semantics });
-    expect((await h.raw.row(tag))?.maxId).toBe(100000000000000017n);
-    // Across 2^53: the last claim below it answers a number, the next a bigint, both exact.
-    await h.raw.setMaxId(tag, 2n ** 53n - 11n);
-    expect(await h.store.tags.allocate(tag, 10)).toEqual({ bizTag: tag, maxId: Number.MAX_SAFE_INTEGER, step: 10, semantics });
-    expect(await h.store.tags.allocate(tag, 1)).toEqual({ bizTag: tag, maxId: 2n ** 53n, step: 1, semantics });
-    expect(await h.store.tags.allocate(tag, 3)).toEqual({ bizTag: tag, maxId: 2n ** 53n + 3n, step: 3, semantics });
-  });
+  it.each(['leaf-ts', 'leaf'] as const)(
+    'claims across 2^53 and from a migrated max_id of 10^17 are exact in %s',
+    async (semantics) => {
+      const tag = `wide-${semantics}`;
+      await h.store.tags.createTag({ bizTag: tag, step: 10 });
+      await h.store.semantics.setTagSemantics(tag, semantics); // leaf-ts → leaf skips one ID: set max_id after it
+      await h.raw.setMaxId(tag, 100000000000000000n);
+      expect((await h.store.tags.getTag(tag))?.maxId).toBe(100000000000000000n);
+      expect(await h.store.tags.allocate(tag)).toEqual({
+        bizTag: tag,
+        maxId: 100000000000000010n,
+        step: 10,
+        semantics,
+      });
+      expect(await h.store.tags.allocate(tag, 7)).toEqual({
+        bizTag: tag,
+        maxId: 100000000000000017n,
+        step: 7,
+        semantics,
+      });
+      expect((await h.raw.row(tag))?.maxId).toBe(100000000000000017n);
+      // Across 2^53: the last claim below it answers a number, the next a bigint, both exact.
+      await h.raw.setMaxId(tag, 2n ** 53n - 11n);
+      expect(await h.store.tags.allocate(tag, 10)).toEqual({
+        bizTag: tag,
+        maxId: Number.MAX_SAFE_INTEGER,
+        step: 10,
+        semantics,
+      });
+      expect(await h.store.tags.allocate(tag, 1)).toEqual({ bizTag: tag, maxId: 2n ** 53n, step: 1, semantics });
+      expect(await h.store.tags.allocate(tag, 3)).toEqual({ bizTag: tag, maxId: 2n ** 53n + 3n, step: 3, semantics });
+    },
+  );
 
   it('an engine over an almost exhausted tag serves exact IDs up to 2^63−1 and then fails with id_space_exhausted', async () => {
     await h.store.tags.createTag({ bizTag: 'edge-engine', step: 100 });
@@ -285,7 +346,9 @@ describe.each([
     await h.raw.setMaxId('beyond', raised);
     expect(await h.store.tags.deleteTag('beyond')).toEqual({ maxId: raised });
     expect(await h.store.tags.getTombstone('beyond')).toEqual({ maxId: raised });
-    expect((await leafErrorOf(h.store.tags.createTag({ bizTag: 'beyond', step: 10, maxId: raised - 1n }))).code).toBe('max_id_below_tombstone');
+    expect((await leafErrorOf(h.store.tags.createTag({ bizTag: 'beyond', step: 10, maxId: raised - 1n }))).code).toBe(
+      'max_id_below_tombstone',
+    );
     expect((await h.store.tags.createTag({ bizTag: 'beyond', step: 10 })).maxId).toBe(raised);
     expect(await h.store.tags.allocate('beyond')).toMatchObject({ maxId: raised + 10n });
   });
@@ -306,7 +369,8 @@ describe.each([
   });
 
   it('ping works; after close every call fails with store_unavailable', async () => {
-    const other = name === 'mysql' ? await mysqlHarness() : name === 'postgres' ? await postgresHarness() : await sqliteHarness();
+    const other =
+      name === 'mysql' ? await mysqlHarness() : name === 'postgres' ? await postgresHarness() : await sqliteHarness();
     try {
       await other.store.ping();
       await other.store.tags.createTag({ bizTag: 'closing', step: 10 });
@@ -335,10 +399,10 @@ describe('mysql specifics', () => {
   it('leaf_alloc is utf8mb4 (table collation and every text column)', async () => {
     const conn = await mysql.createConnection({ uri: db.url });
     try {
-      const [tables] = await conn.query('SELECT TABLE_COLLATION AS c, ENGINE AS e FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', [
-        db.name,
-        'leaf_alloc',
-      ]);
+      const [tables] = await conn.query(
+        'SELECT TABLE_COLLATION AS c, ENGINE AS e FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+        [db.name, 'leaf_alloc'],
+      );
       const t = (tables as Array<{ c: string; e: string }>)[0];
       expect(t.c).toMatch(/^utf8mb4_/);
       expect(t.e).toBe('InnoDB');

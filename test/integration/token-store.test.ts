@@ -75,7 +75,15 @@ const stamp = (at: number): AuditStamp => ({ actor: 'token:abcdef01', address: '
 
 function token(tags: string[], createdAt: number): StoredToken {
   const t = newScopedToken();
-  return { id: t.id, name: `svc ${createdAt}`, tags, tokenHash: t.hash, createdAt, createdBy: 'token:abcdef01', revokedAt: null };
+  return {
+    id: t.id,
+    name: `svc ${createdAt}`,
+    tags,
+    tokenHash: t.hash,
+    createdAt,
+    createdBy: 'token:abcdef01',
+    revokedAt: null,
+  };
 }
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
@@ -93,13 +101,22 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
       const { store, exec } = await factories[dialect]();
       const a = token(['order', 'user'], 1_800_000_000_001);
       const b = token(['pay'], 1_800_000_000_002);
-      expect(await store.tokens.createToken(a, stamp(a.createdAt))).toEqual({ id: a.id, name: a.name, tags: a.tags, createdAt: a.createdAt, createdBy: a.createdBy, revokedAt: null });
+      expect(await store.tokens.createToken(a, stamp(a.createdAt))).toEqual({
+        id: a.id,
+        name: a.name,
+        tags: a.tags,
+        createdAt: a.createdAt,
+        createdBy: a.createdBy,
+        revokedAt: null,
+      });
       await store.tokens.createToken(b, stamp(b.createdAt));
       expect(await store.tokens.listTokens()).toEqual([a, b]);
 
       const revoked = await store.tokens.revokeToken(a.id, 1_800_000_000_100, stamp(1_800_000_000_100));
       expect(revoked.revokedAt).toBe(1_800_000_000_100);
-      expect((await store.tokens.revokeToken(a.id, 1_800_000_000_200, stamp(1_800_000_000_200))).revokedAt).toBe(1_800_000_000_100);
+      expect((await store.tokens.revokeToken(a.id, 1_800_000_000_200, stamp(1_800_000_000_200))).revokedAt).toBe(
+        1_800_000_000_100,
+      );
       expect((await store.tokens.listTokens()).map((t) => t.revokedAt)).toEqual([1_800_000_000_100, null]);
       expect(await codeOf(store.tokens.revokeToken('AAAAAAAAAAAA', 1, stamp(1)))).toBe('token_not_found');
 
@@ -110,10 +127,18 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
       expect(JSON.stringify(audit)).not.toContain(a.tokenHash);
 
       // No audit table: the create rolls back with it.
-      await exec(dialect === 'mysql' ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden' : 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden');
+      await exec(
+        dialect === 'mysql'
+          ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden'
+          : 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden',
+      );
       const c = token(['x'], 1_800_000_000_300);
       expect(await codeOf(store.tokens.createToken(c, stamp(c.createdAt)))).toBe('store_unavailable');
-      await exec(dialect === 'mysql' ? 'RENAME TABLE leaf_audit_hidden TO leaf_audit' : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit');
+      await exec(
+        dialect === 'mysql'
+          ? 'RENAME TABLE leaf_audit_hidden TO leaf_audit'
+          : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit',
+      );
       expect((await store.tokens.listTokens()).map((t) => t.id)).toEqual([a.id, b.id]);
     });
   });

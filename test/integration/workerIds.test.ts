@@ -47,7 +47,10 @@ interface Answer {
 }
 
 async function get(server: NodeServer, path: string): Promise<Answer> {
-  const r = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(5_000) });
+  const r = await fetch(`${server.url}${path}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+    signal: AbortSignal.timeout(5_000),
+  });
   return { status: r.status, body: (await r.json()) as Answer['body'] };
 }
 
@@ -56,7 +59,8 @@ async function survey(): Promise<Array<{ server: NodeServer; workerId: number | 
   return Promise.all(
     servers.map(async (server) => {
       const a = await get(server, '/api/id/snowflake');
-      if (a.status === 200) return { server, workerId: decompose(BigInt(a.body.id!), DEFAULT_EPOCH_MS).workerId, refusal: null };
+      if (a.status === 200)
+        return { server, workerId: decompose(BigInt(a.body.id!), DEFAULT_EPOCH_MS).workerId, refusal: null };
       expect(a.status, JSON.stringify(a.body)).toBe(503);
       expect(a.body.error?.code).toBe('snowflake_unavailable');
       return { server, workerId: null, refusal: a.body.error!.message };
@@ -70,7 +74,13 @@ describe.each(['sqlite', 'mysql', 'postgres'] as const)('reserved worker ids, 10
   it(`exactly 8 lease distinct ids of ${RESERVED}, 2 answer 503 naming the set; a freed id goes to a waiting node`, async () => {
     // The database exists and is migrated before the crowd arrives; one lease outside the set has long expired.
     let store: Pick<LeafStore, 'workers' | 'close'>;
-    const env: Record<string, string | undefined> = { ...baseEnv, NODE_ENV: 'production', LEAF_ADMIN_TOKEN: TOKEN, LEAF_LOG_LEVEL: 'warn', LEAF_DATA_DIR: tmp.path };
+    const env: Record<string, string | undefined> = {
+      ...baseEnv,
+      NODE_ENV: 'production',
+      LEAF_ADMIN_TOKEN: TOKEN,
+      LEAF_LOG_LEVEL: 'warn',
+      LEAF_DATA_DIR: tmp.path,
+    };
     if (dialect === 'sqlite') {
       env.LEAF_SQLITE_FILE = tmp.file('leaf.db');
       store = new SqliteStore({ file: tmp.file('leaf.db') });
@@ -78,7 +88,10 @@ describe.each(['sqlite', 'mysql', 'postgres'] as const)('reserved worker ids, 10
       const database = dialect === 'mysql' ? await freshMysqlDatabase() : await freshPgDatabase();
       cleanups.push(() => database.drop());
       env.DATABASE_URL = database.url;
-      store = dialect === 'mysql' ? await MysqlStore.open({ url: database.url }) : await PostgresStore.open({ url: database.url });
+      store =
+        dialect === 'mysql'
+          ? await MysqlStore.open({ url: database.url })
+          : await PostgresStore.open({ url: database.url });
     }
     cleanups.push(() => store.close());
     expect(await store.workers.claimFreeWorker(3, 'java-leaf-gone:8080', 'i-old', 1)).toBe(true);
@@ -87,7 +100,14 @@ describe.each(['sqlite', 'mysql', 'postgres'] as const)('reserved worker ids, 10
     servers = await Promise.all(
       Array.from({ length: NODES }, (_, i) =>
         startNodeServer({
-          env: { ...(env as NodeJS.ProcessEnv), LEAF_NODE_ID: `crowd-${i}`, LEAF_WORKER_IDS: RESERVED, LEAF_WORKER_LEASE_MS: String(LEASE_MS), LEAF_NODE_HEARTBEAT_MS: '500', LEAF_NODE_GONE_MS: '2000' },
+          env: {
+            ...(env as NodeJS.ProcessEnv),
+            LEAF_NODE_ID: `crowd-${i}`,
+            LEAF_WORKER_IDS: RESERVED,
+            LEAF_WORKER_LEASE_MS: String(LEASE_MS),
+            LEAF_NODE_HEARTBEAT_MS: '500',
+            LEAF_NODE_GONE_MS: '2000',
+          },
           timeoutMs: 60_000,
         }),
       ),
@@ -99,11 +119,15 @@ describe.each(['sqlite', 'mysql', 'postgres'] as const)('reserved worker ids, 10
     let last: Awaited<ReturnType<typeof survey>> = [];
     await pollFor(30_000, async () => {
       last = await survey();
-      const settled = last.filter((s) => s.refusal === ALL_HELD).length === 2 && last.filter((s) => s.workerId !== null).length === 8;
+      const settled =
+        last.filter((s) => s.refusal === ALL_HELD).length === 2 && last.filter((s) => s.workerId !== null).length === 8;
       return settled ? last : undefined;
     });
     const first = last;
-    expect(ascending(first.map((s) => s.workerId)), `10 servers up in ${startMs} ms; refusals: ${JSON.stringify(first.map((s) => s.refusal))}`).toEqual(RESERVED_IDS);
+    expect(
+      ascending(first.map((s) => s.workerId)),
+      `10 servers up in ${startMs} ms; refusals: ${JSON.stringify(first.map((s) => s.refusal))}`,
+    ).toEqual(RESERVED_IDS);
     expect(first.filter((s) => s.workerId === null).map((s) => s.refusal)).toEqual([ALL_HELD, ALL_HELD]);
     const rows = await store.workers.listWorkers();
     expect(rows.map((r) => r.workerId)).toEqual([3, ...RESERVED_IDS]);
@@ -113,10 +137,15 @@ describe.each(['sqlite', 'mysql', 'postgres'] as const)('reserved worker ids, 10
     const workers = await get(first[0]!.server, '/api/admin/workers');
     expect(workers.body).toMatchObject({ workerIds: RESERVED, self: { workerIds: RESERVED } });
     const published = await pollFor(10_000, async () => {
-      const r = await fetch(`${first[0]!.server.url}/api/admin/nodes?tags=none`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const r = await fetch(`${first[0]!.server.url}/api/admin/nodes?tags=none`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       const nodes = ((await r.json()) as { nodes: NodeAnswer[] }).nodes.filter((n) => n.nodeId.startsWith('crowd-'));
       // Heartbeats lag the leases (a beat, plus the 1 s read cache): wait until the 8 ids show there too.
-      const settled = nodes.length === NODES && nodes.every((n) => n.snowflake.workerIds === RESERVED) && nodes.filter((n) => n.snowflake.workerId !== null).length === 8;
+      const settled =
+        nodes.length === NODES &&
+        nodes.every((n) => n.snowflake.workerIds === RESERVED) &&
+        nodes.filter((n) => n.snowflake.workerId !== null).length === 8;
       return settled ? nodes : undefined;
     });
     expect(published, 'the heartbeats never showed 8 leased ids with the range').toBeDefined();
@@ -136,6 +165,8 @@ describe.each(['sqlite', 'mysql', 'postgres'] as const)('reserved worker ids, 10
       return s.filter((x) => x.workerId !== null).length === 8 ? s : undefined;
     });
     expect(ascending(after?.map((s) => s.workerId) ?? []), 'no waiting node took the freed id').toEqual(RESERVED_IDS);
-    expect((await store.workers.listWorkers()).every((r) => r.workerId === 3 || (r.workerId >= 512 && r.workerId <= 519))).toBe(true);
+    expect(
+      (await store.workers.listWorkers()).every((r) => r.workerId === 3 || (r.workerId >= 512 && r.workerId <= 519)),
+    ).toBe(true);
   }, 150_000);
 });

@@ -63,14 +63,18 @@ const WAIT_MS = 15_000;
 
 /** The node's first ID once it serves again (it refuses while fencing). */
 function servedId(node: SnowflakeNode, what: string): Promise<bigint> {
-  return waitFor(WAIT_MS, () => {
-    try {
-      return node.nextId();
-    } catch (error) {
-      if (isLeafError(error) && error.code === 'snowflake_unavailable') return undefined;
-      throw error;
-    }
-  }, what);
+  return waitFor(
+    WAIT_MS,
+    () => {
+      try {
+        return node.nextId();
+      } catch (error) {
+        if (isLeafError(error) && error.code === 'snowflake_unavailable') return undefined;
+        throw error;
+      }
+    },
+    what,
+  );
 }
 
 describe('worker id leases (SQLite)', () => {
@@ -109,7 +113,13 @@ describe('worker id leases (SQLite)', () => {
     expect(restarted.workerId).toBe(crashed.workerId);
     // Until the clock passes the fence, it refuses rather than risk an ID the crashed process may have issued.
     expect(restarted.status()).toMatchObject({ state: 'fencing', fenceUntil: new Date(fence).toISOString() });
-    expect(() => restarted.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable', status: 503, message: expect.stringMatching(/resume in \d+ ms/) }));
+    expect(() => restarted.nextId()).toThrow(
+      expect.objectContaining({
+        code: 'snowflake_unavailable',
+        status: 503,
+        message: expect.stringMatching(/resume in \d+ ms/),
+      }),
+    );
     const next = await servedId(restarted, 'the restarted node serving past the fence');
     expect(restarted.status().state).toBe('ready');
     expect(decompose(next, EPOCH).timestampMs).toBeGreaterThan(fence);
@@ -128,7 +138,9 @@ describe('worker id leases (SQLite)', () => {
     expect(node.workerId).toBe(5); // the longest-expired first
     const row = (await store.workers.listWorkers()).find((w) => w.workerId === 5)!;
     expect(row.nodeId).toBe('host-new:3000');
-    expect(decompose(await servedId(node, 'the new holder serving past the fence'), EPOCH).timestampMs).toBeGreaterThan(fence);
+    expect(decompose(await servedId(node, 'the new holder serving past the fence'), EPOCH).timestampMs).toBeGreaterThan(
+      fence,
+    );
   });
 
   it('never takes a live lease: with every id held by live nodes, snowflake is unavailable', async () => {
@@ -147,14 +159,18 @@ describe('worker id leases (SQLite)', () => {
     await idNow(node);
     cut.kill();
     const killedAt = Date.now();
-    const refusal = await waitFor(WAIT_MS, () => {
-      try {
-        node.nextId();
-        return undefined;
-      } catch (error) {
-        return error;
-      }
-    }, 'the cut-off node refusing');
+    const refusal = await waitFor(
+      WAIT_MS,
+      () => {
+        try {
+          node.nextId();
+          return undefined;
+        } catch (error) {
+          return error;
+        }
+      },
+      'the cut-off node refusing',
+    );
     expect(refusal).toMatchObject({ code: 'snowflake_unavailable' });
     // It stops within the lease it last renewed (renewed at most a third of a lease before the cut).
     expect(Date.now() - killedAt).toBeLessThan(leaseMs + 1_000);
@@ -166,10 +182,16 @@ describe('worker id leases (SQLite)', () => {
     const stolen = node.workerId!;
     // Another node took the id (as after a partition past expiry).
     const raw = new Database(file);
-    raw.prepare("UPDATE leaf_worker SET node_id = 'host-b:3000', instance_id = 'someone-else' WHERE worker_id = ?").run(stolen);
+    raw
+      .prepare("UPDATE leaf_worker SET node_id = 'host-b:3000', instance_id = 'someone-else' WHERE worker_id = ?")
+      .run(stolen);
     raw.close();
     // A renewal finds the lease gone; the node leases another id.
-    await waitFor(WAIT_MS, () => (node.workerId !== null && node.workerId !== stolen ? true : undefined), 'a new worker id');
+    await waitFor(
+      WAIT_MS,
+      () => (node.workerId !== null && node.workerId !== stolen ? true : undefined),
+      'a new worker id',
+    );
     expect(decompose(await idNow(node), EPOCH).workerId).not.toBe(stolen);
   });
 });

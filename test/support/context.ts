@@ -60,14 +60,24 @@ export async function within<T>(ms: number, promise: Promise<T> | T, what = 'ope
 export { sleep };
 
 /** Polls `check` until it returns a value other than undefined, at most `ms`; throws naming `what` past that. */
-export async function waitFor<T>(ms: number, check: () => T | undefined | Promise<T | undefined>, what = 'condition', everyMs = 20): Promise<T> {
+export async function waitFor<T>(
+  ms: number,
+  check: () => T | undefined | Promise<T | undefined>,
+  what = 'condition',
+  everyMs = 20,
+): Promise<T> {
   const value = await pollFor(ms, check, everyMs);
   if (value === undefined) throw new Error(`${what} not reached within ${ms} ms`);
   return value;
 }
 
 /** A PostgreSQL database of its own with a PostgresStore on it and a raw connection beside it (`?` placeholders). */
-export async function pgTestStore(): Promise<{ store: PostgresStore; url: string; query(text: string, params?: unknown[]): Promise<pg.QueryResult>; close(): Promise<void> }> {
+export async function pgTestStore(): Promise<{
+  store: PostgresStore;
+  url: string;
+  query(text: string, params?: unknown[]): Promise<pg.QueryResult>;
+  close(): Promise<void>;
+}> {
   const db = await freshPgDatabase();
   const store = await PostgresStore.open({ url: db.url });
   const conn = new pg.Client({ connectionString: db.url, options: '-c TimeZone=UTC' });
@@ -77,7 +87,10 @@ export async function pgTestStore(): Promise<{ store: PostgresStore; url: string
     url: db.url,
     query: (text, params = []) => {
       let n = 0;
-      return conn.query(text.replace(/\?/g, () => `$${++n}`), params);
+      return conn.query(
+        text.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
     },
     async close() {
       await conn.end().catch(() => {});

@@ -38,18 +38,24 @@ export interface Dialects {
 /** The SQLite dialect keeps its database in `tmp.file(sqliteFile)`. */
 export function serverDialects(sqliteFile: string): Dialects {
   const databases: TestDatabase[] = [];
-  const opened = (semantics: Semantics, store: LeafStore, databaseUrl: string, env: Record<string, string>): OpenDialect => ({
+  const opened = (
+    semantics: Semantics,
+    store: LeafStore,
+    databaseUrl: string,
+    env: Record<string, string>,
+  ): OpenDialect => ({
     store,
     databaseUrl,
-    serverEnv: (extra = {}) => ({
-      ...process.env,
-      NODE_ENV: 'production',
-      LEAF_SEGMENT_SEMANTICS: semantics,
-      LEAF_LOG_LEVEL: 'warn',
-      LEAF_SNOWFLAKE: 'off',
-      ...env,
-      ...extra,
-    }) as NodeJS.ProcessEnv,
+    serverEnv: (extra = {}) =>
+      ({
+        ...process.env,
+        NODE_ENV: 'production',
+        LEAF_SEGMENT_SEMANTICS: semantics,
+        LEAF_LOG_LEVEL: 'warn',
+        LEAF_SNOWFLAKE: 'off',
+        ...env,
+        ...extra,
+      }) as NodeJS.ProcessEnv,
     close: async () => store.close(),
   });
   return {
@@ -69,7 +75,9 @@ export function serverDialects(sqliteFile: string): Dialects {
         async open() {
           const database = await freshMysqlDatabase();
           databases.push(database);
-          return opened('leaf', await MysqlStore.open({ url: database.url }), database.url, { DATABASE_URL: database.url });
+          return opened('leaf', await MysqlStore.open({ url: database.url }), database.url, {
+            DATABASE_URL: database.url,
+          });
         },
       },
       {
@@ -78,7 +86,9 @@ export function serverDialects(sqliteFile: string): Dialects {
         async open() {
           const database = await freshPgDatabase();
           databases.push(database);
-          return opened('leaf-ts', await PostgresStore.open({ url: database.url }), database.url, { DATABASE_URL: database.url });
+          return opened('leaf-ts', await PostgresStore.open({ url: database.url }), database.url, {
+            DATABASE_URL: database.url,
+          });
         },
       },
     ],

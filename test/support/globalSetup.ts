@@ -52,7 +52,9 @@ async function startMariadb(project: TestProject): Promise<() => Promise<void>> 
   const server = await MariadbServer.create({ log });
   try {
     const url = await server.createAppUser('leaf_test', 'leaf');
-    log(`MariaDB pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log(
+      `MariaDB pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     project.provide('mysqlUrl', url);
     project.provide('mariadbAvailable', true);
   } catch (error) {
@@ -77,7 +79,9 @@ async function startPostgres(project: TestProject): Promise<() => Promise<void>>
   const server = await PostgresServer.create({ log });
   try {
     const url = await server.createAppUser('leaf_test', 'leaf');
-    log(`PostgreSQL pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log(
+      `PostgreSQL pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     project.provide('pgUrl', url);
   } catch (error) {
     await server.destroy();

@@ -18,9 +18,31 @@ export interface Packed {
 
 /** `npm pack --workspaces` into `dest`: every package built by its own `prepack`, then packed. */
 export function packWorkspaces(dest: string): Map<string, Packed> {
-  const out = execFileSync('npm', ['pack', '--workspaces', '--json', '--pack-destination', dest], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
-  const packs = JSON.parse(out) as Array<{ name: string; filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>;
-  return new Map(packs.map((p) => [p.name, { name: p.name, tarball: path.join(dest, p.filename), size: p.size, unpackedSize: p.unpackedSize, files: p.files.map((f) => f.path) }]));
+  const out = execFileSync('npm', ['pack', '--workspaces', '--json', '--pack-destination', dest], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 300_000,
+  });
+  const packs = JSON.parse(out) as Array<{
+    name: string;
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: Array<{ path: string }>;
+  }>;
+  return new Map(
+    packs.map((p) => [
+      p.name,
+      {
+        name: p.name,
+        tarball: path.join(dest, p.filename),
+        size: p.size,
+        unpackedSize: p.unpackedSize,
+        files: p.files.map((f) => f.path),
+      },
+    ]),
+  );
 }
 
 export interface Installed {
@@ -39,12 +61,26 @@ export interface Installed {
  */
 export function installTarball(dir: string, tarball: string, manifest: Record<string, unknown> = {}): Installed {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: path.basename(dir), version: '1.0.0', private: true, ...manifest }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: path.basename(dir), version: '1.0.0', private: true, ...manifest }, null, 2),
+  );
   const started = performance.now();
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--strict-allow-scripts', tarball], { cwd: dir, stdio: 'pipe', timeout: 900_000 });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--strict-allow-scripts', tarball], {
+    cwd: dir,
+    stdio: 'pipe',
+    timeout: 900_000,
+  });
   const ms = performance.now() - started;
-  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
-  return { dir, ms, packages: Object.keys(lock.packages).filter((key) => key !== ''), bytes: folderBytes(path.join(dir, 'node_modules')) };
+  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, unknown>;
+  };
+  return {
+    dir,
+    ms,
+    packages: Object.keys(lock.packages).filter((key) => key !== ''),
+    bytes: folderBytes(path.join(dir, 'node_modules')),
+  };
 }
 
 function folderBytes(dir: string): number {
@@ -60,7 +96,10 @@ export function requiredSpecifiers(dir: string): string[] {
   const found = new Set<string>();
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
-    for (const match of fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8').matchAll(/\brequire\("([^"]+)"\)/g)) found.add(match[1] as string);
+    for (const match of fs
+      .readFileSync(path.join(entry.parentPath, entry.name), 'utf8')
+      .matchAll(/\brequire\("([^"]+)"\)/g))
+      found.add(match[1] as string);
   }
   return [...found].sort();
 }
@@ -75,17 +114,41 @@ export function packageOf(specifier: string): string {
 export function typeCheck(dir: string, files: Record<string, string>): void {
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
   const tsconfig = {
-    compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [path.join(REPO_ROOT, 'node_modules', '@types')] },
+    compilerOptions: {
+      module: 'node16',
+      moduleResolution: 'node16',
+      target: 'ES2022',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ['node'],
+      typeRoots: [path.join(REPO_ROOT, 'node_modules', '@types')],
+    },
     files: Object.keys(files),
   };
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { cwd: dir, encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: 'pipe',
+    timeout: 120_000,
+  });
 }
 
 /** Writes `name` in `dir` and runs it with plain `node`; its last stdout line is JSON. */
-export function runScript(dir: string, name: string, text: string, env: Record<string, string> = {}): Record<string, unknown> {
+export function runScript(
+  dir: string,
+  name: string,
+  text: string,
+  env: Record<string, string> = {},
+): Record<string, unknown> {
   fs.writeFileSync(path.join(dir, name), text);
-  const out = execFileSync(process.execPath, [name], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+  const out = execFileSync(process.execPath, [name], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(out.trim().split('\n').at(-1) as string) as Record<string, unknown>;
 }
 
@@ -95,7 +158,12 @@ export function runScript(dir: string, name: string, text: string, env: Record<s
  * function with `failure(call)` (what a call throws or rejects with) and returns `{ ids, error }`; the script prints
  * them as JSON with whether `main` and the error's class are the very ones `require` gives (one copy of each).
  */
-export function scriptFor(format: 'cjs' | 'mjs', pkg: string, [main, errorClass]: [string, string], body: string): string {
+export function scriptFor(
+  format: 'cjs' | 'mjs',
+  pkg: string,
+  [main, errorClass]: [string, string],
+  body: string,
+): string {
   const load =
     format === 'cjs'
       ? `const required = require('${pkg}');\nconst { ${main}, ${errorClass} } = required;\n`

@@ -78,7 +78,9 @@ export function startWorker(script: string, name: string, env: Record<string, st
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
       live.delete(child);
-      exitError = new Error(`worker ${name} exited (code ${code}, signal ${signal}) before sending the expected message. Output tail:\n${stderr}`);
+      exitError = new Error(
+        `worker ${name} exited (code ${code}, signal ${signal}) before sending the expected message. Output tail:\n${stderr}`,
+      );
       // Let messages still in flight land first.
       setImmediate(dispatch);
       resolve({ code, signal });

@@ -4,7 +4,6 @@
  */
 import net from 'node:net';
 
-
 export interface Answer {
   status: number;
   headers: Record<string, string>;
@@ -90,7 +89,8 @@ export function build(c: Case, token: string): Buffer {
   for (const [k, v] of c.headers ?? []) lines.push(`${k}: ${v}`);
   const body = c.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(c.body) ? c.body : Buffer.from(c.body, 'utf8');
   const hasLength = (c.headers ?? []).some(([k]) => /^(content-length|transfer-encoding)$/i.test(k));
-  if (c.body !== undefined && !hasLength) lines.push(c.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`);
+  if (c.body !== undefined && !hasLength)
+    lines.push(c.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`);
   const head = Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1');
   if (!c.chunked) return Buffer.concat([head, body]);
   const parts: Buffer[] = [head];
@@ -101,4 +101,3 @@ export function build(c: Case, token: string): Buffer {
   parts.push(Buffer.from('0\r\n\r\n', 'latin1'));
   return Buffer.concat(parts);
 }
-

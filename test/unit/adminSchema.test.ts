@@ -9,17 +9,47 @@ function errorsOf(schema: typeof createTagSchema | typeof updateTagSchema, value
 
 describe('createTagSchema', () => {
   it.each([
-    [{ bizTag: 'a', step: 1 }, { bizTag: 'a', step: 1 }],
-    [{ bizTag: 'A-z_0.9:x', step: 1_000_000 }, { bizTag: 'A-z_0.9:x', step: 1_000_000 }],
-    [{ bizTag: 'x'.repeat(128), step: 5, maxId: '42' }, { bizTag: 'x'.repeat(128), step: 5, maxId: 42 }],
-    [{ bizTag: 't', step: 5, maxId: 9007199254740991 }, { bizTag: 't', step: 5, maxId: 9007199254740991 }],
-    [{ bizTag: 't', step: 5, maxId: ' 7 ' }, { bizTag: 't', step: 5, maxId: 7 }],
+    [
+      { bizTag: 'a', step: 1 },
+      { bizTag: 'a', step: 1 },
+    ],
+    [
+      { bizTag: 'A-z_0.9:x', step: 1_000_000 },
+      { bizTag: 'A-z_0.9:x', step: 1_000_000 },
+    ],
+    [
+      { bizTag: 'x'.repeat(128), step: 5, maxId: '42' },
+      { bizTag: 'x'.repeat(128), step: 5, maxId: 42 },
+    ],
+    [
+      { bizTag: 't', step: 5, maxId: 9007199254740991 },
+      { bizTag: 't', step: 5, maxId: 9007199254740991 },
+    ],
+    [
+      { bizTag: 't', step: 5, maxId: ' 7 ' },
+      { bizTag: 't', step: 5, maxId: 7 },
+    ],
     // Beyond 2^53 as a decimal string: an exact bigint, up to 2^63−1 (Leaf's signed BIGINT).
-    [{ bizTag: 't', step: 5, maxId: '9007199254740992' }, { bizTag: 't', step: 5, maxId: 9007199254740992n }],
-    [{ bizTag: 't', step: 5, maxId: '100000000000000000' }, { bizTag: 't', step: 5, maxId: 100000000000000000n }],
-    [{ bizTag: 't', step: 5, maxId: '9223372036854775807' }, { bizTag: 't', step: 5, maxId: 9223372036854775807n }],
-    [{ bizTag: 't', step: 5, description: '  ' }, { bizTag: 't', step: 5, description: null }],
-    [{ bizTag: 't', step: 5, description: 'd'.repeat(256) }, { bizTag: 't', step: 5, description: 'd'.repeat(256) }],
+    [
+      { bizTag: 't', step: 5, maxId: '9007199254740992' },
+      { bizTag: 't', step: 5, maxId: 9007199254740992n },
+    ],
+    [
+      { bizTag: 't', step: 5, maxId: '100000000000000000' },
+      { bizTag: 't', step: 5, maxId: 100000000000000000n },
+    ],
+    [
+      { bizTag: 't', step: 5, maxId: '9223372036854775807' },
+      { bizTag: 't', step: 5, maxId: 9223372036854775807n },
+    ],
+    [
+      { bizTag: 't', step: 5, description: '  ' },
+      { bizTag: 't', step: 5, description: null },
+    ],
+    [
+      { bizTag: 't', step: 5, description: 'd'.repeat(256) },
+      { bizTag: 't', step: 5, description: 'd'.repeat(256) },
+    ],
   ])('accepts %j', (input, parsed) => {
     expect(createTagSchema.parse(input)).toEqual(parsed);
   });

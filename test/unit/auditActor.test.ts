@@ -51,7 +51,12 @@ describe('client address behind a load balancer (LEAF_TRUSTED_PROXIES)', () => {
     ['from a trusted proxy: the hop it appended', '10.0.0.2', '203.0.113.7', '203.0.113.7'],
     ['IPv4-mapped proxy socket', '::ffff:127.0.0.1', '203.0.113.7', '203.0.113.7'],
     ['what the client wrote at the left is not believed', '10.0.0.2', '198.51.100.1, 203.0.113.7', '203.0.113.7'],
-    ['a chain of trusted proxies is walked from the right', '10.0.0.2', '203.0.113.7, 10.1.1.1, fd00::5', '203.0.113.7'],
+    [
+      'a chain of trusted proxies is walked from the right',
+      '10.0.0.2',
+      '203.0.113.7, 10.1.1.1, fd00::5',
+      '203.0.113.7',
+    ],
     ['several header lines count as one list', '10.0.0.2', ['203.0.113.7', '10.1.1.1'], '203.0.113.7'],
     ['every hop trusted: the leftmost', '10.0.0.2', '10.9.9.9, 10.1.1.1', '10.9.9.9'],
     ['a hop that is no address: the socket', '10.0.0.2', 'garbage', '10.0.0.2'],

@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveAdminToken } from '@/lib/auth/adminToken';
-import { SESSION_TTL_MS, createSessionValue, isAuthorized, readCookie, verifySessionValue } from '@/lib/auth/credentials';
+import {
+  SESSION_TTL_MS,
+  createSessionValue,
+  isAuthorized,
+  readCookie,
+  verifySessionValue,
+} from '@/lib/auth/credentials';
 
 const NOW = 1_800_000_000_000;
 
@@ -23,7 +29,17 @@ describe('admin credentials', () => {
     expect(verifySessionValue('tok', value, NOW + SESSION_TTL_MS + 1)).toBe(false);
     const [exp, id, sig] = value.split('.');
     expect(verifySessionValue('tok', `${Number(exp) + 1000}.${id}.${sig}`, NOW)).toBe(false); // extended expiry: bad signature
-    for (const bad of ['', '.', 'abc', '123', '123.', 'x.y', `${exp}.${sig}`, `${exp}.${id}.${sig}.x`, `${exp}..${sig}`]) {
+    for (const bad of [
+      '',
+      '.',
+      'abc',
+      '123',
+      '123.',
+      'x.y',
+      `${exp}.${sig}`,
+      `${exp}.${id}.${sig}.x`,
+      `${exp}..${sig}`,
+    ]) {
       expect(verifySessionValue('tok', bad, NOW)).toBe(false);
     }
     expect(isAuthorized('tok', { cookie: `theme=dark; leaf_session=${value}` }, NOW)).toBe(true);
@@ -46,7 +62,10 @@ describe('admin credentials', () => {
       expect(fs.statSync(first.file!).mode & 0o777).toBe(0o600);
       const second = resolveAdminToken({ token: null, dataDir: dir });
       expect(second).toMatchObject({ token: first.token, generated: false });
-      expect(resolveAdminToken({ dataDir: dir, token: 'from-env' })).toMatchObject({ token: 'from-env', generated: false });
+      expect(resolveAdminToken({ dataDir: dir, token: 'from-env' })).toMatchObject({
+        token: 'from-env',
+        generated: false,
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -6,7 +6,14 @@ const BACKOFF = { baseMs: 100, maxMs: 1_000 };
 describe('TagBuffer transitions', () => {
   it('starts empty with the DB step as both step and floor', () => {
     const b = new TagBuffer('order', 50);
-    expect(b).toMatchObject({ minStep: 50, step: 50, current: null, pending: null, loading: null, lastLoadAt: undefined });
+    expect(b).toMatchObject({
+      minStep: 50,
+      step: 50,
+      current: null,
+      pending: null,
+      loading: null,
+      lastLoadAt: undefined,
+    });
     expect(b.servingSegment()).toBeNull();
     expect(b.issuedTotal()).toBe(0);
   });

@@ -17,11 +17,21 @@ const MIDNIGHT = Date.UTC(2026, 11, 3, 16, 0, 0);
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
 
-function feed(answers: Array<{ node?: number; period?: string; seqs: number[]; kind?: Kind; sendT?: number; recvT?: number }>): Recorder {
+function feed(
+  answers: Array<{ node?: number; period?: string; seqs: number[]; kind?: Kind; sendT?: number; recvT?: number }>,
+): Recorder {
   const rec = new Recorder();
   answers.forEach((a, k) => {
     const sendT = a.sendT ?? MORNING + 10 * k;
-    rec.addFormatted(a.kind ?? (a.seqs.length > 1 ? 'fmtN' : 'fmt'), a.node ?? 0, 1, sendT, a.recvT ?? sendT + 5, a.period ?? '20261203', a.seqs);
+    rec.addFormatted(
+      a.kind ?? (a.seqs.length > 1 ? 'fmtN' : 'fmt'),
+      a.node ?? 0,
+      1,
+      sendT,
+      a.recvT ?? sendT + 5,
+      a.period ?? '20261203',
+      a.seqs,
+    );
   });
   return rec;
 }
@@ -39,14 +49,22 @@ describe('formattedDuplicates', () => {
   });
 
   it('finds one formatted ID answered twice (a single repeated by another node)', () => {
-    const rec = feed([{ node: 0, seqs: range(1, 50) }, { node: 1, seqs: [51] }, { node: 2, seqs: [51] }]);
+    const rec = feed([
+      { node: 0, seqs: range(1, 50) },
+      { node: 1, seqs: [51] },
+      { node: 2, seqs: [51] },
+    ]);
     const report = formattedDuplicates(rec);
     expect(report.duplicates).toBe(1);
     expect(report.examples).toEqual(['period 20261203: sequence 51..51 overlaps numbers up to 51']);
   });
 
   it('counts every ID of a batch that overlaps another batch of the same period', () => {
-    const rec = feed([{ node: 0, seqs: range(1, 100) }, { node: 1, seqs: range(91, 120) }, { node: 2, seqs: range(91, 120), period: '20261204' }]);
+    const rec = feed([
+      { node: 0, seqs: range(1, 100) },
+      { node: 1, seqs: range(91, 120) },
+      { node: 2, seqs: range(91, 120), period: '20261204' },
+    ]);
     expect(formattedDuplicates(rec).duplicates).toBe(10);
   });
 
@@ -89,7 +107,10 @@ describe('formattedOrder', () => {
 
 describe('parseFormatted (the load loops’ well-formedness check)', () => {
   it('reads the date and the sequence numbers of a well-formed answer', () => {
-    expect(parseFormatted(['CH-20261203-000000051', 'CH-20261203-000000052'], MORNING, MORNING + 3)).toEqual({ period: '20261203', seqs: [51, 52] });
+    expect(parseFormatted(['CH-20261203-000000051', 'CH-20261203-000000052'], MORNING, MORNING + 3)).toEqual({
+      period: '20261203',
+      seqs: [51, 52],
+    });
     // Sent before midnight in the zone, answered after it: either date is right.
     expect(parseFormatted(['CH-20261204-000000001'], MIDNIGHT - 2, MIDNIGHT + 2).period).toBe('20261204');
     expect(parseFormatted(['CH-20261203-999999999'], MIDNIGHT - 2, MIDNIGHT + 2).seqs).toEqual([999_999_999]);

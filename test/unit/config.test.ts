@@ -40,7 +40,13 @@ describe('loadConfig', () => {
       snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, minId: null, leaseMs: 10_000 },
     });
     expect(c.node.id).toMatch(/:3000$/);
-    expect(c.node).toEqual({ id: c.node.id, address: '127.0.0.1:3000', heartbeatMs: 3_000, goneMs: 10_000, pruneMs: 86_400_000 });
+    expect(c.node).toEqual({
+      id: c.node.id,
+      address: '127.0.0.1:3000',
+      heartbeatMs: 3_000,
+      goneMs: 10_000,
+      pruneMs: 86_400_000,
+    });
   });
 
   it.each<[string, Env, (c: ReturnType<typeof load>) => unknown, unknown]>([
@@ -62,12 +68,23 @@ describe('loadConfig', () => {
     ['LEAF_LOG_LEVEL=WARN', { LEAF_LOG_LEVEL: 'WARN' }, (c) => c.logLevel, 'warn'],
     ['LEAF_WORKERS', { LEAF_WORKERS: '4' }, (c) => c.workers, 4],
     ['an empty value counts as unset', { PORT: '', LEAF_LOG_LEVEL: '' }, (c) => [c.port, c.logLevel], [3000, 'info']],
-    ['mysql URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' }, (c) => c.store.serverUrl, 'mysql://u:p@127.0.0.1:3306/leaf'],
+    [
+      'mysql URL',
+      { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' },
+      (c) => c.store.serverUrl,
+      'mysql://u:p@127.0.0.1:3306/leaf',
+    ],
     [
       'mysql URL, parsed',
       { DATABASE_URL: 'mysql://u:p%40ss@127.0.0.1:3306/leaf?ssl=false' },
       (c) => c.store.mysql,
-      { hosts: [{ host: '127.0.0.1', port: 3306 }], user: 'u', password: 'p@ss', database: 'leaf', options: { ssl: false } },
+      {
+        hosts: [{ host: '127.0.0.1', port: 3306 }],
+        user: 'u',
+        password: 'p@ss',
+        database: 'leaf',
+        options: { ssl: false },
+      },
     ],
     [
       'mysql URL with several hosts, in order',
@@ -90,7 +107,9 @@ describe('loadConfig', () => {
     ],
     [
       'postgres URL with several hosts, parsed',
-      { DATABASE_URL: 'postgres://u:p%40ss@h1:5433,h2,[::1]:5434/leaf?sslmode=require&target_session_attrs=read-write' },
+      {
+        DATABASE_URL: 'postgres://u:p%40ss@h1:5433,h2,[::1]:5434/leaf?sslmode=require&target_session_attrs=read-write',
+      },
       (c) => [c.store.serverUrl?.startsWith('postgres://'), c.store.mysql, c.store.postgres],
       [
         true,
@@ -109,17 +128,37 @@ describe('loadConfig', () => {
         },
       ],
     ],
-    ['postgresql:// URL', { DATABASE_URL: 'postgresql://u@db/leaf' }, (c) => c.store.postgres?.hosts, [{ host: 'db', port: 5432 }]],
+    [
+      'postgresql:// URL',
+      { DATABASE_URL: 'postgresql://u@db/leaf' },
+      (c) => c.store.postgres?.hosts,
+      [{ host: 'db', port: 5432 }],
+    ],
     ['no mysql target for SQLite', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => c.store.mysql, null],
-    ['file: URL', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => [c.store.serverUrl, c.store.sqliteFile], [null, './x/leaf.db']],
+    [
+      'file: URL',
+      { DATABASE_URL: 'file:./x/leaf.db' },
+      (c) => [c.store.serverUrl, c.store.sqliteFile],
+      [null, './x/leaf.db'],
+    ],
     ['sqlite:// URL', { DATABASE_URL: 'sqlite:///tmp/a.db' }, (c) => c.store.sqliteFile, '/tmp/a.db'],
-    ['LEAF_SQLITE_FILE', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db' }, (c) => [c.store.sqliteFile, c.dataDir], ['/tmp/l/leaf.db', '/tmp/l']],
+    [
+      'LEAF_SQLITE_FILE',
+      { LEAF_SQLITE_FILE: '/tmp/l/leaf.db' },
+      (c) => [c.store.sqliteFile, c.dataDir],
+      ['/tmp/l/leaf.db', '/tmp/l'],
+    ],
     ['LEAF_DATA_DIR wins', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db', LEAF_DATA_DIR: '/tmp/d' }, (c) => c.dataDir, '/tmp/d'],
     ['LEAF_MIGRATIONS_DIR', { LEAF_MIGRATIONS_DIR: '/opt/m' }, (c) => c.store.migrationsDir, '/opt/m'],
     ['admin token of 16', { LEAF_ADMIN_TOKEN: 'a'.repeat(16) }, (c) => c.adminToken, 'a'.repeat(16)],
     ['ID token', { LEAF_ID_TOKEN: 'id' }, (c) => c.idToken, 'id'],
     ['epoch in ms', { LEAF_SNOWFLAKE_EPOCH: '1288834974657' }, (c) => c.snowflake.epochMs, 1288834974657],
-    ['epoch as ISO', { LEAF_SNOWFLAKE_EPOCH: '2020-01-01T00:00:00Z' }, (c) => c.snowflake.epochMs, Date.parse('2020-01-01T00:00:00Z')],
+    [
+      'epoch as ISO',
+      { LEAF_SNOWFLAKE_EPOCH: '2020-01-01T00:00:00Z' },
+      (c) => c.snowflake.epochMs,
+      Date.parse('2020-01-01T00:00:00Z'),
+    ],
     ["Leaf's epoch by name", { LEAF_SNOWFLAKE_EPOCH: 'leaf' }, (c) => c.snowflake.epochMs, 1288834974657],
     ["Leaf's epoch by name, any case", { LEAF_SNOWFLAKE_EPOCH: 'Leaf' }, (c) => c.snowflake.epochMs, 1288834974657],
     // Above 2^53: a JS number would round it.
@@ -127,19 +166,54 @@ describe('loadConfig', () => {
     ['the largest floor', { LEAF_SNOWFLAKE_MIN_ID: '9223372036854775807' }, (c) => c.snowflake.minId, 2n ** 63n - 1n],
     ['floor 0', { LEAF_SNOWFLAKE_MIN_ID: '0' }, (c) => c.snowflake.minId, 0n],
     ['no floor when empty', { LEAF_SNOWFLAKE_MIN_ID: '' }, (c) => c.snowflake.minId, null],
-    ['node id and worker index', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' }, (c) => [c.node.id, c.workerIndex], ['a:1#2', 2]],
+    [
+      'node id and worker index',
+      { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '2' },
+      (c) => [c.node.id, c.workerIndex],
+      ['a:1#2', 2],
+    ],
     ['lease', { LEAF_WORKER_LEASE_MS: '3000' }, (c) => c.snowflake.leaseMs, 3000],
-    ['all worker ids by default', {}, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['0-1023', 1024]],
-    ['LEAF_WORKER_IDS range', { LEAF_WORKER_IDS: '512-1023' }, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['512-1023', 512]],
+    [
+      'all worker ids by default',
+      {},
+      (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size],
+      ['0-1023', 1024],
+    ],
+    [
+      'LEAF_WORKER_IDS range',
+      { LEAF_WORKER_IDS: '512-1023' },
+      (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size],
+      ['512-1023', 512],
+    ],
     ['LEAF_WORKER_IDS list', { LEAF_WORKER_IDS: '3,5,7' }, (c) => c.snowflake.workerIds.ids, [3, 5, 7]],
-    ['LEAF_WORKER_IDS mix, spaced', { LEAF_WORKER_IDS: ' 100-199 , 0 - 9 ' }, (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size], ['0-9,100-199', 110]],
-    ['LEAF_WORKER_IDS overlaps merge', { LEAF_WORKER_IDS: '5-9,0-5,10,1023' }, (c) => c.snowflake.workerIds.text, '0-10,1023'],
+    [
+      'LEAF_WORKER_IDS mix, spaced',
+      { LEAF_WORKER_IDS: ' 100-199 , 0 - 9 ' },
+      (c) => [c.snowflake.workerIds.text, c.snowflake.workerIds.size],
+      ['0-9,100-199', 110],
+    ],
+    [
+      'LEAF_WORKER_IDS overlaps merge',
+      { LEAF_WORKER_IDS: '5-9,0-5,10,1023' },
+      (c) => c.snowflake.workerIds.text,
+      '0-10,1023',
+    ],
     ['LEAF_WORKER_IDS one id', { LEAF_WORKER_IDS: '0' }, (c) => c.snowflake.workerIds.ids, [0]],
     ['LEAF_WORKER_IDS empty counts as unset', { LEAF_WORKER_IDS: '' }, (c) => c.snowflake.workerIds.size, 1024],
     ['LEAF_TRUSTED_PROXIES unset', {}, (c) => c.trustedProxies, []],
-    ['LEAF_TRUSTED_PROXIES list', { LEAF_TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8 ,::1,fd00::/8' }, (c) => c.trustedProxies, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']],
+    [
+      'LEAF_TRUSTED_PROXIES list',
+      { LEAF_TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8 ,::1,fd00::/8' },
+      (c) => c.trustedProxies,
+      ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'],
+    ],
     ['node id for the registry', { LEAF_NODE_ID: 'a:1', LEAF_WORKER_INDEX: '0' }, (c) => c.node.id, 'a:1#0'],
-    ['address of a wildcard bind names the host', { HOST: '0.0.0.0', PORT: '8080' }, (c) => c.node.address, `${os.hostname()}:8080`],
+    [
+      'address of a wildcard bind names the host',
+      { HOST: '0.0.0.0', PORT: '8080' },
+      (c) => c.node.address,
+      `${os.hostname()}:8080`,
+    ],
     ['address of a named bind', { HOST: '10.1.2.3', PORT: '8080' }, (c) => c.node.address, '10.1.2.3:8080'],
     [
       'node heartbeat, gone and prune',
@@ -162,29 +236,92 @@ describe('loadConfig', () => {
     [{ LEAF_SNOWFLAKE: 'disabled' }, 'LEAF_SNOWFLAKE must be on or off (got "disabled")'],
     [{ LEAF_WORKERS: '0' }, 'LEAF_WORKERS must be an integer from 1 to 64 (got "0")'],
     [{ LEAF_WORKERS: '65' }, 'LEAF_WORKERS must be an integer from 1 to 64 (got "65")'],
-    [{ LEAF_METRICS_TAGS: 'top' }, 'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top")'],
-    [{ LEAF_METRICS_TAGS: 'top:-1' }, 'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top:-1")'],
+    [
+      { LEAF_METRICS_TAGS: 'top' },
+      'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top")',
+    ],
+    [
+      { LEAF_METRICS_TAGS: 'top:-1' },
+      'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top:-1")',
+    ],
     [{ LEAF_WORKER_LEASE_MS: '0' }, 'LEAF_WORKER_LEASE_MS must be a positive integer (ms) (got "0")'],
-    [{ LEAF_TRUSTED_PROXIES: '10.0.0.0/33' }, 'LEAF_TRUSTED_PROXIES must be a comma list of IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, ::1) ("10.0.0.0/33" is neither) (got "10.0.0.0/33")'],
-    [{ LEAF_TRUSTED_PROXIES: 'haproxy.local' }, 'LEAF_TRUSTED_PROXIES must be a comma list of IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, ::1) ("haproxy.local" is neither) (got "haproxy.local")'],
-    [{ LEAF_WORKER_IDS: '1024' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (1024 is above 1023) (got "1024")'],
-    [{ LEAF_WORKER_IDS: '0-99999999999999999999999' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (99999999999999999999999 is above 1023) (got "0-99999999999999999999999")'],
-    [{ LEAF_WORKER_IDS: '512-2047' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (2047 is above 1023) (got "512-2047")'],
-    [{ LEAF_WORKER_IDS: '600-500' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("600-500" starts above its end) (got "600-500")'],
-    [{ LEAF_WORKER_IDS: '-5' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("-5" is neither an id nor a range start-end) (got "-5")'],
-    [{ LEAF_WORKER_IDS: '1-2-3' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("1-2-3" is neither an id nor a range start-end) (got "1-2-3")'],
-    [{ LEAF_WORKER_IDS: 'all' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("all" is neither an id nor a range start-end) (got "all")'],
-    [{ LEAF_WORKER_IDS: '1.5' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("1.5" is neither an id nor a range start-end) (got "1.5")'],
-    [{ LEAF_WORKER_IDS: '3,,7' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (entry 2 is empty) (got "3,,7")'],
-    [{ LEAF_WORKER_IDS: '512-1023,' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (entry 2 is empty) (got "512-1023,")'],
-    [{ LEAF_WORKER_IDS: '  ' }, 'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (it is empty) (got "  ")'],
-    [{ LEAF_RUNWAY_WARN_SECONDS: '0' }, 'LEAF_RUNWAY_WARN_SECONDS must be a whole number of seconds from 1 to 86400 (got "0")'],
+    [
+      { LEAF_TRUSTED_PROXIES: '10.0.0.0/33' },
+      'LEAF_TRUSTED_PROXIES must be a comma list of IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, ::1) ("10.0.0.0/33" is neither) (got "10.0.0.0/33")',
+    ],
+    [
+      { LEAF_TRUSTED_PROXIES: 'haproxy.local' },
+      'LEAF_TRUSTED_PROXIES must be a comma list of IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, ::1) ("haproxy.local" is neither) (got "haproxy.local")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '1024' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (1024 is above 1023) (got "1024")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '0-99999999999999999999999' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (99999999999999999999999 is above 1023) (got "0-99999999999999999999999")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '512-2047' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (2047 is above 1023) (got "512-2047")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '600-500' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("600-500" starts above its end) (got "600-500")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '-5' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("-5" is neither an id nor a range start-end) (got "-5")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '1-2-3' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("1-2-3" is neither an id nor a range start-end) (got "1-2-3")',
+    ],
+    [
+      { LEAF_WORKER_IDS: 'all' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("all" is neither an id nor a range start-end) (got "all")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '1.5' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) ("1.5" is neither an id nor a range start-end) (got "1.5")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '3,,7' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (entry 2 is empty) (got "3,,7")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '512-1023,' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (entry 2 is empty) (got "512-1023,")',
+    ],
+    [
+      { LEAF_WORKER_IDS: '  ' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 1023: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (it is empty) (got "  ")',
+    ],
+    [
+      { LEAF_RUNWAY_WARN_SECONDS: '0' },
+      'LEAF_RUNWAY_WARN_SECONDS must be a whole number of seconds from 1 to 86400 (got "0")',
+    ],
     [{ LEAF_SEGMENT_SEMANTICS: 'java' }, 'LEAF_SEGMENT_SEMANTICS must be leaf or leaf-ts (got "java")'],
-    [{ LEAF_RUNWAY_WARN_SECONDS: '2m' }, 'LEAF_RUNWAY_WARN_SECONDS must be a whole number of seconds from 1 to 86400 (got "2m")'],
-    [{ LEAF_ADMIN_TOKEN: 'short' }, 'LEAF_ADMIN_TOKEN must be at least 16 characters (it guards deletes) (got 5 characters)'],
-    [{ DATABASE_URL: 'redis://x' }, 'DATABASE_URL must be mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or file:path (got "redis:…")'],
-    [{ DATABASE_URL: 'postgres://x' }, 'DATABASE_URL must be a database name after the hosts (postgres://…@host:port/db) (got "postgres:…")'],
-    [{ DATABASE_URL: 'postgres://u:p@h/db?sslmode=prefer' }, 'DATABASE_URL must be sslmode one of disable, require, verify-ca, verify-full (got "prefer") (got "postgres:…")'],
+    [
+      { LEAF_RUNWAY_WARN_SECONDS: '2m' },
+      'LEAF_RUNWAY_WARN_SECONDS must be a whole number of seconds from 1 to 86400 (got "2m")',
+    ],
+    [
+      { LEAF_ADMIN_TOKEN: 'short' },
+      'LEAF_ADMIN_TOKEN must be at least 16 characters (it guards deletes) (got 5 characters)',
+    ],
+    [
+      { DATABASE_URL: 'redis://x' },
+      'DATABASE_URL must be mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or file:path (got "redis:…")',
+    ],
+    [
+      { DATABASE_URL: 'postgres://x' },
+      'DATABASE_URL must be a database name after the hosts (postgres://…@host:port/db) (got "postgres:…")',
+    ],
+    [
+      { DATABASE_URL: 'postgres://u:p@h/db?sslmode=prefer' },
+      'DATABASE_URL must be sslmode one of disable, require, verify-ca, verify-full (got "prefer") (got "postgres:…")',
+    ],
     [
       { DATABASE_URL: 'postgresql://u:p@h/db?target_session_attrs=any' },
       'DATABASE_URL must be target_session_attrs read-write or primary (leaf-ts writes only through the primary) (got "postgresql:…")',
@@ -205,20 +342,56 @@ describe('loadConfig', () => {
       { DATABASE_URL: 'mysql://u:p@a:1,b:2,a:1/leaf' },
       'DATABASE_URL must be a host list without repeats (a:1 appears twice) (got "mysql:…")',
     ],
-    [{ DATABASE_URL: 'mysql://u:p@a:1,b:2' }, 'DATABASE_URL must be a database name after the hosts (mysql://…@host:port/db) (got "mysql:…")'],
-    [{ DATABASE_URL: 'mysql://u:p@/leaf' }, 'DATABASE_URL must be a host list (host:port[,host:port…]) after "@" (got "mysql:…")'],
-    [{ DATABASE_URL: 'mysql:leaf' }, 'DATABASE_URL must be mysql://user:pass@host:port[,host:port…]/db (got "mysql:…")'],
+    [
+      { DATABASE_URL: 'mysql://u:p@a:1,b:2' },
+      'DATABASE_URL must be a database name after the hosts (mysql://…@host:port/db) (got "mysql:…")',
+    ],
+    [
+      { DATABASE_URL: 'mysql://u:p@/leaf' },
+      'DATABASE_URL must be a host list (host:port[,host:port…]) after "@" (got "mysql:…")',
+    ],
+    [
+      { DATABASE_URL: 'mysql:leaf' },
+      'DATABASE_URL must be mysql://user:pass@host:port[,host:port…]/db (got "mysql:…")',
+    ],
     [{ LEAF_NODE_HEARTBEAT_MS: '50' }, 'LEAF_NODE_HEARTBEAT_MS must be an integer from 100 to 600000 (ms) (got "50")'],
-    [{ LEAF_NODE_GONE_MS: '6000' }, 'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (3000 ms) (got "6000")'],
-    [{ LEAF_NODE_HEARTBEAT_MS: '5000' }, 'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (5000 ms) (got the default 10000)'],
+    [
+      { LEAF_NODE_GONE_MS: '6000' },
+      'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (3000 ms) (got "6000")',
+    ],
+    [
+      { LEAF_NODE_HEARTBEAT_MS: '5000' },
+      'LEAF_NODE_GONE_MS must be more than twice LEAF_NODE_HEARTBEAT_MS (5000 ms) (got the default 10000)',
+    ],
     [{ LEAF_NODE_PRUNE_MS: '5000' }, 'LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (10000 ms) (got "5000")'],
-    [{ LEAF_SNOWFLAKE_EPOCH: 'yesterday' }, `LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657) (got "yesterday")`],
-    [{ LEAF_SNOWFLAKE_EPOCH: 'leafy' }, `LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657) (got "leafy")`],
-    [{ LEAF_SNOWFLAKE_MIN_ID: '9223372036854775808' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "9223372036854775808")`],
-    [{ LEAF_SNOWFLAKE_MIN_ID: '-1' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "-1")`],
-    [{ LEAF_SNOWFLAKE_MIN_ID: '1e18' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "1e18")`],
-    [{ LEAF_SNOWFLAKE_MIN_ID: '12345678901234567890' }, `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "12345678901234567890")`],
-    [{ LEAF_SNOWFLAKE_EPOCH: '2030-01-01T00:00:00Z' }, 'LEAF_SNOWFLAKE_EPOCH must not be in the future (got "2030-01-01T00:00:00Z")'],
+    [
+      { LEAF_SNOWFLAKE_EPOCH: 'yesterday' },
+      `LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657) (got "yesterday")`,
+    ],
+    [
+      { LEAF_SNOWFLAKE_EPOCH: 'leafy' },
+      `LEAF_SNOWFLAKE_EPOCH must be an ISO date (2026-01-01T00:00:00Z), ms since 1970, or leaf (Leaf's epoch, 1288834974657) (got "leafy")`,
+    ],
+    [
+      { LEAF_SNOWFLAKE_MIN_ID: '9223372036854775808' },
+      `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "9223372036854775808")`,
+    ],
+    [
+      { LEAF_SNOWFLAKE_MIN_ID: '-1' },
+      `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "-1")`,
+    ],
+    [
+      { LEAF_SNOWFLAKE_MIN_ID: '1e18' },
+      `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "1e18")`,
+    ],
+    [
+      { LEAF_SNOWFLAKE_MIN_ID: '12345678901234567890' },
+      `LEAF_SNOWFLAKE_MIN_ID must be a snowflake ID, a decimal integer from 0 to 9223372036854775807 (got "12345678901234567890")`,
+    ],
+    [
+      { LEAF_SNOWFLAKE_EPOCH: '2030-01-01T00:00:00Z' },
+      'LEAF_SNOWFLAKE_EPOCH must not be in the future (got "2030-01-01T00:00:00Z")',
+    ],
   ])('refuses %j', (env, message) => {
     expect(problem(env)).toBe(message);
   });

@@ -65,8 +65,12 @@ describe('leaf-ts/embedded', () => {
     expect(await codeOf(() => createLeaf({ databaseUrl: '' }))).toBe('invalid_config');
     expect(await codeOf(() => createLeaf({ databaseUrl: 'mysql://' }))).toBe('invalid_config');
     expect(await codeOf(() => createLeaf({ databaseUrl: 'file:/tmp/x.db', loadWaitMs: 0 }))).toBe('invalid_config');
-    await expect(createLeaf({ databaseUrl: 'file:/tmp/x.db', refreshIntervalMs: 5 })).rejects.toThrow(/refreshIntervalMs/);
-    await expect(createLeaf({ databaseUrl: 'file:/tmp/x.db', giveBack: 'yes' as unknown as boolean })).rejects.toThrow(/giveBack/);
+    await expect(createLeaf({ databaseUrl: 'file:/tmp/x.db', refreshIntervalMs: 5 })).rejects.toThrow(
+      /refreshIntervalMs/,
+    );
+    await expect(createLeaf({ databaseUrl: 'file:/tmp/x.db', giveBack: 'yes' as unknown as boolean })).rejects.toThrow(
+      /giveBack/,
+    );
   });
 
   it('answers with the server’s LeafErrors: invalid_tag, invalid_count, tag_not_found', async () => {
@@ -87,13 +91,16 @@ describe('leaf-ts/embedded', () => {
     expect(await codeOf(() => leaf.tag('other'))).toBe('closed');
   });
 
-  it.each([true, false])('close gives back what it never handed out (giveBack %s): the next process starts right after', async (giveBack) => {
-    const first = await open(undefined, giveBack);
-    let last = 0n;
-    for (let i = 0; i < 5; i++) last = await first.leaf.nextId('demo');
-    await first.leaf.close();
-    const next = await (await open(first.file)).leaf.nextId('demo');
-    if (giveBack) expect(next).toBe(last + 1n);
-    else expect(next).toBeGreaterThan(last + 1n);
-  });
+  it.each([true, false])(
+    'close gives back what it never handed out (giveBack %s): the next process starts right after',
+    async (giveBack) => {
+      const first = await open(undefined, giveBack);
+      let last = 0n;
+      for (let i = 0; i < 5; i++) last = await first.leaf.nextId('demo');
+      await first.leaf.close();
+      const next = await (await open(first.file)).leaf.nextId('demo');
+      if (giveBack) expect(next).toBe(last + 1n);
+      else expect(next).toBeGreaterThan(last + 1n);
+    },
+  );
 });

@@ -5,7 +5,10 @@ import { FakeClock, FakeStore, flush, outcome } from './fakes';
 
 const MIN = 60_000;
 
-async function setup(tags: Array<{ bizTag: string; step: number; maxId?: number }> = [{ bizTag: 'order', step: 100 }], opts: { loadWaitMs?: number } = {}) {
+async function setup(
+  tags: Array<{ bizTag: string; step: number; maxId?: number }> = [{ bizTag: 'order', step: 100 }],
+  opts: { loadWaitMs?: number } = {},
+) {
   const store = new FakeStore(tags);
   const clock = new FakeClock();
   const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, loadWaitMs: opts.loadWaitMs ?? 200 });
@@ -420,7 +423,12 @@ describe('SegmentEngine: onLoad', () => {
     const store = new FakeStore([{ bizTag: 'order', step: 10 }]);
     const clock = new FakeClock();
     const loads: Array<{ bizTag: string; ok: boolean; step: number; durationMs: number; error?: string }> = [];
-    const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, onLoad: (bizTag, r) => loads.push({ bizTag, ...r }) });
+    const engine = new SegmentEngine({
+      store,
+      clock,
+      refreshIntervalMs: 0,
+      onLoad: (bizTag, r) => loads.push({ bizTag, ...r }),
+    });
     await engine.start();
     store.hold = true;
     const first = engine.nextId('order');

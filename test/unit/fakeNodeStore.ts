@@ -17,7 +17,13 @@ export class FakeNodeStore implements NodeStore {
     this.check();
     const row = this.rows.get(reg.nodeId);
     const now = this.clock.now();
-    if (row !== undefined && row.instanceId !== reg.instanceId && row.state !== 'stopped' && !(row.heartbeatAt < now - goneMs)) return false;
+    if (
+      row !== undefined &&
+      row.instanceId !== reg.instanceId &&
+      row.state !== 'stopped' &&
+      !(row.heartbeatAt < now - goneMs)
+    )
+      return false;
     this.put({ ...reg, heartbeatAt: now, state: 'up' });
     return true;
   }

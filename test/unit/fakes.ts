@@ -76,7 +76,13 @@ interface Deferred {
  * `allocateCalls` records the step each call asked for. It is the segment engine's source (`store.tags` of a runtime),
  * and of the rest only what the tests on it read: a tag row, the semantics, and ping / close for health and metrics.
  */
-export class FakeStore implements SegmentSource, Pick<TagStore, 'getTag'>, Pick<SemanticsStore, 'getSemantics' | 'tagSemantics'>, Pick<LeafStore, 'dialect' | 'ping' | 'close'> {
+export class FakeStore
+  implements
+    SegmentSource,
+    Pick<TagStore, 'getTag'>,
+    Pick<SemanticsStore, 'getSemantics' | 'tagSemantics'>,
+    Pick<LeafStore, 'dialect' | 'ping' | 'close'>
+{
   readonly dialect = 'sqlite' as const;
   /** max_id exact, as the stores read it: a number up to 2^53−1, a bigint above. */
   readonly rows = new Map<string, { maxId: Id; step: number }>();
@@ -143,7 +149,8 @@ export class FakeStore implements SegmentSource, Pick<TagStore, 'getTag'>, Pick<
   /** The stores' switch of the fleet default (tagRules.ts): followers going leaf-ts → leaf skip one ID. */
   switchDefault(to: Semantics): void {
     const { bump } = planDefaultSwitch(this.defaultSemantics, to);
-    for (const [bizTag, r] of this.rows) if (!this.ownSemantics.has(bizTag)) r.maxId = toId(idBigint(r.maxId) + BigInt(bump));
+    for (const [bizTag, r] of this.rows)
+      if (!this.ownSemantics.has(bizTag)) r.maxId = toId(idBigint(r.maxId) + BigInt(bump));
     this.defaultSemantics = to;
   }
 
@@ -209,7 +216,14 @@ export class FakeWorkerStore implements WorkerStore {
     this.check();
     if (this.rows.has(workerId)) return false;
     const now = this.clock.now();
-    this.rows.set(workerId, { workerId, nodeId, instanceId, leaseExpiresAt: now + leaseMs, lastTimestamp: 0, heartbeatAt: now });
+    this.rows.set(workerId, {
+      workerId,
+      nodeId,
+      instanceId,
+      leaseExpiresAt: now + leaseMs,
+      lastTimestamp: 0,
+      heartbeatAt: now,
+    });
     return true;
   }
 
@@ -231,14 +245,19 @@ export class FakeWorkerStore implements WorkerStore {
     this.check();
     const r = this.rows.get(workerId);
     if (r === undefined || r.instanceId !== instanceId) return false;
-    Object.assign(r, { leaseExpiresAt: this.clock.now() + leaseMs, heartbeatAt: this.clock.now(), lastTimestamp: Math.max(r.lastTimestamp, reserveUntilMs) });
+    Object.assign(r, {
+      leaseExpiresAt: this.clock.now() + leaseMs,
+      heartbeatAt: this.clock.now(),
+      lastTimestamp: Math.max(r.lastTimestamp, reserveUntilMs),
+    });
     return true;
   }
 
   async releaseWorker(workerId: number, instanceId: string, lastTimestampMs: number): Promise<void> {
     this.check();
     const r = this.rows.get(workerId);
-    if (r !== undefined && r.instanceId === instanceId) Object.assign(r, { leaseExpiresAt: 0, lastTimestamp: lastTimestampMs });
+    if (r !== undefined && r.instanceId === instanceId)
+      Object.assign(r, { leaseExpiresAt: 0, lastTimestamp: lastTimestampMs });
   }
 
   private check(): void {

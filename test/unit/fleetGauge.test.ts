@@ -7,7 +7,9 @@ describe('leaf_fleet_nodes', () => {
   it('reports nodes by state at scrape time, and keeps the last counts while the registry cannot be read', async () => {
     const registry = new Registry();
     let counts: Record<NodeState, number> | Error = new Error('down');
-    registerFleetGauge(registry, { stateCounts: async () => (counts instanceof Error ? Promise.reject(counts) : counts) });
+    registerFleetGauge(registry, {
+      stateCounts: async () => (counts instanceof Error ? Promise.reject(counts) : counts),
+    });
     expect(await registry.metrics()).not.toMatch(/^leaf_fleet_nodes\{/m); // nothing read yet: no made-up zeros
     counts = { up: 2, gone: 1, stopped: 0 };
     const text = await registry.metrics();

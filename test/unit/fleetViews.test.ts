@@ -11,9 +11,18 @@ function tagState(buffered: number, ratePerSec: number, issued = 0): NodeTagStat
   return { buffered, step: 1000, ratePerSec, next: 'ready', issued };
 }
 
-function node(nodeId: string, state: NodeState, tags: Record<string, NodeTagState>, beatAt = T0, instanceId = `${nodeId}-i1`): NodeView {
+function node(
+  nodeId: string,
+  state: NodeState,
+  tags: Record<string, NodeTagState>,
+  beatAt = T0,
+  instanceId = `${nodeId}-i1`,
+): NodeView {
   const withRunway = Object.fromEntries(
-    Object.entries(tags).map(([k, t]) => [k, { ...t, runwaySeconds: t.ratePerSec > 0 ? t.buffered / t.ratePerSec : null }]),
+    Object.entries(tags).map(([k, t]) => [
+      k,
+      { ...t, runwaySeconds: t.ratePerSec > 0 ? t.buffered / t.ratePerSec : null },
+    ]),
   );
   return {
     nodeId,
@@ -28,7 +37,15 @@ function node(nodeId: string, state: NodeState, tags: Record<string, NodeTagStat
   };
 }
 
-const row = (bizTag: string): TagView => ({ bizTag, maxId: '0', step: 1000, description: null, semantics: 'leaf-ts', updateTime: new Date(T0).toISOString(), engine: null });
+const row = (bizTag: string): TagView => ({
+  bizTag,
+  maxId: '0',
+  step: 1000,
+  description: null,
+  semantics: 'leaf-ts',
+  updateTime: new Date(T0).toISOString(),
+  engine: null,
+});
 
 describe('fleet views', () => {
   const fleet = [
@@ -68,7 +85,11 @@ describe('fleet views', () => {
   });
 
   it('pages one node’s tags with a search, shortest runway first, and 404s an unknown node', () => {
-    const many = node('big', 'up', Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`t${i}`, tagState(1000, i)])));
+    const many = node(
+      'big',
+      'up',
+      Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`t${i}`, tagState(1000, i)])),
+    );
     const page = nodeTagsPage([many], 'big', { limit: 3 });
     expect(page.total).toBe(120);
     expect(page.tags.map((t) => t.bizTag)).toEqual(['t119', 't118', 't117']);
@@ -77,7 +98,9 @@ describe('fleet views', () => {
     expect(idleLast.tags[0]!.runwaySeconds).toBeNull();
     expect(nodeTagsPage([many], 'big', { q: 'T11' }).total).toBe(11);
     expect(nodeTagsPage([many], 'big', { limit: 0 }).tags).toHaveLength(1);
-    expect(() => nodeTagsPage([many], 'nope', {})).toThrow(expect.objectContaining({ code: 'node_not_found', status: 404 }));
+    expect(() => nodeTagsPage([many], 'nope', {})).toThrow(
+      expect.objectContaining({ code: 'node_not_found', status: 404 }),
+    );
   });
 });
 
@@ -90,14 +113,23 @@ describe('fleet rate history', () => {
     rates.observe('order', [node('a', 'up', { order: tagState(0, 0, 100) }, T0 + 2_500)]); // the same beat again
     rates.observe('order', [node('a', 'up', { order: tagState(0, 0, 400) }, T0 + 7_500)]);
     expect(rates.history('order')).toEqual([
-      { nodeId: 'a', points: [{ t: T0, ids: 150 }, { t: T0 + 5_000, ids: 150 }] },
+      {
+        nodeId: 'a',
+        points: [
+          { t: T0, ids: 150 },
+          { t: T0 + 5_000, ids: 150 },
+        ],
+      },
     ]);
   });
 
   it('keeps nodes apart, skips a restarted process, and forgets buckets older than the window', () => {
     const clock = new FakeClock(T0 + 10_000);
     const rates = new FleetRateHistory({ clock, keepMs: 60_000 });
-    rates.observe('order', [node('a', 'up', { order: tagState(0, 0, 10) }, T0), node('b', 'up', { order: tagState(0, 0, 5) }, T0)]);
+    rates.observe('order', [
+      node('a', 'up', { order: tagState(0, 0, 10) }, T0),
+      node('b', 'up', { order: tagState(0, 0, 5) }, T0),
+    ]);
     rates.observe('order', [
       node('a', 'up', { order: tagState(0, 0, 60) }, T0 + 5_000),
       node('b', 'up', { order: tagState(0, 0, 3) }, T0 + 5_000, 'b-i2'),
@@ -121,6 +153,10 @@ describe('fleet rate history', () => {
   it('gives the tag page its nodes, rate and threshold in one', () => {
     const rates = new FleetRateHistory({ clock: new FakeClock(T0) });
     const d = tagFleetDetail([node('a', 'up', { order: tagState(100, 1) })], 'order', rates, 120);
-    expect(d).toEqual({ nodes: [expect.objectContaining({ nodeId: 'a', runwaySeconds: 100 })], rate: [], runwayWarnSeconds: 120 });
+    expect(d).toEqual({
+      nodes: [expect.objectContaining({ nodeId: 'a', runwaySeconds: 100 })],
+      rate: [],
+      runwayWarnSeconds: 120,
+    });
   });
 });

@@ -42,7 +42,10 @@ async function node(clock: FakeClock): Promise<FormatEngine> {
     store: store.formats,
     clock,
     refreshIntervalMs: 0,
-    onLoad: (tag, r) => void (r.ok ? log.push({ tag, step: r.step, at: r.at }) : claimFailures.set(engine, (claimFailures.get(engine) ?? 0) + 1)),
+    onLoad: (tag, r) =>
+      void (r.ok
+        ? log.push({ tag, step: r.step, at: r.at })
+        : claimFailures.set(engine, (claimFailures.get(engine) ?? 0) + 1)),
   });
   claims.set(engine, log);
   engines.push(engine);
@@ -81,7 +84,10 @@ describe.each([
 ])('two nodes 5 s apart across midnight in $zone ($newDay)', ({ zone, midnight, oldDay, newDay }) => {
   it('issue no formatted ID twice, start the new day at 1, and the behind node keeps the old day for 5 s', async () => {
     const step = 40;
-    await store.formats.createFormat({ bizTag: 'ord', pattern: 'ORD-{yyyyMMdd}-{seq:6}', resetPeriod: 'daily', timeZone: zone, step }, stamp);
+    await store.formats.createFormat(
+      { bizTag: 'ord', pattern: 'ORD-{yyyyMMdd}-{seq:6}', resetPeriod: 'daily', timeZone: zone, step },
+      stamp,
+    );
     const start = Date.parse(midnight) - 20_000;
     const clockA = new FakeClock(start);
     const clockB = new FakeClock(start - 5_000);
@@ -90,7 +96,10 @@ describe.each([
     const issued: Issued[] = [];
     // 40 s of traffic, a tick every 250 ms: each node takes 2 single IDs and a batch of 3 per tick.
     for (let tick = 0; tick < 160; tick++) {
-      for (const [name, engine] of [['A', a], ['B', b]] as const) {
+      for (const [name, engine] of [
+        ['A', a],
+        ['B', b],
+      ] as const) {
         const at = clockA.now();
         issued.push({ id: await one(engine, 'ord'), node: name, at }, { id: await one(engine, 'ord'), node: name, at });
         for (const id of await engine.takeIds('ord', 3)) issued.push({ id, node: name, at });
@@ -116,7 +125,9 @@ describe.each([
     expect(firstB.at).toBe(Date.parse(midnight) + 5_000);
     const claimedByA = (claims.get(a) ?? []).filter((c) => c.tag === `ord@${newDay}` && c.at <= firstB.at);
     expect(claimedByA[0]!.step).toBe(step);
-    expect(firstB.id).toBe(`ORD-${newDay}-${String(claimedByA.reduce((sum, c) => sum + c.step, 0) + 1).padStart(6, '0')}`);
+    expect(firstB.id).toBe(
+      `ORD-${newDay}-${String(claimedByA.reduce((sum, c) => sum + c.step, 0) + 1).padStart(6, '0')}`,
+    );
     // Each node's new-day numbers are increasing, and together they fill 1…n of the segments claimed, no holes
     // except the unused tails of the nodes' last segments.
     for (const n of ['A', 'B'] as const) {
@@ -141,7 +152,13 @@ describe.each([
 });
 
 describe('FormatEngine', () => {
-  const base: NewFormat = { bizTag: 'inv', pattern: 'INV{yyyy}-{seq:2}', resetPeriod: 'yearly', timeZone: 'UTC', step: 30 };
+  const base: NewFormat = {
+    bizTag: 'inv',
+    pattern: 'INV{yyyy}-{seq:2}',
+    resetPeriod: 'yearly',
+    timeZone: 'UTC',
+    step: 30,
+  };
 
   it('answers sequence_exhausted (503) at the width cap, never a wider or wrapped number; a wider seq continues', async () => {
     await store.formats.createFormat(base, stamp);
@@ -152,11 +169,13 @@ describe('FormatEngine', () => {
     expect(ids[98]).toBe('INV2026-99');
     const refusal = await codeOf(one(engine, 'inv'));
     // Known used up: later requests are refused at once, without another claim or its log line.
-    const failedClaims = () => (claimFailures.get(engine) ?? 0);
+    const failedClaims = () => claimFailures.get(engine) ?? 0;
     const before = failedClaims();
     for (let i = 0; i < 5; i++) expect(await codeOf(one(engine, 'inv'))).toContain('sequence_exhausted');
     expect(failedClaims()).toBe(before);
-    expect(refusal).toBe('sequence_exhausted 503: Formatted tag "inv" has used every number of period 2026 (yearly reset): {seq:2} ends at 99. No ID until the next period, or widen the sequence.');
+    expect(refusal).toBe(
+      'sequence_exhausted 503: Formatted tag "inv" has used every number of period 2026 (yearly reset): {seq:2} ends at 99. No ID until the next period, or widen the sequence.',
+    );
     expect(await codeOf(async () => engine.takeIds('inv', 2))).toContain('sequence_exhausted 503');
     // The next year counts from 1 again.
     clock.advance(Date.parse('2027-01-01T00:00:00Z') - clock.now());
@@ -169,8 +188,11 @@ describe('FormatEngine', () => {
     expect(await one(late, 'inv')).toBe('INV2026-100');
   });
 
-  it('keeps a buffer per period: the old period\'s numbers are not served in the new one, and are dropped', async () => {
-    await store.formats.createFormat({ ...base, bizTag: 'm', pattern: 'M{yyyyMM}{seq:4}', resetPeriod: 'monthly' }, stamp);
+  it("keeps a buffer per period: the old period's numbers are not served in the new one, and are dropped", async () => {
+    await store.formats.createFormat(
+      { ...base, bizTag: 'm', pattern: 'M{yyyyMM}{seq:4}', resetPeriod: 'monthly' },
+      stamp,
+    );
     const clock = new FakeClock(Date.parse('2026-01-31T23:59:59Z'));
     const engine = await node(clock);
     expect(await one(engine, 'm')).toBe('M2026010001');
@@ -187,8 +209,11 @@ describe('FormatEngine', () => {
     ]);
   });
 
-  it('a graceful close gives back the unused top of the period\'s latest claim; the next node continues right after', async () => {
-    await store.formats.createFormat({ ...base, bizTag: 'g', pattern: 'G{yyyyMMdd}{seq:6}', resetPeriod: 'daily' }, stamp);
+  it("a graceful close gives back the unused top of the period's latest claim; the next node continues right after", async () => {
+    await store.formats.createFormat(
+      { ...base, bizTag: 'g', pattern: 'G{yyyyMMdd}{seq:6}', resetPeriod: 'daily' },
+      stamp,
+    );
     const clock = new FakeClock(Date.parse('2026-12-02T10:00:00Z'));
     const first = await node(clock);
     const ids = await first.takeIds('g', 12);
@@ -202,7 +227,7 @@ describe('FormatEngine', () => {
     expect(await one(second, 'g')).toBe('G20261202000013');
   });
 
-  it('a never-resetting format has one counter; an unknown tag is a 404 in the formatted tag\'s words', async () => {
+  it("a never-resetting format has one counter; an unknown tag is a 404 in the formatted tag's words", async () => {
     await store.formats.createFormat({ ...base, bizTag: 'n', pattern: 'N{seq:5}', resetPeriod: 'never' }, stamp);
     const clock = new FakeClock(Date.parse('2026-12-31T23:59:59Z'));
     const engine = await node(clock);

@@ -148,17 +148,38 @@ describe('period keys across midnight', () => {
   });
 });
 
-describe('previewIds (the console\'s live preview)', () => {
+describe("previewIds (the console's live preview)", () => {
   const at = Date.parse('2026-12-02T16:30:00Z');
   it('renders the current period in the zone, from 1 or above a known count', async () => {
     const { previewIds } = await import('../../lib/format/preview');
-    const base = { pattern: 'ORD-{yyyyMMdd}-{seq:4}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', now: at, count: 3 } as const;
-    expect(previewIds(base)).toEqual({ ok: true, periodKey: '20261203', ids: ['ORD-20261203-0001', 'ORD-20261203-0002', 'ORD-20261203-0003'], exhausted: false });
-    expect(previewIds({ ...base, timeZone: 'America/New_York' })).toMatchObject({ periodKey: '20261202', ids: ['ORD-20261202-0001', 'ORD-20261202-0002', 'ORD-20261202-0003'] });
-    expect(previewIds({ ...base, known: { periodKey: '20261203', maxId: 41 } })).toMatchObject({ ids: ['ORD-20261203-0042', 'ORD-20261203-0043', 'ORD-20261203-0044'] });
+    const base = {
+      pattern: 'ORD-{yyyyMMdd}-{seq:4}',
+      resetPeriod: 'daily',
+      timeZone: 'Asia/Shanghai',
+      now: at,
+      count: 3,
+    } as const;
+    expect(previewIds(base)).toEqual({
+      ok: true,
+      periodKey: '20261203',
+      ids: ['ORD-20261203-0001', 'ORD-20261203-0002', 'ORD-20261203-0003'],
+      exhausted: false,
+    });
+    expect(previewIds({ ...base, timeZone: 'America/New_York' })).toMatchObject({
+      periodKey: '20261202',
+      ids: ['ORD-20261202-0001', 'ORD-20261202-0002', 'ORD-20261202-0003'],
+    });
+    expect(previewIds({ ...base, known: { periodKey: '20261203', maxId: 41 } })).toMatchObject({
+      ids: ['ORD-20261203-0042', 'ORD-20261203-0043', 'ORD-20261203-0044'],
+    });
     // A count of another period (yesterday's) does not apply.
-    expect(previewIds({ ...base, known: { periodKey: '20261202', maxId: 41 } })).toMatchObject({ ids: ['ORD-20261203-0001', 'ORD-20261203-0002', 'ORD-20261203-0003'] });
-    expect(previewIds({ ...base, known: { periodKey: '20261203', maxId: 9998 } })).toMatchObject({ ids: ['ORD-20261203-9999'], exhausted: true });
+    expect(previewIds({ ...base, known: { periodKey: '20261202', maxId: 41 } })).toMatchObject({
+      ids: ['ORD-20261203-0001', 'ORD-20261203-0002', 'ORD-20261203-0003'],
+    });
+    expect(previewIds({ ...base, known: { periodKey: '20261203', maxId: 9998 } })).toMatchObject({
+      ids: ['ORD-20261203-9999'],
+      exhausted: true,
+    });
     expect(previewIds({ ...base, pattern: 'ORD-{yyyyMM}-{seq:4}' })).toMatchObject({ ok: false, field: 'pattern' });
     expect(previewIds({ ...base, timeZone: 'Nowhere/Town' })).toMatchObject({ ok: false, field: 'timeZone' });
   });

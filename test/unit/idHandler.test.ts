@@ -13,7 +13,9 @@ async function setup() {
   ]);
   const segments = new SegmentEngine({ store, refreshIntervalMs: 0, loadWaitMs: 50 });
   await segments.start();
-  const handle = createIdHandler({ runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }) });
+  const handle = createIdHandler({
+    runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }),
+  });
   const call = async (url: string, method = 'GET'): Promise<Answer> => {
     const r = handle(method, url);
     if (r === null) throw new Error(`not routed: ${url}`);
@@ -149,7 +151,9 @@ describe('ID handler', () => {
     store.rows.set('range', { maxId: 1, step: 10 });
     await segments.refreshTags();
     expect(JSON.parse((await call('/api/id/segment/range')).body)).toEqual({ tag: 'range', id: '2' });
-    expect(JSON.parse((await call('/api/id/segment/range/range?count=2')).body).ranges).toEqual([{ start: '3', end: '4' }]);
+    expect(JSON.parse((await call('/api/id/segment/range/range?count=2')).body).ranges).toEqual([
+      { start: '3', end: '4' },
+    ]);
     const unknown = await call(`/api/id/segment/${'x'.repeat(128)}/range?count=5`);
     expect(unknown.status).toBe(404);
     expect(errorCode(unknown)).toBe('tag_not_found');
@@ -162,15 +166,22 @@ describe('ID handler', () => {
     expect(errorCode(r)).toBe('tag_not_found');
   });
 
-  it.each(['/api/id/segment/', '/api/id/segment/order/extra', '/api/id/segment//range', '/api/id/segment/a/b/range', '/api/id/segment/order/range/x', '/api/id', '/api/id/nope', '/api/segment/get/', '/api/segment'])(
-    '%s → 404 route_not_found JSON',
-    async (url) => {
-      const { call } = await setup();
-      const r = await call(url);
-      expect(r.status).toBe(404);
-      expect(errorCode(r)).toBe('route_not_found');
-    },
-  );
+  it.each([
+    '/api/id/segment/',
+    '/api/id/segment/order/extra',
+    '/api/id/segment//range',
+    '/api/id/segment/a/b/range',
+    '/api/id/segment/order/range/x',
+    '/api/id',
+    '/api/id/nope',
+    '/api/segment/get/',
+    '/api/segment',
+  ])('%s → 404 route_not_found JSON', async (url) => {
+    const { call } = await setup();
+    const r = await call(url);
+    expect(r.status).toBe(404);
+    expect(errorCode(r)).toBe('route_not_found');
+  });
 
   it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'])('%s → 405 with Allow: GET', async (method) => {
     const { call } = await setup();
@@ -182,7 +193,8 @@ describe('ID handler', () => {
 
   it('leaves other paths to Next', async () => {
     const { handle } = await setup();
-    for (const url of ['/', '/tags/order', '/api/identity', '/api/ids', '/_next/static/x.js']) expect(handle('GET', url)).toBeNull();
+    for (const url of ['/', '/tags/order', '/api/identity', '/api/ids', '/_next/static/x.js'])
+      expect(handle('GET', url)).toBeNull();
   });
 
   it('store down with empty buffers → 503 JSON, never 500', async () => {
@@ -198,7 +210,11 @@ describe('ID handler', () => {
     const { call, store } = await setup();
     await call('/api/id/segment/order');
     const ok = JSON.parse((await call('/api/health')).body);
-    expect(ok).toMatchObject({ status: 'ok', store: { dialect: 'sqlite', reachable: true }, tags: { known: 2, loaded: 1 } });
+    expect(ok).toMatchObject({
+      status: 'ok',
+      store: { dialect: 'sqlite', reachable: true },
+      tags: { known: 2, loaded: 1 },
+    });
     store.failWith = new Error('down');
     const r = await call('/api/health');
     expect(r.status).toBe(200);
@@ -208,7 +224,9 @@ describe('ID handler', () => {
   it('health lists each database host; one unreachable, not Synced, non-Primary or not ready makes it degraded, the rest unchanged', async () => {
     const { segments, store } = await setup();
     let hosts: HostHealth[] = [];
-    const withHosts = Object.assign(Object.create(store) as object, { hosts: async () => hosts }) as unknown as LeafStore;
+    const withHosts = Object.assign(Object.create(store) as object, {
+      hosts: async () => hosts,
+    }) as unknown as LeafStore;
     const clock = new FakeClock();
     const handle = createIdHandler({ runtime: () => ({ segments, store: withHosts, snowflake: null }), clock });
     const health = async () => {
@@ -226,7 +244,9 @@ describe('ID handler', () => {
     hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, state: 'Donor/Desynced' } }];
     expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true } });
     // Synced by its own word but outside the primary component, or not accepting queries: still degraded.
-    hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, clusterStatus: 'non-Primary' } }];
+    hosts = [
+      { host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, clusterStatus: 'non-Primary' } },
+    ];
     expect(await health()).toMatchObject({ status: 'degraded' });
     hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, ready: false } }];
     expect(await health()).toMatchObject({ status: 'degraded' });
@@ -238,11 +258,22 @@ describe('ID handler', () => {
     async function probed(hostsCacheMs?: number) {
       const { segments, store } = await setup();
       const clock = new FakeClock();
-      const calls: Array<{ timeoutMs: number | undefined; resolve(hosts: HostHealth[]): void; reject(e: Error): void }> = [];
-      const hosts = (timeoutMs?: number) => new Promise<HostHealth[]>((resolve, reject) => calls.push({ timeoutMs, resolve, reject }));
+      const calls: Array<{
+        timeoutMs: number | undefined;
+        resolve(hosts: HostHealth[]): void;
+        reject(e: Error): void;
+      }> = [];
+      const hosts = (timeoutMs?: number) =>
+        new Promise<HostHealth[]>((resolve, reject) => calls.push({ timeoutMs, resolve, reject }));
       const withHosts = Object.assign(Object.create(store) as object, { hosts }) as unknown as LeafStore;
-      const handle = createIdHandler({ runtime: () => ({ segments, store: withHosts, snowflake: null }), clock, hostsCacheMs, healthTimeoutMs: 700 });
-      const health = () => Promise.resolve(handle('GET', '/api/health') as Answer | Promise<Answer>).then((r) => JSON.parse(r.body));
+      const handle = createIdHandler({
+        runtime: () => ({ segments, store: withHosts, snowflake: null }),
+        clock,
+        hostsCacheMs,
+        healthTimeoutMs: 700,
+      });
+      const health = () =>
+        Promise.resolve(handle('GET', '/api/health') as Answer | Promise<Answer>).then((r) => JSON.parse(r.body));
       return { clock, calls, health };
     }
     const up = (latencyMs: number): HostHealth[] => [{ host: '127.0.0.1:3611', reachable: true, latencyMs }];
@@ -313,7 +344,10 @@ describe('ID handler', () => {
 
   it('LEAF_ID_TOKEN: ID routes need the Bearer token, health stays open', async () => {
     const { segments, store } = await setup();
-    const handle = createIdHandler({ runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }), idToken: 'id-secret' });
+    const handle = createIdHandler({
+      runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }),
+      idToken: 'id-secret',
+    });
     const call = async (url: string, auth?: string) => (await handle('GET', url, auth)) as Answer;
     expect((await call('/api/id/segment/order')).status).toBe(401);
     expect(errorCode(await call('/api/id/segment/order', 'Bearer wrong'))).toBe('unauthorized');

@@ -9,7 +9,8 @@ import { parseLease } from '@/lib/client/lease';
 import { MAX_LEASE_GROWTH, nextLeaseSize } from '@/lib/client/leaseSize';
 import { FakeClock, flush } from './fakes';
 
-type Behaviour = 'ok' | 'fail503' | 'hang' | 'malformed' | 'wrongCount' | 'overlap' | 'wrongTag' | 'notFound' | 'unauthorized';
+type Behaviour =
+  'ok' | 'fail503' | 'hang' | 'malformed' | 'wrongCount' | 'overlap' | 'wrongTag' | 'notFound' | 'unauthorized';
 
 interface Call {
   url: string;
@@ -59,7 +60,10 @@ class FakeFleet {
 
   private answer(base: string, tag: string, count: number): FetchAnswer {
     const behaviour = this.behaviour.get(base) ?? 'ok';
-    const reply = (status: number, body: unknown) => ({ status, text: async () => (typeof body === 'string' ? body : JSON.stringify(body)) });
+    const reply = (status: number, body: unknown) => ({
+      status,
+      text: async () => (typeof body === 'string' ? body : JSON.stringify(body)),
+    });
     if (behaviour === 'fail503') return reply(503, { error: { code: 'store_unavailable', message: 'down' } });
     if (behaviour === 'notFound') return reply(404, { error: { code: 'tag_not_found', message: 'no such tag' } });
     if (behaviour === 'unauthorized') return reply(401, { error: { code: 'unauthorized', message: 'token' } });
@@ -70,9 +74,19 @@ class FakeFleet {
     if (behaviour === 'malformed') return reply(200, '{"tag":"orders","count":');
     const ranges: Array<{ start: string; end: string }> = [];
     const run = BigInt(this.runSize > 0 ? this.runSize : count);
-    for (let s = start; s <= end; s += run) ranges.push({ start: String(s), end: String(s + run - 1n < end ? s + run - 1n : end) });
-    if (behaviour === 'wrongCount') return reply(200, { tag, count, ranges: [{ start: String(start), end: String(end + 1n) }] });
-    if (behaviour === 'overlap') return reply(200, { tag, count, ranges: [{ start: String(start), end: String(start) }, { start: String(start), end: String(end - 1n) }] });
+    for (let s = start; s <= end; s += run)
+      ranges.push({ start: String(s), end: String(s + run - 1n < end ? s + run - 1n : end) });
+    if (behaviour === 'wrongCount')
+      return reply(200, { tag, count, ranges: [{ start: String(start), end: String(end + 1n) }] });
+    if (behaviour === 'overlap')
+      return reply(200, {
+        tag,
+        count,
+        ranges: [
+          { start: String(start), end: String(start) },
+          { start: String(start), end: String(end - 1n) },
+        ],
+      });
     if (behaviour === 'wrongTag') return reply(200, { tag: `${tag}x`, count, ranges });
     return reply(200, { tag, count, ranges });
   }
@@ -84,7 +98,15 @@ const B = 'http://b.test:3000';
 function setup(options: { urls?: string[]; minLease?: number; maxLease?: number; timeoutMs?: number } = {}) {
   const fleet = new FakeFleet();
   const clock = new FakeClock();
-  const client = new LeafClient({ urls: options.urls ?? [A], fetch: fleet.fetch, clock, minLease: options.minLease ?? 100, maxLease: options.maxLease, timeoutMs: options.timeoutMs ?? 1_000, token: 'secret' });
+  const client = new LeafClient({
+    urls: options.urls ?? [A],
+    fetch: fleet.fetch,
+    clock,
+    minLease: options.minLease ?? 100,
+    maxLease: options.maxLease,
+    timeoutMs: options.timeoutMs ?? 1_000,
+    token: 'secret',
+  });
   return { fleet, clock, client };
 }
 
@@ -174,7 +196,9 @@ describe('LeafClient options and tags', () => {
     ['maxLease above the route limit', { urls: [A], maxLease: 10_000_001 }],
     ['minLease above maxLease', { urls: [A], minLease: 5_000, maxLease: 1_000 }],
   ])('refuses %s', (_label, options) => {
-    expect(() => new LeafClient({ fetch: new FakeFleet().fetch, ...options })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
+    expect(() => new LeafClient({ fetch: new FakeFleet().fetch, ...options })).toThrow(
+      expect.objectContaining({ code: 'invalid_options' }),
+    );
   });
 
   it('keeps each tag its own sequence when calls alternate between tags', async () => {
@@ -261,7 +285,9 @@ describe('failover and unconfirmed leases', () => {
     const ids = [first, ...(await drain(client, 'orders', 300))];
     const lateLease = fleet.handedOut.find((h) => h.url === A);
     expect(lateLease).toBeDefined();
-    expect(ids.some((x) => x >= (lateLease as { start: bigint }).start && x <= (lateLease as { end: bigint }).end)).toBe(false);
+    expect(
+      ids.some((x) => x >= (lateLease as { start: bigint }).start && x <= (lateLease as { end: bigint }).end),
+    ).toBe(false);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -276,18 +302,25 @@ describe('failover and unconfirmed leases', () => {
     await flush();
     fleet.release();
     await Promise.all([x, y]);
-    expect(fleet.calls.map((c) => `${new URL(c.url).origin}${new URL(c.url).pathname.split('/')[4]}`)).toEqual([`${A}x`, `${B}x`, `${B}y`]);
+    expect(fleet.calls.map((c) => `${new URL(c.url).origin}${new URL(c.url).pathname.split('/')[4]}`)).toEqual([
+      `${A}x`,
+      `${B}x`,
+      `${B}y`,
+    ]);
   });
 
-  it.each(['malformed', 'wrongCount', 'overlap', 'wrongTag'] as const)('drops a %s lease whole and fails over', async (behaviour) => {
-    const { fleet, client } = setup({ urls: [A, B] });
-    fleet.behaviour.set(A, behaviour);
-    const ids = await drain(client, 'orders', 50);
-    const dropped = fleet.handedOut.filter((h) => h.url === A);
-    expect(dropped.length).toBeGreaterThan(0);
-    for (const d of dropped) expect(ids.some((x) => x >= d.start && x <= d.end)).toBe(false);
-    expect(new Set(ids).size).toBe(50);
-  });
+  it.each(['malformed', 'wrongCount', 'overlap', 'wrongTag'] as const)(
+    'drops a %s lease whole and fails over',
+    async (behaviour) => {
+      const { fleet, client } = setup({ urls: [A, B] });
+      fleet.behaviour.set(A, behaviour);
+      const ids = await drain(client, 'orders', 50);
+      const dropped = fleet.handedOut.filter((h) => h.url === A);
+      expect(dropped.length).toBeGreaterThan(0);
+      for (const d of dropped) expect(ids.some((x) => x >= d.start && x <= d.end)).toBe(false);
+      expect(new Set(ids).size).toBe(50);
+    },
+  );
 
   it('rejects with unavailable when every server fails, and tries again on the next call', async () => {
     const { fleet, client } = setup({ urls: [A, B] });
@@ -355,21 +388,25 @@ describe('exact bigints', () => {
   });
 
   it('accepts a lease ending at 2^63−1 and refuses one past it or not in plain decimal', () => {
-    expect(parseLease('{"tag":"t","count":2,"ranges":[{"start":"9223372036854775806","end":"9223372036854775807"}]}', 't', 2).bounds).toEqual([
-      9223372036854775806n,
-      9223372036854775807n,
-    ]);
+    expect(
+      parseLease('{"tag":"t","count":2,"ranges":[{"start":"9223372036854775806","end":"9223372036854775807"}]}', 't', 2)
+        .bounds,
+    ).toEqual([9223372036854775806n, 9223372036854775807n]);
     for (const [start, end] of [
       ['9223372036854775807', '9223372036854775808'],
       ['1e3', '1001'],
       ['01', '2'],
       ['-1', '0'],
     ]) {
-      expect(() => parseLease(JSON.stringify({ tag: 't', count: 2, ranges: [{ start, end }] }), 't', 2)).toThrow(LeafClientError);
+      expect(() => parseLease(JSON.stringify({ tag: 't', count: 2, ranges: [{ start, end }] }), 't', 2)).toThrow(
+        LeafClientError,
+      );
     }
     expect(() => parseLease('{"tag":"t","count":2,"ranges":[{"start":1,"end":2}]}', 't', 2)).toThrow(/decimal/);
     // Consistent in itself, but not the count asked for.
-    expect(() => parseLease('{"tag":"t","count":3,"ranges":[{"start":"1","end":"3"}]}', 't', 2)).toThrow(/not the 2 asked for/);
+    expect(() => parseLease('{"tag":"t","count":3,"ranges":[{"start":"1","end":"3"}]}', 't', 2)).toThrow(
+      /not the 2 asked for/,
+    );
   });
 });
 

@@ -7,7 +7,10 @@ import { type Id, MAX_ID } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { FakeClock, FakeStore, flush } from './fakes';
 
-async function setup(tags: Array<{ bizTag: string; step: number; maxId?: Id }> = [{ bizTag: 'order', step: 100 }], semantics: Semantics = 'leaf-ts') {
+async function setup(
+  tags: Array<{ bizTag: string; step: number; maxId?: Id }> = [{ bizTag: 'order', step: 100 }],
+  semantics: Semantics = 'leaf-ts',
+) {
   const store = new FakeStore(tags);
   store.defaultSemantics = semantics;
   const clock = new FakeClock();

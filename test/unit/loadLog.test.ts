@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { LOAD_LOG_CAPACITY, LoadLog } from '@/lib/metrics/loadLog';
 import type { SegmentLoadRecord } from '@/lib/segment/buffer';
 
-const load = (at: number, ok = true): SegmentLoadRecord => ({ at, durationMs: 1, step: 10, ok, ...(ok ? {} : { error: 'store_unavailable' }) });
+const load = (at: number, ok = true): SegmentLoadRecord => ({
+  at,
+  durationMs: 1,
+  step: 10,
+  ok,
+  ...(ok ? {} : { error: 'store_unavailable' }),
+});
 
 describe('LoadLog', () => {
   it('keeps each tag apart, oldest first', () => {

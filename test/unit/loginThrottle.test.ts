@@ -55,7 +55,14 @@ describe('login throttle', () => {
 
   it('forgets an address that stopped failing, and remembers at most maxAddresses', () => {
     const clock = new FakeClock();
-    const t = new LoginThrottle({ clock, freeFailures: 0, baseLockMs: 1_000, maxLockMs: 60_000, forgetAfterMs: 60_000, maxAddresses: 3 });
+    const t = new LoginThrottle({
+      clock,
+      freeFailures: 0,
+      baseLockMs: 1_000,
+      maxLockMs: 60_000,
+      forgetAfterMs: 60_000,
+      maxAddresses: 3,
+    });
     for (let i = 0; i < 5; i++) t.failure('x');
     expect(t.lockedForMs('x')).toBe(16_000);
     clock.advance(60_001);

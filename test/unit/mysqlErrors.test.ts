@@ -4,15 +4,26 @@ import { classify } from '@/lib/store/mysql/errors';
 import { AttemptFault, type Phase, type RetryPolicy, allowedHosts, withRetries } from '@/lib/store/retry';
 
 /** Errors shaped as mysql2 builds them: a server error packet, a socket error, mysql2's own protocol errors. */
-const server = (errno: number, code: string) => Object.assign(new Error(code), { errno, code, sqlState: errno === 1047 ? '08S01' : '40001', fatal: false });
+const server = (errno: number, code: string) =>
+  Object.assign(new Error(code), { errno, code, sqlState: errno === 1047 ? '08S01' : '40001', fatal: false });
 const deadlock = () => server(1213, 'ER_LOCK_DEADLOCK');
 const notPrimary = () => server(1047, 'ER_UNKNOWN_COM_ERROR');
 const lockWait = () => server(1205, 'ER_LOCK_WAIT_TIMEOUT');
 const duplicate = () => server(1062, 'ER_DUP_ENTRY');
-const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { errno: -111, code: 'ECONNREFUSED', syscall: 'connect' });
-const lost = () => Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
-const queryTimeout = () => Object.assign(new Error('Query inactivity timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT', errorno: 'PROTOCOL_SEQUENCE_TIMEOUT' });
-const closedState = () => Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true });
+const refused = () =>
+  Object.assign(new Error('connect ECONNREFUSED'), { errno: -111, code: 'ECONNREFUSED', syscall: 'connect' });
+const lost = () =>
+  Object.assign(new Error('Connection lost: The server closed the connection.'), {
+    code: 'PROTOCOL_CONNECTION_LOST',
+    fatal: true,
+  });
+const queryTimeout = () =>
+  Object.assign(new Error('Query inactivity timeout'), {
+    code: 'PROTOCOL_SEQUENCE_TIMEOUT',
+    errorno: 'PROTOCOL_SEQUENCE_TIMEOUT',
+  });
+const closedState = () =>
+  Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true });
 
 describe('classify', () => {
   it.each<[string, () => unknown, Phase, string, boolean]>([
@@ -20,13 +31,31 @@ describe('classify', () => {
     ['1205 lock wait timeout', lockWait, 'may-commit', 'committed-not', false],
     ['1047 WSREP not ready: another host', notPrimary, 'may-commit', 'committed-not', true],
     ['1047 inside a transaction', notPrimary, 'uncommitted', 'committed-not', true],
-    ['1180 at commit (left the primary component mid-replication): another host', () => server(1180, 'ER_ERROR_DURING_COMMIT'), 'may-commit', 'unknown-outcome', true],
+    [
+      '1180 at commit (left the primary component mid-replication): another host',
+      () => server(1180, 'ER_ERROR_DURING_COMMIT'),
+      'may-commit',
+      'unknown-outcome',
+      true,
+    ],
     ['1180 before COMMIT was sent', () => server(1180, 'ER_ERROR_DURING_COMMIT'), 'uncommitted', 'committed-not', true],
     ['connect refused', refused, 'connect', 'committed-not', true],
-    ['any failure to get a connection', () => new Error('Pool does Not have online node.'), 'connect', 'committed-not', true],
+    [
+      'any failure to get a connection',
+      () => new Error('Pool does Not have online node.'),
+      'connect',
+      'committed-not',
+      true,
+    ],
     ['connection lost after an autocommit statement', lost, 'may-commit', 'unknown-outcome', true],
     ['query timeout after an autocommit statement', queryTimeout, 'may-commit', 'unknown-outcome', true],
-    ['reset after an autocommit statement', () => Object.assign(new Error('read ECONNRESET'), { errno: -104, code: 'ECONNRESET' }), 'may-commit', 'unknown-outcome', true],
+    [
+      'reset after an autocommit statement',
+      () => Object.assign(new Error('read ECONNRESET'), { errno: -104, code: 'ECONNRESET' }),
+      'may-commit',
+      'unknown-outcome',
+      true,
+    ],
     ['connection lost before COMMIT was sent', lost, 'uncommitted', 'committed-not', true],
     ['query timeout before COMMIT was sent', queryTimeout, 'uncommitted', 'committed-not', true],
     ['connection already closed: nothing written', closedState, 'may-commit', 'committed-not', true],
@@ -80,7 +109,11 @@ const giveUp = ({ cause, classified }: { cause: unknown; classified: { outcome: 
 describe('withRetries', () => {
   it('retries 1213 (certification failure) and succeeds, with growing jittered backoff', async () => {
     const p = policy();
-    const { attempt, seen } = scripted([{ fault: deadlock, phase: 'may-commit', host: 0 }, { fault: deadlock, phase: 'may-commit', host: 0 }, { ok: 42 }]);
+    const { attempt, seen } = scripted([
+      { fault: deadlock, phase: 'may-commit', host: 0 },
+      { fault: deadlock, phase: 'may-commit', host: 0 },
+      { ok: 42 },
+    ]);
     expect(await withRetries(attempt, p, giveUp)).toBe(42);
     expect(seen.map((s) => s.attempt)).toEqual([1, 2, 3]);
     // A conflict is not the host's fault: the same host may be used again.
@@ -91,7 +124,11 @@ describe('withRetries', () => {
 
   it('moves to another host on 1047 and on a connection error, and reports those hosts', async () => {
     const p = policy();
-    const { attempt, seen } = scripted([{ fault: notPrimary, phase: 'may-commit', host: 0 }, { fault: refused, phase: 'connect', host: 1 }, { ok: 'done' }]);
+    const { attempt, seen } = scripted([
+      { fault: notPrimary, phase: 'may-commit', host: 0 },
+      { fault: refused, phase: 'connect', host: 1 },
+      { ok: 'done' },
+    ]);
     expect(await withRetries(attempt, p, giveUp)).toBe('done');
     expect(seen.map((s) => s.exclude)).toEqual([[], [0], [0, 1]]);
     expect(p.hostFaults).toEqual([0, 1]);
@@ -99,7 +136,10 @@ describe('withRetries', () => {
 
   it('reports each retried failure with its phase, and not the last one it gives up on', async () => {
     const retried: string[] = [];
-    const p = policy({ attempts: 3, onRetry: ({ classified }, phase) => retried.push(`${phase}:${classified.outcome}`) });
+    const p = policy({
+      attempts: 3,
+      onRetry: ({ classified }, phase) => retried.push(`${phase}:${classified.outcome}`),
+    });
     const { attempt } = scripted([0, 1, 2].map(() => ({ fault: deadlock, phase: 'may-commit' as const })));
     await expect(withRetries(attempt, p, giveUp)).rejects.toMatchObject({ code: 'store_unavailable' });
     expect(retried).toEqual(['may-commit:committed-not', 'may-commit:committed-not']);
@@ -108,7 +148,10 @@ describe('withRetries', () => {
   it('gives up after the attempts run out', async () => {
     const p = policy({ attempts: 3 });
     const { attempt, seen } = scripted([0, 1, 2, 3].map(() => ({ fault: deadlock, phase: 'may-commit' as const })));
-    await expect(withRetries(attempt, p, giveUp)).rejects.toMatchObject({ code: 'store_unavailable', message: 'gave up: committed-not' });
+    await expect(withRetries(attempt, p, giveUp)).rejects.toMatchObject({
+      code: 'store_unavailable',
+      message: 'gave up: committed-not',
+    });
     expect(seen).toHaveLength(3);
   });
 

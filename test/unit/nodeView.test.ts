@@ -49,7 +49,14 @@ describe('snapshot encoding', () => {
 
   it('is compact: 10,000 tags take about half the plain JSON', () => {
     const big: NodeSnapshot = { snowflake: SNAPSHOT.snowflake, tags: {} };
-    for (let i = 0; i < 10_000; i++) big.tags[`tenant-${i}.orders`] = { buffered: 123_456, step: 100_000, ratePerSec: 42.5, next: 'ready', issued: 9_876_543 };
+    for (let i = 0; i < 10_000; i++)
+      big.tags[`tenant-${i}.orders`] = {
+        buffered: 123_456,
+        step: 100_000,
+        ratePerSec: 42.5,
+        next: 'ready',
+        issued: 9_876_543,
+      };
     const encoded = encodeSnapshot(big).length;
     expect(encoded).toBeLessThan(JSON.stringify(big).length * 0.55);
     expect(encoded).toBeLessThan(700_000);
@@ -74,7 +81,13 @@ describe('node state and view', () => {
 
   it('maps a row with ISO times and each tag its runway', () => {
     const v = nodeView(row(), 101_000, 10_000);
-    expect(v).toMatchObject({ nodeId: 'h:1', instanceId: 'i-1', state: 'up', startedAt: new Date(1_000).toISOString(), lastHeartbeat: new Date(100_000).toISOString() });
+    expect(v).toMatchObject({
+      nodeId: 'h:1',
+      instanceId: 'i-1',
+      state: 'up',
+      startedAt: new Date(1_000).toISOString(),
+      lastHeartbeat: new Date(100_000).toISOString(),
+    });
     expect(v.tags.order?.runwaySeconds).toBe(15);
     expect(v.tags.idle?.runwaySeconds).toBeNull();
   });
@@ -104,11 +117,52 @@ describe('node state and view', () => {
 describe('a tag as the heartbeat publishes it', () => {
   const base = { bizTag: 't', minStep: 10, step: 20, lastLoadAt: 0, issuedTotal: 42, waits: 0, failedRequests: 0 };
   it.each<[string, Partial<Parameters<typeof tagState>[0]>, Partial<ReturnType<typeof tagState>>]>([
-    ['next loaded', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: { start: '21', max: '40', step: 20 }, loading: false, lastError: null }, { buffered: 25, next: 'ready' }],
-    ['loading', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: null, loading: true, lastError: null }, { buffered: 5, next: 'loading' }],
-    ['failed', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: null, loading: false, lastError: 'down' }, { buffered: 5, next: 'failed' }],
-    ['none', { current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 }, pending: null, loading: false, lastError: null }, { buffered: 5, next: 'none' }],
+    [
+      'next loaded',
+      {
+        current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 },
+        pending: { start: '21', max: '40', step: 20 },
+        loading: false,
+        lastError: null,
+      },
+      { buffered: 25, next: 'ready' },
+    ],
+    [
+      'loading',
+      {
+        current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 },
+        pending: null,
+        loading: true,
+        lastError: null,
+      },
+      { buffered: 5, next: 'loading' },
+    ],
+    [
+      'failed',
+      {
+        current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 },
+        pending: null,
+        loading: false,
+        lastError: 'down',
+      },
+      { buffered: 5, next: 'failed' },
+    ],
+    [
+      'none',
+      {
+        current: { start: '1', max: '20', next: '16', step: 20, remaining: 5 },
+        pending: null,
+        loading: false,
+        lastError: null,
+      },
+      { buffered: 5, next: 'none' },
+    ],
   ])('%s', (_name, over, expected) => {
-    expect(tagState({ ...base, current: null, pending: null, loading: false, lastError: null, ...over }, 3)).toEqual({ step: 20, ratePerSec: 3, issued: 42, ...expected });
+    expect(tagState({ ...base, current: null, pending: null, loading: false, lastError: null, ...over }, 3)).toEqual({
+      step: 20,
+      ratePerSec: 3,
+      issued: 42,
+      ...expected,
+    });
   });
 });

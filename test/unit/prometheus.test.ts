@@ -11,7 +11,8 @@ function value(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
-const tagsOf = (text: string, name: string) => [...text.matchAll(new RegExp(`^${name}\\{biz_tag="([^"]+)"\\}`, 'gm'))].map((m) => m[1]);
+const tagsOf = (text: string, name: string) =>
+  [...text.matchAll(new RegExp(`^${name}\\{biz_tag="([^"]+)"\\}`, 'gm'))].map((m) => m[1]);
 
 /** Steps of 100,000 IDs: at these rates no tag's runway is short, so only the rate decides (but see the test of it). */
 async function node(tags: number, selection: string, step = 100_000) {
@@ -30,7 +31,13 @@ describe('LEAF_METRICS_TAGS', () => {
   it('parses top:N, all, none and nothing else', () => {
     expect(parseMetricsTags('TOP:5')).toEqual({ kind: 'top', n: 5 });
     expect(parseMetricsTags('all')).toEqual({ kind: 'all' });
-    expect(['top:', 'top:x', 'top:1000001', 'rate>5', ''].map(parseMetricsTags)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(['top:', 'top:x', 'top:1000001', 'rate>5', ''].map(parseMetricsTags)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('top:N takes the busiest N and every problem tag; none takes nothing', () => {
@@ -128,8 +135,22 @@ describe('bounded /api/metrics', () => {
 describe('MonotonicSum', () => {
   it('never goes down when a part vanishes or restarts lower', () => {
     const s = new MonotonicSum();
-    expect(s.update(new Map([['a', 5], ['b', 7]]))).toBe(12);
+    expect(
+      s.update(
+        new Map([
+          ['a', 5],
+          ['b', 7],
+        ]),
+      ),
+    ).toBe(12);
     expect(s.update(new Map([['a', 6]]))).toBe(13);
-    expect(s.update(new Map([['a', 1], ['b', 2]]))).toBe(16);
+    expect(
+      s.update(
+        new Map([
+          ['a', 1],
+          ['b', 2],
+        ]),
+      ),
+    ).toBe(16);
   });
 });

@@ -74,7 +74,12 @@ describe('RateTracker', () => {
     const t0 = clock.now();
     rates.record(new Map([['old', 0]]));
     clock.advance(1_000);
-    rates.record(new Map([['old', 0], ['new', 40]])); // created and used within the last second
+    rates.record(
+      new Map([
+        ['old', 0],
+        ['new', 40],
+      ]),
+    ); // created and used within the last second
     expect(rates.ratePerSec('new')).toBe(40);
     expect(rates.history('new').reduce((a, p) => a + p.ids, 0)).toBe(40);
     expect(rates.history('new')[0]?.t).toBe(t0);

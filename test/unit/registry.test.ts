@@ -11,14 +11,17 @@ const HEARTBEAT = 3_000;
 const GONE = 10_000;
 const PRUNE = 3_600_000;
 
-function recordingLogger(): Logger & { events: Array<{ level: string; event: string; fields?: Record<string, unknown> }> } {
+function recordingLogger(): Logger & {
+  events: Array<{ level: string; event: string; fields?: Record<string, unknown> }>;
+} {
   const events: Array<{ level: string; event: string; fields?: Record<string, unknown> }> = [];
   return { events, log: (level, event, fields) => events.push({ level, event, fields }) };
 }
 
 function snapshotWith(tags: number, issued = 0): NodeSnapshot {
   const out: NodeSnapshot = { snowflake: { state: 'ready', workerId: 7, leaseExpiresAt: null }, tags: {} };
-  for (let i = 0; i < tags; i++) out.tags[`tag${i}`] = { buffered: 1_000, step: 1_000, ratePerSec: 0, next: 'ready', issued };
+  for (let i = 0; i < tags; i++)
+    out.tags[`tag${i}`] = { buffered: 1_000, step: 1_000, ratePerSec: 0, next: 'ready', issued };
   return out;
 }
 
@@ -26,21 +29,45 @@ function snapshotWith(tags: number, issued = 0): NodeSnapshot {
 function killable(store: NodeStore): { store: NodeStore; kill(): void } {
   let dead = false;
   const view = {} as Record<string, unknown>;
-  for (const name of ['registerNode', 'takeOverNode', 'beatNode', 'stopNode', 'getNode', 'listNodes', 'pruneNodes'] as const) {
+  for (const name of [
+    'registerNode',
+    'takeOverNode',
+    'beatNode',
+    'stopNode',
+    'getNode',
+    'listNodes',
+    'pruneNodes',
+  ] as const) {
     view[name] = (...args: unknown[]) =>
-      dead ? Promise.reject(new Error('killed')) : (store[name] as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+      dead
+        ? Promise.reject(new Error('killed'))
+        : (store[name] as (...a: unknown[]) => Promise<unknown>).apply(store, args);
   }
   return { store: view as unknown as NodeStore, kill: () => (dead = true) };
 }
 
-async function startKillable(clock: FakeClock, store: FakeNodeStore, nodeId = 'h:3000'): Promise<{ reg: NodeRegistry; kill(): void }> {
+async function startKillable(
+  clock: FakeClock,
+  store: FakeNodeStore,
+  nodeId = 'h:3000',
+): Promise<{ reg: NodeRegistry; kill(): void }> {
   const k = killable(store);
   const reg = makeRegistry(clock, k.store, { nodeId });
   await reg.start();
   return { reg, kill: k.kill };
 }
 
-function makeRegistry(clock: FakeClock, store: NodeStore, opts: Partial<{ nodeId: string; address: string; snapshot: () => NodeSnapshot; onLost: () => void; logger: Logger }> = {}) {
+function makeRegistry(
+  clock: FakeClock,
+  store: NodeStore,
+  opts: Partial<{
+    nodeId: string;
+    address: string;
+    snapshot: () => NodeSnapshot;
+    onLost: () => void;
+    logger: Logger;
+  }> = {},
+) {
   return new NodeRegistry({
     store,
     clock,
@@ -80,7 +107,13 @@ describe('NodeRegistry: registration and identity', () => {
     const reg = makeRegistry(clock, store);
     await reg.start();
     const row = store.rows.get('h:3000');
-    expect(row).toMatchObject({ instanceId: reg.instanceId, address: '10.0.0.1:3000', version: '1.2.3', state: 'up', heartbeatAt: clock.now() });
+    expect(row).toMatchObject({
+      instanceId: reg.instanceId,
+      address: '10.0.0.1:3000',
+      version: '1.2.3',
+      state: 'up',
+      heartbeatAt: clock.now(),
+    });
     expect(decodeSnapshot(row!.snapshot).tags.tag1?.buffered).toBe(1_000);
     expect(reg.registration).toBe('up');
   });
@@ -97,7 +130,9 @@ describe('NodeRegistry: registration and identity', () => {
     const err = await refused;
     expect(err.code).toBe('invalid_config');
     expect(err.message).toMatch(
-      new RegExp(`^node id "h:3000" is live in another process at 10\\.0\\.0\\.1:3000 \\(instance ${twin.instanceId}, heartbeat \\d s ago\\); give each node its own LEAF_NODE_ID$`),
+      new RegExp(
+        `^node id "h:3000" is live in another process at 10\\.0\\.0\\.1:3000 \\(instance ${twin.instanceId}, heartbeat \\d s ago\\); give each node its own LEAF_NODE_ID$`,
+      ),
     );
     expect(clock.now() - started).toBeLessThanOrEqual(second.watchMs + 500);
     expect(store.rows.get('h:3000')?.instanceId).toBe(twin.instanceId);
@@ -122,7 +157,9 @@ describe('NodeRegistry: registration and identity', () => {
     expect(clock.now() - started).toBeLessThanOrEqual(restarted.watchMs + 250);
     expect(clock.now() - started).toBeLessThan(GONE);
     expect(store.rows.get('h:3000')?.instanceId).toBe(restarted.instanceId);
-    expect(logger.events.find((e) => e.event === 'node_registered')?.fields).toMatchObject({ tookOverFrom: dead.instanceId });
+    expect(logger.events.find((e) => e.event === 'node_registered')?.fields).toMatchObject({
+      tookOverFrom: dead.instanceId,
+    });
   });
 
   it('takes a stopped row, or one silent past LEAF_NODE_GONE_MS, at once', async () => {
@@ -145,10 +182,12 @@ describe('NodeRegistry: registration and identity', () => {
     const clock = new FakeClock();
     const store = new FakeNodeStore(clock);
     const regs = Array.from({ length: 10 }, (_, i) => makeRegistry(clock, store, { address: `10.0.0.${i + 1}:3000` }));
-    const outcomes = regs.map((r) => r.start().then(
-      () => 'up',
-      (e: { code?: string }) => e.code,
-    ));
+    const outcomes = regs.map((r) =>
+      r.start().then(
+        () => 'up',
+        (e: { code?: string }) => e.code,
+      ),
+    );
     await run(clock, 3 * regs[0]!.watchMs);
     const results = await Promise.all(outcomes);
     expect(results.filter((r) => r === 'up')).toHaveLength(1);
@@ -191,7 +230,9 @@ describe('NodeRegistry: heartbeat', () => {
     await run(clock, 2 * HEARTBEAT, HEARTBEAT);
     const events = logger.events.map((e) => e.event).filter((e) => e.startsWith('node_heartbeat'));
     expect(events).toEqual(['node_heartbeat_failed', 'node_heartbeat_recovered']);
-    expect(logger.events.find((e) => e.event === 'node_heartbeat_recovered')?.fields).toMatchObject({ failedBeats: 10 });
+    expect(logger.events.find((e) => e.event === 'node_heartbeat_recovered')?.fields).toMatchObject({
+      failedBeats: 10,
+    });
     expect(reg.registration).toBe('up'); // nobody took the id meanwhile: the row is ours again
   });
 
@@ -269,7 +310,14 @@ describe('NodeRegistry: reading the fleet', () => {
     expect(views[0]).toMatchObject({ address: '10.0.0.1:3000', version: '1.2.3' });
     expect(clock.now() - Date.parse(views[0]!.lastHeartbeat)).toBeLessThan(HEARTBEAT);
     expect(clock.now() - Date.parse(views[1]!.lastHeartbeat)).toBeGreaterThan(GONE);
-    expect(views[0]?.tags.tag0).toEqual({ buffered: 1_000, step: 1_000, ratePerSec: 0, next: 'ready', issued: 0, runwaySeconds: null });
+    expect(views[0]?.tags.tag0).toEqual({
+      buffered: 1_000,
+      step: 1_000,
+      ratePerSec: 0,
+      next: 'ready',
+      issued: 0,
+      runwaySeconds: null,
+    });
     expect(await a.stateCounts()).toEqual({ up: 1, gone: 1, stopped: 1 });
   });
 

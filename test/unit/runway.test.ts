@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { fleetTag, runwaySeconds, stepNeeded } from '../../lib/fleet/runway';
 import type { NodeTagState } from '../../lib/fleet/types';
 
-const tag = (buffered: number, ratePerSec: number): NodeTagState => ({ buffered, step: 1000, ratePerSec, next: 'ready', issued: 0 });
+const tag = (buffered: number, ratePerSec: number): NodeTagState => ({
+  buffered,
+  step: 1000,
+  ratePerSec,
+  next: 'ready',
+  issued: 0,
+});
 
 describe('runway', () => {
   it('is the buffer over the rate, and null when idle', () => {
@@ -27,6 +33,11 @@ describe('runway', () => {
       'a',
     );
     expect(fleet).toEqual({ nodesServing: 2, ratePerSec: 20, buffered: 1100, runwaySeconds: 10 });
-    expect(fleetTag([{ state: 'up', tags: { b: tag(5, 0) } }], 'b')).toEqual({ nodesServing: 1, ratePerSec: 0, buffered: 5, runwaySeconds: null });
+    expect(fleetTag([{ state: 'up', tags: { b: tag(5, 0) } }], 'b')).toEqual({
+      nodesServing: 1,
+      ratePerSec: 0,
+      buffered: 5,
+      runwaySeconds: null,
+    });
   });
 });

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ALL_ROUTES, IdAccess, SCOPED_TOKEN_PREFIX, newScopedToken, requireTag, tokenHash } from '@/lib/auth/scopedTokens';
+import {
+  ALL_ROUTES,
+  IdAccess,
+  SCOPED_TOKEN_PREFIX,
+  newScopedToken,
+  requireTag,
+  tokenHash,
+} from '@/lib/auth/scopedTokens';
 import { TokenRefresher } from '@/lib/auth/tokenRefresh';
 import { isLeafError } from '@/lib/errors';
 import type { Answer } from '@/lib/http/answer';
@@ -11,7 +18,16 @@ import type { StoredToken } from '@/lib/auth/tokenStore';
 import { FakeClock, FakeStore } from './fakes';
 
 function row(secret: string, tags: string[], over: Partial<StoredToken> = {}): StoredToken {
-  return { id: 'id' + tags.join('').padEnd(10, 'x').slice(0, 10), name: 'n', tags, tokenHash: tokenHash(secret), createdAt: 1, createdBy: 'token:x', revokedAt: null, ...over };
+  return {
+    id: 'id' + tags.join('').padEnd(10, 'x').slice(0, 10),
+    name: 'n',
+    tags,
+    tokenHash: tokenHash(secret),
+    createdAt: 1,
+    createdBy: 'token:x',
+    revokedAt: null,
+    ...over,
+  };
 }
 
 function codeOf(fn: () => unknown): string {
@@ -102,7 +118,12 @@ describe('TokenRefresher', () => {
     const access = new IdAccess(null);
     let release: (rows: StoredToken[]) => void = () => {};
     const reads: Array<Promise<StoredToken[]>> = [new Promise((r) => (release = r)), Promise.resolve([])];
-    const refresher = new TokenRefresher({ store: { listTokens: () => reads.shift()! }, access, clock: new FakeClock(), intervalMs: 1_000 });
+    const refresher = new TokenRefresher({
+      store: { listTokens: () => reads.shift()! },
+      access,
+      clock: new FakeClock(),
+      intervalMs: 1_000,
+    });
     const slow = refresher.refresh();
     await refresher.refresh(); // the newer read: an empty table
     release([row('lts_old', ['order'])]);
@@ -120,7 +141,10 @@ describe('ID handler with access tokens', () => {
     ]);
     const segments = new SegmentEngine({ store, refreshIntervalMs: 0, loadWaitMs: 50 });
     await segments.start();
-    const handle = createIdHandler({ runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }), access });
+    const handle = createIdHandler({
+      runtime: () => ({ segments, store: store as unknown as LeafStore, snowflake: null }),
+      access,
+    });
     return async (url: string, auth?: string) => (await handle('GET', url, auth)) as Answer;
   }
   const code = (a: Answer) => `${a.status} ${JSON.parse(a.body).error?.code ?? ''}`;
@@ -134,7 +158,14 @@ describe('ID handler with access tokens', () => {
     expect(JSON.parse((await call('/api/id/segment/order?count=2', auth)).body).ids).toEqual(['3', '4']);
     expect((await call('/api/id/segment/order/range?count=10', auth)).status).toBe(200);
     expect((await call('/api/segment/get/order', auth)).body).toMatch(/^\d+$/);
-    for (const url of ['/api/id/segment/user', '/api/id/segment/user?count=2', '/api/id/segment/user/range?count=10', '/api/segment/get/user', '/api/id/snowflake', '/api/snowflake/get/x']) {
+    for (const url of [
+      '/api/id/segment/user',
+      '/api/id/segment/user?count=2',
+      '/api/id/segment/user/range?count=10',
+      '/api/segment/get/user',
+      '/api/id/snowflake',
+      '/api/snowflake/get/x',
+    ]) {
       const a = await call(url, auth);
       expect(code(a), url).toBe('403 forbidden_tag');
       expect(a.headers['content-type']).toMatch(/^application\/json/);

@@ -34,12 +34,15 @@ describe('claim semantics', () => {
     ['leaf', 'leaf-ts', 0],
     ['leaf', 'leaf', 0],
     ['leaf-ts', 'leaf-ts', 0],
-  ] as const)('switching %s → %s raises max_id by %i, and the first claim after starts above every ID before', (from, to, bump) => {
-    expect(switchBump(from, to)).toBe(bump);
-    const before = claimedRange(500, 50, from);
-    const after = claimedRange(500 + bump + 50, 50, to);
-    if (from !== to) expect(after.first).toBeGreaterThan(before.last);
-  });
+  ] as const)(
+    'switching %s → %s raises max_id by %i, and the first claim after starts above every ID before',
+    (from, to, bump) => {
+      expect(switchBump(from, to)).toBe(bump);
+      const before = claimedRange(500, 50, from);
+      const after = claimedRange(500 + bump + 50, 50, to);
+      if (from !== to) expect(after.first).toBeGreaterThan(before.last);
+    },
+  );
 });
 
 /** Drains `count` IDs of `tag` from `engine` one at a time, letting loads land. */
@@ -56,31 +59,36 @@ describe('engine in both semantics', () => {
     ['leaf', 31, null],
     ['leaf-ts', 30, 'segment_regressed'],
     ['leaf-ts', 31, null],
-  ] as const)('%s: ranges and snapshot follow the claim; the row put back to max_id %i → %s', async (semantics, putBack, refusal) => {
-    const store = new FakeStore([{ bizTag: 'order', step: 10, maxId: 1 }]);
-    store.defaultSemantics = semantics;
-    const refused: string[] = [];
-    const onLoad = (_tag: string, r: { ok: boolean; error?: string }) => void (r.ok || refused.push(r.error ?? '?'));
-    const engine = new SegmentEngine({ store, clock: new FakeClock(), refreshIntervalMs: 0, onLoad });
-    await engine.start();
-    expect(await engine.takeIds('order', 3)).toEqual(semantics === 'leaf' ? [1, 2, 3] : [2, 3, 4]);
-    await flush(); // the preload (max_id 11 → 31, the step doubled) lands
-    const snap = engine.snapshot('order');
-    expect(snap?.current).toMatchObject(semantics === 'leaf' ? { start: '1', max: '10' } : { start: '2', max: '11' });
-    expect(snap?.pending).toMatchObject(semantics === 'leaf' ? { start: '11', max: '30' } : { start: '12', max: '31' });
-    // A restored backup: 30 makes the next claim start at the highest ID already claimed (30 in leaf, 31 in
-    // leaf-ts) and the guard refuses it; 31 is the row as it stands, and the next segment follows on.
-    store.rows.get('order')!.maxId = putBack;
-    const rest = await engine.takeIds('order', 27);
-    expect(rest[rest.length - 1]).toBe(semantics === 'leaf' ? 30 : 31);
-    await flush(); // the preload of the claim after the put-back has landed, or been refused
-    expect(refused).toEqual(refusal === null ? [] : [refusal]);
-    const [next] = await engine.takeIds('order', 1);
-    // Refused: that claim's IDs are a gap and the next claim is served; otherwise the put-back claim's first ID.
-    // (refused: max_id 30 → 70 was the gap, 70 → 110 serves 70.. in leaf, 71.. in leaf-ts).
-    const firstOf = refusal === null ? { leaf: 31, 'leaf-ts': 32 } : { leaf: 70, 'leaf-ts': 71 };
-    expect(next).toBe(firstOf[semantics]);
-  });
+  ] as const)(
+    '%s: ranges and snapshot follow the claim; the row put back to max_id %i → %s',
+    async (semantics, putBack, refusal) => {
+      const store = new FakeStore([{ bizTag: 'order', step: 10, maxId: 1 }]);
+      store.defaultSemantics = semantics;
+      const refused: string[] = [];
+      const onLoad = (_tag: string, r: { ok: boolean; error?: string }) => void (r.ok || refused.push(r.error ?? '?'));
+      const engine = new SegmentEngine({ store, clock: new FakeClock(), refreshIntervalMs: 0, onLoad });
+      await engine.start();
+      expect(await engine.takeIds('order', 3)).toEqual(semantics === 'leaf' ? [1, 2, 3] : [2, 3, 4]);
+      await flush(); // the preload (max_id 11 → 31, the step doubled) lands
+      const snap = engine.snapshot('order');
+      expect(snap?.current).toMatchObject(semantics === 'leaf' ? { start: '1', max: '10' } : { start: '2', max: '11' });
+      expect(snap?.pending).toMatchObject(
+        semantics === 'leaf' ? { start: '11', max: '30' } : { start: '12', max: '31' },
+      );
+      // A restored backup: 30 makes the next claim start at the highest ID already claimed (30 in leaf, 31 in
+      // leaf-ts) and the guard refuses it; 31 is the row as it stands, and the next segment follows on.
+      store.rows.get('order')!.maxId = putBack;
+      const rest = await engine.takeIds('order', 27);
+      expect(rest[rest.length - 1]).toBe(semantics === 'leaf' ? 30 : 31);
+      await flush(); // the preload of the claim after the put-back has landed, or been refused
+      expect(refused).toEqual(refusal === null ? [] : [refusal]);
+      const [next] = await engine.takeIds('order', 1);
+      // Refused: that claim's IDs are a gap and the next claim is served; otherwise the put-back claim's first ID.
+      // (refused: max_id 30 → 70 was the gap, 70 → 110 serves 70.. in leaf, 71.. in leaf-ts).
+      const firstOf = refusal === null ? { leaf: 31, 'leaf-ts': 32 } : { leaf: 70, 'leaf-ts': 71 };
+      expect(next).toBe(firstOf[semantics]);
+    },
+  );
 
   it('two nodes and the fleet default switched leaf-ts → leaf → leaf-ts while they serve: no ID twice, no regression', async () => {
     const store = new FakeStore([{ bizTag: 'order', step: 5, maxId: 1 }]);
@@ -134,7 +142,9 @@ describe('LEAF_SEGMENT_SEMANTICS at start', () => {
     await ensureFleetSemantics({ store: semanticsStore, semantics: 'leaf', nodeId: 'n2', logger, now: 0 });
     expect(stamps).toEqual([CONFIG_ACTOR, CONFIG_ACTOR]);
     expect(store.rows.get('order')?.maxId).toBe(101);
-    expect(lines).toEqual([['warn', 'fleet_semantics_switched', { before: 'leaf-ts', after: 'leaf', tagsSkippedOneId: 1, by: CONFIG_ACTOR }]]);
+    expect(lines).toEqual([
+      ['warn', 'fleet_semantics_switched', { before: 'leaf-ts', after: 'leaf', tagsSkippedOneId: 1, by: CONFIG_ACTOR }],
+    ]);
   });
 });
 
@@ -156,7 +166,9 @@ describe('the MySQL claim statement', () => {
   it('carries the tag, the fleet default key and the 2^63−1 guard as parameters, never in the text', () => {
     const { sql: text, params } = claimStatement("x'--", 50).toSQL();
     expect(text).not.toContain("x'--");
-    expect(text).toMatch(/LAST_INSERT_ID\(\(max_id \+ \?\) \| \(.* << 63\)\) & 9223372036854775807 WHERE biz_tag = \? AND max_id BETWEEN 0 AND \?$/);
+    expect(text).toMatch(
+      /LAST_INSERT_ID\(\(max_id \+ \?\) \| \(.* << 63\)\) & 9223372036854775807 WHERE biz_tag = \? AND max_id BETWEEN 0 AND \?$/,
+    );
     expect(params).toEqual([50, "x'--", '*', 'leaf-ts', "x'--", 9223372036854775807n - 50n]);
   });
 });

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { LeafError } from '@/lib/errors';
 import { SnowflakeGenerator, validate } from '@/lib/snowflake/generator';
-import { BITS_SEQUENCE, BITS_TIME, BITS_WORKER, DEFAULT_EPOCH_MS, MAX_SEQUENCE, MAX_SNOWFLAKE, compose, decompose } from '@/lib/snowflake/layout';
+import {
+  BITS_SEQUENCE,
+  BITS_TIME,
+  BITS_WORKER,
+  DEFAULT_EPOCH_MS,
+  MAX_SEQUENCE,
+  MAX_SNOWFLAKE,
+  compose,
+  decompose,
+} from '@/lib/snowflake/layout';
 import { FakeClock } from './fakes';
 
 const EPOCH = DEFAULT_EPOCH_MS;

@@ -92,7 +92,9 @@ describe('floor (LEAF_SNOWFLAKE_MIN_ID) at start', () => {
 
   it("says to use Leaf's epoch when a Leaf-issued floor only looks ahead under ours", () => {
     const floor = leafId(NOW - 60_000, 1, 1);
-    expect(() => checkFloor(floor, DEFAULT_EPOCH_MS, NOW)).toThrow(/days ahead of this clock .*; a floor issued by Leaf needs LEAF_SNOWFLAKE_EPOCH=leaf$/);
+    expect(() => checkFloor(floor, DEFAULT_EPOCH_MS, NOW)).toThrow(
+      /days ahead of this clock .*; a floor issued by Leaf needs LEAF_SNOWFLAKE_EPOCH=leaf$/,
+    );
     expect(() => checkFloor(floor, LEAF_EPOCH_MS, NOW)).not.toThrow();
   });
 

@@ -21,7 +21,11 @@ function directory(read: () => Promise<string[]>, clock = new FakeClock()) {
       for (const n of list) names.add(n);
     },
   });
-  const find = (name: string) => d.find(() => names.has(name), () => new LeafError('tag_not_found', name));
+  const find = (name: string) =>
+    d.find(
+      () => names.has(name),
+      () => new LeafError('tag_not_found', name),
+    );
   return { d, names, clock, find, reads: () => reads };
 }
 
@@ -55,7 +59,7 @@ describe('TagDirectory', () => {
     expect(t.reads()).toBe(3);
   });
 
-  it('a miss while the store is down is the store\'s failure, not a 404', async () => {
+  it("a miss while the store is down is the store's failure, not a 404", async () => {
     let down = false;
     const t = directory(async () => {
       if (down) throw new Error('db down');

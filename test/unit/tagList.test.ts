@@ -23,7 +23,13 @@ function badParams(s: string): string[] {
 describe('tag list query', () => {
   it('defaults to the first 50 by name, ascending', () => {
     expect(q('')).toEqual({ q: '', sort: 'name', descending: false, offset: 0, limit: 50 });
-    expect(q('q=%20Ord%20&sort=-rate&offset=100&limit=500')).toEqual({ q: 'ord', sort: 'rate', descending: true, offset: 100, limit: 500 });
+    expect(q('q=%20Ord%20&sort=-rate&offset=100&limit=500')).toEqual({
+      q: 'ord',
+      sort: 'rate',
+      descending: true,
+      offset: 100,
+      limit: 500,
+    });
   });
 
   it('refuses bad values with a 400 naming each parameter', () => {
@@ -39,10 +45,20 @@ describe('tag list query', () => {
 describe('tag list page', () => {
   async function fixture() {
     const clock = new FakeClock();
-    const tags = Array.from({ length: 120 }, (_, i) => ({ bizTag: `t${String(i).padStart(3, '0')}`, step: 100, maxId: 1000 + i }));
+    const tags = Array.from({ length: 120 }, (_, i) => ({
+      bizTag: `t${String(i).padStart(3, '0')}`,
+      step: 100,
+      maxId: 1000 + i,
+    }));
     const store = new FakeStore(tags);
     const rows = (): TagRow[] =>
-      [...store.rows].map(([bizTag, r]) => ({ bizTag, maxId: r.maxId, step: r.step, description: bizTag.endsWith('7') ? 'Seven Orders' : null, updateTime: new Date(Number(r.maxId)) }));
+      [...store.rows].map(([bizTag, r]) => ({
+        bizTag,
+        maxId: r.maxId,
+        step: r.step,
+        description: bizTag.endsWith('7') ? 'Seven Orders' : null,
+        updateTime: new Date(Number(r.maxId)),
+      }));
     const segments = new SegmentEngine({ store, clock, refreshIntervalMs: 0 });
     await segments.start();
     const rates = new RateTracker({ clock });
@@ -53,14 +69,26 @@ describe('tag list page', () => {
     await segments.takeIds('t020', 10);
     clock.advance(2_000);
     rates.record(segments.issuedTotals());
-    return { store: { tags: { listTagRows: async () => rows() }, semantics: { getSemantics: () => store.getSemantics() } } as never, segments, console: { rates, loadLog: new LoadLog() } };
+    return {
+      store: {
+        tags: { listTagRows: async () => rows() },
+        semantics: { getSemantics: () => store.getSemantics() },
+      } as never,
+      segments,
+      console: { rates, loadLog: new LoadLog() },
+    };
   }
 
   it('pages by name with totals over every tag', async () => {
     const rt = await fixture();
     const page = await listTags(rt, q('offset=100&limit=50'));
     expect(page.tags.map((t) => t.bizTag)).toEqual(Array.from({ length: 20 }, (_, i) => `t${100 + i}`));
-    expect(page).toMatchObject({ total: 120, offset: 100, limit: 50, totals: { tags: 120, loaded: 3, ratePerSec: 75 } });
+    expect(page).toMatchObject({
+      total: 120,
+      offset: 100,
+      limit: 50,
+      totals: { tags: 120, loaded: 3, ratePerSec: 75 },
+    });
   });
 
   it('searches tag and description, case-insensitively', async () => {
@@ -68,7 +96,9 @@ describe('tag list page', () => {
     const page = await listTags(rt, q('q=SEVEN&limit=500'));
     expect(page.total).toBe(12);
     expect(page.tags.every((t) => t.bizTag.endsWith('7'))).toBe(true);
-    expect((await listTags(rt, q('q=t11'))).tags.map((t) => t.bizTag)).toEqual(Array.from({ length: 10 }, (_, i) => `t11${i}`));
+    expect((await listTags(rt, q('q=t11'))).tags.map((t) => t.bizTag)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `t11${i}`),
+    );
     expect(page.totals.tags).toBe(120);
   });
 

@@ -19,7 +19,13 @@ import {
 } from '@/lib/store/tagRules';
 import type { TagRow } from '@/lib/segment/tagStore';
 
-const row = (maxId: number | bigint, bizTag = 't'): TagRow => ({ bizTag, maxId, step: 10, description: null, updateTime: new Date(0) });
+const row = (maxId: number | bigint, bizTag = 't'): TagRow => ({
+  bizTag,
+  maxId,
+  step: 10,
+  description: null,
+  updateTime: new Date(0),
+});
 const stamp = { actor: 'session:x', address: '127.0.0.1', nodeId: 'n1', at: 1_000 };
 
 function refusal(fn: () => unknown): string {
@@ -117,18 +123,31 @@ describe('semantics', () => {
     ['leaf', undefined, 'leaf-ts', 'leaf', 'leaf-ts', 0, true],
     // Removing a row that is not there still counts as a write (and an audit entry), as the stores always did.
     ['leaf', undefined, null, 'leaf', 'leaf', 0, true],
-  ])('fleet %s, own %s, set to %s: %s → %s, bump %s, writes its row %s', (fleet, own, to, before, after, bump, writesRow) => {
-    expect(planTagSwitch({ fleet, own }, to)).toEqual({ before, after, bump, writesRow });
-  });
+  ])(
+    'fleet %s, own %s, set to %s: %s → %s, bump %s, writes its row %s',
+    (fleet, own, to, before, after, bump, writesRow) => {
+      expect(planTagSwitch({ fleet, own }, to)).toEqual({ before, after, bump, writesRow });
+    },
+  );
 
   it('the audit rows of a switch carry the semantics before and after, and the bump', () => {
     const fleet = fleetSwitchAudit(stamp, { before: 'leaf-ts', after: 'leaf', bump: 1 }, 3);
     expect(fleet).toMatchObject({ action: 'fleet.semantics', bizTag: null });
     expect(JSON.parse(fleet.before as string)).toEqual({ semantics: 'leaf-ts' });
     expect(JSON.parse(fleet.after as string)).toEqual({ semantics: 'leaf', bumped: 3 });
-    const tag = tagSwitchAudit(stamp, { before: 'leaf-ts', after: 'leaf', bump: 1 }, row(2n ** 60n), row(2n ** 60n + 1n), 1);
+    const tag = tagSwitchAudit(
+      stamp,
+      { before: 'leaf-ts', after: 'leaf', bump: 1 },
+      row(2n ** 60n),
+      row(2n ** 60n + 1n),
+      1,
+    );
     expect(tag).toMatchObject({ action: 'tag.semantics', bizTag: 't' });
     expect(JSON.parse(tag.before as string)).toMatchObject({ maxId: String(2n ** 60n), semantics: 'leaf-ts' });
-    expect(JSON.parse(tag.after as string)).toMatchObject({ maxId: String(2n ** 60n + 1n), semantics: 'leaf', bumped: 1 });
+    expect(JSON.parse(tag.after as string)).toMatchObject({
+      maxId: String(2n ** 60n + 1n),
+      semantics: 'leaf',
+      bumped: 1,
+    });
   });
 });

@@ -22,7 +22,9 @@ async function setup(maxId: Id, step: number, semantics: Semantics = 'leaf-ts') 
   const clock = new FakeClock();
   const engine = new SegmentEngine({ store, clock, refreshIntervalMs: 0, loadWaitMs: 200 });
   await engine.start();
-  const handle = createIdHandler({ runtime: () => ({ segments: engine, store: store as unknown as LeafStore, snowflake: null }) });
+  const handle = createIdHandler({
+    runtime: () => ({ segments: engine, store: store as unknown as LeafStore, snowflake: null }),
+  });
   const call = async (url: string): Promise<Answer> => {
     const r = handle('GET', url);
     if (r === null) throw new Error(`not routed: ${url}`);
@@ -70,16 +72,19 @@ async function rejection(work: () => unknown): Promise<LeafError> {
 }
 
 describe('IDs beyond 2^53', () => {
-  it.each(['leaf-ts', 'leaf'] as const)('a tag migrated at max_id 10^17 issues exact bigints in %s semantics', async (semantics) => {
-    const { engine } = await setup(MIGRATED, 10, semantics);
-    const first = semantics === 'leaf' ? MIGRATED : MIGRATED + 1n; // leaf owns [max − step, max − 1] of its claim
-    const single = await engine.nextId('wide');
-    expect(single).toBe(first);
-    expect(typeof single).toBe('bigint');
-    expect(await drain(engine, 25)).toEqual(expected(first + 1n, 25));
-    expect(await engine.takeIds('wide', 40)).toEqual(expected(first + 26n, 40));
-    expect(engine.snapshot('wide')?.current?.next).toBe(String(first + 66n));
-  });
+  it.each(['leaf-ts', 'leaf'] as const)(
+    'a tag migrated at max_id 10^17 issues exact bigints in %s semantics',
+    async (semantics) => {
+      const { engine } = await setup(MIGRATED, 10, semantics);
+      const first = semantics === 'leaf' ? MIGRATED : MIGRATED + 1n; // leaf owns [max − step, max − 1] of its claim
+      const single = await engine.nextId('wide');
+      expect(single).toBe(first);
+      expect(typeof single).toBe('bigint');
+      expect(await drain(engine, 25)).toEqual(expected(first + 1n, 25));
+      expect(await engine.takeIds('wide', 40)).toEqual(expected(first + 26n, 40));
+      expect(engine.snapshot('wide')?.current?.next).toBe(String(first + 66n));
+    },
+  );
 
   it('the answer of the ID routes: JSON strings (single, batch, lease) and Leaf plain text, all exact', async () => {
     const { call } = await setup(MIGRATED, 1_000);
@@ -88,7 +93,11 @@ describe('IDs beyond 2^53', () => {
     const batch = JSON.parse((await call('/api/id/segment/wide?count=3')).body);
     expect(batch).toEqual({ tag: 'wide', ids: ['100000000000000003', '100000000000000004', '100000000000000005'] });
     const lease = JSON.parse((await call('/api/id/segment/wide/range?count=5')).body);
-    expect(lease).toEqual({ tag: 'wide', count: 5, ranges: [{ start: '100000000000000006', end: '100000000000000010' }] });
+    expect(lease).toEqual({
+      tag: 'wide',
+      count: 5,
+      ranges: [{ start: '100000000000000006', end: '100000000000000010' }],
+    });
   });
 
   it('a batch whose IDs cross a 10^9 boundary of their low digits (zero-padded after it) is written exactly', async () => {
@@ -106,7 +115,8 @@ describe('IDs beyond 2^53', () => {
   ])('a batch of ordinary IDs %s is written exactly', async (_, maxId) => {
     const { call } = await setup(Number(maxId), 20);
     const got: string[] = [];
-    for (let i = 0; i < 6; i++) got.push(...(JSON.parse((await call('/api/id/segment/wide?count=7')).body).ids as string[]));
+    for (let i = 0; i < 6; i++)
+      got.push(...(JSON.parse((await call('/api/id/segment/wide?count=7')).body).ids as string[]));
     expect(got).toEqual(Array.from({ length: 42 }, (_, i) => String(maxId + 1n + BigInt(i))));
   });
 
@@ -116,7 +126,13 @@ describe('IDs beyond 2^53', () => {
     expect(singles).toEqual(expected(SAFE - 4n, 5));
     expect(singles.every((id) => typeof id === 'number')).toBe(true);
     const batch = await engine.takeIds('wide', 5);
-    expect(batch).toEqual([9007199254740992n, 9007199254740993n, 9007199254740994n, 9007199254740995n, 9007199254740996n]);
+    expect(batch).toEqual([
+      9007199254740992n,
+      9007199254740993n,
+      9007199254740994n,
+      9007199254740995n,
+      9007199254740996n,
+    ]);
   });
 
   it('a tag handle serves the same exact IDs as nextId across 2^53 and at 10^17 (wide segments never take its hot path)', async () => {

@@ -23,7 +23,13 @@ function setup() {
   return { clock, store };
 }
 
-async function startNode(clock: FakeClock, store: FakeWorkerStore, nodeId: string, leaseMs = LEASE_MS, workerIds?: WorkerIdSet): Promise<SnowflakeNode> {
+async function startNode(
+  clock: FakeClock,
+  store: FakeWorkerStore,
+  nodeId: string,
+  leaseMs = LEASE_MS,
+  workerIds?: WorkerIdSet,
+): Promise<SnowflakeNode> {
   const node = new SnowflakeNode({ store, nodeId, epochMs: EPOCH, leaseMs, clock, workerIds });
   nodes.push(node);
   await node.start();
@@ -86,7 +92,13 @@ describe('worker id leases (fake clock)', () => {
     const restarted = await startNode(clock, store, 'host-a:3000', 400);
     expect(restarted.workerId).toBe(crashed.workerId);
     expect(restarted.status()).toMatchObject({ state: 'fencing', fenceUntil: new Date(fence).toISOString() });
-    expect(() => restarted.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable', status: 503, message: expect.stringMatching(/resume in 400 ms/) }));
+    expect(() => restarted.nextId()).toThrow(
+      expect.objectContaining({
+        code: 'snowflake_unavailable',
+        status: 503,
+        message: expect.stringMatching(/resume in 400 ms/),
+      }),
+    );
     await elapse(clock, 390);
     expect(() => restarted.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable' }));
     await elapse(clock, 11);
@@ -163,7 +175,18 @@ describe('reserved worker ids, LEAF_WORKER_IDS (fake clock)', () => {
   it('nodes starting at once lease only ids of their set, each a different one; one too many is refused, naming the set', async () => {
     const { clock, store } = setup();
     const set = ids('512-515');
-    const racers = Array.from({ length: 5 }, (_, i) => new SnowflakeNode({ store, nodeId: `host-${i}:3000`, epochMs: EPOCH, leaseMs: LEASE_MS, clock, workerIds: set }));
+    const racers = Array.from(
+      { length: 5 },
+      (_, i) =>
+        new SnowflakeNode({
+          store,
+          nodeId: `host-${i}:3000`,
+          epochMs: EPOCH,
+          leaseMs: LEASE_MS,
+          clock,
+          workerIds: set,
+        }),
+    );
     nodes.push(...racers);
     await Promise.all(racers.map((n) => n.start())); // their claims interleave: all list the same free ids first
     const held = racers.map((n) => n.workerId).filter((id) => id !== null);
@@ -171,9 +194,17 @@ describe('reserved worker ids, LEAF_WORKER_IDS (fake clock)', () => {
     expect([...store.rows.keys()].sort((a, b) => a - b)).toEqual([512, 513, 514, 515]); // nothing outside was even claimed
     const refused = racers.find((n) => n.workerId === null)!;
     const message = 'All 4 worker ids of LEAF_WORKER_IDS=512-515 are leased by live nodes.';
-    expect(() => refused.nextId()).toThrow(expect.objectContaining({ code: 'snowflake_unavailable', status: 503, message }));
-    expect(refused.status()).toMatchObject({ state: 'starting', workerId: null, workerIds: '512-515', lastError: message });
-    for (const n of racers.filter((r) => r !== refused)) expect(decompose(await idNow(n), EPOCH).workerId).toBe(n.workerId);
+    expect(() => refused.nextId()).toThrow(
+      expect.objectContaining({ code: 'snowflake_unavailable', status: 503, message }),
+    );
+    expect(refused.status()).toMatchObject({
+      state: 'starting',
+      workerId: null,
+      workerIds: '512-515',
+      lastError: message,
+    });
+    for (const n of racers.filter((r) => r !== refused))
+      expect(decompose(await idNow(n), EPOCH).workerId).toBe(n.workerId);
   });
 
   it('free ids of the set first, then its longest-expired lease; never a free or expired id outside it', async () => {
@@ -219,7 +250,11 @@ describe('reserved worker ids, LEAF_WORKER_IDS (fake clock)', () => {
     const set = ids('700,900');
     const node = await startNode(clock, store, 'host-a:3000', 150, set);
     expect(node.workerId).toBe(700);
-    Object.assign(store.rows.get(700)!, { nodeId: 'host-b:3000', instanceId: 'someone-else', leaseExpiresAt: clock.now() + 60_000 });
+    Object.assign(store.rows.get(700)!, {
+      nodeId: 'host-b:3000',
+      instanceId: 'someone-else',
+      leaseExpiresAt: clock.now() + 60_000,
+    });
     await elapse(clock, 50); // the renewal finds the lease gone
     await elapse(clock, 1_000);
     expect(node.workerId).toBe(900);

@@ -66,7 +66,13 @@ async function child(variant: number): Promise<void> {
   const runtime = () => ({ segments, store, snowflake: null });
   const scoped = newScopedToken();
   const rows: StoredToken[] = [scoped, ...Array.from({ length: 99 }, newScopedToken)].map((t, i) => ({
-    id: t.id, name: `t${i}`, tags: ['bench', `other${i}`], tokenHash: t.hash, createdAt: 0, createdBy: 'bench', revokedAt: null,
+    id: t.id,
+    name: `t${i}`,
+    tags: ['bench', `other${i}`],
+    tokenHash: t.hash,
+    createdAt: 0,
+    createdBy: 'bench',
+    revokedAt: null,
   }));
   const loaded = (idToken: string | null) => {
     const a = new IdAccess(idToken);
@@ -101,7 +107,9 @@ async function main(): Promise<void> {
       const order = VARIANTS.map((_, i) => i);
       if (r % 2 === 1) order.reverse();
       for (const i of order) {
-        const out = execFileSync(process.execPath, ['--import', 'tsx', __filename, '--child', String(i)], { encoding: 'utf8' });
+        const out = execFileSync(process.execPath, ['--import', 'tsx', __filename, '--child', String(i)], {
+          encoding: 'utf8',
+        });
         const { ns, hashNs } = JSON.parse(out.trim().split('\n').pop()!) as { ns: number; hashNs: number };
         results[i]!.push(ns);
         hashes.push(hashNs);
@@ -109,7 +117,9 @@ async function main(): Promise<void> {
     }
     VARIANTS.forEach((name, i) => {
       const xs = results[i]!;
-      console.log(`${name.padEnd(46)} ${median(xs).toFixed(0).padStart(6)} ns/call  (rounds: ${xs.map((x) => x.toFixed(0)).join(' ')})`);
+      console.log(
+        `${name.padEnd(46)} ${median(xs).toFixed(0).padStart(6)} ns/call  (rounds: ${xs.map((x) => x.toFixed(0)).join(' ')})`,
+      );
     });
     console.log(`${'SHA-256 of the access token alone'.padEnd(46)} ${median(hashes).toFixed(0).padStart(6)} ns`);
   } finally {

@@ -11,23 +11,35 @@ export async function ensureBuild(): Promise<string> {
   const nextDir = path.join(ROOT, '.next');
   // A `next build` started elsewhere (npm test, npm start) removes BUILD_ID until it finishes: wait for it, don't race it.
   if (!fs.existsSync(buildId) && fs.existsSync(nextDir) && Date.now() - fs.statSync(nextDir).mtimeMs < 120_000) {
-    progress('build: .next/BUILD_ID missing but .next changed in the last 2 min (a build running elsewhere?); waiting up to 120 s');
+    progress(
+      'build: .next/BUILD_ID missing but .next changed in the last 2 min (a build running elsewhere?); waiting up to 120 s',
+    );
     const until = Date.now() + 120_000;
     while (!fs.existsSync(buildId) && Date.now() < until) await sleep(1_000);
   }
   const lacksRoute = fs.existsSync(buildId) && !fs.existsSync(CONSTANT_ROUTE_BUILD);
   if (!fs.existsSync(buildId) || process.env.BENCH_REBUILD === '1' || lacksRoute) {
-    progress(`build: ${lacksRoute ? '.next lacks app/api/bench/constant' : '.next/BUILD_ID missing (or BENCH_REBUILD=1)'}; running \`npx next build\` (counts against the ${HARD_CAP_MS / 60_000}-min cap)`);
-    const r = spawnSync('npx', ['next', 'build'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    progress(
+      `build: ${lacksRoute ? '.next lacks app/api/bench/constant' : '.next/BUILD_ID missing (or BENCH_REBUILD=1)'}; running \`npx next build\` (counts against the ${HARD_CAP_MS / 60_000}-min cap)`,
+    );
+    const r = spawnSync('npx', ['next', 'build'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
     if (r.status !== 0) throw new Error(`next build failed (${r.status ?? r.signal})`);
     progress('build: done');
     return `built by this run (${fs.readFileSync(buildId, 'utf8').trim()})`;
   }
   const id = fs.readFileSync(buildId, 'utf8').trim();
   const builtAt = fs.statSync(buildId).mtimeMs;
-  const newer = newestMtime(['app', 'components', 'lib', 'proxy.ts', 'middleware.ts', 'next.config.js'].map((d) => path.join(ROOT, d)));
+  const newer = newestMtime(
+    ['app', 'components', 'lib', 'proxy.ts', 'middleware.ts', 'next.config.js'].map((d) => path.join(ROOT, d)),
+  );
   if (newer.mtime > builtAt) {
-    progress(`build: WARNING .next is older than ${path.relative(ROOT, newer.file)}; the plain-Next rows run the old build (BENCH_REBUILD=1 to rebuild)`);
+    progress(
+      `build: WARNING .next is older than ${path.relative(ROOT, newer.file)}; the plain-Next rows run the old build (BENCH_REBUILD=1 to rebuild)`,
+    );
     return `${id}, older than sources (${path.relative(ROOT, newer.file)} changed later)`;
   }
   progress(`build: .next/BUILD_ID present (${id}), up to date`);

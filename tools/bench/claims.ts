@@ -96,7 +96,17 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
   for (const target of targets) {
     const store = await target.open();
     await store.tags.createTag({ bizTag: CLAIM_TAG, step: CLAIM_STEP, description: 'npm run bench: direct claims' });
-    accs.push({ target, store, latenciesMs: [], maxIds: [], errors: 0, firstError: '', seconds: 0, cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 }, perRound: [] });
+    accs.push({
+      target,
+      store,
+      latenciesMs: [],
+      maxIds: [],
+      errors: 0,
+      firstError: '',
+      seconds: 0,
+      cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 },
+      perRound: [],
+    });
   }
   try {
     for (const acc of accs) await claimRun(acc, WARMUP_CLAIMS, true);
@@ -112,7 +122,9 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
       acc.seconds += s;
       acc.perRound.push(n / s);
       for (const k of ['wallUs', 'busyUs', 'serverUs', 'benchUs'] as const) acc.cpu[k] += c1[k] - c0[k];
-      progress(`claims ${acc.target.key}: ${fmtInt(n / s)} claims/s over ${n} claims; p99 ${fmtMs(percentile(acc.latenciesMs.slice(-n), 99))} ms`);
+      progress(
+        `claims ${acc.target.key}: ${fmtInt(n / s)} claims/s over ${n} claims; p99 ${fmtMs(percentile(acc.latenciesMs.slice(-n), 99))} ms`,
+      );
     }
   } finally {
     for (const acc of accs) await acc.store.close();
@@ -150,6 +162,8 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
         `${sorted.length.toLocaleString('en-US')} segments (warm-up included): ${overlaps} overlapping; ${acc.errors} failed claims`,
       claims: { perSec, count: n, timed: n, p50Ms: p50, p99Ms: p99 },
     });
-    progress(`claims ${target.key}: ${fmtInt(perSec)} claims/s, p50 ${fmtMs(p50)} ms, p99 ${fmtMs(p99)} ms, database CPU ${fmtUs(acc.cpu.serverUs / n)} µs/claim; ${overlaps} overlaps, ${acc.errors} errors`);
+    progress(
+      `claims ${target.key}: ${fmtInt(perSec)} claims/s, p50 ${fmtMs(p50)} ms, p99 ${fmtMs(p99)} ms, database CPU ${fmtUs(acc.cpu.serverUs / n)} µs/claim; ${overlaps} overlaps, ${acc.errors} errors`,
+    );
   }
 }

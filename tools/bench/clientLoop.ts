@@ -26,7 +26,18 @@ const TAKE_CHUNK = 100;
 const VERIFY_IDS = 2_000_000;
 
 export interface ClientLoopResult {
-  next: { ids: number; seconds: number; idsPerSec: number; idsPerCpuSec: number; waits: number; requests: number; leased: number; leaseMin: number; leaseMax: number; notIncreasing: number };
+  next: {
+    ids: number;
+    seconds: number;
+    idsPerSec: number;
+    idsPerCpuSec: number;
+    waits: number;
+    requests: number;
+    leased: number;
+    leaseMin: number;
+    leaseMax: number;
+    notIncreasing: number;
+  };
   take: { calls: number; seconds: number; idsPerSec: number; waits: number; requests: number; notIncreasing: number };
   verify: { checked: number; notIncreasing: number };
   /** The last ID handed out. */
@@ -126,11 +137,25 @@ async function main(): Promise<void> {
 
   const result: ClientLoopResult = {
     next: {
-      ids: n.ids, seconds, idsPerSec: n.ids / seconds, idsPerCpuSec: n.ids / n.cpuSeconds, waits: n.waits, requests: nReq.length,
-      leased: nReq.reduce((a, r) => a + r.count, 0), leaseMin: nReq.length === 0 ? 0 : Math.min(...nReq.map((r) => r.count)), leaseMax: Math.max(0, ...nReq.map((r) => r.count)),
+      ids: n.ids,
+      seconds,
+      idsPerSec: n.ids / seconds,
+      idsPerCpuSec: n.ids / n.cpuSeconds,
+      waits: n.waits,
+      requests: nReq.length,
+      leased: nReq.reduce((a, r) => a + r.count, 0),
+      leaseMin: nReq.length === 0 ? 0 : Math.min(...nReq.map((r) => r.count)),
+      leaseMax: Math.max(0, ...nReq.map((r) => r.count)),
       notIncreasing: n.notIncreasing,
     },
-    take: { calls: t.calls, seconds: takeSeconds, idsPerSec: (t.calls * TAKE) / takeSeconds, waits: t.waits, requests: inWindow(t.t0, t.now).length, notIncreasing: t.notIncreasing },
+    take: {
+      calls: t.calls,
+      seconds: takeSeconds,
+      idsPerSec: (t.calls * TAKE) / takeSeconds,
+      waits: t.waits,
+      requests: inWindow(t.t0, t.now).length,
+      notIncreasing: t.notIncreasing,
+    },
     verify: { checked: VERIFY_IDS, notIncreasing: verifyBad },
     last: String(last),
   };

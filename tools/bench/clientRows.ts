@@ -18,14 +18,21 @@ import { createTag } from './services';
 export async function measureClient(server: Server): Promise<void> {
   const refused = await createTag(server, { bizTag: CLIENT_TAG, step: 1000, description: 'npm run bench: LeafClient' });
   if (refused !== null) throw new Error(refused);
-  progress(`client: LeafClient in its own process against ${server.name} (tag ${CLIENT_TAG}): nextId ${CLIENT_MS} ms, take(tag, 1000) ${CLIENT_MS / 2} ms, after ${LOOP_WARMUP_MS} ms warm-up`);
+  progress(
+    `client: LeafClient in its own process against ${server.name} (tag ${CLIENT_TAG}): nextId ${CLIENT_MS} ms, take(tag, 1000) ${CLIENT_MS / 2} ms, after ${LOOP_WARMUP_MS} ms warm-up`,
+  );
   const pids = serverPids(server);
   let start: { cpu: CpuSnap; loads: Promise<number> } | null = null;
   let end: { cpu: CpuSnap; loads: Promise<number> } | null = null;
   const r = await runChild<ClientLoopResult>(
     'tools/bench/clientLoop.ts',
     [],
-    { BENCH_CLIENT_URL: server.base, BENCH_CLIENT_TAG: CLIENT_TAG, BENCH_INPROC_MS: String(CLIENT_MS), BENCH_INPROC_WARMUP_MS: String(LOOP_WARMUP_MS) },
+    {
+      BENCH_CLIENT_URL: server.base,
+      BENCH_CLIENT_TAG: CLIENT_TAG,
+      BENCH_INPROC_MS: String(CLIENT_MS),
+      BENCH_INPROC_WARMUP_MS: String(LOOP_WARMUP_MS),
+    },
     (line) => {
       if (line === '{"phase":"start"}') start = { cpu: cpuSnap(pids), loads: segmentLoads(server, CLIENT_TAG) };
       if (line === '{"phase":"end"}') end = { cpu: cpuSnap(pids), loads: segmentLoads(server, CLIENT_TAG) };
@@ -40,9 +47,13 @@ export async function measureClient(server: Server): Promise<void> {
   const capacity = wallUs * os.cpus().length;
   const serverUs = e.cpu.serverUs - s.cpu.serverUs;
   const clientUs = (n.ids / n.idsPerCpuSec) * 1e6;
-  const other = Math.max(0, e.cpu.busyUs - s.cpu.busyUs - serverUs - clientUs - (e.cpu.benchUs - s.cpu.benchUs)) / capacity;
+  const other =
+    Math.max(0, e.cpu.busyUs - s.cpu.busyUs - serverUs - clientUs - (e.cpu.benchUs - s.cpu.benchUs)) / capacity;
   const bad = n.notIncreasing + r.take.notIncreasing + r.verify.notIncreasing;
-  if (bad > 0) failures.push(`client: ${bad} IDs not above the one before (nextId ${n.notIncreasing}, take ${r.take.notIncreasing}, check pass ${r.verify.notIncreasing})`);
+  if (bad > 0)
+    failures.push(
+      `client: ${bad} IDs not above the one before (nextId ${n.notIncreasing}, take ${r.take.notIncreasing}, check pass ${r.verify.notIncreasing})`,
+    );
   if (n.requests === 0) failures.push('client: no lease request during the measured nextId run');
   const reqPerS = n.requests / n.seconds;
   const per1000 = (loads / n.ids) * 1000;
@@ -68,7 +79,9 @@ export async function measureClient(server: Server): Promise<void> {
       `${ok} first ID of every 100,000 above the last before; ${fmtInt(r.verify.checked)} IDs checked one by one after (separate pass): ${r.verify.notIncreasing} not above the one before; ` +
       `${fmtInt(n.waits)} calls waited for a lease (promise returns)`,
   });
-  progress(`client nextId: ${fmtRate(n.idsPerSec)} IDs/s (${fmtRate(n.idsPerCpuSec)} per CPU-second), ${n.requests} lease requests (${fmtSmall(reqPerS)}/s), ${n.waits} waits, ${loads} segment loads`);
+  progress(
+    `client nextId: ${fmtRate(n.idsPerSec)} IDs/s (${fmtRate(n.idsPerCpuSec)} per CPU-second), ${n.requests} lease requests (${fmtSmall(reqPerS)}/s), ${n.waits} waits, ${loads} segment loads`,
+  );
   const t = r.take;
   rows.push({
     key: 'client-take',

@@ -48,8 +48,13 @@ export const TARGET_CLIENT_IDS_PER_S = 100e6;
  */
 export const ONLY_GROUPS = ['http', 'dialects', 'claims', 'wide', 'formatted', 'client', 'restart', 'inproc'] as const;
 export type OnlyGroup = (typeof ONLY_GROUPS)[number];
-const only = (process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
-for (const g of only) if (!(ONLY_GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY: unknown group "${g}" (${ONLY_GROUPS.join(', ')})`);
+const only = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((g) => g.trim())
+  .filter((g) => g !== '');
+for (const g of only)
+  if (!(ONLY_GROUPS as readonly string[]).includes(g))
+    throw new Error(`BENCH_ONLY: unknown group "${g}" (${ONLY_GROUPS.join(', ')})`);
 export function runs(group: OnlyGroup): boolean {
   return only.length === 0 || only.includes(group);
 }

@@ -34,7 +34,9 @@ export function withDescendants(pid: number): number[] {
 
 /** The processes whose CPU is the server's in a row: the server, its cluster workers, its database (a postmaster with its backends). */
 export function serverPids(server: Server): number[] {
-  return server.child.pid === undefined ? [] : [...withDescendants(server.child.pid), ...server.dbPids.flatMap(withDescendants)];
+  return server.child.pid === undefined
+    ? []
+    : [...withDescendants(server.child.pid), ...server.dbPids.flatMap(withDescendants)];
 }
 
 /** Machine-wide busy time (/proc/stat), the server's CPU time (/proc/PID/stat, summed over `pids`) and this process's, in µs. */

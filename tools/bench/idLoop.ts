@@ -47,7 +47,17 @@ type Id = number | bigint | string;
 type Source = () => Id | Promise<Id>;
 
 /** The one loop every source runs through: `ms` of calls, IDs counted, order checked. */
-async function loop(next: Source, ms: number): Promise<{ ids: number; seconds: number; cpuSeconds: number; promiseReturns: number; notIncreasing: number; last: Id }> {
+async function loop(
+  next: Source,
+  ms: number,
+): Promise<{
+  ids: number;
+  seconds: number;
+  cpuSeconds: number;
+  promiseReturns: number;
+  notIncreasing: number;
+  last: Id;
+}> {
   let ids = 0;
   let promiseReturns = 0;
   let notIncreasing = 0;
@@ -71,20 +81,35 @@ async function loop(next: Source, ms: number): Promise<{ ids: number; seconds: n
     now = performance.now();
   }
   const cpu = process.cpuUsage(cpu0);
-  return { ids, seconds: (now - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, promiseReturns, notIncreasing, last };
+  return {
+    ids,
+    seconds: (now - t0) / 1000,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    promiseReturns,
+    notIncreasing,
+    last,
+  };
 }
 
 /** The engine sources' surroundings: the engine, its load counter, and (when the engine has one) the tag handle. */
-async function engineSource(source: 'nextId' | 'tag'): Promise<{ next: Source | null; loads: () => number; step: () => number; close: () => Promise<void> }> {
+async function engineSource(
+  source: 'nextId' | 'tag',
+): Promise<{ next: Source | null; loads: () => number; step: () => number; close: () => Promise<void> }> {
   const store = new SqliteStore({ file: ':memory:' });
   await store.tags.createTag({ bizTag: TAG, step: 1000 });
   let loads = 0;
-  const engine = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
+  const engine = new SegmentEngine({
+    store: store.tags,
+    refreshIntervalMs: 0,
+    onLoad: (_tag, record) => void (record.ok && loads++),
+  });
   await engine.start();
   let next: Source | null = () => engine.nextId(TAG);
   if (source === 'tag') {
     // `engine.tag()` arrives with issue 10's tag handles; until then the row says it is skipped.
-    const withTag = engine as unknown as { tag?: (name: string) => { next(): Id | Promise<Id> } | Promise<{ next(): Id | Promise<Id> }> };
+    const withTag = engine as unknown as {
+      tag?: (name: string) => { next(): Id | Promise<Id> } | Promise<{ next(): Id | Promise<Id> }>;
+    };
     if (typeof withTag.tag !== 'function') next = null;
     else {
       const handle = await withTag.tag(TAG);
@@ -106,12 +131,27 @@ async function main(): Promise<void> {
   const source = process.argv[2] as LoopSource;
   if (!LOOP_SOURCES.includes(source)) throw new Error(`idLoop: unknown source ${source} (${LOOP_SOURCES.join(', ')})`);
   const result: LoopResult = {
-    source, ids: 0, seconds: 0, idsPerSec: 0, idsPerCpuSec: 0, promiseReturns: 0, notIncreasing: 0, loads: 0, step: 0, sample: '', skipped: null,
+    source,
+    ids: 0,
+    seconds: 0,
+    idsPerSec: 0,
+    idsPerCpuSec: 0,
+    promiseReturns: 0,
+    notIncreasing: 0,
+    loads: 0,
+    step: 0,
+    sample: '',
+    skipped: null,
   };
   let next: Source | null;
   let engine: Awaited<ReturnType<typeof engineSource>> | null = null;
   if (source === 'counter') {
-    const counter = { n: 0, next(): number | Promise<number> { return ++this.n; } };
+    const counter = {
+      n: 0,
+      next(): number | Promise<number> {
+        return ++this.n;
+      },
+    };
     next = () => counter.next();
   } else if (source === 'uuidv7') next = () => v7();
   else if (source === 'ulid') next = monotonicFactory();
@@ -125,9 +165,15 @@ async function main(): Promise<void> {
     const loads0 = engine?.loads() ?? 0;
     const r = await loop(next, MEASURE_MS);
     Object.assign(result, {
-      ids: r.ids, seconds: r.seconds, idsPerSec: r.ids / r.seconds, idsPerCpuSec: r.ids / r.cpuSeconds,
-      promiseReturns: r.promiseReturns, notIncreasing: r.notIncreasing, sample: String(r.last),
-      loads: (engine?.loads() ?? 0) - loads0, step: engine?.step() ?? 0,
+      ids: r.ids,
+      seconds: r.seconds,
+      idsPerSec: r.ids / r.seconds,
+      idsPerCpuSec: r.ids / r.cpuSeconds,
+      promiseReturns: r.promiseReturns,
+      notIncreasing: r.notIncreasing,
+      sample: String(r.last),
+      loads: (engine?.loads() ?? 0) - loads0,
+      step: engine?.step() ?? 0,
     });
   }
   await engine?.close();

@@ -34,7 +34,8 @@ export function idsOf(text: string, kind: IdKind, tag: string = TAG): string[] |
     // BigInt: a tag above 2^53 (the wide rows) has IDs a double cannot tell apart.
     let prev = 0n;
     for (const s of ids) {
-      if (typeof s !== 'string' || !DECIMAL.test(s) || BigInt(s) <= prev) return `ids not increasing at ${JSON.stringify(s)}`;
+      if (typeof s !== 'string' || !DECIMAL.test(s) || BigInt(s) <= prev)
+        return `ids not increasing at ${JSON.stringify(s)}`;
       prev = BigInt(s);
     }
     return ids as string[];
@@ -53,7 +54,8 @@ export function idsOf(text: string, kind: IdKind, tag: string = TAG): string[] |
   const id = body.id;
   if (typeof id !== 'string') return `id ${JSON.stringify(id)}`;
   if (kind === 'formatted') return FORMATTED.test(id) ? [id] : `id ${JSON.stringify(id)}`;
-  if (kind === 'uuid' ? !UUID_V4.test(id) : !DECIMAL.test(id) || (kind === 'constant' && id !== '1')) return `id ${JSON.stringify(id)}`;
+  if (kind === 'uuid' ? !UUID_V4.test(id) : !DECIMAL.test(id) || (kind === 'constant' && id !== '1'))
+    return `id ${JSON.stringify(id)}`;
   if ((kind === 'snowflake' || kind === 'seq') && BigInt(id) >= 1n << 63n) return `id ${id} is not below 2^63`;
   return [id];
 }

@@ -56,7 +56,11 @@ async function main(): Promise<void> {
   const store = new SqliteStore({ file: ':memory:' });
   await store.tags.createTag({ bizTag: TAG, step: 1000 });
   let loads = 0;
-  const engine = new SegmentEngine({ store: store.tags, refreshIntervalMs: 0, onLoad: (_tag, record) => void (record.ok && loads++) });
+  const engine = new SegmentEngine({
+    store: store.tags,
+    refreshIntervalMs: 0,
+    onLoad: (_tag, record) => void (record.ok && loads++),
+  });
   await engine.start();
 
   let last: Id = 0;
@@ -88,7 +92,14 @@ async function main(): Promise<void> {
     return result('take(tag, 1000)', calls, calls * BATCH, now - t0, promises, loads - loads0);
   }
 
-  function result(mode: string, calls: number, ids: number, ms: number, promiseReturns: number, loadCount: number): Result {
+  function result(
+    mode: string,
+    calls: number,
+    ids: number,
+    ms: number,
+    promiseReturns: number,
+    loadCount: number,
+  ): Result {
     const seconds = ms / 1000;
     return {
       mode,
@@ -141,7 +152,16 @@ async function main(): Promise<void> {
       now = performance.now();
     }
     const seconds = (now - t0) / 1000;
-    return { mode, ids, seconds, idsPerSec: ids / seconds, promiseReturns: promises, notIncreasing, checked: 0, duplicates: 0 };
+    return {
+      mode,
+      ids,
+      seconds,
+      idsPerSec: ids / seconds,
+      promiseReturns: promises,
+      notIncreasing,
+      checked: 0,
+      duplicates: 0,
+    };
   }
   async function duplicates(mode: string): Promise<number> {
     const gen = gens[mode];

@@ -15,7 +15,9 @@ import { failures, notes, rows } from './results';
 /** An installed package's version (read from node_modules: some packages do not export their package.json). */
 export function pkgVersion(name: string): string {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+    ).version;
   } catch {
     return 'unknown';
   }
@@ -27,7 +29,12 @@ export const uuidVersion = pkgVersion('uuid');
 export const ulidVersion = pkgVersion('ulid');
 
 /** Runs `node --import tsx <script> [...args]` from the repo root (NODE_ENV=production) and returns its last stdout line as JSON. */
-export async function runChild<T>(script: string, args: string[], env: Record<string, string>, onLine?: (line: string) => void): Promise<T> {
+export async function runChild<T>(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  onLine?: (line: string) => void,
+): Promise<T> {
   const child = track(
     spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: ROOT,
@@ -53,15 +60,31 @@ export async function measureInProcess(): Promise<void> {
     `in-process: SegmentEngine over SqliteStore(':memory:'), tag step 1000; takeIds(tag, ${BATCH}); then SnowflakeGenerator.nextId() ` +
       `and @sapphire/snowflake ${sapphireVersion} generate(); ${INPROC_MS} ms each after 1 s warm-up (child process)`,
   );
-  const { take, snowflake } = await runChild<{ take: InProc; snowflake: InProcSnowflake[] }>('tools/bench/inProcess.ts', [], { BENCH_INPROC_MS: String(INPROC_MS) });
+  const { take, snowflake } = await runChild<{ take: InProc; snowflake: InProcSnowflake[] }>(
+    'tools/bench/inProcess.ts',
+    [],
+    { BENCH_INPROC_MS: String(INPROC_MS) },
+  );
   {
     const r = take;
     if (!r.ordered) failures.push('in-process take: IDs not strictly increasing');
     const check = `${r.ordered ? '✔' : '✘'} IDs increasing; ${r.promiseReturns} promise returns; step grew to ${r.step.toLocaleString('en-US')}`;
     const per1000 = (r.loads / r.ids) * 1000;
     rows.push({
-      key: 'take', scenario: `in-process \`takeIds(tag, ${BATCH})\` (calls/s)`, reqPerSec: r.callsPerSec, idsPerSec: r.idsPerSec, p50: NaN, p99: NaN, errors: null, non2xx: null,
-      writesPer1000: per1000, writesCell: `${fmtSmall(per1000)} (${fmtInt(r.loads)} segment loads / ${fmtRate(r.ids)} IDs)`, cpuPerReqUs: NaN, cpuShare: null, check, claims: null,
+      key: 'take',
+      scenario: `in-process \`takeIds(tag, ${BATCH})\` (calls/s)`,
+      reqPerSec: r.callsPerSec,
+      idsPerSec: r.idsPerSec,
+      p50: NaN,
+      p99: NaN,
+      errors: null,
+      non2xx: null,
+      writesPer1000: per1000,
+      writesCell: `${fmtSmall(per1000)} (${fmtInt(r.loads)} segment loads / ${fmtRate(r.ids)} IDs)`,
+      cpuPerReqUs: NaN,
+      cpuShare: null,
+      check,
+      claims: null,
     });
     progress(`in-process take: ${fmtRate(r.idsPerSec)} IDs/s (${check})`);
   }
@@ -73,14 +96,29 @@ export async function measureInProcess(): Promise<void> {
       : `in-process snowflake: \`@sapphire/snowflake\` ${sapphireVersion} \`generate()\``;
     const clean = r.duplicates === 0 && r.notIncreasing === 0;
     // Our generator must never repeat; the library's repeats are a finding about it, reported, not a bench failure.
-    if (ours && !clean) failures.push(`in-process snowflake: ${r.duplicates} duplicates, ${r.notIncreasing} IDs not above the one before`);
+    if (ours && !clean)
+      failures.push(
+        `in-process snowflake: ${r.duplicates} duplicates, ${r.notIncreasing} IDs not above the one before`,
+      );
     const check =
       `${clean ? '✔' : ours ? '✘' : '⚠'} ${r.notIncreasing.toLocaleString('en-US')} IDs not above the one before (timed loop); ` +
       `${r.duplicates.toLocaleString('en-US')} duplicates in ${r.checked.toLocaleString('en-US')} IDs (separate pass, sorted); ${r.promiseReturns.toLocaleString('en-US')} promise returns` +
       (ours ? ' (4,096 per ms used up: waits for the next ms)' : '');
     rows.push({
-      key, scenario, reqPerSec: r.idsPerSec, idsPerSec: r.idsPerSec, p50: NaN, p99: NaN, errors: null, non2xx: null,
-      writesPer1000: 0, writesCell: '0 (no lease in-process)', cpuPerReqUs: NaN, cpuShare: null, check, claims: null,
+      key,
+      scenario,
+      reqPerSec: r.idsPerSec,
+      idsPerSec: r.idsPerSec,
+      p50: NaN,
+      p99: NaN,
+      errors: null,
+      non2xx: null,
+      writesPer1000: 0,
+      writesCell: '0 (no lease in-process)',
+      cpuPerReqUs: NaN,
+      cpuShare: null,
+      check,
+      claims: null,
     });
     progress(`in-process ${key}: ${fmtRate(r.idsPerSec)} IDs/s (${check})`);
   }
@@ -88,11 +126,20 @@ export async function measureInProcess(): Promise<void> {
 
 /** How each one-source loop is labelled, and what its ID costs in an index next to leaf-ts's 8-byte BIGINT. */
 const LOOP_ROWS: Record<LoopSource, { scenario: string; size: string }> = {
-  counter: { scenario: 'in-process bare counter loop (`++n` behind a method): the ceiling of the two rows below', size: '' },
+  counter: {
+    scenario: 'in-process bare counter loop (`++n` behind a method): the ceiling of the two rows below',
+    size: '',
+  },
   nextId: { scenario: 'in-process `engine.nextId(tag)` (SegmentEngine)', size: '' },
-  tag: { scenario: "in-process tag handle `engine.tag(tag).next()`", size: '' },
-  uuidv7: { scenario: `no service: UUID v7, \`uuid\` ${uuidVersion} \`v7()\``, size: '16 bytes as BINARY(16) / a UUID column, 36 chars as text' },
-  ulid: { scenario: `no service: ULID, \`ulid\` ${ulidVersion} \`monotonicFactory()()\``, size: '16 bytes as binary, 26 chars as text' },
+  tag: { scenario: 'in-process tag handle `engine.tag(tag).next()`', size: '' },
+  uuidv7: {
+    scenario: `no service: UUID v7, \`uuid\` ${uuidVersion} \`v7()\``,
+    size: '16 bytes as BINARY(16) / a UUID column, 36 chars as text',
+  },
+  ulid: {
+    scenario: `no service: ULID, \`ulid\` ${ulidVersion} \`monotonicFactory()()\``,
+    size: '16 bytes as binary, 26 chars as text',
+  },
 };
 /** Measured in this order in even rounds, reversed in odd ones; the no-service sources once each, after them. */
 const RATIO_SOURCES: LoopSource[] = ['counter', 'nextId', 'tag'];
@@ -111,7 +158,9 @@ export async function measureLoops(): Promise<void> {
   const runsOf = new Map<LoopSource, LoopResult[]>();
   const run = async (source: LoopSource) => {
     const r = await runChild<LoopResult>('tools/bench/idLoop.ts', [source], env);
-    progress(`in-process ${source}: ${r.skipped ?? `${fmtRate(r.idsPerSec)} IDs/s (${fmtRate(r.idsPerCpuSec)} per CPU-second)`}`);
+    progress(
+      `in-process ${source}: ${r.skipped ?? `${fmtRate(r.idsPerSec)} IDs/s (${fmtRate(r.idsPerCpuSec)} per CPU-second)`}`,
+    );
     runsOf.set(source, [...(runsOf.get(source) ?? []), r]);
     return r;
   };
@@ -160,10 +209,25 @@ export async function measureLoops(): Promise<void> {
       (engine ? `; step grew to ${fmtInt(s.all[s.all.length - 1]?.step ?? NaN)}` : '') +
       (ours ? '' : `; e.g. \`${first.sample}\``);
     rows.push({
-      key: `loop-${source}`, scenario: LOOP_ROWS[source].scenario, reqPerSec: s.idsPerSec, idsPerSec: s.idsPerSec, p50: NaN, p99: NaN, errors: null, non2xx: null,
+      key: `loop-${source}`,
+      scenario: LOOP_ROWS[source].scenario,
+      reqPerSec: s.idsPerSec,
+      idsPerSec: s.idsPerSec,
+      p50: NaN,
+      p99: NaN,
+      errors: null,
+      non2xx: null,
       writesPer1000: per1000,
-      writesCell: engine ? `${fmtSmall(per1000)} (${fmtInt(loads)} segment loads / ${fmtRate(s.ids)} IDs)` : ours ? '— (no store)' : '0 (no store)',
-      cpuPerReqUs: NaN, cpuShare: null, check, claims: null, ratio,
+      writesCell: engine
+        ? `${fmtSmall(per1000)} (${fmtInt(loads)} segment loads / ${fmtRate(s.ids)} IDs)`
+        : ours
+          ? '— (no store)'
+          : '0 (no store)',
+      cpuPerReqUs: NaN,
+      cpuShare: null,
+      check,
+      claims: null,
+      ratio,
     });
   }
 }

@@ -4,7 +4,18 @@
  */
 import os from 'node:os';
 import { type RecordableHistogram, createHistogram } from 'node:perf_hooks';
-import { CONNECTIONS, TAG, LEASE_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN, WARMUP_S, progress, settings } from './config';
+import {
+  CONNECTIONS,
+  TAG,
+  LEASE_MS,
+  NOISY_OTHER_SHARE,
+  PIPELINING,
+  ROUNDS,
+  SAMPLE_IDS_PER_RUN,
+  WARMUP_S,
+  progress,
+  settings,
+} from './config';
 import { type CpuSnap, cpuSnap, serverPids } from './cpu';
 import { fmtInt, fmtRate, fmtSmall, fmtUs, pct } from './format';
 import { type IdKind, idsOf, idsPerResponse, probe } from './ids';
@@ -23,10 +34,16 @@ export interface AutocannonResult {
   statusCodeStats: Record<string, { count: number }>;
 }
 export interface AutocannonInstance {
-  on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+  ): void;
   stop(): void;
 }
-export type Autocannon = (opts: Record<string, unknown>, cb: (err: Error | null, result: AutocannonResult) => void) => AutocannonInstance;
+export type Autocannon = (
+  opts: Record<string, unknown>,
+  cb: (err: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const autocannon = require('autocannon') as Autocannon;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -56,7 +73,12 @@ export interface Sample {
  * histogram is whole milliseconds); null for warm-up runs. With `sample`, autocannon's verifyBody hook (it always
  * answers true) takes the IDs of response bodies, SAMPLE_IDS_PER_RUN spread evenly over the run.
  */
-export function cannon(url: string, seconds: number, hist: RecordableHistogram | null, sample: { into: Sample; kind: IdKind; tag: string } | null = null): Promise<Load> {
+export function cannon(
+  url: string,
+  seconds: number,
+  hist: RecordableHistogram | null,
+  sample: { into: Sample; kind: IdKind; tag: string } | null = null,
+): Promise<Load> {
   return new Promise((resolve, reject) => {
     let verifyBody: ((body: string) => boolean) | undefined;
     if (sample !== null) {
@@ -85,12 +107,15 @@ export function cannon(url: string, seconds: number, hist: RecordableHistogram |
         return true;
       };
     }
-    const instance = autocannon({ url, connections: CONNECTIONS, pipelining: PIPELINING, duration: seconds, timeout: 10, verifyBody }, (err, r) => {
-      if (err) return reject(err);
-      const statusCodes: Record<string, number> = {};
-      for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
-      resolve({ ok: r['2xx'], errors: r.errors + r.resets, non2xx: r.non2xx, statusCodes, seconds: r.duration });
-    });
+    const instance = autocannon(
+      { url, connections: CONNECTIONS, pipelining: PIPELINING, duration: seconds, timeout: 10, verifyBody },
+      (err, r) => {
+        if (err) return reject(err);
+        const statusCodes: Record<string, number> = {};
+        for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
+        resolve({ ok: r['2xx'], errors: r.errors + r.resets, non2xx: r.non2xx, statusCodes, seconds: r.duration });
+      },
+    );
     if (hist !== null) {
       instance.on('response', (_client, statusCode, _bytes, responseTime) => {
         if (statusCode >= 200 && statusCode < 300) hist.record(Math.max(1, Math.round(responseTime * 1000)));
@@ -99,14 +124,12 @@ export function cannon(url: string, seconds: number, hist: RecordableHistogram |
   });
 }
 
-
 /** How a row's DB writes per 1,000 IDs are known: counted (leaf-ts segment loads), fixed by the approach, or none. */
 export type Writes =
   | { kind: 'loads' }
   | { kind: 'lease' }
   | { kind: 'fixed'; per1000: number; note: string }
   | { kind: 'none'; note: string };
-
 
 /** One HTTP row, accumulated over the rounds. */
 export interface HttpRow {
@@ -146,11 +169,38 @@ export interface HttpRow {
   loadTimes: { durationsMs: number[]; untimed: number } | null;
 }
 
-export function httpRow(server: Server, key: string, scenario: string, route: string, kind: IdKind, order: HttpRow['order'], writes: Writes, tag: string = TAG): HttpRow {
+export function httpRow(
+  server: Server,
+  key: string,
+  scenario: string,
+  route: string,
+  kind: IdKind,
+  order: HttpRow['order'],
+  writes: Writes,
+  tag: string = TAG,
+): HttpRow {
   return {
-    key, scenario, server, tag, route, kind, order, writes, hist: createHistogram(), ok: 0, seconds: 0, errors: 0, non2xx: 0, statusCodes: {},
-    cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 }, served: 0, gap: 0, loads: 0,
-    sample: { seen: new Set(), ids: 0, repeats: 0, malformed: 0, firstProblem: '' }, perRound: [], orderOk: true,
+    key,
+    scenario,
+    server,
+    tag,
+    route,
+    kind,
+    order,
+    writes,
+    hist: createHistogram(),
+    ok: 0,
+    seconds: 0,
+    errors: 0,
+    non2xx: 0,
+    statusCodes: {},
+    cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 },
+    served: 0,
+    gap: 0,
+    loads: 0,
+    sample: { seen: new Set(), ids: 0, repeats: 0, malformed: 0, firstProblem: '' },
+    perRound: [],
+    orderOk: true,
     loadTimes: writes.kind === 'loads' && server.workers === 1 ? { durationsMs: [], untimed: 0 } : null,
   };
 }
@@ -179,7 +229,10 @@ export async function measureOnce(row: HttpRow, round: number): Promise<void> {
     if (t.failed > 0) failures.push(`${label}: ${t.failed} failed segment loads`);
     row.loadTimes.durationsMs.push(...t.durationsMs);
     row.loadTimes.untimed += Math.max(0, loads - t.durationsMs.length);
-    timed = t.durationsMs.length === 0 ? '' : ` (load ms: max ${Math.max(...t.durationsMs)}${t.durationsMs.length < loads ? `, ${t.durationsMs.length} of ${loads} in the log` : ''})`;
+    timed =
+      t.durationsMs.length === 0
+        ? ''
+        : ` (load ms: max ${Math.max(...t.durationsMs)}${t.durationsMs.length < loads ? `, ${t.durationsMs.length} of ${loads} in the log` : ''})`;
   }
 
   const served = load.ok * perResponse;
@@ -205,9 +258,11 @@ export async function measureOnce(row: HttpRow, round: number): Promise<void> {
   const sampled = row.sample.ids - sample0.ids;
   const repeats = row.sample.repeats - sample0.repeats;
   const malformed = row.sample.malformed - sample0.malformed;
-  if (kind !== 'constant' && repeats > 0) failures.push(`${label}: ${repeats} repeated IDs in the sample (${row.sample.firstProblem})`);
+  if (kind !== 'constant' && repeats > 0)
+    failures.push(`${label}: ${repeats} repeated IDs in the sample (${row.sample.firstProblem})`);
   if (malformed > 0) failures.push(`${label}: ${malformed} malformed bodies (${row.sample.firstProblem})`);
-  if (load.errors > 0 || load.non2xx > 0) failures.push(`${label}: ${load.errors} errors, ${load.non2xx} non-2xx (${JSON.stringify(load.statusCodes)})`);
+  if (load.errors > 0 || load.non2xx > 0)
+    failures.push(`${label}: ${load.errors} errors, ${load.non2xx} non-2xx (${JSON.stringify(load.statusCodes)})`);
   if (load.ok === 0) failures.push(`${label}: no successful responses`);
 
   row.ok += load.ok;
@@ -232,7 +287,9 @@ export async function measureOnce(row: HttpRow, round: number): Promise<void> {
       (row.writes.kind === 'loads' ? `${loads} segment load${loads === 1 ? '' : 's'}${timed}; ` : '') +
       (orderNote === '' ? '' : `${orderNote}; `) +
       `sample ${sampled.toLocaleString('en-US')} IDs` +
-      (kind === 'constant' ? ' (constant, not checked for repeats)' : `, ${repeats} repeats ${repeats === 0 && malformed === 0 ? '✔' : '✘'}`),
+      (kind === 'constant'
+        ? ' (constant, not checked for repeats)'
+        : `, ${repeats} repeats ${repeats === 0 && malformed === 0 ? '✔' : '✘'}`),
   );
 }
 
@@ -240,12 +297,18 @@ export function writesOf(r: HttpRow): { per1000: number; cell: string } {
   const w = r.writes;
   if (w.kind === 'loads') {
     const per1000 = (r.loads / r.served) * 1000;
-    return { per1000, cell: `${fmtSmall(per1000)} (${fmtInt(r.loads)} segment load${r.loads === 1 ? '' : 's'} / ${fmtRate(r.served)} IDs)` };
+    return {
+      per1000,
+      cell: `${fmtSmall(per1000)} (${fmtInt(r.loads)} segment load${r.loads === 1 ? '' : 's'} / ${fmtRate(r.served)} IDs)`,
+    };
   }
   if (w.kind === 'lease') {
     const renewals = (r.seconds * 1000) / (LEASE_MS / 3);
     const per1000 = (renewals / r.served) * 1000;
-    return { per1000, cell: `≈ ${fmtSmall(per1000)} (worker-id lease renewal every ${(LEASE_MS / 3000).toFixed(1)} s, none per ID)` };
+    return {
+      per1000,
+      cell: `≈ ${fmtSmall(per1000)} (worker-id lease renewal every ${(LEASE_MS / 3000).toFixed(1)} s, none per ID)`,
+    };
   }
   if (w.kind === 'fixed') return { per1000: w.per1000, cell: `${fmtInt(w.per1000)} (${w.note})` };
   return { per1000: NaN, cell: `— (${w.note})` };

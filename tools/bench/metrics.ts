@@ -6,18 +6,21 @@ import type { Server } from './servers';
 /** GET on a fresh connection (no keep-alive), so node:cluster hands each call to the next worker. */
 export function getFresh(url: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, headers: { ...headers, connection: 'close' }, timeout: 10_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
+    const req = http.get(
+      url,
+      { agent: false, headers: { ...headers, connection: 'close' }, timeout: 10_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`timeout GET ${url}`)));
     req.on('error', reject);
   });
 }
-
 
 /**
  * leaf-ts's segment loads so far (each one UPDATE of leaf_alloc), summed over the server's processes: the
@@ -37,7 +40,8 @@ export async function segmentLoads(server: Server, tag: string = TAG): Promise<n
     byWorker.set(worker, loads);
     if (byWorker.size < server.workers) await sleep(50);
   }
-  if (byWorker.size < server.workers) throw new Error(`${server.name}: /api/metrics reached ${byWorker.size} of ${server.workers} workers`);
+  if (byWorker.size < server.workers)
+    throw new Error(`${server.name}: /api/metrics reached ${byWorker.size} of ${server.workers} workers`);
   return [...byWorker.values()].reduce((a, b) => a + b, 0);
 }
 
@@ -46,10 +50,19 @@ export async function segmentLoads(server: Server, tag: string = TAG): Promise<n
  * (GET /api/admin/tags/{tag}: history.loads, the last 200 loads, each timed by the engine around the store call,
  * whole ms): the direct measurement behind the histogram leaf_segment_load_duration_seconds. One process only.
  */
-export async function loadDurations(server: Server, fromMs: number, toMs: number, tag: string = TAG): Promise<{ durationsMs: number[]; failed: number; oldestMs: number }> {
-  const { status, text } = await getFresh(`${server.base}/api/admin/tags/${tag}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
-  if (status !== 200) throw new Error(`${server.name}: GET /api/admin/tags/${tag} answered ${status}: ${text.slice(0, 200)}`);
-  const loads = (JSON.parse(text) as { history: { loads: Array<{ at: number; durationMs: number; ok: boolean }> } }).history.loads;
+export async function loadDurations(
+  server: Server,
+  fromMs: number,
+  toMs: number,
+  tag: string = TAG,
+): Promise<{ durationsMs: number[]; failed: number; oldestMs: number }> {
+  const { status, text } = await getFresh(`${server.base}/api/admin/tags/${tag}`, {
+    authorization: `Bearer ${ADMIN_TOKEN}`,
+  });
+  if (status !== 200)
+    throw new Error(`${server.name}: GET /api/admin/tags/${tag} answered ${status}: ${text.slice(0, 200)}`);
+  const loads = (JSON.parse(text) as { history: { loads: Array<{ at: number; durationMs: number; ok: boolean }> } })
+    .history.loads;
   const inWindow = loads.filter((l) => l.at >= fromMs && l.at <= toMs);
   return {
     durationsMs: inWindow.filter((l) => l.ok).map((l) => l.durationMs),

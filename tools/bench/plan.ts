@@ -1,5 +1,20 @@
 /** Fits the run into the hard cap: the measured seconds per run, shortened uniformly for every row when needed. */
-import { CLAIMS, CLIENT_MS, DEFAULT_DURATION_S, DURATION_FIXED, HARD_CAP_MS, INPROC_MS, LOOP_MS, LOOP_WARMUP_MS, ROUNDS, WARMUP_S, progress, runs, settings, t0 } from './config';
+import {
+  CLAIMS,
+  CLIENT_MS,
+  DEFAULT_DURATION_S,
+  DURATION_FIXED,
+  HARD_CAP_MS,
+  INPROC_MS,
+  LOOP_MS,
+  LOOP_WARMUP_MS,
+  ROUNDS,
+  WARMUP_S,
+  progress,
+  runs,
+  settings,
+  t0,
+} from './config';
 
 /** A child process's start (node + tsx), seconds. */
 const CHILD_START_S = 1;
@@ -28,14 +43,22 @@ export const RUN_OVERHEAD_S = 0.6;
 export function planDuration(runs: number): string {
   const left = (HARD_CAP_MS - (Date.now() - t0)) / 1000 - tailSeconds();
   const fits = Math.floor((left / runs - WARMUP_S - RUN_OVERHEAD_S) * 2) / 2;
-  const estimate = (d: number) => (Date.now() - t0) / 1000 + runs * (WARMUP_S + d + RUN_OVERHEAD_S) + tailSeconds() - 15;
+  const estimate = (d: number) =>
+    (Date.now() - t0) / 1000 + runs * (WARMUP_S + d + RUN_OVERHEAD_S) + tailSeconds() - 15;
   if (DURATION_FIXED) {
-    const note = estimate(settings.durationS) * 1000 > HARD_CAP_MS ? `; WARNING: BENCH_DURATION=${settings.durationS} does not fit the ${HARD_CAP_MS / 60_000}-min cap` : '';
-    progress(`plan: ${runs} runs × (${WARMUP_S} s warm-up + ${settings.durationS} s measured, BENCH_DURATION) ≈ ${estimate(settings.durationS).toFixed(0)} s in all${note}`);
+    const note =
+      estimate(settings.durationS) * 1000 > HARD_CAP_MS
+        ? `; WARNING: BENCH_DURATION=${settings.durationS} does not fit the ${HARD_CAP_MS / 60_000}-min cap`
+        : '';
+    progress(
+      `plan: ${runs} runs × (${WARMUP_S} s warm-up + ${settings.durationS} s measured, BENCH_DURATION) ≈ ${estimate(settings.durationS).toFixed(0)} s in all${note}`,
+    );
     return ' (BENCH_DURATION)';
   }
   if (fits >= DEFAULT_DURATION_S) {
-    progress(`plan: ${runs} runs × (${WARMUP_S} s warm-up + ${settings.durationS} s measured) ≈ ${estimate(settings.durationS).toFixed(0)} s in all, within the ${HARD_CAP_MS / 60_000}-min cap`);
+    progress(
+      `plan: ${runs} runs × (${WARMUP_S} s warm-up + ${settings.durationS} s measured) ≈ ${estimate(settings.durationS).toFixed(0)} s in all, within the ${HARD_CAP_MS / 60_000}-min cap`,
+    );
     return '';
   }
   settings.durationS = Math.max(1, fits);

@@ -1,8 +1,30 @@
 /** results.md: the settings, the table of rows, the key ratios, targets, noise and correctness lines. */
 import os from 'node:os';
 import {
-  ALT_POOL, BATCH, CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CLIENT_MS, CLIENT_TAG, CONNECTIONS, HARD_CAP_MS, INPROC_MS, LOOP_MS, LOOP_WARMUP_MS, NOISY_OTHER_SHARE, PIPELINING, ROUNDS, SAMPLE_IDS_PER_RUN,
-  TARGET_CLIENT_IDS_PER_S, TARGET_TAKE_IDS_PER_S, TARGET_VS_BARE, TARGET_WIDE_VS_NARROW, WARMUP_S, WIDE_MAX_ID, WIDE_TAG, settings,
+  ALT_POOL,
+  BATCH,
+  CLAIMS,
+  CLAIM_CONCURRENCY,
+  CLAIM_STEP,
+  CLIENT_MS,
+  CLIENT_TAG,
+  CONNECTIONS,
+  HARD_CAP_MS,
+  INPROC_MS,
+  LOOP_MS,
+  LOOP_WARMUP_MS,
+  NOISY_OTHER_SHARE,
+  PIPELINING,
+  ROUNDS,
+  SAMPLE_IDS_PER_RUN,
+  TARGET_CLIENT_IDS_PER_S,
+  TARGET_TAKE_IDS_PER_S,
+  TARGET_VS_BARE,
+  TARGET_WIDE_VS_NARROW,
+  WARMUP_S,
+  WIDE_MAX_ID,
+  WIDE_TAG,
+  settings,
 } from './config';
 import { fmtInt, fmtMs, fmtRate, fmtSmall, fmtUs, fmtX, mark, pct } from './format';
 import { mysql2Version, redisClientVersion, sapphireVersion, ulidVersion, uuidVersion } from './inProcessRows';
@@ -37,8 +59,12 @@ export function claimsRatio(a: string, b: string, pick: 'perSec' | 'p50Ms' | 'p9
 function claimsCell(c: Row['claims']): string {
   if (c === null) return '—';
   const n = `${fmtInt(c.count)} load${c.count === 1 ? '' : 's'}`;
-  const ms = (x: number) => (!Number.isFinite(x) || Number.isInteger(x) ? fmtInt(x) : x < 10 ? x.toFixed(2) : x.toFixed(1));
-  const timed = c.timed === 0 ? 'none timed' : `p50 ${ms(c.p50Ms)} / p99 ${ms(c.p99Ms)} ms${c.timed < c.count ? ` (${fmtInt(c.timed)} timed)` : ''}`;
+  const ms = (x: number) =>
+    !Number.isFinite(x) || Number.isInteger(x) ? fmtInt(x) : x < 10 ? x.toFixed(2) : x.toFixed(1);
+  const timed =
+    c.timed === 0
+      ? 'none timed'
+      : `p50 ${ms(c.p50Ms)} / p99 ${ms(c.p99Ms)} ms${c.timed < c.count ? ` (${fmtInt(c.timed)} timed)` : ''}`;
   return `${fmtSmall(c.perSec)}/s (${n}); ${timed}`;
 }
 
@@ -75,26 +101,32 @@ export function render(meta: Meta): { md: string; missed: string[] } {
   const missed: string[] = [];
   // Each target is judged where its rows ran (BENCH_ONLY, or a feature this version lacks, leaves some out).
   const has = (...keys: string[]) => keys.every((k) => row(k) !== undefined);
-  if (has('bare-single') && !(vsBareSingle >= TARGET_VS_BARE)) missed.push(`fast lane ÷ bare (single) ${vsBareSingle.toFixed(2)}× < ${TARGET_VS_BARE}×`);
-  if (has('bare-batch') && !(vsBareBatch >= TARGET_VS_BARE)) missed.push(`fast lane ÷ bare (batch) ${vsBareBatch.toFixed(2)}× < ${TARGET_VS_BARE}×`);
+  if (has('bare-single') && !(vsBareSingle >= TARGET_VS_BARE))
+    missed.push(`fast lane ÷ bare (single) ${vsBareSingle.toFixed(2)}× < ${TARGET_VS_BARE}×`);
+  if (has('bare-batch') && !(vsBareBatch >= TARGET_VS_BARE))
+    missed.push(`fast lane ÷ bare (batch) ${vsBareBatch.toFixed(2)}× < ${TARGET_VS_BARE}×`);
   if (take !== undefined && !takeOk) missed.push(`takeIds ${fmtRate(take.idsPerSec)} IDs/s < 30 M IDs/s`);
   const client = row('client-next');
-  if (client !== undefined && !(client.idsPerSec >= TARGET_CLIENT_IDS_PER_S)) missed.push(`client nextId ${fmtRate(client.idsPerSec)} IDs/s < ${fmtRate(TARGET_CLIENT_IDS_PER_S)} IDs/s`);
+  if (client !== undefined && !(client.idsPerSec >= TARGET_CLIENT_IDS_PER_S))
+    missed.push(`client nextId ${fmtRate(client.idsPerSec)} IDs/s < ${fmtRate(TARGET_CLIENT_IDS_PER_S)} IDs/s`);
   for (const k of ['loop-nextId', 'loop-tag']) {
     const x = idsRatio(k, 'loop-counter');
-    if (has(k, 'loop-counter') && !(x >= TARGET_VS_BARE)) missed.push(`${k.slice(5)} ÷ bare counter ${x.toFixed(2)}× < ${TARGET_VS_BARE}×`);
+    if (has(k, 'loop-counter') && !(x >= TARGET_VS_BARE))
+      missed.push(`${k.slice(5)} ÷ bare counter ${x.toFixed(2)}× < ${TARGET_VS_BARE}×`);
   }
   const wideVs = (kind: 'single' | 'batch') => ratio(`wide-${kind}`, `fast-${kind}`);
   for (const kind of ['single', 'batch'] as const) {
-    if (has(`wide-${kind}`) && !(wideVs(kind) >= TARGET_WIDE_VS_NARROW)) missed.push(`above 2^53 ÷ below (${kind}) ${wideVs(kind).toFixed(2)}× < ${TARGET_WIDE_VS_NARROW}×`);
+    if (has(`wide-${kind}`) && !(wideVs(kind) >= TARGET_WIDE_VS_NARROW))
+      missed.push(`above 2^53 ÷ below (${kind}) ${wideVs(kind).toFixed(2)}× < ${TARGET_WIDE_VS_NARROW}×`);
   }
 
   const fastCell = (kind: 'single' | 'batch', vsBare: number) =>
-    !has(`bare-${kind}`) ? '' :
-    `**${vsBare.toFixed(2)}× bare** (target ≥ ${TARGET_VS_BARE}× ${mark(vsBare >= TARGET_VS_BARE)}); ` +
-    `${fmtX(ratio(`fast-${kind}`, `next-${kind}`))} plain Next` +
-    (kind === 'single' ? `; ${fmtX(ratio('fast-single', 'const-next'))} constant Next route` : '') +
-    `; server CPU/req ${cpuRatio(`fast-${kind}`, `bare-${kind}`).toFixed(2)}× bare's`;
+    !has(`bare-${kind}`)
+      ? ''
+      : `**${vsBare.toFixed(2)}× bare** (target ≥ ${TARGET_VS_BARE}× ${mark(vsBare >= TARGET_VS_BARE)}); ` +
+        `${fmtX(ratio(`fast-${kind}`, `next-${kind}`))} plain Next` +
+        (kind === 'single' ? `; ${fmtX(ratio('fast-single', 'const-next'))} constant Next route` : '') +
+        `; server CPU/req ${cpuRatio(`fast-${kind}`, `bare-${kind}`).toFixed(2)}× bare's`;
   const vsAlts = (key: string, by: 'req' | 'ids') =>
     ALTS.map(([k, name]) => `${fmtX(by === 'req' ? ratio(key, k) : idsRatio(key, k))} ${name}`).join(', ');
   const ratioCell: Record<string, string> = {
@@ -173,10 +205,14 @@ export function render(meta: Meta): { md: string; missed: string[] } {
         ]),
     ...(row('wide-single') === undefined
       ? []
-      : [`- Above 2^53 ÷ below, same server and plumbing: single ${fmtX(wideVs('single'))}, \`?count=${BATCH}\` ${fmtX(wideVs('batch'))} (target ≥ ${TARGET_WIDE_VS_NARROW}×).`]),
+      : [
+          `- Above 2^53 ÷ below, same server and plumbing: single ${fmtX(wideVs('single'))}, \`?count=${BATCH}\` ${fmtX(wideVs('batch'))} (target ≥ ${TARGET_WIDE_VS_NARROW}×).`,
+        ]),
     ...(row('fmt-single') === undefined
       ? []
-      : [`- Formatted IDs ÷ the segment route, same server and plumbing: single ${fmtX(ratio('fmt-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('fmt-batch', 'fast-batch'))} (req/s).`]),
+      : [
+          `- Formatted IDs ÷ the segment route, same server and plumbing: single ${fmtX(ratio('fmt-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('fmt-batch', 'fast-batch'))} (req/s).`,
+        ]),
   );
   const md = [
     '# leaf-ts benchmark (`npm run bench`)',
@@ -226,7 +262,7 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     `- One-source loops (tools/bench/idLoop.ts): a bare counter, \`engine.nextId(tag)\`, the tag handle \`engine.tag(tag).next()\`, UUID v7 (\`uuid\` ${uuidVersion}) and ULID (\`ulid\` ${ulidVersion}, monotonic factory), ` +
       `each through the same loop function in a fresh child process (so each call site sees one source), ${LOOP_MS} ms measured after ${LOOP_WARMUP_MS} ms warm-up per run; ` +
       `counter, nextId and tag handle ${ROUNDS} runs each, interleaved (the next round in reverse order); their ratio is to the counter's IDs/s (and, steadier on a shared machine, per CPU-second of the process). ` +
-      "Every ID is compared with the one before (strings lexicographically). In an index, a UUID is 16 bytes as BINARY(16) or a UUID column and 36 characters as text, a ULID 16 bytes as binary and 26 characters as text; a leaf-ts ID is an 8-byte BIGINT.",
+      'Every ID is compared with the one before (strings lexicographically). In an index, a UUID is 16 bytes as BINARY(16) or a UUID column and 36 characters as text, a ULID 16 bytes as binary and 26 characters as text; a leaf-ts ID is an 8-byte BIGINT.',
     `- Client rows (tools/bench/clientLoop.ts): \`LeafClient\` in a child process of its own (a caller's process: its heap and JIT not shared with autocannon's bookkeeping, its CPU apart from the server's; the \`load gen\` CPU column is that process), ` +
       `leasing from the SQLite fast-lane server (tag \`${CLIENT_TAG}\`, step 1000, default client options: first lease 100, then sized to last 30 s at the observed rate, at most 10,000,000); ` +
       `\`nextId\` ${CLIENT_MS} ms after ${LOOP_WARMUP_MS} ms warm-up, in chunks of 100,000 calls with one setImmediate turn between chunks (the background lease requests need the event loop, as between a service's requests); ` +

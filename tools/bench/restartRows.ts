@@ -23,7 +23,8 @@ async function take(server: Server, count: number): Promise<bigint[]> {
     const n = Math.min(50, count - out.length);
     const r = await fetch(`${server.base}/api/id/segment/${RESTART_TAG}${n > 1 ? `?count=${n}` : ''}`);
     const text = await r.text();
-    if (r.status !== 200) throw new Error(`${server.name}: GET ${RESTART_TAG} answered ${r.status}: ${text.slice(0, 200)}`);
+    if (r.status !== 200)
+      throw new Error(`${server.name}: GET ${RESTART_TAG} answered ${r.status}: ${text.slice(0, 200)}`);
     const body = JSON.parse(text) as { id?: string; ids?: string[] };
     for (const id of body.ids ?? [body.id as string]) out.push(BigInt(id));
   }
@@ -36,7 +37,11 @@ export async function measureRestarts(): Promise<void> {
   const served: bigint[] = [];
   const skipped: Record<'off' | 'on', bigint> = { off: -1n, on: -1n };
   let previous = await leafServer('restart: LEAF_GIVE_BACK=off', env('off'));
-  const refused = await createTag(previous, { bizTag: RESTART_TAG, step: RESTART_STEP, description: 'npm run bench: restarts' });
+  const refused = await createTag(previous, {
+    bizTag: RESTART_TAG,
+    step: RESTART_STEP,
+    description: 'npm run bench: restarts',
+  });
   if (refused !== null) throw new Error(refused);
   served.push(...(await take(previous, SERVED)));
   for (const mode of ['off', 'on'] as const) {
@@ -70,7 +75,15 @@ export async function measureRestarts(): Promise<void> {
       check,
     });
   const setting = `SQLite, step ${RESTART_STEP}, ${SERVED} IDs served before SIGTERM`;
-  row('off', `IDs skipped per graceful restart, \`LEAF_GIVE_BACK=off\` (${setting})`, `**${skipped.off} IDs skipped** (the current segment's tail and the preloaded one)`);
-  row('on', `IDs skipped per graceful restart, give-back on (${setting})`, `**${skipped.on} IDs skipped** (target 0 ${mark(skipped.on === 0n)})`);
+  row(
+    'off',
+    `IDs skipped per graceful restart, \`LEAF_GIVE_BACK=off\` (${setting})`,
+    `**${skipped.off} IDs skipped** (the current segment's tail and the preloaded one)`,
+  );
+  row(
+    'on',
+    `IDs skipped per graceful restart, give-back on (${setting})`,
+    `**${skipped.on} IDs skipped** (target 0 ${mark(skipped.on === 0n)})`,
+  );
   progress(`restarts: skipped ${skipped.off} IDs with LEAF_GIVE_BACK=off, ${skipped.on} with give-back`);
 }

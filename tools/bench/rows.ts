@@ -27,8 +27,24 @@ const loads: Writes = { kind: 'loads' };
 /** The SQLite fast lane's single and batch rows: the reference of most ratios. */
 export function fastRows(fast: Server): Record<string, HttpRow> {
   return {
-    'fast-single': httpRow(fast, 'fast-single', 'leaf-ts fast lane, SQLite, `GET /api/id/segment/demo`', seg, 'seq', 'gap', loads),
-    'fast-batch': httpRow(fast, 'fast-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'fast-single': httpRow(
+      fast,
+      'fast-single',
+      'leaf-ts fast lane, SQLite, `GET /api/id/segment/demo`',
+      seg,
+      'seq',
+      'gap',
+      loads,
+    ),
+    'fast-batch': httpRow(
+      fast,
+      'fast-batch',
+      `leaf-ts fast lane, SQLite, \`?count=${BATCH}\``,
+      segBatch,
+      'batch',
+      'gap',
+      loads,
+    ),
   };
 }
 
@@ -37,8 +53,26 @@ export function wideRows(fast: Server): Record<string, HttpRow> {
   const wide = `/api/id/segment/${WIDE_TAG}`;
   const above = `IDs above 2^53 (tag \`${WIDE_TAG}\`, max_id ${WIDE_MAX_ID})`;
   return {
-    'wide-single': httpRow(fast, 'wide-single', `leaf-ts fast lane, SQLite, single, ${above}`, wide, 'seq', 'gap', loads, WIDE_TAG),
-    'wide-batch': httpRow(fast, 'wide-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\`, ${above}`, `${wide}?count=${BATCH}`, 'batch', 'gap', loads, WIDE_TAG),
+    'wide-single': httpRow(
+      fast,
+      'wide-single',
+      `leaf-ts fast lane, SQLite, single, ${above}`,
+      wide,
+      'seq',
+      'gap',
+      loads,
+      WIDE_TAG,
+    ),
+    'wide-batch': httpRow(
+      fast,
+      'wide-batch',
+      `leaf-ts fast lane, SQLite, \`?count=${BATCH}\`, ${above}`,
+      `${wide}?count=${BATCH}`,
+      'batch',
+      'gap',
+      loads,
+      WIDE_TAG,
+    ),
   };
 }
 
@@ -51,8 +85,26 @@ export function formattedRows(fast: Server): Record<string, HttpRow> {
   const what = `formatted IDs (\`${FORMAT_PATTERN}\`, daily)`;
   const writes: Writes = { kind: 'none', note: 'period claims, one per segment, not counted here' };
   return {
-    'fmt-single': httpRow(fast, 'fmt-single', `leaf-ts fast lane, SQLite, single, ${what}`, route, 'formatted', 'none', writes, FORMAT_TAG),
-    'fmt-batch': httpRow(fast, 'fmt-batch', `leaf-ts fast lane, SQLite, \`?count=${BATCH}\`, ${what}`, `${route}?count=${BATCH}`, 'formattedBatch', 'none', writes, FORMAT_TAG),
+    'fmt-single': httpRow(
+      fast,
+      'fmt-single',
+      `leaf-ts fast lane, SQLite, single, ${what}`,
+      route,
+      'formatted',
+      'none',
+      writes,
+      FORMAT_TAG,
+    ),
+    'fmt-batch': httpRow(
+      fast,
+      'fmt-batch',
+      `leaf-ts fast lane, SQLite, \`?count=${BATCH}\`, ${what}`,
+      `${route}?count=${BATCH}`,
+      'formattedBatch',
+      'none',
+      writes,
+      FORMAT_TAG,
+    ),
   };
 }
 
@@ -60,36 +112,186 @@ export function formattedRows(fast: Server): Record<string, HttpRow> {
 export function dialectRows(mariaLeaf: Server, pgLeaf: Server): Record<string, HttpRow> {
   return {
     'maria-single': httpRow(mariaLeaf, 'maria-single', 'leaf-ts fast lane, MariaDB, single', seg, 'seq', 'gap', loads),
-    'maria-batch': httpRow(mariaLeaf, 'maria-batch', `leaf-ts fast lane, MariaDB, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'maria-batch': httpRow(
+      mariaLeaf,
+      'maria-batch',
+      `leaf-ts fast lane, MariaDB, \`?count=${BATCH}\``,
+      segBatch,
+      'batch',
+      'gap',
+      loads,
+    ),
     'pg-single': httpRow(pgLeaf, 'pg-single', 'leaf-ts fast lane, PostgreSQL, single', seg, 'seq', 'gap', loads),
-    'pg-batch': httpRow(pgLeaf, 'pg-batch', `leaf-ts fast lane, PostgreSQL, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'pg-batch': httpRow(
+      pgLeaf,
+      'pg-batch',
+      `leaf-ts fast lane, PostgreSQL, \`?count=${BATCH}\``,
+      segBatch,
+      'batch',
+      'gap',
+      loads,
+    ),
   };
 }
 
-export function httpRows({ bare, fast, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid }: RowServers): Record<string, HttpRow> {
+export function httpRows({
+  bare,
+  fast,
+  plain,
+  mariaLeaf,
+  pgLeaf,
+  galeraLeaf,
+  cluster,
+  autoinc,
+  flickr,
+  redisAlt,
+  uuid,
+}: RowServers): Record<string, HttpRow> {
   const noStore = (note: string): Writes => ({ kind: 'none', note });
   return {
     ...fastRows(fast),
     ...dialectRows(mariaLeaf, pgLeaf),
-    'galera-single': httpRow(galeraLeaf, 'galera-single', 'leaf-ts fast lane, 3-node Galera cluster (multi-host URL), single', seg, 'seq', 'gap', loads),
-    'galera-batch': httpRow(galeraLeaf, 'galera-batch', `leaf-ts fast lane, 3-node Galera cluster (multi-host URL), \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
-    'cluster-single': httpRow(cluster, 'cluster-single', 'leaf-ts LEAF_WORKERS=2 (both cores), SQLite, single', seg, 'seq', 'none', loads),
-    'cluster-batch': httpRow(cluster, 'cluster-batch', `leaf-ts LEAF_WORKERS=2 (both cores), SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'none', loads),
-    snowflake: httpRow(fast, 'snowflake', 'leaf-ts snowflake, fast lane, `GET /api/id/snowflake`', '/api/id/snowflake', 'snowflake', 'increasing', { kind: 'lease' }),
-    autoinc: httpRow(autoinc, 'autoinc', 'alternative: MariaDB AUTO_INCREMENT, one `INSERT` per ID (InnoDB)', seg, 'seq', 'gap', { kind: 'fixed', per1000: 1000, note: 'one INSERT per ID' }),
-    flickr: httpRow(flickr, 'flickr', 'alternative: Flickr ticket server, `REPLACE INTO` + `LAST_INSERT_ID()` (MyISAM)', seg, 'seq', 'gap', { kind: 'fixed', per1000: 1000, note: 'one REPLACE per ID' }),
-    redis: httpRow(redisAlt, 'redis', 'alternative: Redis `INCR`', seg, 'seq', 'gap', { kind: 'fixed', per1000: 1000, note: 'one INCR per ID, in memory, no persistence' }),
-    uuid: httpRow(uuid, 'uuid', 'alternative: `crypto.randomUUID()`', seg, 'uuid', 'none', { kind: 'fixed', per1000: 0, note: 'no store' }),
-    'bare-single': httpRow(bare, 'bare-single', 'bare node:http ceiling, single', seg, 'seq', 'gap', noStore('no store')),
-    'bare-batch': httpRow(bare, 'bare-batch', `bare node:http ceiling, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', noStore('no store')),
-    'const-next': httpRow(plain, 'const-next', 'constant Next route ceiling, `GET /api/bench/constant`', '/api/bench/constant', 'constant', 'none', noStore('no store')),
+    'galera-single': httpRow(
+      galeraLeaf,
+      'galera-single',
+      'leaf-ts fast lane, 3-node Galera cluster (multi-host URL), single',
+      seg,
+      'seq',
+      'gap',
+      loads,
+    ),
+    'galera-batch': httpRow(
+      galeraLeaf,
+      'galera-batch',
+      `leaf-ts fast lane, 3-node Galera cluster (multi-host URL), \`?count=${BATCH}\``,
+      segBatch,
+      'batch',
+      'gap',
+      loads,
+    ),
+    'cluster-single': httpRow(
+      cluster,
+      'cluster-single',
+      'leaf-ts LEAF_WORKERS=2 (both cores), SQLite, single',
+      seg,
+      'seq',
+      'none',
+      loads,
+    ),
+    'cluster-batch': httpRow(
+      cluster,
+      'cluster-batch',
+      `leaf-ts LEAF_WORKERS=2 (both cores), SQLite, \`?count=${BATCH}\``,
+      segBatch,
+      'batch',
+      'none',
+      loads,
+    ),
+    snowflake: httpRow(
+      fast,
+      'snowflake',
+      'leaf-ts snowflake, fast lane, `GET /api/id/snowflake`',
+      '/api/id/snowflake',
+      'snowflake',
+      'increasing',
+      { kind: 'lease' },
+    ),
+    autoinc: httpRow(
+      autoinc,
+      'autoinc',
+      'alternative: MariaDB AUTO_INCREMENT, one `INSERT` per ID (InnoDB)',
+      seg,
+      'seq',
+      'gap',
+      { kind: 'fixed', per1000: 1000, note: 'one INSERT per ID' },
+    ),
+    flickr: httpRow(
+      flickr,
+      'flickr',
+      'alternative: Flickr ticket server, `REPLACE INTO` + `LAST_INSERT_ID()` (MyISAM)',
+      seg,
+      'seq',
+      'gap',
+      { kind: 'fixed', per1000: 1000, note: 'one REPLACE per ID' },
+    ),
+    redis: httpRow(redisAlt, 'redis', 'alternative: Redis `INCR`', seg, 'seq', 'gap', {
+      kind: 'fixed',
+      per1000: 1000,
+      note: 'one INCR per ID, in memory, no persistence',
+    }),
+    uuid: httpRow(uuid, 'uuid', 'alternative: `crypto.randomUUID()`', seg, 'uuid', 'none', {
+      kind: 'fixed',
+      per1000: 0,
+      note: 'no store',
+    }),
+    'bare-single': httpRow(
+      bare,
+      'bare-single',
+      'bare node:http ceiling, single',
+      seg,
+      'seq',
+      'gap',
+      noStore('no store'),
+    ),
+    'bare-batch': httpRow(
+      bare,
+      'bare-batch',
+      `bare node:http ceiling, \`?count=${BATCH}\``,
+      segBatch,
+      'batch',
+      'gap',
+      noStore('no store'),
+    ),
+    'const-next': httpRow(
+      plain,
+      'const-next',
+      'constant Next route ceiling, `GET /api/bench/constant`',
+      '/api/bench/constant',
+      'constant',
+      'none',
+      noStore('no store'),
+    ),
     'next-single': httpRow(plain, 'next-single', 'plain Next route handler, SQLite, single', seg, 'seq', 'gap', loads),
-    'next-batch': httpRow(plain, 'next-batch', `plain Next route handler, SQLite, \`?count=${BATCH}\``, segBatch, 'batch', 'gap', loads),
+    'next-batch': httpRow(
+      plain,
+      'next-batch',
+      `plain Next route handler, SQLite, \`?count=${BATCH}\``,
+      segBatch,
+      'batch',
+      'gap',
+      loads,
+    ),
   };
 }
 
 /** Measured in this order in even rounds, reversed in odd ones (rows not in the run's table are passed over). */
 export const ROW_GROUPS = [
-  ['bare-single', 'fast-single', 'wide-single', 'fmt-single', 'const-next', 'next-single', 'maria-single', 'pg-single', 'galera-single', 'cluster-single', 'snowflake', 'autoinc', 'flickr', 'redis', 'uuid'],
-  ['bare-batch', 'fast-batch', 'wide-batch', 'fmt-batch', 'next-batch', 'maria-batch', 'pg-batch', 'galera-batch', 'cluster-batch'],
+  [
+    'bare-single',
+    'fast-single',
+    'wide-single',
+    'fmt-single',
+    'const-next',
+    'next-single',
+    'maria-single',
+    'pg-single',
+    'galera-single',
+    'cluster-single',
+    'snowflake',
+    'autoinc',
+    'flickr',
+    'redis',
+    'uuid',
+  ],
+  [
+    'bare-batch',
+    'fast-batch',
+    'wide-batch',
+    'fmt-batch',
+    'next-batch',
+    'maria-batch',
+    'pg-batch',
+    'galera-batch',
+    'cluster-batch',
+  ],
 ];

@@ -76,14 +76,27 @@ import { type Meta, render } from './render';
 import { failures, notes, rows } from './results';
 import { ROW_GROUPS, dialectRows, fastRows, formattedRows, httpRows, wideRows } from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
-import { createFormat, createMariaTag, createTag, dbs, startGalera, startMaria, startPatroni, startPostgresDb } from './services';
+import {
+  createFormat,
+  createMariaTag,
+  createTag,
+  dbs,
+  startGalera,
+  startMaria,
+  startPatroni,
+  startPostgresDb,
+} from './services';
 import { type ClaimTarget, measureClaims, mysqlClaims, postgresClaims, sqliteClaims } from './claims';
 import { measureClient } from './clientRows';
 import { measureRestarts } from './restartRows';
 
 /** The direct claims on a fresh SQLite file (WAL) of the bench's temp dir, in this process. */
 function sqliteClaim(): ClaimTarget {
-  return sqliteClaims('claims-sqlite', 'direct claims: `allocate(tag, 1000)`, SQLite file (WAL), in this process (claims/s)', tmpDir);
+  return sqliteClaims(
+    'claims-sqlite',
+    'direct claims: `allocate(tag, 1000)`, SQLite file (WAL), in this process (claims/s)',
+    tmpDir,
+  );
 }
 
 /** The direct claims on the bench's PostgreSQL. */
@@ -122,7 +135,10 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
     cores: os.cpus().length,
-    load: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    load: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
     loadEnd: '',
     git: gitDescribe(),
     build: '',
@@ -163,31 +179,69 @@ async function main(): Promise<void> {
     const galera = await startGalera();
     meta.galera = galera.version;
 
-    const [bare, fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid] = await Promise.all([
-      startServer('bare node:http', 'tools/bench/bareServer.ts', {}),
-      leafServer('leaf-ts fast lane (SQLite)', {}),
-      leafServer('plain Next (LEAF_FAST_LANE=off, LEAF_BENCH_ROUTES=on)', { LEAF_FAST_LANE: 'off', LEAF_BENCH_ROUTES: 'on' }),
-      leafServer('leaf-ts fast lane (MariaDB)', { DATABASE_URL: db.leafUrl }, [mariaPid]),
-      leafServer('leaf-ts fast lane (PostgreSQL)', { DATABASE_URL: pgDb.leafUrl }, [pgDb.pid]),
-      leafServer('leaf-ts fast lane (Galera, 3 nodes)', { DATABASE_URL: galera.leafUrl }, galera.pids),
-      leafServer('leaf-ts fast lane (SQLite, LEAF_WORKERS=2)', { LEAF_WORKERS: '2' }),
-      startServer('auto-increment (InnoDB)', 'tools/bench/altServer.ts', { ALT_MODE: 'autoinc', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
-      startServer('Flickr tickets (MyISAM)', 'tools/bench/altServer.ts', { ALT_MODE: 'flickr', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) }, [mariaPid]),
-      startServer('Redis INCR', 'tools/bench/altServer.ts', { ALT_MODE: 'redis', ALT_REDIS_URL: redis.url }, redis.child.pid === undefined ? [] : [redis.child.pid]),
-      startServer('crypto.randomUUID()', 'tools/bench/altServer.ts', { ALT_MODE: 'uuid' }),
-    ]);
+    const [bare, fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid] =
+      await Promise.all([
+        startServer('bare node:http', 'tools/bench/bareServer.ts', {}),
+        leafServer('leaf-ts fast lane (SQLite)', {}),
+        leafServer('plain Next (LEAF_FAST_LANE=off, LEAF_BENCH_ROUTES=on)', {
+          LEAF_FAST_LANE: 'off',
+          LEAF_BENCH_ROUTES: 'on',
+        }),
+        leafServer('leaf-ts fast lane (MariaDB)', { DATABASE_URL: db.leafUrl }, [mariaPid]),
+        leafServer('leaf-ts fast lane (PostgreSQL)', { DATABASE_URL: pgDb.leafUrl }, [pgDb.pid]),
+        leafServer('leaf-ts fast lane (Galera, 3 nodes)', { DATABASE_URL: galera.leafUrl }, galera.pids),
+        leafServer('leaf-ts fast lane (SQLite, LEAF_WORKERS=2)', { LEAF_WORKERS: '2' }),
+        startServer(
+          'auto-increment (InnoDB)',
+          'tools/bench/altServer.ts',
+          { ALT_MODE: 'autoinc', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) },
+          [mariaPid],
+        ),
+        startServer(
+          'Flickr tickets (MyISAM)',
+          'tools/bench/altServer.ts',
+          { ALT_MODE: 'flickr', ALT_MYSQL_URL: db.altUrl, ALT_MYSQL_POOL: String(ALT_POOL) },
+          [mariaPid],
+        ),
+        startServer(
+          'Redis INCR',
+          'tools/bench/altServer.ts',
+          { ALT_MODE: 'redis', ALT_REDIS_URL: redis.url },
+          redis.child.pid === undefined ? [] : [redis.child.pid],
+        ),
+        startServer('crypto.randomUUID()', 'tools/bench/altServer.ts', { ALT_MODE: 'uuid' }),
+      ]);
     servers = [bare, fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid];
     fast = fastLane;
     await createMariaTag(mariaLeaf);
     await createMariaTag(pgLeaf);
     await createMariaTag(galeraLeaf);
     await waitForWorkers(cluster);
-    table = httpRows({ bare, fast: fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid });
+    table = httpRows({
+      bare,
+      fast: fastLane,
+      plain,
+      mariaLeaf,
+      pgLeaf,
+      galeraLeaf,
+      cluster,
+      autoinc,
+      flickr,
+      redisAlt,
+      uuid,
+    });
     claimTargets = [
       ...(runs('claims') ? [sqliteClaim()] : []),
-      mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [mariaPid]),
+      mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [
+        mariaPid,
+      ]),
       pgClaim(pgDb.leafUrl, pgDb.pid),
-      mysqlClaims('claims-galera', 'direct claims: `allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)', galera.leafUrl, galera.pids),
+      mysqlClaims(
+        'claims-galera',
+        'direct claims: `allocate(tag, 1000)`, 3-node Galera, multi-host URL (claims/s)',
+        galera.leafUrl,
+        galera.pids,
+      ),
     ];
   } else if (dialects) {
     // MariaDB and PostgreSQL side by side: the same server.ts on each, single and ?count=1000, then their direct claims.
@@ -205,13 +259,23 @@ async function main(): Promise<void> {
     await createMariaTag(mariaLeaf);
     await createMariaTag(pgLeaf);
     table = dialectRows(mariaLeaf, pgLeaf);
-    claimTargets = [mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [mariaPid]), pgClaim(pgDb.leafUrl, pgDb.pid)];
+    claimTargets = [
+      mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [
+        mariaPid,
+      ]),
+      pgClaim(pgDb.leafUrl, pgDb.pid),
+    ];
   } else if (runs('claims')) {
     const db = await startMaria();
     meta.maria = `MariaDB ${db.version}`;
     mariaPid = dbs.maria?.pid;
     if (mariaPid === undefined) throw new Error('mariadbd has no PID');
-    claimTargets = [sqliteClaim(), mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [mariaPid])];
+    claimTargets = [
+      sqliteClaim(),
+      mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [
+        mariaPid,
+      ]),
+    ];
   }
   if (!http && (runs('wide') || runs('formatted') || runs('client'))) {
     fast = await leafServer('leaf-ts fast lane (SQLite)', {});
@@ -219,7 +283,14 @@ async function main(): Promise<void> {
     if (runs('wide') || runs('formatted')) table = fastRows(fast);
   }
   if (fast !== null && runs('formatted')) {
-    const refused = await createFormat(fast, { bizTag: FORMAT_TAG, pattern: FORMAT_PATTERN, resetPeriod: 'daily', timeZone: 'UTC', step: 1000, description: 'npm run bench: formatted IDs' });
+    const refused = await createFormat(fast, {
+      bizTag: FORMAT_TAG,
+      pattern: FORMAT_PATTERN,
+      resetPeriod: 'daily',
+      timeZone: 'UTC',
+      step: 1000,
+      description: 'npm run bench: formatted IDs',
+    });
     if (refused === null) Object.assign(table, formattedRows(fast));
     else {
       notes.push(`The formatted-ID rows (tag \`${FORMAT_TAG}\`) are skipped: ${refused}`);
@@ -228,10 +299,17 @@ async function main(): Promise<void> {
   }
   if (fast !== null && runs('wide')) {
     // Refused until this version issues IDs past 2^53 (issue 10): the rows are then left out, with the reason.
-    const refused = await createTag(fast, { bizTag: WIDE_TAG, step: 1000, maxId: WIDE_MAX_ID, description: 'npm run bench: IDs above 2^53' });
+    const refused = await createTag(fast, {
+      bizTag: WIDE_TAG,
+      step: 1000,
+      maxId: WIDE_MAX_ID,
+      description: 'npm run bench: IDs above 2^53',
+    });
     if (refused === null) Object.assign(table, wideRows(fast));
     else {
-      notes.push(`The rows above 2^53 (tag \`${WIDE_TAG}\` at max_id ${WIDE_MAX_ID}, next to fast-single and fast-batch) are skipped: ${refused}`);
+      notes.push(
+        `The rows above 2^53 (tag \`${WIDE_TAG}\` at max_id ${WIDE_MAX_ID}, next to fast-single and fast-batch) are skipped: ${refused}`,
+      );
       progress(`wide rows skipped: ${refused}`);
     }
   }
@@ -261,7 +339,12 @@ async function main(): Promise<void> {
     const patroni = await startPatroni();
     meta.patroni = patroni.version;
     claimTargets.push(
-      postgresClaims('claims-patroni', 'direct claims: `allocate(tag, 1000)`, 3-node Patroni (synchronous_mode), multi-host URL (claims/s)', patroni.leafUrl, patroni.pids),
+      postgresClaims(
+        'claims-patroni',
+        'direct claims: `allocate(tag, 1000)`, 3-node Patroni (synchronous_mode), multi-host URL (claims/s)',
+        patroni.leafUrl,
+        patroni.pids,
+      ),
     );
   }
   if (claimTargets.length > 0) await measureClaims(claimTargets);
@@ -299,14 +382,19 @@ async function main(): Promise<void> {
     await measureLoops();
   }
 
-  meta.loadEnd = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  meta.loadEnd = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   meta.totalS = (Date.now() - t0) / 1000;
   const { md, missed } = render(meta);
   // A partial run (BENCH_ONLY) prints its table but leaves the committed results alone.
   const whole = ONLY_GROUPS.every(runs);
   if (whole) fs.writeFileSync(RESULTS_FILE, md);
   console.log('\n' + md);
-  progress(`${whole ? 'wrote' : 'BENCH_ONLY: did not write'} ${path.relative(ROOT, RESULTS_FILE)}; total ${((Date.now() - t0) / 1000).toFixed(1)} s (cap ${HARD_CAP_MS / 60_000} min); load average now ${meta.loadEnd}`);
+  progress(
+    `${whole ? 'wrote' : 'BENCH_ONLY: did not write'} ${path.relative(ROOT, RESULTS_FILE)}; total ${((Date.now() - t0) / 1000).toFixed(1)} s (cap ${HARD_CAP_MS / 60_000} min); load average now ${meta.loadEnd}`,
+  );
   if (missed.length > 0) progress(`targets missed: ${missed.join('; ')}`);
   if (failures.length > 0) {
     progress(`FAIL: ${failures.join('; ')}`);

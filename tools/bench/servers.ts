@@ -29,7 +29,12 @@ export interface Server {
  * A server on a free port. The port is free only a moment before the server binds it; when another process took it
  * in between (EADDRINUSE in the output), the server is started again on another one, up to 3 times.
  */
-export async function startServer(name: string, script: string, extraEnv: Record<string, string>, dbPids: number[] = []): Promise<Server> {
+export async function startServer(
+  name: string,
+  script: string,
+  extraEnv: Record<string, string>,
+  dbPids: number[] = [],
+): Promise<Server> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startServerOn(await freePort(), name, script, extraEnv, dbPids);
@@ -40,17 +45,42 @@ export async function startServer(name: string, script: string, extraEnv: Record
   }
 }
 
-async function startServerOn(port: number, name: string, script: string, extraEnv: Record<string, string>, dbPids: number[]): Promise<Server> {
+async function startServerOn(
+  port: number,
+  name: string,
+  script: string,
+  extraEnv: Record<string, string>,
+  dbPids: number[],
+): Promise<Server> {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', LEAF_LOG_LEVEL: 'warn' };
   // The shell's own settings must not leak in: a DATABASE_URL would win over the temp SQLite file, a token would
   // make every request a 401, LEAF_WORKERS>1 would put the engine in cluster workers a row does not expect, and
   // the bench route or snowflake switches would change what a row measures. Each row sets what it needs.
-  for (const k of ['DATABASE_URL', 'LEAF_ID_TOKEN', 'LEAF_ADMIN_TOKEN', 'LEAF_BENCH_ROUTES', 'LEAF_SNOWFLAKE', 'LEAF_NODE_ID', 'LEAF_DATA_DIR', 'LEAF_WORKER_LEASE_MS']) delete env[k];
+  for (const k of [
+    'DATABASE_URL',
+    'LEAF_ID_TOKEN',
+    'LEAF_ADMIN_TOKEN',
+    'LEAF_BENCH_ROUTES',
+    'LEAF_SNOWFLAKE',
+    'LEAF_NODE_ID',
+    'LEAF_DATA_DIR',
+    'LEAF_WORKER_LEASE_MS',
+  ])
+    delete env[k];
   env.LEAF_WORKERS = '1';
   Object.assign(env, extraEnv);
   // Every server, bare included, runs with the flags `npm start` uses.
   const child = spawnServer({ port, env, script, nodeFlags: serverNodeFlags, cwd: ROOT });
-  const server: Server = { name, child, port, base: `http://127.0.0.1:${port}`, workers: Number(env.LEAF_WORKERS), dbPids, tail: [], logLines: 0 };
+  const server: Server = {
+    name,
+    child,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    workers: Number(env.LEAF_WORKERS),
+    dbPids,
+    tail: [],
+    logLines: 0,
+  };
   const keep = (isErr: boolean) => (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) {
       if (line.trim() === '') continue;
@@ -85,7 +115,13 @@ export async function leafServer(name: string, env: Record<string, string>, dbPi
   return startServer(
     name,
     'server.ts',
-    { LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'), LEAF_DATA_DIR: dir, LEAF_ADMIN_TOKEN: ADMIN_TOKEN, LEAF_FAST_LANE: 'on', ...env },
+    {
+      LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'),
+      LEAF_DATA_DIR: dir,
+      LEAF_ADMIN_TOKEN: ADMIN_TOKEN,
+      LEAF_FAST_LANE: 'on',
+      ...env,
+    },
     dbPids,
   );
 }

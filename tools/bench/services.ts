@@ -5,7 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { GaleraCluster, MariadbServer, PatroniCluster, PostgresServer, type RedisServer, describeRoles, psql, withDatabase } from '../harness';
+import {
+  GaleraCluster,
+  MariadbServer,
+  PatroniCluster,
+  PostgresServer,
+  type RedisServer,
+  describeRoles,
+  psql,
+  withDatabase,
+} from '../harness';
 import { ADMIN_TOKEN, TAG, progress, sleep, tmpDir } from './config';
 import { probe } from './ids';
 import type { Server } from './servers';
@@ -59,7 +68,9 @@ export async function startMaria(): Promise<MariaInfo> {
     throw new Error(`alternative tables have the wrong engines: ${JSON.stringify(engines)}`);
   }
   await maria.rootQuery(["INSERT INTO leaf_bench_alt.tickets64 (stub) VALUES ('a')"]);
-  progress(`mariadb: ${version} PID ${maria.pid} on 127.0.0.1:${maria.port}; leaf_bench (leaf-ts) and leaf_bench_alt (id_autoinc InnoDB, tickets64 MyISAM) ready in ${Date.now() - started} ms`);
+  progress(
+    `mariadb: ${version} PID ${maria.pid} on 127.0.0.1:${maria.port}; leaf_bench (leaf-ts) and leaf_bench_alt (id_autoinc InnoDB, tickets64 MyISAM) ready in ${Date.now() - started} ms`,
+  );
   return { version, leafUrl, altUrl };
 }
 
@@ -81,7 +92,9 @@ export async function startPostgresDb(): Promise<PostgresInfo> {
   const leafUrl = await server.createAppUser('leaf_bench', 'leaf_bench');
   const [[version]] = await psql(server.superuserConninfo(), "SELECT current_setting('server_version')");
   if (server.pid === undefined) throw new Error('postgres has no PID');
-  progress(`postgres: ${version} PID ${server.pid} on 127.0.0.1:${server.port}; leaf_bench ready in ${Date.now() - started} ms`);
+  progress(
+    `postgres: ${version} PID ${server.pid} on 127.0.0.1:${server.port}; leaf_bench ready in ${Date.now() - started} ms`,
+  );
   return { version: `PostgreSQL ${version}`, leafUrl, pid: server.pid };
 }
 
@@ -104,11 +117,16 @@ export async function startGalera(): Promise<ClusterInfo> {
   dbs.galera = cluster;
   const db = await cluster.createDatabase('leaf_bench');
   const leafUrl = cluster.multiHostUrl([0, 1, 2], db.name);
-  const out = (await cluster.nodes[0].rootQuery(['SELECT VERSION() AS v', "SHOW GLOBAL STATUS LIKE 'wsrep_provider_version'"])) as unknown[];
+  const out = (await cluster.nodes[0].rootQuery([
+    'SELECT VERSION() AS v',
+    "SHOW GLOBAL STATUS LIKE 'wsrep_provider_version'",
+  ])) as unknown[];
   const version = `${(out[0] as Array<{ v: string }>)[0].v}, Galera ${(out[1] as Array<{ Value: string }>)[0]?.Value ?? '?'}`;
   const pids = cluster.nodes.map((n) => n.pid).filter((p): p is number => p !== undefined);
   if (pids.length !== 3) throw new Error(`galera: ${pids.length} of 3 nodes have a PID`);
-  progress(`galera: ${version}, 3 nodes (PIDs ${pids.join(', ')}) on ${cluster.hosts.join(', ')}; database ${db.name} ready in ${Date.now() - started} ms`);
+  progress(
+    `galera: ${version}, 3 nodes (PIDs ${pids.join(', ')}) on ${cluster.hosts.join(', ')}; database ${db.name} ready in ${Date.now() - started} ms`,
+  );
   return { version, leafUrl, pids };
 }
 
@@ -119,14 +137,22 @@ export async function startGalera(): Promise<ClusterInfo> {
  */
 export async function startPatroni(): Promise<ClusterInfo> {
   const started = Date.now();
-  const cluster = await PatroniCluster.create({ nodes: 3, synchronous: true, log: (line) => progress(`patroni: ${line}`) });
+  const cluster = await PatroniCluster.create({
+    nodes: 3,
+    synchronous: true,
+    log: (line) => progress(`patroni: ${line}`),
+  });
   dbs.patroni = cluster;
   const primary = await cluster.waitForLeader();
   const [[version]] = await cluster.query(primary, "SELECT current_setting('server_version')");
   // postmaster.pid's first line; the file is the postgres user's, readable by root as the bench runs.
-  const pids = cluster.nodes.map((n) => Number(fs.readFileSync(path.join(n.paths.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
+  const pids = cluster.nodes.map((n) =>
+    Number(fs.readFileSync(path.join(n.paths.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
+  );
   if (!pids.every((p) => Number.isInteger(p) && p > 0)) throw new Error(`patroni: postmaster PIDs ${pids.join(', ')}`);
-  progress(`patroni: PostgreSQL ${version}, ${describeRoles(await cluster.roles())}; postmasters ${pids.join(', ')}; ready in ${Date.now() - started} ms`);
+  progress(
+    `patroni: PostgreSQL ${version}, ${describeRoles(await cluster.roles())}; postmasters ${pids.join(', ')}; ready in ${Date.now() - started} ms`,
+  );
   return { version: `PostgreSQL ${version} under Patroni (synchronous_mode)`, leafUrl: cluster.url(), pids };
 }
 
@@ -140,19 +166,25 @@ export async function createMariaTag(server: Server): Promise<void> {
  * Creates a tag through POST /api/admin/tags and waits until it serves. Returns null when it does, or the
  * server's refusal (a 4xx, e.g. a max_id this version cannot issue) for the caller to report; throws otherwise.
  */
-export async function createTag(server: Server, body: { bizTag: string; step: number; maxId?: string; description: string }): Promise<string | null> {
+export async function createTag(
+  server: Server,
+  body: { bizTag: string; step: number; maxId?: string; description: string },
+): Promise<string | null> {
   const refused = await postAdmin(server, '/api/admin/tags', body);
   if (refused !== null) return refused;
   const started = Date.now();
   for (;;) {
     try {
       await probe(`${server.base}/api/id/segment/${body.bizTag}`, 'seq', body.bizTag);
-      progress(`${server.name}: tag ${body.bizTag} created (step ${body.step}${body.maxId === undefined ? '' : `, max_id ${body.maxId}`}) and serving`);
+      progress(
+        `${server.name}: tag ${body.bizTag} created (step ${body.step}${body.maxId === undefined ? '' : `, max_id ${body.maxId}`}) and serving`,
+      );
       return null;
     } catch (error) {
       // Created but not served (say, an ID past what this version can issue): refused as well, not a crash.
       const why = error instanceof Error ? error.message : String(error);
-      if (/: HTTP 4\d\d /.test(why) || Date.now() - started > 10_000) return `${server.name}: tag ${body.bizTag} created but not served: ${why}`;
+      if (/: HTTP 4\d\d /.test(why) || Date.now() - started > 10_000)
+        return `${server.name}: tag ${body.bizTag} created but not served: ${why}`;
       await sleep(200);
     }
   }

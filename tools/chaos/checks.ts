@@ -5,9 +5,14 @@ import { FORMATTED_KINDS, type GrowF64, type Kind, type OkRecord, type Recorder,
 
 export type Family = 'segment' | 'snowflake' | 'formatted';
 
-export const familyOf = (kind: Kind): Family => (SEGMENT_KINDS.has(kind) ? 'segment' : FORMATTED_KINDS.has(kind) ? 'formatted' : 'snowflake');
+export const familyOf = (kind: Kind): Family =>
+  SEGMENT_KINDS.has(kind) ? 'segment' : FORMATTED_KINDS.has(kind) ? 'formatted' : 'snowflake';
 
-const OK_503: Record<Family, ReadonlySet<string>> = { segment: SEGMENT_OK_503, snowflake: SNOWFLAKE_OK_503, formatted: FORMATTED_OK_503 };
+const OK_503: Record<Family, ReadonlySet<string>> = {
+  segment: SEGMENT_OK_503,
+  snowflake: SNOWFLAKE_OK_503,
+  formatted: FORMATTED_OK_503,
+};
 
 /** Whether a 503 with this JSON error code is one a fault may cause on this kind's route (when is checked apart). */
 export function expected503(kind: Kind, code: string): boolean {
@@ -20,7 +25,11 @@ export interface DuplicateReport {
 }
 
 /** Overlaps between any two [start, end] pairs of `ranges`; `describe` words an example. */
-function rangeOverlaps(ranges: GrowF64, report: DuplicateReport, describe: (start: number, end: number, maxEnd: number) => string): void {
+function rangeOverlaps(
+  ranges: GrowF64,
+  report: DuplicateReport,
+  describe: (start: number, end: number, maxEnd: number) => string,
+): void {
   const data = ranges.data;
   const n = ranges.length / 2;
   const order = new Uint32Array(n);
@@ -54,7 +63,11 @@ export function formattedDuplicates(rec: Recorder): DuplicateReport & { ranges: 
   const report = { duplicates: 0, examples: [] as string[], ranges: 0, periods: rec.fmtRanges.size };
   for (const [period, ranges] of rec.fmtRanges) {
     report.ranges += ranges.length / 2;
-    rangeOverlaps(ranges, report, (start, end, maxEnd) => `period ${period}: sequence ${start}..${end} overlaps numbers up to ${maxEnd}`);
+    rangeOverlaps(
+      ranges,
+      report,
+      (start, end, maxEnd) => `period ${period}: sequence ${start}..${end} overlaps numbers up to ${maxEnd}`,
+    );
   }
   return report;
 }
@@ -165,5 +178,11 @@ export function firstOkAfter(rec: Recorder, node: number, after: number, kinds: 
 
 /** A segment load of the chaos tag between `from` and `to` that took at least the slow proxies' least delay: it went through them. */
 export function isSlowLoad(e: LogEvent, from: number, to: number): boolean {
-  return e.event === 'segment_loaded' && e.fields.bizTag === TAG && e.at >= from && e.at <= to && Number(e.fields.durationMs) >= LATENCY.minMs * 0.9;
+  return (
+    e.event === 'segment_loaded' &&
+    e.fields.bizTag === TAG &&
+    e.at >= from &&
+    e.at <= to &&
+    Number(e.fields.durationMs) >= LATENCY.minMs * 0.9
+  );
 }

@@ -8,7 +8,16 @@ import path from 'node:path';
 import { openStore } from '../../lib/store';
 import { defaultMigrationsDir } from '../../lib/store/migrations';
 import { storeUrlTarget } from '../../lib/store/target';
-import { GaleraCluster, MariadbServer, PatroniCluster, PostgresServer, describeRoles, freePort, startHaproxyRecipe, waitForServers } from '../harness';
+import {
+  GaleraCluster,
+  MariadbServer,
+  PatroniCluster,
+  PostgresServer,
+  describeRoles,
+  freePort,
+  startHaproxyRecipe,
+  waitForServers,
+} from '../harness';
 import { ADMIN_TOKEN, CLIENT_TIMEOUT_MS, DB_STEP, FORMAT, FORMAT_TAG, NODES, REPO_ROOT, TAG } from './config';
 import type { ChaosRun } from './context';
 import { Load, type LoadTarget, SERVED_BY } from './load';
@@ -38,8 +47,13 @@ async function createFormat(run: ChaosRun): Promise<void> {
     body: JSON.stringify({ bizTag: FORMAT_TAG, ...FORMAT, description: 'chaos harness' }),
     signal: AbortSignal.timeout(10_000),
   });
-  if (response.status !== 201) throw new Error(`POST /api/admin/formats on ${node.name}: ${response.status} ${(await response.text()).slice(0, 300)}`);
-  run.say(`formatted tag "${FORMAT_TAG}" created on ${node.name}: ${FORMAT.pattern}, ${FORMAT.resetPeriod} in ${FORMAT.timeZone}, step ${FORMAT.step}`);
+  if (response.status !== 201)
+    throw new Error(
+      `POST /api/admin/formats on ${node.name}: ${response.status} ${(await response.text()).slice(0, 300)}`,
+    );
+  run.say(
+    `formatted tag "${FORMAT_TAG}" created on ${node.name}: ${FORMAT.pattern}, ${FORMAT.resetPeriod} in ${FORMAT.timeZone}, step ${FORMAT.step}`,
+  );
 }
 
 /** Starts the run's MariaDB with the tag created on it; its app user's URL. */
@@ -85,7 +99,9 @@ export async function startCluster(run: ChaosRun): Promise<void> {
 export async function startBalancedCluster(run: ChaosRun): Promise<void> {
   const { say, nodes, runDir } = run;
   const { url } = await startMariadb(run);
-  await startNodes(run, Array<string>(NODES).fill(url), () => 'straight to MariaDB', { LEAF_TRUSTED_PROXIES: '127.0.0.1' });
+  await startNodes(run, Array<string>(NODES).fill(url), () => 'straight to MariaDB', {
+    LEAF_TRUSTED_PROXIES: '127.0.0.1',
+  });
   const haproxy = await startHaproxyRecipe({
     servers: nodes.map((n) => n.port),
     dir: path.join(runDir, 'haproxy'),
@@ -94,8 +110,11 @@ export async function startBalancedCluster(run: ChaosRun): Promise<void> {
   });
   run.haproxy = haproxy;
   const names = nodes.map((_, i) => `leaf${i + 1}`);
-  if (!(await waitForServers(haproxy, names, 'UP', 10_000))) throw new Error(`haproxy did not mark every node UP: ${JSON.stringify((await haproxy.stats()).servers)}`);
-  say(`haproxy :${haproxy.port} in front of ${nodes.map((n, i) => `${names[i]}=${n.name} :${n.port}`).join(', ')}: all UP`);
+  if (!(await waitForServers(haproxy, names, 'UP', 10_000)))
+    throw new Error(`haproxy did not mark every node UP: ${JSON.stringify((await haproxy.stats()).servers)}`);
+  say(
+    `haproxy :${haproxy.port} in front of ${nodes.map((n, i) => `${names[i]}=${n.name} :${n.port}`).join(', ')}: all UP`,
+  );
 }
 
 /**
@@ -110,7 +129,13 @@ export async function startGaleraCluster(run: ChaosRun): Promise<void> {
     const live = cluster.nodes.findIndex((n) => n.isRunning && !n.isPaused);
     return live === -1 ? null : cluster.urlFor(live, database.name);
   };
-  await startOnMultiHostUrl(run, cluster.nodes.length, (order) => cluster.multiHostUrl(order, database.name), 'g', `Galera (${cluster.hosts.join(', ')})`);
+  await startOnMultiHostUrl(
+    run,
+    cluster.nodes.length,
+    (order) => cluster.multiHostUrl(order, database.name),
+    'g',
+    `Galera (${cluster.hosts.join(', ')})`,
+  );
 }
 
 /**
@@ -123,12 +148,26 @@ export async function startPatroniCluster(run: ChaosRun): Promise<void> {
   run.patroni = cluster;
   run.checkUrl = () => (cluster.nodes.some((n) => n.isRunning) ? cluster.url() : null);
   const hosts = cluster.nodes.map((_, i) => cluster.host(i)).join(', ');
-  await startOnMultiHostUrl(run, cluster.nodes.length, (order) => cluster.url(order), 'pg', `Patroni (${describeRoles(await cluster.roles())}; ${hosts})`);
+  await startOnMultiHostUrl(
+    run,
+    cluster.nodes.length,
+    (order) => cluster.url(order),
+    'pg',
+    `Patroni (${describeRoles(await cluster.roles())}; ${hosts})`,
+  );
 }
 
 /** The tag, then every leaf-ts node on the multi-host URL with the hosts rotated so node i prefers database node i. */
-async function startOnMultiHostUrl(run: ChaosRun, hostCount: number, url: (order: number[]) => string, hostPrefix: string, where: string): Promise<void> {
-  const orders = Array.from({ length: NODES }, (_, i) => Array.from({ length: hostCount }, (_, k) => (i + k) % hostCount));
+async function startOnMultiHostUrl(
+  run: ChaosRun,
+  hostCount: number,
+  url: (order: number[]) => string,
+  hostPrefix: string,
+  where: string,
+): Promise<void> {
+  const orders = Array.from({ length: NODES }, (_, i) =>
+    Array.from({ length: hostCount }, (_, k) => (i + k) % hostCount),
+  );
   await createTag(run, url(orders[0]), where);
   await startNodes(
     run,
@@ -138,7 +177,12 @@ async function startOnMultiHostUrl(run: ChaosRun, hostCount: number, url: (order
 }
 
 /** Starts NODES leaf-ts nodes, node i on `urls[i]` (healthy before it returns), and creates the formatted tag. */
-async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) => string, extraEnv: Record<string, string> = {}): Promise<void> {
+async function startNodes(
+  run: ChaosRun,
+  urls: string[],
+  describe: (i: number) => string,
+  extraEnv: Record<string, string> = {},
+): Promise<void> {
   const { say, violate, nodes, logEvents, runId, runDir } = run;
   for (let i = 0; i < NODES; i++) {
     const name = `n${i + 1}`;
@@ -158,7 +202,8 @@ async function startNodes(run: ChaosRun, urls: string[], describe: (i: number) =
         },
         onLog: (e) => {
           logEvents.push(e);
-          if (e.event === 'unexpected_error' || e.event === 'admin_route_failed') say(`${e.node}: ${e.event} ${JSON.stringify(e.fields).slice(0, 300)}`);
+          if (e.event === 'unexpected_error' || e.event === 'admin_route_failed')
+            say(`${e.node}: ${e.event} ${JSON.stringify(e.fields).slice(0, 300)}`);
         },
         onUnexpectedExit: (n, code, signal) => {
           if (!run.tearingDown) violate(`${n.name} exited unasked (code ${code}, signal ${signal}):\n${n.logTail(15)}`);
@@ -176,12 +221,22 @@ export function startLoad(run: ChaosRun): ReturnType<typeof setInterval> {
   const { size, random, say, nodes, rec, haproxy } = run;
   const balanced = haproxy !== null;
   // Through the balancer: one target that is always up; each answer is the node's whose name HAProxy put on it.
-  const targets: LoadTarget[] = balanced ? [{ name: 'haproxy', port: haproxy.port, state: 'up', life: 1, wasDownDuring: () => false }] : nodes;
+  const targets: LoadTarget[] = balanced
+    ? [{ name: 'haproxy', port: haproxy.port, state: 'up', life: 1, wasDownDuring: () => false }]
+    : nodes;
   const servedBy = (name: string | undefined) => {
     const node = name === undefined ? -1 : Number(/^leaf(\d+)$/.exec(name)?.[1] ?? 0) - 1;
     return node >= 0 && node < nodes.length ? { node, life: nodes[node].life } : null;
   };
-  const load = new Load({ targets, servedBy: balanced ? servedBy : undefined, recorder: rec, tag: TAG, formatTag: FORMAT_TAG, timeoutMs: CLIENT_TIMEOUT_MS, random });
+  const load = new Load({
+    targets,
+    servedBy: balanced ? servedBy : undefined,
+    recorder: rec,
+    tag: TAG,
+    formatTag: FORMAT_TAG,
+    timeoutMs: CLIENT_TIMEOUT_MS,
+    random,
+  });
   run.load = load;
   load.startClients(size.loops, size.ratePerLoop);
   load.startChurn(balanced ? size.churnPerNode * nodes.length : size.churnPerNode);

@@ -24,7 +24,12 @@ export const SEGMENT_OK_503 = new Set(['store_unavailable', 'segment_unavailable
  * (each period is a segment-mode tag of its own, so the step then grows as the segment tag's does).
  */
 export const FORMAT_TAG = 'chaos-fmt';
-export const FORMAT = { pattern: 'CH-{yyyyMMdd}-{seq:9}', resetPeriod: 'daily', timeZone: 'Asia/Shanghai', step: 50 } as const;
+export const FORMAT = {
+  pattern: 'CH-{yyyyMMdd}-{seq:9}',
+  resetPeriod: 'daily',
+  timeZone: 'Asia/Shanghai',
+  step: 50,
+} as const;
 /** An ID of FORMAT: its date (the period key) and its sequence number. */
 export const FORMATTED_ID = /^CH-([0-9]{8})-([0-9]{9})$/;
 /** As the segment route's; never `sequence_exhausted`: {seq:9} holds 999,999,999 numbers a day, far above a run. */
@@ -113,8 +118,30 @@ export const SIZES: Record<'small' | 'full', Size> = {
  * start (~15 s here) and each rejoin (IST, ~4 s).
  */
 export const GALERA_SIZES: Record<'small' | 'full', Size> = {
-  small: { ...SIZES.small, budgetS: 190, baselineS: 6, slowS: 0, kills: 0, cuts: 0, dbKills: 2, partitions: 1, partitionS: 6, actionGapS: [1, 2] },
-  full: { ...SIZES.full, budgetS: 420, baselineS: 15, slowS: 0, kills: 2, cuts: 0, dbKills: 5, partitions: 3, partitionS: 10, actionGapS: [1, 4] },
+  small: {
+    ...SIZES.small,
+    budgetS: 190,
+    baselineS: 6,
+    slowS: 0,
+    kills: 0,
+    cuts: 0,
+    dbKills: 2,
+    partitions: 1,
+    partitionS: 6,
+    actionGapS: [1, 2],
+  },
+  full: {
+    ...SIZES.full,
+    budgetS: 420,
+    baselineS: 15,
+    slowS: 0,
+    kills: 2,
+    cuts: 0,
+    dbKills: 5,
+    partitions: 3,
+    partitionS: 10,
+    actionGapS: [1, 4],
+  },
 };
 
 /**
@@ -122,8 +149,30 @@ export const GALERA_SIZES: Record<'small' | 'full', Size> = {
  * no fault proxies); the faults are the nodes': SIGKILLed, or stopped gracefully (SIGTERM), and started again.
  */
 export const LB_SIZES: Record<'small' | 'full', Size> = {
-  small: { ...SIZES.small, budgetS: 140, warmupS: 5, baselineS: 6, slowS: 0, kills: 3, cuts: 0, lbStops: 3, tailS: 4, actionGapS: [1, 3] },
-  full: { ...SIZES.full, budgetS: 400, warmupS: 8, baselineS: 20, slowS: 0, kills: 10, cuts: 0, lbStops: 10, tailS: 15, actionGapS: [1, 4] },
+  small: {
+    ...SIZES.small,
+    budgetS: 140,
+    warmupS: 5,
+    baselineS: 6,
+    slowS: 0,
+    kills: 3,
+    cuts: 0,
+    lbStops: 3,
+    tailS: 4,
+    actionGapS: [1, 3],
+  },
+  full: {
+    ...SIZES.full,
+    budgetS: 400,
+    warmupS: 8,
+    baselineS: 20,
+    slowS: 0,
+    kills: 10,
+    cuts: 0,
+    lbStops: 10,
+    tailS: 15,
+    actionGapS: [1, 4],
+  },
 };
 
 /**
@@ -132,14 +181,42 @@ export const LB_SIZES: Record<'small' | 'full', Size> = {
  * --db postgres covers that. The budget includes the cluster's start (~15 s), each failover (~10 s) and rejoin.
  */
 export const PATRONI_SIZES: Record<'small' | 'full', Size> = {
-  small: { ...SIZES.small, budgetS: 200, baselineS: 6, slowS: 0, kills: 1, cuts: 0, primaryKills: 1, switchovers: 1, replicaKills: 1, actionGapS: [1, 2] },
-  full: { ...SIZES.full, budgetS: 450, baselineS: 15, slowS: 0, kills: 3, cuts: 0, primaryKills: 4, switchovers: 3, replicaKills: 3, actionGapS: [1, 4] },
+  small: {
+    ...SIZES.small,
+    budgetS: 200,
+    baselineS: 6,
+    slowS: 0,
+    kills: 1,
+    cuts: 0,
+    primaryKills: 1,
+    switchovers: 1,
+    replicaKills: 1,
+    actionGapS: [1, 2],
+  },
+  full: {
+    ...SIZES.full,
+    budgetS: 450,
+    baselineS: 15,
+    slowS: 0,
+    kills: 3,
+    cuts: 0,
+    primaryKills: 4,
+    switchovers: 3,
+    replicaKills: 3,
+    actionGapS: [1, 4],
+  },
 };
 
 export type Database = 'mariadb' | 'galera' | 'postgres' | 'patroni';
 export type Balancer = 'none' | 'haproxy';
 
-export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: number; keepLogs: boolean; db: Database; lb: Balancer } {
+export function parseArgs(argv: string[]): {
+  size: 'small' | 'full';
+  seed: number;
+  keepLogs: boolean;
+  db: Database;
+  lb: Balancer;
+} {
   let size: 'small' | 'full' = 'small';
   let db: Database = 'mariadb';
   let lb: Balancer = 'none';
@@ -163,7 +240,8 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
       if (!Number.isSafeInteger(seed)) throw new Error('--seed must be an integer');
     } else if (a === '--db' || a.startsWith('--db=')) {
       const v = value('--db');
-      if (v !== 'mariadb' && v !== 'galera' && v !== 'postgres' && v !== 'patroni') throw new Error(`--db must be mariadb, galera, postgres or patroni (got ${v})`);
+      if (v !== 'mariadb' && v !== 'galera' && v !== 'postgres' && v !== 'patroni')
+        throw new Error(`--db must be mariadb, galera, postgres or patroni (got ${v})`);
       db = v;
     } else if (a === '--lb' || a.startsWith('--lb=')) {
       const v = value('--lb');
@@ -172,7 +250,9 @@ export function parseArgs(argv: string[]): { size: 'small' | 'full'; seed: numbe
     } else if (a === '--keep-logs') {
       keepLogs = true;
     } else {
-      throw new Error(`unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera|postgres|patroni] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs])`);
+      throw new Error(
+        `unknown argument ${a} (usage: tsx tools/chaos/run.ts [--db mariadb|galera|postgres|patroni] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs])`,
+      );
     }
   }
   if (lb !== 'none' && db !== 'mariadb') throw new Error('--lb runs on one MariaDB (leave out --db)');

@@ -72,7 +72,12 @@ export interface ChaosRun {
   dbKills: Array<{ node: number; at: number; backAt: number }>;
   partitions: Array<{ node: number; at: number; healedAt: number }>;
   /** --db patroni: each fault on the cluster, the Patroni node it hit, when, and when a primary wrote again. */
-  patroniFaults: Array<{ kind: 'primary-kill' | 'switchover' | 'replica-kill'; node: number; at: number; writableAt: number }>;
+  patroniFaults: Array<{
+    kind: 'primary-kill' | 'switchover' | 'replica-kill';
+    node: number;
+    at: number;
+    writableAt: number;
+  }>;
   /**
    * --db galera: from a Galera node's death or cut until the others evicted it, plus a margin (--db patroni: from a
    * fault until a primary commits again). Writes stall cluster-wide for that long, so a node whose buffers are
@@ -85,7 +90,15 @@ export interface ChaosRun {
   stalls: StallMonitor;
 }
 
-export function createRun(o: { size: Size; seed: number; keepLogs: boolean; runId: string; runDir: string; db: Database; lb: Balancer }): ChaosRun {
+export function createRun(o: {
+  size: Size;
+  seed: number;
+  keepLogs: boolean;
+  runId: string;
+  runDir: string;
+  db: Database;
+  lb: Balancer;
+}): ChaosRun {
   const random = rng(o.seed);
   const t0 = now();
   const deadline = t0 + o.size.budgetS * 1000;

@@ -14,16 +14,32 @@ export function engineStats(port: number, timeoutMs = 6_000): Promise<EngineStat
   const unknown: EngineStats = { buffered: -1, waits: 0, failedRequests: 0 };
   return new Promise((resolve) => {
     const req = http.get(
-      { host: '127.0.0.1', port, path: `/api/admin/tags/${TAG}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, timeout: timeoutMs, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/api/admin/tags/${TAG}`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        timeout: timeoutMs,
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));
         res.on('end', () => {
           try {
-            type View = { current: { remaining: number } | null; pending: { step: number } | null; waits: number; failedRequests: number } | null;
+            type View = {
+              current: { remaining: number } | null;
+              pending: { step: number } | null;
+              waits: number;
+              failedRequests: number;
+            } | null;
             const e = (JSON.parse(body) as { tag: { engine: View } }).tag.engine;
-            resolve({ buffered: (e?.current?.remaining ?? 0) + (e?.pending?.step ?? 0), waits: e?.waits ?? 0, failedRequests: e?.failedRequests ?? 0 });
+            resolve({
+              buffered: (e?.current?.remaining ?? 0) + (e?.pending?.step ?? 0),
+              waits: e?.waits ?? 0,
+              failedRequests: e?.failedRequests ?? 0,
+            });
           } catch {
             resolve(unknown);
           }

@@ -30,7 +30,11 @@ export async function runGaleraScenario(run: ChaosRun): Promise<void> {
 
   await phase('db-faults', async () => {
     const actions = shuffled<Action>(
-      [...Array<Action>(size.dbKills).fill('db-kill'), ...Array<Action>(size.partitions).fill('partition'), ...Array<Action>(size.kills).fill('node-kill')],
+      [
+        ...Array<Action>(size.dbKills).fill('db-kill'),
+        ...Array<Action>(size.partitions).fill('partition'),
+        ...Array<Action>(size.kills).fill('node-kill'),
+      ],
       random,
     );
     for (const action of actions) {
@@ -50,7 +54,9 @@ export async function runGaleraScenario(run: ChaosRun): Promise<void> {
         const at = now();
         await cluster.isolate(victim); // a non-primary minority: it answers, and refuses writes
         run.evictionWindows.push({ from: at, to: now() + EVICTION_MARGIN_MS });
-        say(`partition: g${victim + 1} cut off from the others (non-primary) after ${fmt(now() - at)}s; holding ${size.partitionS}s`);
+        say(
+          `partition: g${victim + 1} cut off from the others (non-primary) after ${fmt(now() - at)}s; holding ${size.partitionS}s`,
+        );
         await sleep(size.partitionS * 1000);
         await cluster.heal(victim);
         run.partitions.push({ node: victim, at, healedAt: now() });

@@ -22,7 +22,10 @@ export async function runBalancedScenario(run: ChaosRun): Promise<void> {
   await phase('warmup', () => sleep(size.warmupS * 1000));
   await phase('baseline', () => sleep(size.baselineS * 1000));
   await phase('bounces', async () => {
-    const actions = shuffled([...Array<'kill'>(size.kills).fill('kill'), ...Array<'stop'>(size.lbStops).fill('stop')], random);
+    const actions = shuffled(
+      [...Array<'kill'>(size.kills).fill('kill'), ...Array<'stop'>(size.lbStops).fill('stop')],
+      random,
+    );
     for (const how of actions) {
       await sleep(rand(size.actionGapS[0], size.actionGapS[1]) * 1000);
       const index = Math.floor(random() * nodes.length);
@@ -30,15 +33,22 @@ export async function runBalancedScenario(run: ChaosRun): Promise<void> {
       const at = now();
       await (how === 'kill' ? victim.kill() : victim.stop(15_000));
       const goneAt = now();
-      say(`${how === 'kill' ? 'SIGKILL' : 'graceful stop (SIGTERM)'} ${victim.name} (life ${victim.life}): gone after ${fmt(goneAt - at)}s`);
+      say(
+        `${how === 'kill' ? 'SIGKILL' : 'graceful stop (SIGTERM)'} ${victim.name} (life ${victim.life}): gone after ${fmt(goneAt - at)}s`,
+      );
       await sleep(rand(200, 1_500));
       await victim.start();
       const upAt = now();
       const back = await waitForServers(haproxy, [`leaf${index + 1}`], 'UP', IN_SERVICE_BOUND_MS);
       const inServiceAt = back ? now() : NaN;
       bounces.push({ how, node: victim.name, at, goneAt, upAt, inServiceAt });
-      say(`${victim.name} started as life ${victim.life}, healthy ${fmt(upAt - at)}s after the ${how}, ${back ? `in rotation after ${fmt(inServiceAt - at)}s` : 'NOT back in rotation'}`);
-      if (!back) run.violate(`haproxy did not put ${victim.name} back in rotation within ${IN_SERVICE_BOUND_MS / 1000} s of its start`);
+      say(
+        `${victim.name} started as life ${victim.life}, healthy ${fmt(upAt - at)}s after the ${how}, ${back ? `in rotation after ${fmt(inServiceAt - at)}s` : 'NOT back in rotation'}`,
+      );
+      if (!back)
+        run.violate(
+          `haproxy did not put ${victim.name} back in rotation within ${IN_SERVICE_BOUND_MS / 1000} s of its start`,
+        );
     }
   });
   await phase('tail', () => sleep(size.tailS * 1000));

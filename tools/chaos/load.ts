@@ -30,15 +30,24 @@ function get(agent: http.Agent, port: number, path: string, timeoutMs: number): 
       res.on('data', (d: string) => (body += d));
       res.on('end', () => {
         const servedBy = res.headers[SERVED_BY];
-        done({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body, servedBy: typeof servedBy === 'string' ? servedBy : undefined });
+        done({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          body,
+          servedBy: typeof servedBy === 'string' ? servedBy : undefined,
+        });
       });
-      res.on('error', (e: NodeJS.ErrnoException) => done({ status: 0, code: timedOut ? 'timeout' : (e.code ?? e.message) }));
+      res.on('error', (e: NodeJS.ErrnoException) =>
+        done({ status: 0, code: timedOut ? 'timeout' : (e.code ?? e.message) }),
+      );
     });
     const timer = setTimeout(() => {
       timedOut = true;
       req.destroy(new Error('client timeout'));
     }, timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) => done({ status: 0, code: timedOut ? 'timeout' : (e.code ?? e.message) }));
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      done({ status: 0, code: timedOut ? 'timeout' : (e.code ?? e.message) }),
+    );
     req.end();
   });
 }
@@ -119,7 +128,18 @@ export class Load {
       const code = (a as { code: string }).code;
       if (code === 'timeout') c.timeouts++;
       else c.connErrors++;
-      rec.addFail({ kind, node: i, life, sendT, recvT, status: 0, code, jsonOk: false, body: '', nodeWasDown: node.wasDownDuring(sendT, recvT) });
+      rec.addFail({
+        kind,
+        node: i,
+        life,
+        sendT,
+        recvT,
+        status: 0,
+        code,
+        jsonOk: false,
+        body: '',
+        nodeWasDown: node.wasDownDuring(sendT, recvT),
+      });
       return 0;
     }
     const { status, contentType, body } = a as { status: number; contentType: string; body: string };
@@ -145,11 +165,31 @@ export class Load {
     } catch {
       // not JSON: jsonOk stays false
     }
-    rec.addFail({ kind, node: i, life, sendT, recvT, status, code, jsonOk, body: body.slice(0, 300), nodeWasDown: false });
+    rec.addFail({
+      kind,
+      node: i,
+      life,
+      sendT,
+      recvT,
+      status,
+      code,
+      jsonOk,
+      body: body.slice(0, 300),
+      nodeWasDown: false,
+    });
     return status;
   }
 
-  private parseOk(kind: Kind, i: number, life: number, sendT: number, recvT: number, contentType: string, body: string, expectCount: number): void {
+  private parseOk(
+    kind: Kind,
+    i: number,
+    life: number,
+    sendT: number,
+    recvT: number,
+    contentType: string,
+    body: string,
+    expectCount: number,
+  ): void {
     const rec = this.o.recorder;
     if (kind === 'plain') {
       if (!/^text\/plain/.test(contentType)) throw new Error(`content-type ${contentType}`);
@@ -160,7 +200,8 @@ export class Load {
     if (!/^application\/json/.test(contentType)) throw new Error(`content-type ${contentType}`);
     const parsed = JSON.parse(body) as { tag?: unknown; id?: unknown; ids?: unknown };
     const raw: unknown[] = expectCount > 0 ? (Array.isArray(parsed.ids) ? parsed.ids : []) : [parsed.id];
-    if (expectCount > 0 && raw.length !== expectCount) throw new Error(`asked for ${expectCount} IDs, got ${raw.length}`);
+    if (expectCount > 0 && raw.length !== expectCount)
+      throw new Error(`asked for ${expectCount} IDs, got ${raw.length}`);
     if (kind === 'snow' || kind === 'snowN') {
       const ids = raw.map((v) => {
         if (typeof v !== 'string' || !SNOW_ID.test(v)) throw new Error(`bad snowflake ID ${String(v)}`);
@@ -177,7 +218,8 @@ export class Load {
     }
     if (parsed.tag !== this.o.tag) throw new Error(`tag ${String(parsed.tag)}`);
     const ids = raw.map((v) => {
-      if (typeof v !== 'string' || !SEG_ID.test(v) || !Number.isSafeInteger(Number(v))) throw new Error(`bad segment ID ${String(v)}`);
+      if (typeof v !== 'string' || !SEG_ID.test(v) || !Number.isSafeInteger(Number(v)))
+        throw new Error(`bad segment ID ${String(v)}`);
       return Number(v);
     });
     rec.addSegment(kind, i, life, sendT, recvT, ids);
@@ -253,7 +295,9 @@ export class Load {
    * anything but 200 or `stop()`.
    */
   drain(i: number, stop: () => boolean, formatted = false): Promise<void> {
-    const path = formatted ? `/api/id/formatted/${this.o.formatTag}?count=10000` : `/api/id/segment/${this.o.tag}?count=10000`;
+    const path = formatted
+      ? `/api/id/formatted/${this.o.formatTag}?count=10000`
+      : `/api/id/segment/${this.o.tag}?count=10000`;
     const p = (async () => {
       while (!this.stopped && !stop()) {
         if (this.pickNode(i) < 0) {
@@ -291,7 +335,12 @@ export class Load {
                 this.health.ok++;
                 if (state === 'degraded') this.health.degraded++;
               } else if (!node.wasDownDuring(t, now())) {
-                this.health.failures.push({ node: node.name, at: t, status: a.status, detail: 'code' in a ? a.code : body.slice(0, 200) });
+                this.health.failures.push({
+                  node: node.name,
+                  at: t,
+                  status: a.status,
+                  detail: 'code' in a ? a.code : body.slice(0, 200),
+                });
               }
             }),
           );

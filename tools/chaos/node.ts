@@ -85,7 +85,8 @@ export class LeafNode {
       env: { ...cleanEnv(), NODE_ENV: 'production', CHAOS_RUN_ID: this.options.runId, ...this.options.env },
     });
     this.child = child;
-    if (child.pid !== undefined) spawnWatchdog({ pid: child.pid, marker: `CHAOS_RUN_ID=${this.options.runId}`, where: 'environ' });
+    if (child.pid !== undefined)
+      spawnWatchdog({ pid: child.pid, marker: `CHAOS_RUN_ID=${this.options.runId}`, where: 'environ' });
     let partial = '';
     const onData = (chunk: Buffer) => {
       const text = partial + chunk.toString('utf8');
@@ -108,9 +109,12 @@ export class LeafNode {
     try {
       await waitForHealth(child, this.port, timeoutMs);
     } catch (error) {
-      if (error instanceof NotReadyError && error.exited) throw new Error(`${this.name} exited during start:\n${this.logTail()}`, { cause: error });
+      if (error instanceof NotReadyError && error.exited)
+        throw new Error(`${this.name} exited during start:\n${this.logTail()}`, { cause: error });
       await this.kill();
-      throw new Error(`${this.name} did not answer /api/health within ${timeoutMs} ms:\n${this.logTail()}`, { cause: error });
+      throw new Error(`${this.name} did not answer /api/health within ${timeoutMs} ms:\n${this.logTail()}`, {
+        cause: error,
+      });
     }
     const ms = Date.now() - started;
     this.startupsMs.push(ms);

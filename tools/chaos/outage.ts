@@ -25,13 +25,14 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
   const { size, say, violate, sleep, nodes, rec } = run;
   // A node restarted a moment ago may not hold a segment yet: the outage starts once every node has one.
   let buffers = (await Promise.all(nodes.map((n) => engineStats(n.port)))).map((e) => e.buffered);
-  for (const waitUntil = now() + 10_000; buffers.some((b) => b <= 0) && now() < waitUntil; ) {
+  for (const waitUntil = now() + 10_000; buffers.some((b) => b <= 0) && now() < waitUntil;) {
     await sleep(250);
     buffers = (await Promise.all(nodes.map((n) => engineStats(n.port)))).map((e) => e.buffered);
   }
   // Likewise formatted IDs: a node restarted just before holds none yet. Wait until each has answered formatted
   // requests without a failure for a while (its period's sequence loaded and refilled since its start).
-  for (const waitUntil = now() + 10_000; nodes.some((_, i) => !servingFormatted(rec, i, now())) && now() < waitUntil; ) await sleep(250);
+  for (const waitUntil = now() + 10_000; nodes.some((_, i) => !servingFormatted(rec, i, now())) && now() < waitUntil;)
+    await sleep(250);
   say(`buffers before the outage: ${nodes.map((n, i) => `${n.name}=${buffers[i]}`).join(' ')} IDs`);
   const stopAt = now();
   await db.stop();
@@ -46,10 +47,14 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
       if (f.status !== 503 || f.sendT < downAt) continue;
       if (SEGMENT_KINDS.has(f.kind) && exhaustedAt[f.node] === null) {
         exhaustedAt[f.node] = f.recvT;
-        say(`${nodes[f.node].name}: buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`);
+        say(
+          `${nodes[f.node].name}: buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`,
+        );
       } else if (FORMATTED_KINDS.has(f.kind) && formattedExhaustedAt[f.node] === null) {
         formattedExhaustedAt[f.node] = f.recvT;
-        say(`${nodes[f.node].name}: formatted buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`);
+        say(
+          `${nodes[f.node].name}: formatted buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`,
+        );
       }
     }
   };
@@ -69,7 +74,10 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
     if (all && elapsed >= size.outageMinS * 1000 && now() - lastExhausted >= 2_000) break;
     if (elapsed >= size.outageMaxS * 1000) {
       exhaustedAt.forEach((t, i) => {
-        if (t === null) violate(`${nodes[i].name} still served segment IDs after ${size.outageMaxS}s of outage: the outage did not outlast its buffers`);
+        if (t === null)
+          violate(
+            `${nodes[i].name} still served segment IDs after ${size.outageMaxS}s of outage: the outage did not outlast its buffers`,
+          );
       });
       break;
     }
@@ -86,7 +94,8 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
     const pending = nodes.filter((_, i) => kinds.some((k) => firstOkAfter(rec, i, startAt, k) === null));
     if (pending.length === 0) break;
     if (now() > bound) {
-      for (const n of pending) violate(`${n.name} did not recover within ${size.recoveryBoundS}s of ${db.what} being back`);
+      for (const n of pending)
+        violate(`${n.name} did not recover within ${size.recoveryBoundS}s of ${db.what} being back`);
       break;
     }
     await sleep(100);
@@ -99,10 +108,13 @@ const FORMATTED_SETTLE_MS = 2_000;
 /** Node i answered a formatted request in the last second, and none failed in the last FORMATTED_SETTLE_MS. */
 function servingFormatted(rec: Recorder, i: number, at: number): boolean {
   const last = <T extends { node: number; kind: Kind; recvT: number }>(list: T[]): T | undefined => {
-    for (let k = list.length - 1; k >= 0; k--) if (list[k].node === i && FORMATTED_KINDS.has(list[k].kind)) return list[k];
+    for (let k = list.length - 1; k >= 0; k--)
+      if (list[k].node === i && FORMATTED_KINDS.has(list[k].kind)) return list[k];
     return undefined;
   };
   const ok = last(rec.ok);
   const failed = last(rec.fails);
-  return ok !== undefined && at - ok.recvT < 1_000 && (failed === undefined || at - failed.recvT >= FORMATTED_SETTLE_MS);
+  return (
+    ok !== undefined && at - ok.recvT < 1_000 && (failed === undefined || at - failed.recvT >= FORMATTED_SETTLE_MS)
+  );
 }

@@ -22,7 +22,8 @@ export async function runPatroniScenario(run: ChaosRun): Promise<void> {
   const phase = phaseRunner(run);
   const roles = async () => describeRoles(await cluster.roles());
   /** Without a writable primary (or, with the sync standby gone, until Patroni names another) claims fail or stall. */
-  const noWrites = (from: number, writableAt: number) => run.evictionWindows.push({ from, to: writableAt + FAILOVER_MARGIN_MS });
+  const noWrites = (from: number, writableAt: number) =>
+    run.evictionWindows.push({ from, to: writableAt + FAILOVER_MARGIN_MS });
 
   await phase('warmup', () => sleep(size.warmupS * 1000));
   await phase('baseline', () => sleep(size.baselineS * 1000));
@@ -70,7 +71,9 @@ export async function runPatroniScenario(run: ChaosRun): Promise<void> {
         const writableAt = now();
         noWrites(at, writableAt);
         run.patroniFaults.push({ kind: 'replica-kill', node: victim, at, writableAt });
-        say(`replica-kill: pg${victim + 1} SIGKILLed; a sync standby again after ${fmt(writableAt - at)}s: ${await roles()}`);
+        say(
+          `replica-kill: pg${victim + 1} SIGKILLed; a sync standby again after ${fmt(writableAt - at)}s: ${await roles()}`,
+        );
         await sleep(rand(0, 2_000));
         await cluster.restartNode(victim);
         say(`replica-kill: pg${victim + 1} rejoined (down ${fmt(now() - at)}s)`);

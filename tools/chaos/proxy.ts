@@ -56,12 +56,15 @@ class Lane {
 
   private arm(): void {
     if (this.timer !== null || this.queue.length === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      const now = Date.now();
-      while (this.queue.length > 0 && this.queue[0].at <= now) this.deliver(this.queue.shift()!.chunk);
-      this.arm();
-    }, Math.max(0, this.queue[0].at - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        const now = Date.now();
+        while (this.queue.length > 0 && this.queue[0].at <= now) this.deliver(this.queue.shift()!.chunk);
+        this.arm();
+      },
+      Math.max(0, this.queue[0].at - Date.now()),
+    );
   }
 
   private deliver(chunk: Buffer | null): void {

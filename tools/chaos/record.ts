@@ -96,7 +96,15 @@ export class Recorder {
   }
 
   /** One answer's formatted IDs: their period key and their sequence numbers, in answer order. */
-  addFormatted(kind: Kind, node: number, life: number, sendT: number, recvT: number, period: string, seqs: number[]): void {
+  addFormatted(
+    kind: Kind,
+    node: number,
+    life: number,
+    sendT: number,
+    recvT: number,
+    period: string,
+    seqs: number[],
+  ): void {
     let ranges = this.fmtRanges.get(period);
     if (ranges === undefined) {
       ranges = new GrowF64(1 << 10);
@@ -127,7 +135,8 @@ export class Recorder {
 
   addSnowflake(kind: Kind, node: number, life: number, sendT: number, recvT: number, ids: bigint[]): void {
     for (let i = 0; i < ids.length; i++) {
-      if (i > 0 && !(ids[i] > ids[i - 1])) this.bad(`snowflake batch from node ${node} not strictly increasing at index ${i}`);
+      if (i > 0 && !(ids[i] > ids[i - 1]))
+        this.bad(`snowflake batch from node ${node} not strictly increasing at index ${i}`);
       this.snowIds.push(ids[i]);
     }
     this.snowCount += ids.length;

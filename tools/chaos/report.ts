@@ -10,7 +10,17 @@ import path from 'node:path';
 import { openStore } from '../../lib/store';
 import { defaultMigrationsDir } from '../../lib/store/migrations';
 import { storeUrlTarget } from '../../lib/store/target';
-import { expected503, familyOf, firstOkAfter, isSlowLoad, maxOf, percentile, realTimeOrder, segmentDuplicates, snowflakeDuplicates } from './checks';
+import {
+  expected503,
+  familyOf,
+  firstOkAfter,
+  isSlowLoad,
+  maxOf,
+  percentile,
+  realTimeOrder,
+  segmentDuplicates,
+  snowflakeDuplicates,
+} from './checks';
 import { CLIENT_TIMEOUT_MS, FORMAT_TAG, P99_FACTOR, P99_FLOOR_MS, TAG, fmt } from './config';
 import type { ChaosRun } from './context';
 import { type FailRecord, type Kind, MEASURED_KINDS, SEGMENT_KINDS, SNOWFLAKE_KINDS } from './record';
@@ -30,10 +40,17 @@ export function checkIds(run: ChaosRun): { duplicates: number; orderViolations: 
     `uniqueness: ${rec.segRanges.length / 2} segment ranges and ${rec.snowIds.length} snowflake IDs compared; ` +
       `real-time order per node checked for ${segOrder.checked} segment and ${snowOrder.checked} snowflake answers`,
   );
-  if (segOrder.violations > 0) violate(`${segOrder.violations} segment answers below an earlier answer of the same node: ${segOrder.examples.join('; ')}`);
-  if (snowOrder.violations > 0) violate(`${snowOrder.violations} snowflake answers below an earlier answer of the same node: ${snowOrder.examples.join('; ')}`);
+  if (segOrder.violations > 0)
+    violate(
+      `${segOrder.violations} segment answers below an earlier answer of the same node: ${segOrder.examples.join('; ')}`,
+    );
+  if (snowOrder.violations > 0)
+    violate(
+      `${snowOrder.violations} snowflake answers below an earlier answer of the same node: ${snowOrder.examples.join('; ')}`,
+    );
   const formatted = checkFormattedIds(run);
-  if (rec.badCount > 0) violate(`${rec.badCount} malformed or unordered 200 answers: ${rec.badAnswers.slice(0, 5).join('; ')}`);
+  if (rec.badCount > 0)
+    violate(`${rec.badCount} malformed or unordered 200 answers: ${rec.badAnswers.slice(0, 5).join('; ')}`);
   return {
     duplicates: segDup.duplicates + snowDup.duplicates + formatted.duplicates,
     orderViolations: segOrder.violations + snowOrder.violations + formatted.orderViolations,
@@ -48,7 +65,8 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
   const { size, say, violate, nodes, rec, cuts, outage, t0, evictionWindows } = run;
   const names = nodes.map((n) => n.name);
   // A request waiting on a load when MariaDB went down fails because of the outage even if it was sent before.
-  const inOutage = (f: FailRecord) => outage !== null && f.recvT >= outage.stopAt && f.sendT <= outage.backAt + size.recoveryBoundS * 1000;
+  const inOutage = (f: FailRecord) =>
+    outage !== null && f.recvT >= outage.stopAt && f.sendT <= outage.backAt + size.recoveryBoundS * 1000;
   const afterCut = (f: FailRecord) => cuts.some((c) => f.recvT >= c && f.sendT <= c + 3_000);
   const inEviction = (f: FailRecord) => evictionWindows.some((w) => f.recvT >= w.from && f.sendT <= w.to);
   let n503InEviction = 0;
@@ -88,16 +106,28 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
   const show = (list: FailRecord[]) =>
     list
       .slice(0, 5)
-      .map((f) => `${names[f.node]} life ${f.life} ${f.kind} → ${f.status} ${f.code} ${f.body.slice(0, 150)} at +${fmt(f.sendT - t0)}s`)
+      .map(
+        (f) =>
+          `${names[f.node]} life ${f.life} ${f.kind} → ${f.status} ${f.code} ${f.body.slice(0, 150)} at +${fmt(f.sendT - t0)}s`,
+      )
       .join('; ');
   if (timeouts > 0) violate(`${timeouts} requests hit the ${CLIENT_TIMEOUT_MS} ms client timeout`);
   if (badConn.length > 0) violate(`${badConn.length} connection errors to nodes that were up: ${show(badConn)}`);
-  if (other.length > 0) violate(`${other.length} answers other than 200 / 503-with-an-expected-JSON-code (5xx: ${n5xx}): ${show(other)}`);
-  if (unexpected503.length > 0) violate(`${unexpected503.length} segment 503s outside the outage: ${show(unexpected503)}`);
-  if (unexpectedFormatted503.length > 0) violate(`${unexpectedFormatted503.length} formatted 503s outside the outage: ${show(unexpectedFormatted503)}`);
-  say(`errors by status and code: ${[...codes].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}; ` + `connection errors to nodes being killed: ${excusedConn}`);
+  if (other.length > 0)
+    violate(`${other.length} answers other than 200 / 503-with-an-expected-JSON-code (5xx: ${n5xx}): ${show(other)}`);
+  if (unexpected503.length > 0)
+    violate(`${unexpected503.length} segment 503s outside the outage: ${show(unexpected503)}`);
+  if (unexpectedFormatted503.length > 0)
+    violate(`${unexpectedFormatted503.length} formatted 503s outside the outage: ${show(unexpectedFormatted503)}`);
+  say(
+    `errors by status and code: ${[...codes].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}; ` +
+      `connection errors to nodes being killed: ${excusedConn}`,
+  );
   if (evictionWindows.length > 0) {
-    const why = run.database === 'patroni' ? 'no primary could commit (failover, switchover, sync standby lost)' : 'Galera evicted a member (writes stalled cluster-wide)';
+    const why =
+      run.database === 'patroni'
+        ? 'no primary could commit (failover, switchover, sync standby lost)'
+        : 'Galera evicted a member (writes stalled cluster-wide)';
     say(`segment 503s while ${why}: ${n503InEviction}; formatted 503s then: ${formatted503InEviction}`);
   }
   return { n503, n5xx, timeouts, inEviction: n503InEviction };
@@ -107,10 +137,18 @@ function checkErrors(run: ChaosRun): { n503: number; n5xx: number; timeouts: num
 function writeRequestLog(run: ChaosRun): void {
   const { rec, t0, runDir, phases, cuts, kills, outage, stalls } = run;
   const lines = ['kind,node,life,sendMs,latencyMs,status'];
-  for (const r of rec.ok) if (MEASURED_KINDS.has(r.kind)) lines.push(`${r.kind},${r.node},${r.life},${(r.sendT - t0).toFixed(1)},${(r.recvT - r.sendT).toFixed(2)},200`);
-  for (const f of rec.fails) lines.push(`${f.kind},${f.node},${f.life},${(f.sendT - t0).toFixed(1)},${(f.recvT - f.sendT).toFixed(2)},${f.status} ${f.code}`);
+  for (const r of rec.ok)
+    if (MEASURED_KINDS.has(r.kind))
+      lines.push(`${r.kind},${r.node},${r.life},${(r.sendT - t0).toFixed(1)},${(r.recvT - r.sendT).toFixed(2)},200`);
+  for (const f of rec.fails)
+    lines.push(
+      `${f.kind},${f.node},${f.life},${(f.sendT - t0).toFixed(1)},${(f.recvT - f.sendT).toFixed(2)},${f.status} ${f.code}`,
+    );
   fs.writeFileSync(path.join(runDir, 'requests.csv'), lines.join('\n') + '\n');
-  fs.writeFileSync(path.join(runDir, 'phases.json'), JSON.stringify({ t0, phases, cuts, kills, outage, stalls: stalls.stalls }, null, 1));
+  fs.writeFileSync(
+    path.join(runDir, 'phases.json'),
+    JSON.stringify({ t0, phases, cuts, kills, outage, stalls: stalls.stalls }, null, 1),
+  );
 }
 
 /** With the slow DB, p99 stays within max(P99_FACTOR × baseline p99, P99_FLOOR_MS) and no request waited for a load. */
@@ -131,7 +169,8 @@ function checkLatency(run: ChaosRun): { p99Fast: number; p99Slow: number } {
   };
   const fastLat = lat(phases.baseline);
   const slowLat = lat(phases.slow);
-  const inWindows = (w: { from: number; to: number } | undefined) => (w === undefined ? [] : stalls.stalls.filter((x) => x.to >= w.from && x.from <= w.to));
+  const inWindows = (w: { from: number; to: number } | undefined) =>
+    w === undefined ? [] : stalls.stalls.filter((x) => x.to >= w.from && x.from <= w.to);
   const windowStalls = [...inWindows(phases.baseline), ...inWindows(phases.slow)];
   say(
     `harness stalls > 25 ms during the latency windows: ${windowStalls.length} (longest ${Math.max(0, ...windowStalls.map((x) => x.to - x.from)).toFixed(0)} ms); ` +
@@ -140,19 +179,23 @@ function checkLatency(run: ChaosRun): { p99Fast: number; p99Slow: number } {
   const p99Fast = percentile(fastLat, 99);
   const p99Slow = percentile(slowLat, 99);
   const bound = Math.max(P99_FACTOR * p99Fast, P99_FLOOR_MS);
-  const slowLoads = phases.slow
-    ? logEvents.filter((e) => isSlowLoad(e, phases.slow.from, phases.slow.to + 3_000))
-    : [];
+  const slowLoads = phases.slow ? logEvents.filter((e) => isSlowLoad(e, phases.slow.from, phases.slow.to + 3_000)) : [];
   if (phases.slow !== undefined) {
     say(
       `latency: baseline p50 ${percentile(fastLat, 50).toFixed(1)} p99 ${p99Fast.toFixed(1)} max ${maxOf(fastLat).toFixed(0)} ms (${fastLat.length} req); ` +
         `slow DB p50 ${percentile(slowLat, 50).toFixed(1)} p99 ${p99Slow.toFixed(1)} max ${maxOf(slowLat).toFixed(0)} ms (${slowLat.length} req); bound ${bound.toFixed(1)} ms; ` +
         `segment loads through the slow proxy: ${slowLoads.length} (${slowLoads.map((e) => `${e.node} ${e.fields.durationMs}ms step ${e.fields.step}`).join(', ')})`,
     );
-    if (!(p99Slow <= bound)) violate(`slow-DB p99 ${p99Slow.toFixed(1)} ms above max(${P99_FACTOR} × baseline p99 ${p99Fast.toFixed(1)} ms, ${P99_FLOOR_MS} ms)`);
+    if (!(p99Slow <= bound))
+      violate(
+        `slow-DB p99 ${p99Slow.toFixed(1)} ms above max(${P99_FACTOR} × baseline p99 ${p99Fast.toFixed(1)} ms, ${P99_FLOOR_MS} ms)`,
+      );
     if (slowLoads.length === 0) violate('no segment load went through the slow proxy: the slow phase tested nothing');
     const waits = slowWaits.reduce((a, b) => a + b, 0);
-    if (!(waits === 0)) violate(`with the slow DB, ${waits} requests found both segments empty and waited for a load (loads did not run ahead)`);
+    if (!(waits === 0))
+      violate(
+        `with the slow DB, ${waits} requests found both segments empty and waited for a load (loads did not run ahead)`,
+      );
   }
   return { p99Fast, p99Slow };
 }
@@ -168,21 +211,33 @@ function checkOutage(run: ChaosRun): { servedFromBuffer: number; outageS: number
   if (o !== null) {
     outageS = (o.startAt - o.downAt) / 1000;
     const served = nodes.map((_, i) =>
-      rec.ok.reduce((s, r) => (r.node === i && SEGMENT_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s), 0),
+      rec.ok.reduce(
+        (s, r) =>
+          r.node === i && SEGMENT_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s,
+        0,
+      ),
     );
     const snowServed = nodes.map((_, i) =>
-      rec.ok.reduce((s, r) => (r.node === i && SNOWFLAKE_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s), 0),
+      rec.ok.reduce(
+        (s, r) =>
+          r.node === i && SNOWFLAKE_KINDS.has(r.kind) && r.sendT >= o.downAt && r.recvT <= o.startAt ? s + r.n : s,
+        0,
+      ),
     );
     servedFromBuffer = served.reduce((a, b) => a + b, 0);
     const outage503 = rec.fails.filter((f) => f.status === 503 && f.sendT >= o.downAt && f.recvT <= o.startAt);
     served.forEach((n, i) => {
       if (n === 0) violate(`${names[i]} served no segment ID from its buffers during the outage`);
-      if (!outage503.some((f) => f.node === i && SEGMENT_KINDS.has(f.kind))) violate(`${names[i]} never answered 503 during the outage`);
+      if (!outage503.some((f) => f.node === i && SEGMENT_KINDS.has(f.kind)))
+        violate(`${names[i]} never answered 503 during the outage`);
     });
     const recov = nodes.map((_, i) => {
       const seg = firstOkAfter(rec, i, o.startAt, SEGMENT_KINDS);
       const snow = firstOkAfter(rec, i, o.startAt, SNOWFLAKE_KINDS);
-      return { seg: seg === null ? NaN : Math.max(0, seg - o.backAt), snow: snow === null ? NaN : Math.max(0, snow - o.backAt) };
+      return {
+        seg: seg === null ? NaN : Math.max(0, seg - o.backAt),
+        snow: snow === null ? NaN : Math.max(0, snow - o.backAt),
+      };
     });
     recoveryS = Math.max(...recov.map((r) => Math.max(r.seg, r.snow))) / 1000;
     say(
@@ -202,11 +257,18 @@ export function checkHealthAndLogs(run: ChaosRun): void {
   if (h !== undefined) {
     say(`health: ${h.probes} probes, ${h.ok} ok (${h.degraded} degraded), ${h.failures.length} failures`);
     if (h.failures.length > 0) {
-      violate(`/api/health failed ${h.failures.length} times: ${h.failures.slice(0, 5).map((f) => `${f.node} ${f.status} ${f.detail}`).join('; ')}`);
+      violate(
+        `/api/health failed ${h.failures.length} times: ${h.failures
+          .slice(0, 5)
+          .map((f) => `${f.node} ${f.status} ${f.detail}`)
+          .join('; ')}`,
+      );
     }
   }
   const events = new Map<string, number>();
-  for (const e of logEvents) if (e.level === 'warn' || e.level === 'error') events.set(`${e.level} ${e.event}`, (events.get(`${e.level} ${e.event}`) ?? 0) + 1);
+  for (const e of logEvents)
+    if (e.level === 'warn' || e.level === 'error')
+      events.set(`${e.level} ${e.event}`, (events.get(`${e.level} ${e.event}`) ?? 0) + 1);
   say(`node warnings/errors logged: ${[...events].map(([k, v]) => `${k}: ${v}`).join(', ') || 'none'}`);
   const regressed = logEvents.filter((e) => e.event === 'segment_load_failed' && e.fields.code === 'segment_regressed');
   if (regressed.length > 0) violate(`${regressed.length} segment_regressed loads (the row went backwards)`);
@@ -214,9 +276,15 @@ export function checkHealthAndLogs(run: ChaosRun): void {
   if (unexpected.length > 0) violate(`${unexpected.length} unexpected_error log lines`);
   const loads = logEvents.filter((e) => e.event === 'segment_loaded' && e.fields.bizTag === TAG);
   const maxStep = Math.max(0, ...loads.map((e) => Number(e.fields.step)));
-  say(`segment loads: ${loads.length}, largest step ${maxStep}; startups ${nodes.map((n) => `${n.name}=${n.startupsMs.join('/')}ms`).join(' ')}`);
-  const claims = logEvents.filter((e) => e.event === 'segment_loaded' && String(e.fields.bizTag).startsWith(`${FORMAT_TAG}@`));
-  say(`formatted period claims: ${claims.length}, largest step ${Math.max(0, ...claims.map((e) => Number(e.fields.step)))}`);
+  say(
+    `segment loads: ${loads.length}, largest step ${maxStep}; startups ${nodes.map((n) => `${n.name}=${n.startupsMs.join('/')}ms`).join(' ')}`,
+  );
+  const claims = logEvents.filter(
+    (e) => e.event === 'segment_loaded' && String(e.fields.bizTag).startsWith(`${FORMAT_TAG}@`),
+  );
+  say(
+    `formatted period claims: ${claims.length}, largest step ${Math.max(0, ...claims.map((e) => Number(e.fields.step)))}`,
+  );
 }
 
 /** No segment ID issued above leaf_alloc's max_id (nor a formatted sequence number above its period's). */

@@ -13,7 +13,10 @@ import { MEASURED_KINDS } from './record';
 import { checkHealthAndLogs, checkIds, checkMaxId } from './report';
 
 /** A bounce's window: from the signal until the balancer had the node back (or its health answered, + 2 s). */
-const window = (b: NodeBounce) => ({ from: b.at, to: (Number.isFinite(b.inServiceAt) ? b.inServiceAt : b.upAt) + 2_000 });
+const window = (b: NodeBounce) => ({
+  from: b.at,
+  to: (Number.isFinite(b.inServiceAt) ? b.inServiceAt : b.upAt) + 2_000,
+});
 
 export async function analyseBalanced(run: ChaosRun): Promise<string> {
   const { say, violate, rec, bounces, nodes, phases, t0 } = run;
@@ -30,23 +33,33 @@ export async function analyseBalanced(run: ChaosRun): Promise<string> {
     codes.set(key, (codes.get(key) ?? 0) + 1);
     const where = during('kill', f.sendT, f.recvT) ? 'kill' : during('stop', f.sendT, f.recvT) ? 'stop' : 'other';
     failed[where]++;
-    if (where !== 'kill' && shown.length < 5) shown.push(`${f.kind} → ${f.status} ${f.code} ${f.body.slice(0, 120)} at +${fmt(f.sendT - t0)}s (${where === 'stop' ? 'during a graceful stop' : 'no node down'})`);
+    if (where !== 'kill' && shown.length < 5)
+      shown.push(
+        `${f.kind} → ${f.status} ${f.code} ${f.body.slice(0, 120)} at +${fmt(f.sendT - t0)}s (${where === 'stop' ? 'during a graceful stop' : 'no node down'})`,
+      );
   }
   const requests = rec.ok.length + rec.fails.length;
   const total = failed.kill + failed.stop + failed.other;
-  say(`requests through haproxy: ${requests}; failed ${total}: during SIGKILLs ${failed.kill}, during graceful stops ${failed.stop}, otherwise ${failed.other}`);
+  say(
+    `requests through haproxy: ${requests}; failed ${total}: during SIGKILLs ${failed.kill}, during graceful stops ${failed.stop}, otherwise ${failed.other}`,
+  );
   if (codes.size > 0) say(`failures by status and code: ${[...codes].map(([k, v]) => `${k}: ${v}`).join(', ')}`);
-  if (failed.stop + failed.other > 0) violate(`${failed.stop + failed.other} requests failed while no node was being SIGKILLed: ${shown.join('; ')}`);
+  if (failed.stop + failed.other > 0)
+    violate(`${failed.stop + failed.other} requests failed while no node was being SIGKILLed: ${shown.join('; ')}`);
 
   const served = nodes.map((_, i) => rec.ok.filter((r) => r.node === i).length);
   say(`answers per node: ${nodes.map((n, i) => `${n.name}=${served[i]}`).join(' ')}`);
   if (served.some((n) => n === 0)) violate('a node answered nothing through the balancer');
   const stats = await run.haproxy?.stats();
-  if (stats !== undefined) say(`haproxy: ${stats.retries} retries, ${stats.redispatches} redispatched to another node; servers ${stats.servers.map((s) => `${s.name} ${s.status}`).join(', ')}`);
+  if (stats !== undefined)
+    say(
+      `haproxy: ${stats.retries} retries, ${stats.redispatches} redispatched to another node; servers ${stats.servers.map((s) => `${s.name} ${s.status}`).join(', ')}`,
+    );
 
   const latencies = (from: number, to: number) => {
     const out: number[] = [];
-    for (const r of [...rec.ok, ...rec.fails]) if (MEASURED_KINDS.has(r.kind) && r.sendT >= from && r.sendT <= to) out.push(r.recvT - r.sendT);
+    for (const r of [...rec.ok, ...rec.fails])
+      if (MEASURED_KINDS.has(r.kind) && r.sendT >= from && r.sendT <= to) out.push(r.recvT - r.sendT);
     return out;
   };
   const all = latencies(-Infinity, Infinity);
@@ -59,8 +72,13 @@ export async function analyseBalanced(run: ChaosRun): Promise<string> {
       `baseline p99 ${ms(percentile(base, 99))} ms, during the bounces p99 ${ms(percentile(inBounces, 99))} ms`,
   );
   const kills = bounces.filter((b) => b.how === 'kill').length;
-  if (failed.kill > kills) violate(`${failed.kill} requests failed during ${kills} SIGKILLs: more than one a kill, so the balancer's retries did not save those in flight`);
-  say(`bounces: ${bounces.map((b) => `${b.how} ${b.node} back in rotation after ${fmt(b.inServiceAt - b.at)}s`).join('; ')}`);
+  if (failed.kill > kills)
+    violate(
+      `${failed.kill} requests failed during ${kills} SIGKILLs: more than one a kill, so the balancer's retries did not save those in flight`,
+    );
+  say(
+    `bounces: ${bounces.map((b) => `${b.how} ${b.node} back in rotation after ${fmt(b.inServiceAt - b.at)}s`).join('; ')}`,
+  );
 
   checkHealthAndLogs(run);
   await checkMaxId(run);

@@ -93,10 +93,13 @@ async function main(): Promise<number> {
   say(`db=${db}${balanced ? ` lb=${lb}` : ''} size=${sizeName} seed=${seed} budget=${size.budgetS}s logs=${runDir}`);
 
   // Past the budget (plus teardown time), stop no matter what: the exit hooks SIGKILL the nodes and mariadbd.
-  const hardStop = setTimeout(() => {
-    process.stdout.write(`chaos: hard time limit (${size.budgetS + 30}s) hit, aborting: FAIL\n`);
-    process.exit(3);
-  }, (size.budgetS + 30) * 1000);
+  const hardStop = setTimeout(
+    () => {
+      process.stdout.write(`chaos: hard time limit (${size.budgetS + 30}s) hit, aborting: FAIL\n`);
+      process.exit(3);
+    },
+    (size.budgetS + 30) * 1000,
+  );
   hardStop.unref();
   run.stalls.start();
 
@@ -104,9 +107,21 @@ async function main(): Promise<number> {
   let exitCode: number;
   let summary: string;
   try {
-    await (galera ? startGaleraCluster(run) : patroni ? startPatroniCluster(run) : balanced ? startBalancedCluster(run) : startCluster(run));
+    await (galera
+      ? startGaleraCluster(run)
+      : patroni
+        ? startPatroniCluster(run)
+        : balanced
+          ? startBalancedCluster(run)
+          : startCluster(run));
     status = startLoad(run);
-    await (galera ? runGaleraScenario(run) : patroni ? runPatroniScenario(run) : balanced ? runBalancedScenario(run) : runScenario(run));
+    await (galera
+      ? runGaleraScenario(run)
+      : patroni
+        ? runPatroniScenario(run)
+        : balanced
+          ? runBalancedScenario(run)
+          : runScenario(run));
   } catch (error) {
     if (error instanceof BudgetExceeded) violate(`time budget of ${size.budgetS}s exceeded`);
     else violate(`harness error: ${(error as Error).stack ?? String(error)}`);
@@ -131,7 +146,10 @@ async function main(): Promise<number> {
     exitCode = violations.length === 0 ? 0 : 1;
     if (exitCode === 0 && !keepLogs) fs.rmSync(runDir, { recursive: true, force: true });
     else say(`node logs kept in ${runDir}`);
-    process.stdout.write(summary.replace(/: (PASS|FAIL)$/, '') + `: ${exitCode === 0 ? 'PASS' : `FAIL (${violations.length} violations)`}\n`);
+    process.stdout.write(
+      summary.replace(/: (PASS|FAIL)$/, '') +
+        `: ${exitCode === 0 ? 'PASS' : `FAIL (${violations.length} violations)`}\n`,
+    );
     clearTimeout(hardStop);
   }
   return exitCode;

@@ -56,7 +56,10 @@ export async function runScenario(run: ChaosRun): Promise<void> {
     await sleep(size.slowS * 1000);
     // Slow load on a busy machine: the buffers may outlast the phase. Hold the latency until a load went through it.
     for (let extra = 0; extra < SLOW_EXTENSION_S && !run.logEvents.some((e) => isSlowLoad(e, from, now())); extra++) {
-      if (extra === 0) say(`slow: no segment load through the slow proxies yet; holding the latency (up to ${SLOW_EXTENSION_S} s more)`);
+      if (extra === 0)
+        say(
+          `slow: no segment load through the slow proxies yet; holding the latency (up to ${SLOW_EXTENSION_S} s more)`,
+        );
       await sleep(1000);
     }
     for (const p of proxies) p.setLatency(null);
@@ -65,10 +68,15 @@ export async function runScenario(run: ChaosRun): Promise<void> {
   await sleep(3_000); // held chunks drain (≤ 2 s)
   const after = await Promise.all(nodes.map((n) => engineStats(n.port)));
   run.slowWaits = after.map((a, i) => (a.buffered < 0 || before[i].buffered < 0 ? NaN : a.waits - before[i].waits));
-  say(`engine waits during the slow DB (requests that found both segments empty): ${nodes.map((n, i) => `${n.name}=${run.slowWaits[i]}`).join(' ')}`);
+  say(
+    `engine waits during the slow DB (requests that found both segments empty): ${nodes.map((n, i) => `${n.name}=${run.slowWaits[i]}`).join(' ')}`,
+  );
 
   await phase('kills', async () => {
-    const actions = shuffled([...Array<'kill'>(size.kills).fill('kill'), ...Array<'cut'>(size.cuts).fill('cut')], random);
+    const actions = shuffled(
+      [...Array<'kill'>(size.kills).fill('kill'), ...Array<'cut'>(size.cuts).fill('cut')],
+      random,
+    );
     for (const action of actions) {
       await sleep(rand(size.actionGapS[0], size.actionGapS[1]) * 1000);
       if (action === 'cut') {
@@ -83,7 +91,11 @@ export async function runScenario(run: ChaosRun): Promise<void> {
 
   await phase('outage', () => {
     const server = run.db!;
-    return outage(run, { what: run.database === 'postgres' ? 'postgres' : 'mariadbd', stop: () => server.stop(), start: () => server.start() });
+    return outage(run, {
+      what: run.database === 'postgres' ? 'postgres' : 'mariadbd',
+      stop: () => server.stop(),
+      start: () => server.start(),
+    });
   });
 
   await phase('tail', () => sleep(size.tailS * 1000));

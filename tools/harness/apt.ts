@@ -39,9 +39,16 @@ export function aptInstall(packages: string[], log: Log): void {
     log('apt-get update…');
     execFileSync('apt-get', ['-q', 'update'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 300_000 });
     log(`apt-get install -y ${packages.join(' ')} (a few minutes at most)…`);
-    execFileSync('apt-get', ['-q', 'install', '-y', ...packages], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 600_000 });
+    execFileSync('apt-get', ['-q', 'install', '-y', ...packages], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env,
+      timeout: 600_000,
+    });
   } catch (error) {
-    throw new Error(`Could not install ${packages.join(' ')} with apt-get (are you root, is the Debian mirror reachable?): ${String(error)}`, { cause: error });
+    throw new Error(
+      `Could not install ${packages.join(' ')} with apt-get (are you root, is the Debian mirror reachable?): ${String(error)}`,
+      { cause: error },
+    );
   } finally {
     if (addedPolicy) fs.rmSync(POLICY_RC_D, { force: true });
   }

@@ -19,7 +19,13 @@ export const BASE_IMAGE = 'localhost/leaf-ts-test/node:20-bookworm-slim';
 const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 
 function podman(args: string[], options: { timeout?: number; input?: Buffer } = {}): string {
-  return execFileSync('podman', args, { encoding: 'utf8', stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], timeout: options.timeout ?? 120_000, input: options.input, maxBuffer: 64 << 20 });
+  return execFileSync('podman', args, {
+    encoding: 'utf8',
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    timeout: options.timeout ?? 120_000,
+    input: options.input,
+    maxBuffer: 64 << 20,
+  });
 }
 
 /** podman, runc and debootstrap, installed from Debian when missing. */
@@ -48,7 +54,16 @@ export function machineFlags(): string[] {
     return `${soft === 'unlimited' ? -1 : soft}:${hard === 'unlimited' ? -1 : hard}`;
   };
   // Even the current process limit counts as raising it for runc here; a lower one is always allowed, and plenty.
-  return ['--runtime', 'runc', '--network', 'host', '--ulimit', `nofile=${limit('Max open files')}`, '--ulimit', 'nproc=4096:4096'];
+  return [
+    '--runtime',
+    'runc',
+    '--network',
+    'host',
+    '--ulimit',
+    `nofile=${limit('Max open files')}`,
+    '--ulimit',
+    'nproc=4096:4096',
+  ];
 }
 
 /** Build-only flags: the TLS proxy's CA for npm inside the build, when this machine has one. */
@@ -75,7 +90,10 @@ export function ensureBaseImage(log: Log): void {
   const rootfs = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-base-rootfs-'));
   try {
     log(`making ${BASE_IMAGE}: debootstrap bookworm (minbase) into ${rootfs} (1–2 min)…`);
-    execFileSync('debootstrap', ['--variant=minbase', 'bookworm', rootfs, DEBIAN_MIRROR], { stdio: 'ignore', timeout: 900_000 });
+    execFileSync('debootstrap', ['--variant=minbase', 'bookworm', rootfs, DEBIAN_MIRROR], {
+      stdio: 'ignore',
+      timeout: 900_000,
+    });
     const prefix = path.resolve(path.dirname(process.execPath), '..');
     const local = path.join(rootfs, 'usr', 'local');
     fs.mkdirSync(path.join(local, 'bin'), { recursive: true });
@@ -85,9 +103,25 @@ export function ensureBaseImage(log: Log): void {
     fs.cpSync(path.join(npmRoot, 'npm'), path.join(local, 'lib', 'node_modules', 'npm'), { recursive: true });
     fs.symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', path.join(local, 'bin', 'npm'));
     fs.symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', path.join(local, 'bin', 'npx'));
-    execFileSync('chroot', [rootfs, 'sh', '-c', 'groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node && rm -rf /var/cache/apt/archives/*.deb /var/lib/apt/lists/*']);
+    execFileSync('chroot', [
+      rootfs,
+      'sh',
+      '-c',
+      'groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node && rm -rf /var/cache/apt/archives/*.deb /var/lib/apt/lists/*',
+    ]);
     const tar = execFileSync('tar', ['-C', rootfs, '-c', '.'], { maxBuffer: 2 << 30 });
-    podman(['import', '--change', 'CMD ["node"]', '--change', 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '-', BASE_IMAGE], { input: tar, timeout: 300_000 });
+    podman(
+      [
+        'import',
+        '--change',
+        'CMD ["node"]',
+        '--change',
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        '-',
+        BASE_IMAGE,
+      ],
+      { input: tar, timeout: 300_000 },
+    );
     log(`${BASE_IMAGE} made`);
   } finally {
     fs.rmSync(rootfs, { recursive: true, force: true });
@@ -97,10 +131,15 @@ export function ensureBaseImage(log: Log): void {
 /** `podman build` of `dir`'s Dockerfile on the stand-in base, tagged `tag`; its output on failure. */
 export function buildImage(dir: string, tag: string, scratch: string): void {
   try {
-    podman(['build', ...machineFlags(), ...buildFlags(scratch), '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', tag, dir], { timeout: 1_200_000 });
+    podman(
+      ['build', ...machineFlags(), ...buildFlags(scratch), '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', tag, dir],
+      { timeout: 1_200_000 },
+    );
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string };
-    throw new Error(`podman build failed:\n${(e.stdout ?? '').slice(-6_000)}\n${(e.stderr ?? '').slice(-4_000)}`, { cause: error });
+    throw new Error(`podman build failed:\n${(e.stdout ?? '').slice(-6_000)}\n${(e.stderr ?? '').slice(-4_000)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -115,7 +154,13 @@ export interface Container {
 
 /** `podman run -d` of `image` with `env`; removed by the exit hook if still there. */
 export function runContainer(image: string, env: Record<string, string>): Container {
-  const id = podman(['run', '-d', ...machineFlags(), ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), image]).trim();
+  const id = podman([
+    'run',
+    '-d',
+    ...machineFlags(),
+    ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    image,
+  ]).trim();
   const unregister = onExit(() => {
     try {
       execFileSync('podman', ['rm', '-f', '-t', '0', id], { stdio: 'ignore' });

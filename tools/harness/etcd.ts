@@ -48,7 +48,13 @@ async function healthy(host: string): Promise<boolean> {
  * Starts etcd with its data in `dataDir` (a tmpfs is best: every lease renewal is an fsync, and a stalled fsync
  * longer than Patroni's retry_timeout makes the primary demote itself) and waits, bounded, until /health is true.
  */
-export async function startEtcd(o: { dataDir: string; logDir: string; marker: string; log: Log; timeoutMs?: number }): Promise<EtcdServer> {
+export async function startEtcd(o: {
+  dataDir: string;
+  logDir: string;
+  marker: string;
+  log: Log;
+  timeoutMs?: number;
+}): Promise<EtcdServer> {
   const etcd = ensureEtcd(o.log);
   const timeoutMs = o.timeoutMs ?? 20_000;
   const [client, peer] = [await etcdPort(), await etcdPort()];

@@ -78,10 +78,17 @@ export class GaleraCluster {
     ensureGaleraPackages(log);
     const dir = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), 'leaf-galera-'));
     const flat = await distinctFreePorts(count * 4);
-    const ports: NodePorts[] = Array.from({ length: count }, (_, i) => ({ sql: flat[4 * i], gmcast: flat[4 * i + 1], ist: flat[4 * i + 2], sst: flat[4 * i + 3] }));
+    const ports: NodePorts[] = Array.from({ length: count }, (_, i) => ({
+      sql: flat[4 * i],
+      gmcast: flat[4 * i + 1],
+      ist: flat[4 * i + 2],
+      sst: flat[4 * i + 3],
+    }));
     const address = `gcomm://${ports.map((p) => `127.0.0.1:${p.gmcast}`).join(',')}`;
     const clusterName = `leaf-test-${randomBytes(4).toString('hex')}`;
-    const nodes = ports.map((p, i) => new GaleraNode(i, `node ${i + 1}`, path.join(dir, `node${i + 1}`), p, bin, address, clusterName, log));
+    const nodes = ports.map(
+      (p, i) => new GaleraNode(i, `node ${i + 1}`, path.join(dir, `node${i + 1}`), p, bin, address, clusterName, log),
+    );
     const cluster = new GaleraCluster(dir, nodes, log, options.syncTimeoutMs ?? 60_000);
     try {
       await cluster.bootstrapFresh();
@@ -97,13 +104,17 @@ export class GaleraCluster {
     const [first, ...others] = this.nodes;
     first.initialise();
     first.start({ kind: 'new-cluster' });
-    this.log(`${first.name} bootstrapping a new cluster… synced in ${seconds(await first.waitSynced(1, this.syncTimeoutMs, 'bootstrapped'))}`);
+    this.log(
+      `${first.name} bootstrapping a new cluster… synced in ${seconds(await first.waitSynced(1, this.syncTimeoutMs, 'bootstrapped'))}`,
+    );
     const { user, password } = await createPasswordUser(first.rootOptions, 'leaf_test', 'leaf');
     this.user = user;
     this.password = password;
     // One joiner at a time: a donor serves one SST, and two at once on 2 cores only slows both.
     for (const node of others) await this.join(node, undefined);
-    this.log(`cluster of ${this.nodes.length} Synced in ${seconds(Date.now() - started)} (ports ${this.nodes.map((n) => n.ports.sql).join(', ')})`);
+    this.log(
+      `cluster of ${this.nodes.length} Synced in ${seconds(Date.now() - started)} (ports ${this.nodes.map((n) => n.ports.sql).join(', ')})`,
+    );
   }
 
   /** Starts a stopped node as a joiner and waits until it is Synced with every running member. */
@@ -173,11 +184,15 @@ export class GaleraCluster {
     const started = Date.now();
     const done = await pollFor(this.syncTimeoutMs, async () => {
       const all = await Promise.all(members.map((n) => n.status()));
-      return all.every((s) => s?.clusterStatus === 'Primary' && s.clusterSize === size && s.state === 'Synced') ? true : undefined;
+      return all.every((s) => s?.clusterStatus === 'Primary' && s.clusterSize === size && s.state === 'Synced')
+        ? true
+        : undefined;
     });
     if (done === undefined) {
       const states = await Promise.all(members.map(async (n) => `${n.name}: ${describe(await n.status())}`));
-      throw new Error(`${what}: the others did not settle on a primary component of ${size} within ${this.syncTimeoutMs} ms (${states.join('; ')})`);
+      throw new Error(
+        `${what}: the others did not settle on a primary component of ${size} within ${this.syncTimeoutMs} ms (${states.join('; ')})`,
+      );
     }
     this.log(`${what}: the others are a primary component of ${size} after ${seconds(Date.now() - started)}`);
   }
@@ -224,7 +239,8 @@ export class GaleraCluster {
       const s = await node.status();
       return s !== undefined && s.clusterStatus !== 'Primary' ? s : undefined;
     });
-    if (alone === undefined) throw new Error(`${node.name} still in a primary component ${this.syncTimeoutMs} ms after isolation`);
+    if (alone === undefined)
+      throw new Error(`${node.name} still in a primary component ${this.syncTimeoutMs} ms after isolation`);
     this.log(`${node.name} is ${describe(alone)}`);
   }
 
@@ -244,7 +260,12 @@ export class GaleraCluster {
     const node = this.node(i);
     const size = this.runningCount();
     try {
-      const ms = await node.waitSynced(size, Math.min(30_000, this.syncTimeoutMs), `${what} and synced`, this.peerOf(node));
+      const ms = await node.waitSynced(
+        size,
+        Math.min(30_000, this.syncTimeoutMs),
+        `${what} and synced`,
+        this.peerOf(node),
+      );
       this.log(`${node.name} ${what}… synced in ${seconds(ms)}`);
     } catch (error) {
       this.log(`${node.name} did not rejoin by itself (${String(error).split('\n')[0]}): restarting it`);
@@ -273,7 +294,9 @@ export class GaleraCluster {
     const best = recovered.reduce((a, b) => (b.seqno > a.seqno ? b : a));
     best.node.setSafeToBootstrap();
     best.node.start({ kind: 'new-cluster', position: best.position });
-    this.log(`${best.node.name} (seqno ${best.seqno}) bootstrapping… synced in ${seconds(await best.node.waitSynced(1, this.syncTimeoutMs, 'bootstrapped'))}`);
+    this.log(
+      `${best.node.name} (seqno ${best.seqno}) bootstrapping… synced in ${seconds(await best.node.waitSynced(1, this.syncTimeoutMs, 'bootstrapped'))}`,
+    );
     for (const r of recovered) if (r !== best) await this.join(r.node, r.position);
     this.log(`whole cluster back in ${seconds(Date.now() - started)}`);
     return best.node.index;

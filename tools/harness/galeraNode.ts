@@ -103,7 +103,12 @@ export class GaleraNode {
   /** Every option but the start mode: the same ones serve `--wsrep-recover`. */
   private args(): string[] {
     const p = this.ports;
-    const provider = [`gmcast.listen_addr=tcp://127.0.0.1:${p.gmcast}`, `ist.recv_addr=127.0.0.1:${p.ist}`, 'gcache.size=64M', ...FAST_EVICTION];
+    const provider = [
+      `gmcast.listen_addr=tcp://127.0.0.1:${p.gmcast}`,
+      `ist.recv_addr=127.0.0.1:${p.ist}`,
+      'gcache.size=64M',
+      ...FAST_EVICTION,
+    ];
     return [
       ...serverArgs({ dir: this.dir, datadir: this.datadir, socket: this.socket, port: p.sql, bufferPool: '32M' }),
       '--max-connections=200',
@@ -128,7 +133,10 @@ export class GaleraNode {
     // Run as root, the rsync SST daemon writes as `nobody`: a joiner's datadir must be writable by it.
     if (mode.kind === 'join') execFileSync('chown', ['-R', 'nobody', this.datadir]);
     this.logOffset = fs.existsSync(this.errorLog) ? fs.statSync(this.errorLog).size : 0;
-    const extra = [mode.kind === 'new-cluster' ? '--wsrep-new-cluster' : '', mode.position ? `--wsrep-start-position=${mode.position}` : ''];
+    const extra = [
+      mode.kind === 'new-cluster' ? '--wsrep-new-cluster' : '',
+      mode.position ? `--wsrep-start-position=${mode.position}` : '',
+    ];
     const spawned = spawnMariadbd(this.bin.mariadbd, [...this.args(), ...extra.filter(Boolean)], {
       errorLog: this.errorLog,
       dir: this.dir,
@@ -140,7 +148,9 @@ export class GaleraNode {
     });
     this.child = spawned.child;
     this.spawned = spawned;
-    this.log(`${this.name} pid ${this.child.pid} started (${mode.kind}${mode.position ? ` from ${mode.position}` : ''})`);
+    this.log(
+      `${this.name} pid ${this.child.pid} started (${mode.kind}${mode.position ? ` from ${mode.position}` : ''})`,
+    );
   }
 
   /**
@@ -184,14 +194,20 @@ export class GaleraNode {
   async recover(timeoutMs = 60_000): Promise<{ uuid: string; seqno: number; position: string }> {
     if (this.child !== null) throw new Error(`${this.name} must be stopped before --wsrep-recover`);
     const output = await new Promise<string>((resolve) => {
-      execFile(this.bin.mariadbd, [...this.args(), '--wsrep-recover'], { timeout: timeoutMs, maxBuffer: 8 << 20 }, (_error, stdout, stderr) =>
-        resolve(`${stdout}${stderr}`),
+      execFile(
+        this.bin.mariadbd,
+        [...this.args(), '--wsrep-recover'],
+        { timeout: timeoutMs, maxBuffer: 8 << 20 },
+        (_error, stdout, stderr) => resolve(`${stdout}${stderr}`),
       );
     });
     fs.appendFileSync(this.errorLog, output);
     const matches = [...output.matchAll(/WSREP: Recovered position:\s*([0-9a-f-]{36}):(-?\d+)/g)];
     const last = matches.at(-1);
-    if (last === undefined) throw new Error(`${this.name}: --wsrep-recover printed no position. Output tail:\n${output.split('\n').slice(-25).join('\n')}`);
+    if (last === undefined)
+      throw new Error(
+        `${this.name}: --wsrep-recover printed no position. Output tail:\n${output.split('\n').slice(-25).join('\n')}`,
+      );
     return { uuid: last[1], seqno: Number(last[2]), position: `${last[1]}:${last[2]}` };
   }
 
@@ -199,7 +215,12 @@ export class GaleraNode {
   setSafeToBootstrap(): void {
     const file = path.join(this.datadir, 'grastate.dat');
     const text = fs.readFileSync(file, 'utf8');
-    fs.writeFileSync(file, /safe_to_bootstrap:/.test(text) ? text.replace(/safe_to_bootstrap:\s*\d/, 'safe_to_bootstrap: 1') : `${text}safe_to_bootstrap: 1\n`);
+    fs.writeFileSync(
+      file,
+      /safe_to_bootstrap:/.test(text)
+        ? text.replace(/safe_to_bootstrap:\s*\d/, 'safe_to_bootstrap: 1')
+        : `${text}safe_to_bootstrap: 1\n`,
+    );
   }
 
   /** wsrep status over a short-timeout socket connection; undefined when the node does not answer. */
@@ -213,7 +234,11 @@ export class GaleraNode {
         "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment','wsrep_cluster_size','wsrep_cluster_status','wsrep_ready','wsrep_cluster_conf_id')",
       );
       const v = new Map(rows.map((r) => [String(r.Variable_name), String(r.Value)]));
-      return { state: v.get('wsrep_local_state_comment') ?? '', clusterSize: Number(v.get('wsrep_cluster_size') ?? 0), clusterStatus: v.get('wsrep_cluster_status') ?? '', ready: v.get('wsrep_ready') === 'ON',
+      return {
+        state: v.get('wsrep_local_state_comment') ?? '',
+        clusterSize: Number(v.get('wsrep_cluster_size') ?? 0),
+        clusterStatus: v.get('wsrep_cluster_status') ?? '',
+        ready: v.get('wsrep_ready') === 'ON',
         confId: Number(v.get('wsrep_cluster_conf_id') ?? -1),
       };
     } catch {
@@ -235,7 +260,8 @@ export class GaleraNode {
     let last: WsrepStatus | undefined;
     const ok = await pollFor(timeoutMs, async () => {
       const exit = this.exitInfo();
-      if (this.child === null) throw new Error(`${this.name} ${exit ?? 'is not running'} before it was ${what}. Log tail:\n${this.tail()}`);
+      if (this.child === null)
+        throw new Error(`${this.name} ${exit ?? 'is not running'} before it was ${what}. Log tail:\n${this.tail()}`);
       last = await this.status();
       if (last?.state === 'Synced' && last.clusterStatus === 'Primary' && last.clusterSize === size) {
         if (peer === undefined) return true;
@@ -244,11 +270,16 @@ export class GaleraNode {
       }
       if (Date.now() > nextReport) {
         nextReport += 5_000;
-        this.log(`${this.name} not ${what} yet after ${((Date.now() - started) / 1000).toFixed(0)} s: ${describe(last)}`);
+        this.log(
+          `${this.name} not ${what} yet after ${((Date.now() - started) / 1000).toFixed(0)} s: ${describe(last)}`,
+        );
       }
       return undefined;
     });
-    if (ok === undefined) throw new Error(`${this.name} not ${what} (size ${size}) within ${timeoutMs} ms: ${describe(last)}. Log tail:\n${this.tail()}`);
+    if (ok === undefined)
+      throw new Error(
+        `${this.name} not ${what} (size ${size}) within ${timeoutMs} ms: ${describe(last)}. Log tail:\n${this.tail()}`,
+      );
     return Date.now() - started;
   }
 
@@ -259,5 +290,7 @@ export class GaleraNode {
 }
 
 export function describe(s: WsrepStatus | undefined): string {
-  return s === undefined ? 'no answer' : `${s.state}, ${s.clusterStatus}, size ${s.clusterSize}, ready ${s.ready ? 'ON' : 'OFF'}`;
+  return s === undefined
+    ? 'no answer'
+    : `${s.state}, ${s.clusterStatus}, size ${s.clusterSize}, ready ${s.ready ? 'ON' : 'OFF'}`;
 }

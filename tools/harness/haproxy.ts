@@ -114,14 +114,22 @@ function parseStats(csv: string): BackendStats {
   const backend = rows.map((r) => r.split(',')).filter((r) => at(r, 'pxname') === 'leaf_nodes');
   const total = backend.find((r) => at(r, 'svname') === 'BACKEND');
   return {
-    servers: backend.filter((r) => !['BACKEND', 'FRONTEND'].includes(at(r, 'svname'))).map((r) => ({ name: at(r, 'svname'), status: at(r, 'status') })),
+    servers: backend
+      .filter((r) => !['BACKEND', 'FRONTEND'].includes(at(r, 'svname')))
+      .map((r) => ({ name: at(r, 'svname'), status: at(r, 'status') })),
     retries: Number(total === undefined ? 0 : at(total, 'wretr')),
     redispatches: Number(total === undefined ? 0 : at(total, 'wredis')),
   };
 }
 
 /** Starts HAProxy on `config` (written into `dir`); resolves once its stats page answers. */
-export async function startHaproxy(options: { config: string; port: number; statsPort: number; dir: string; log: Log }): Promise<HaproxyServer> {
+export async function startHaproxy(options: {
+  config: string;
+  port: number;
+  statsPort: number;
+  dir: string;
+  log: Log;
+}): Promise<HaproxyServer> {
   const { config, port, statsPort, dir, log } = options;
   const bin = ensureHaproxy(log);
   const version = /version (\S+)/.exec(execFileSync(bin, ['-v'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
@@ -141,7 +149,9 @@ export async function startHaproxy(options: { config: string; port: number; stat
   const started = Date.now();
   while (Date.now() - started < 15_000 && isRunning(child)) {
     if ((await get(statsPort, '/stats;csv')).status === 200) {
-      log(`haproxy ${version}: PID ${child.pid} on 127.0.0.1:${port} (stats :${statsPort}) ready in ${Date.now() - started} ms`);
+      log(
+        `haproxy ${version}: PID ${child.pid} on 127.0.0.1:${port} (stats :${statsPort}) ready in ${Date.now() - started} ms`,
+      );
       return {
         child,
         port,
@@ -166,15 +176,30 @@ export async function startHaproxy(options: { config: string; port: number; stat
 }
 
 /** The recipe on loopback, on free ports, in front of `servers`. */
-export async function startHaproxyRecipe(options: { servers: number[]; dir: string; log: Log; backendLines?: string[] }): Promise<HaproxyServer> {
+export async function startHaproxyRecipe(options: {
+  servers: number[];
+  dir: string;
+  log: Log;
+  backendLines?: string[];
+}): Promise<HaproxyServer> {
   const port = await freePort();
   const statsPort = await freePort();
-  const config = loopbackConfig(fs.readFileSync(HAPROXY_RECIPE, 'utf8'), { frontend: port, stats: statsPort, servers: options.servers, backendLines: options.backendLines });
+  const config = loopbackConfig(fs.readFileSync(HAPROXY_RECIPE, 'utf8'), {
+    frontend: port,
+    stats: statsPort,
+    servers: options.servers,
+    backendLines: options.backendLines,
+  });
   return startHaproxy({ config, port, statsPort, dir: options.dir, log: options.log });
 }
 
 /** Polls the stats page until every server named is in `status` (UP, DOWN); false after `ms`. */
-export async function waitForServers(haproxy: HaproxyServer, names: string[], status: 'UP' | 'DOWN', ms: number): Promise<boolean> {
+export async function waitForServers(
+  haproxy: HaproxyServer,
+  names: string[],
+  status: 'UP' | 'DOWN',
+  ms: number,
+): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     const { servers } = await haproxy.stats();

@@ -21,11 +21,38 @@ export {
   describeRoles,
 } from './patroni';
 export { ensurePatroniPackages } from './patroniSetup';
-export { PostgresServer, type PostgresServerOptions, createPgDatabase, ensurePostgres, pgQuery, postgresAvailable, withPgDatabase } from './postgres';
+export {
+  PostgresServer,
+  type PostgresServerOptions,
+  createPgDatabase,
+  ensurePostgres,
+  pgQuery,
+  postgresAvailable,
+  withPgDatabase,
+} from './postgres';
 export { PG_BIN_DIR, PsqlError, type PsqlOptions, psql, psqlRun } from './psql';
 export { GaleraCluster, type GaleraClusterOptions, type GaleraNode, type NodePorts, type WsrepStatus } from './galera';
-export { type MariadbBinaries, MariadbServer, type MariadbServerOptions, type TestDatabase, createDatabase, ensureMariadb, findMariadb, withDatabase } from './mariadb';
-export { NotReadyError, type NodeServer, REPO_ROOT, type SpawnServerOptions, cleanEnv, httpGetStatus, spawnServer, startNodeServer, waitForHealth } from './node';
+export {
+  type MariadbBinaries,
+  MariadbServer,
+  type MariadbServerOptions,
+  type TestDatabase,
+  createDatabase,
+  ensureMariadb,
+  findMariadb,
+  withDatabase,
+} from './mariadb';
+export {
+  NotReadyError,
+  type NodeServer,
+  REPO_ROOT,
+  type SpawnServerOptions,
+  cleanEnv,
+  httpGetStatus,
+  spawnServer,
+  startNodeServer,
+  waitForHealth,
+} from './node';
 export { freePort, freePortSync } from './ports';
 export { type PrometheusScrape, type PrometheusServer, ensurePrometheus, startPrometheus } from './prometheus';
 export { type RedisServer, ensureRedis, startRedis } from './redis';

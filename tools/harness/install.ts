@@ -9,5 +9,9 @@ if (pkg === undefined) {
   process.stderr.write('usage: tsx tools/harness/install.ts <debian-package> [executable…]\n');
   process.exit(2);
 }
-const found = ensurePackage(pkg, () => findExecutable(names.length > 0 ? names : [pkg]), (line) => process.stderr.write(`[install] ${line}\n`));
+const found = ensurePackage(
+  pkg,
+  () => findExecutable(names.length > 0 ? names : [pkg]),
+  (line) => process.stderr.write(`[install] ${line}\n`),
+);
 process.stdout.write(`${found}\n`);

@@ -89,7 +89,8 @@ export class MariadbServer {
           await server.start();
           break;
         } catch (error) {
-          if (options.port !== undefined || attempt >= 3 || !/bind|address already in use/i.test(String(error))) throw error;
+          if (options.port !== undefined || attempt >= 3 || !/bind|address already in use/i.test(String(error)))
+            throw error;
           server.port = await freePort();
         }
       }
@@ -132,7 +133,13 @@ export class MariadbServer {
     const spawned = spawnMariadbd(
       this.bin.mariadbd,
       [
-        ...serverArgs({ dir: this.dir, datadir: this.datadir, socket: this.socket, port: this.port, bufferPool: '64M' }),
+        ...serverArgs({
+          dir: this.dir,
+          datadir: this.datadir,
+          socket: this.socket,
+          port: this.port,
+          bufferPool: '64M',
+        }),
         '--skip-log-bin',
         '--max-connections=500',
       ],
@@ -149,7 +156,10 @@ export class MariadbServer {
     const child = spawned.child;
     this.child = child;
     if (child.pid !== undefined) {
-      fs.writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ownerPid: process.pid, serverPid: child.pid }));
+      fs.writeFileSync(
+        path.join(this.dir, 'owner.json'),
+        JSON.stringify({ ownerPid: process.pid, serverPid: child.pid }),
+      );
     }
 
     const deadline = Date.now() + this.readyTimeoutMs;
@@ -157,7 +167,9 @@ export class MariadbServer {
     while (Date.now() < deadline) {
       const exitInfo = spawned.exitInfo();
       if (exitInfo !== null) {
-        throw new Error(`mariadbd ${exitInfo} before accepting connections (port ${this.port}). Log tail:\n${this.tail()}`);
+        throw new Error(
+          `mariadbd ${exitInfo} before accepting connections (port ${this.port}). Log tail:\n${this.tail()}`,
+        );
       }
       try {
         const conn = await mysql.createConnection({ ...this.rootOptions, connectTimeout: 1_000 });

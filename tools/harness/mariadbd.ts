@@ -50,12 +50,22 @@ export function installDatadir(bin: MariadbBinaries, datadir: string, log: Log):
   try {
     execFileSync(
       bin.installDb,
-      ['--no-defaults', `--datadir=${datadir}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--user=root', '--skip-name-resolve'],
+      [
+        '--no-defaults',
+        `--datadir=${datadir}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+        '--user=root',
+        '--skip-name-resolve',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
     );
   } catch (error) {
     const e = error as { stderr?: Buffer; stdout?: Buffer };
-    throw new Error(`mariadb-install-db failed: ${String(error)}\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`, { cause: error });
+    throw new Error(
+      `mariadb-install-db failed: ${String(error)}\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`,
+      { cause: error },
+    );
   }
   log(`datadir ${datadir} initialised in ${Date.now() - started} ms`);
 }
@@ -73,7 +83,13 @@ export function logTail(file: string, lines = 25): string {
  * The options every throwaway server shares: no config file read (a system-wide my.cnf must not leak in), our
  * datadir, socket and port on 127.0.0.1 only, utf8mb4, and small, relaxed InnoDB settings fit for tests.
  */
-export function serverArgs(o: { dir: string; datadir: string; socket: string; port: number; bufferPool: string }): string[] {
+export function serverArgs(o: {
+  dir: string;
+  datadir: string;
+  socket: string;
+  port: number;
+  bufferPool: string;
+}): string[] {
   return [
     '--no-defaults',
     '--user=root',
@@ -105,7 +121,12 @@ export interface SpawnedMariadbd {
 export function spawnMariadbd(
   mariadbd: string,
   args: string[],
-  { errorLog, dir, marker, onGone }: { errorLog: string; dir: string; marker: string; onGone: (child: ChildProcess) => void },
+  {
+    errorLog,
+    dir,
+    marker,
+    onGone,
+  }: { errorLog: string; dir: string; marker: string; onGone: (child: ChildProcess) => void },
 ): SpawnedMariadbd {
   const err = fs.openSync(errorLog, 'a');
   const child = spawn(mariadbd, args, { stdio: ['ignore', err, err] });
@@ -122,12 +143,16 @@ export function spawnMariadbd(
   };
   child.once('exit', (code, signal) => gone(`exited with code ${code} signal ${signal}`));
   child.once('error', (error) => gone(`failed to spawn: ${error.message}`));
-  if (child.pid !== undefined) spawnWatchdog({ pid: child.pid, marker, where: 'cmdline', graceMs: 10_000, removeDir: dir });
+  if (child.pid !== undefined)
+    spawnWatchdog({ pid: child.pid, marker, where: 'cmdline', graceMs: 10_000, removeDir: dir });
   return { child, exitInfo: () => exitInfo };
 }
 
 /** Runs statements on one fresh connection; returns each statement's rows. */
-export async function queryAll(options: mysql.ConnectionOptions, statements: Array<string | [string, unknown[]]>): Promise<unknown[]> {
+export async function queryAll(
+  options: mysql.ConnectionOptions,
+  statements: Array<string | [string, unknown[]]>,
+): Promise<unknown[]> {
   const conn = await mysql.createConnection(options);
   try {
     const out: unknown[] = [];
@@ -145,7 +170,11 @@ export async function queryAll(options: mysql.ConnectionOptions, statements: Arr
  * Creates `database` and a password user on 127.0.0.1 allowed to create further databases, through root's
  * `rootOptions`; returns the user and password.
  */
-export async function createPasswordUser(rootOptions: mysql.ConnectionOptions, database: string, user: string): Promise<{ user: string; password: string }> {
+export async function createPasswordUser(
+  rootOptions: mysql.ConnectionOptions,
+  database: string,
+  user: string,
+): Promise<{ user: string; password: string }> {
   const password = randomBytes(12).toString('hex');
   await queryAll(rootOptions, [
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,

@@ -57,7 +57,10 @@ function processTable(): ProcEntry[] {
  * `prefix`: a cluster's marker prefixes its nodes'), and of all their descendants — postgres's children overwrite
  * their environment with their process title, so they are found as children of a marked postmaster or reaper.
  */
-export function markedPids(marker: string, { prefix = false, except = [] }: { prefix?: boolean; except?: number[] } = {}): number[] {
+export function markedPids(
+  marker: string,
+  { prefix = false, except = [] }: { prefix?: boolean; except?: number[] } = {},
+): number[] {
   const wanted = `\0${markEntry(marker)}`;
   const table = processTable();
   const found = new Set<number>();
@@ -66,7 +69,7 @@ export function markedPids(marker: string, { prefix = false, except = [] }: { pr
     const next = p.environ[at + wanted.length];
     if (at >= 0 && (prefix || next === '\0' || next === undefined)) found.add(p.pid);
   }
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of table) {
       if (!found.has(p.pid) && found.has(p.ppid)) {
@@ -93,7 +96,11 @@ export function killPids(pids: number[]): void {
  * SIGKILLs every marked process (but `except`) until none is left — a postmaster may fork a new child between the
  * scan and the signal — and resolves with what is still there after `timeoutMs` ([] when all are gone).
  */
-export async function killMarked(marker: string, timeoutMs: number, options: { prefix?: boolean; except?: number[] } = {}): Promise<number[]> {
+export async function killMarked(
+  marker: string,
+  timeoutMs: number,
+  options: { prefix?: boolean; except?: number[] } = {},
+): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const left = markedPids(marker, options);
@@ -142,5 +149,8 @@ const timer = setInterval(() => {
  * or a marker starting with it, then removes `dirs`. It leaves by itself once `dirs` are all gone (a normal destroy).
  */
 export function spawnMarkedWatchdog(marker: string, dirs: string[]): void {
-  spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), markEntry(marker), ...dirs], { detached: true, stdio: 'ignore' }).unref();
+  spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), markEntry(marker), ...dirs], {
+    detached: true,
+    stdio: 'ignore',
+  }).unref();
 }

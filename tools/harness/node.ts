@@ -19,7 +19,15 @@ export const REPO_ROOT = path.resolve(__dirname, '../..');
 export function cleanEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith('LEAF_') || k === 'DATABASE_URL' || k === 'PORT' || k === 'HOST' || k.startsWith('VITEST')) continue;
+    if (
+      v === undefined ||
+      k.startsWith('LEAF_') ||
+      k === 'DATABASE_URL' ||
+      k === 'PORT' ||
+      k === 'HOST' ||
+      k.startsWith('VITEST')
+    )
+      continue;
     out[k] = v;
   }
   return out;
@@ -51,7 +59,14 @@ export interface SpawnServerOptions {
   onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
 }
 
-export function spawnServer({ port, env, script = 'server.ts', nodeFlags = [], cwd = REPO_ROOT, onOutput }: SpawnServerOptions): ChildProcess {
+export function spawnServer({
+  port,
+  env,
+  script = 'server.ts',
+  nodeFlags = [],
+  cwd = REPO_ROOT,
+  onOutput,
+}: SpawnServerOptions): ChildProcess {
   const child = track(
     spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
       cwd,
@@ -80,13 +95,21 @@ export class NotReadyError extends Error {
  * Polls GET /api/health every `everyMs` (each probe at most 1 s) until it answers 200; resolves with the ms waited.
  * Rejects with NotReadyError when the process exits first or after `timeoutMs`; the process is left as it is.
  */
-export async function waitForHealth(child: ChildProcess, port: number, timeoutMs: number, everyMs = 100): Promise<number> {
+export async function waitForHealth(
+  child: ChildProcess,
+  port: number,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<number> {
   const started = Date.now();
   for (;;) {
-    if (!isRunning(child)) throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
+    if (!isRunning(child))
+      throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
     if ((await httpGetStatus(port, '/api/health', 1_000)) === 200) return Date.now() - started;
-    if (!isRunning(child)) throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
-    if (Date.now() - started > timeoutMs) throw new NotReadyError(`did not answer /api/health with 200 within ${timeoutMs} ms`, false);
+    if (!isRunning(child))
+      throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
+    if (Date.now() - started > timeoutMs)
+      throw new NotReadyError(`did not answer /api/health with 200 within ${timeoutMs} ms`, false);
     await sleep(everyMs);
   }
 }
@@ -125,7 +148,10 @@ export async function startNodeServer(
 
 class PortTakenError extends Error {}
 
-async function startOnce(options: Omit<SpawnServerOptions, 'port'> & { timeoutMs?: number }, port: number): Promise<NodeServer> {
+async function startOnce(
+  options: Omit<SpawnServerOptions, 'port'> & { timeoutMs?: number },
+  port: number,
+): Promise<NodeServer> {
   let out = '';
   const child = spawnServer({
     ...options,
@@ -137,7 +163,13 @@ async function startOnce(options: Omit<SpawnServerOptions, 'port'> & { timeoutMs
   });
   try {
     const readyMs = await waitForHealth(child, port, options.timeoutMs ?? 30_000);
-    return { child, port, url: `http://127.0.0.1:${port}`, readyMs, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+    return {
+      child,
+      port,
+      url: `http://127.0.0.1:${port}`,
+      readyMs,
+      stop: (graceMs = 5_000) => stopChild(child, graceMs),
+    };
   } catch (error) {
     await stopChild(child, 0, { signal: 'SIGKILL' });
     const message = `${options.script ?? 'server.ts'} on port ${port} ${(error as Error).message}:\n${out}`;

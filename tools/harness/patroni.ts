@@ -24,7 +24,13 @@ import { killMarked, killPids, markedPids, spawnMarkedWatchdog } from './markedP
 import { type ClusterSettings, type Credentials, nodePaths } from './patroniConfig';
 import { type OsUser, PatroniNode } from './patroniNode';
 import { type NodeRoleReport, describeRoles, nodeRoles } from './patroniRoles';
-import { type PatroniClusterOptions, clusterSettings, distinctFreePorts, ensurePatroniPackages, secret } from './patroniSetup';
+import {
+  type PatroniClusterOptions,
+  clusterSettings,
+  distinctFreePorts,
+  ensurePatroniPackages,
+  secret,
+} from './patroniSetup';
 import { waitForLeader, waitForReplicasStreaming, waitNoSyncStandby, waitNodeJoined } from './patroniWaits';
 import { psql } from './psql';
 
@@ -70,7 +76,15 @@ export class PatroniCluster {
     const marker = `patroni-${randomBytes(6).toString('hex')}`;
     const settings = clusterSettings(options, marker);
     const failoverTimeoutMs = options.failoverTimeoutMs ?? Math.max(30_000, settings.timings.ttl * 3_000);
-    const cluster = new PatroniCluster(dir, etcdDir, marker, settings, log, options.startTimeoutMs ?? 120_000, failoverTimeoutMs);
+    const cluster = new PatroniCluster(
+      dir,
+      etcdDir,
+      marker,
+      settings,
+      log,
+      options.startTimeoutMs ?? 120_000,
+      failoverTimeoutMs,
+    );
     cluster.unregisterExitHook = onExit(() => {
       killPids(markedPids(marker, { prefix: true }));
       fs.rmSync(etcdDir, { recursive: true, force: true });
@@ -78,7 +92,9 @@ export class PatroniCluster {
     spawnMarkedWatchdog(marker, [dir, etcdDir]);
     try {
       await cluster.start(options.nodes ?? 3, owner);
-      log(`${cluster.synchronous ? 'synchronous' : 'asynchronous'} cluster of ${cluster.nodes.length} up in ${seconds(Date.now() - started)}: ${describeRoles(await cluster.roles())}`);
+      log(
+        `${cluster.synchronous ? 'synchronous' : 'asynchronous'} cluster of ${cluster.nodes.length} up in ${seconds(Date.now() - started)}: ${describeRoles(await cluster.roles())}`,
+      );
       return cluster;
     } catch (error) {
       await cluster.destroy();
@@ -87,12 +103,26 @@ export class PatroniCluster {
   }
 
   private async start(count: number, owner: OsUser): Promise<void> {
-    this.etcd = await startEtcd({ dataDir: this.etcdDir, logDir: this.dir, marker: `${this.marker}/etcd`, log: this.log });
+    this.etcd = await startEtcd({
+      dataDir: this.etcdDir,
+      logDir: this.dir,
+      marker: `${this.marker}/etcd`,
+      log: this.log,
+    });
     const settings: ClusterSettings = { ...this.settings, etcdHost: this.etcd.host };
     const ports = await distinctFreePorts(count * 2);
     for (let i = 0; i < count; i++) {
       const name = `pg${i + 1}`;
-      const node = new PatroniNode(i, name, nodePaths(path.join(this.dir, name)), { pg: ports[2 * i], api: ports[2 * i + 1] }, `${this.marker}/${name}`, settings, owner, this.log);
+      const node = new PatroniNode(
+        i,
+        name,
+        nodePaths(path.join(this.dir, name)),
+        { pg: ports[2 * i], api: ports[2 * i + 1] },
+        `${this.marker}/${name}`,
+        settings,
+        owner,
+        this.log,
+      );
       node.prepare();
       this.nodes.push(node);
     }
@@ -192,10 +222,16 @@ export class PatroniCluster {
     const from = await this.waitForLeader();
     const started = Date.now();
     const body = { leader: this.node(from).name, ...(to === undefined ? {} : { candidate: this.node(to).name }) };
-    const answer = await this.node(from).post('/switchover', body, this.failoverTimeoutMs).catch((error: unknown) => ({ status: 0, text: String(error) }));
-    if (answer.status !== 200) throw new Error(`switchover ${JSON.stringify(body)} refused: ${answer.status} ${answer.text.trim()} (${describeRoles(await this.roles())})`);
+    const answer = await this.node(from)
+      .post('/switchover', body, this.failoverTimeoutMs)
+      .catch((error: unknown) => ({ status: 0, text: String(error) }));
+    if (answer.status !== 200)
+      throw new Error(
+        `switchover ${JSON.stringify(body)} refused: ${answer.status} ${answer.text.trim()} (${describeRoles(await this.roles())})`,
+      );
     const now = await this.waitForLeader({ not: from, what: 'switched over' });
-    if (to !== undefined && now !== to) throw new Error(`switchover to ${this.node(to).name} went to ${this.node(now).name}`);
+    if (to !== undefined && now !== to)
+      throw new Error(`switchover to ${this.node(to).name} went to ${this.node(now).name}`);
     const ms = Date.now() - started;
     this.log(`switchover ${this.node(from).name} → ${this.node(now).name} in ${seconds(ms)} (${answer.text.trim()})`);
     return { from, to: now, ms };
@@ -210,8 +246,13 @@ export class PatroniCluster {
    * 4. waits for Patroni to promote one of them: its lag is far below maximum_lag_on_failover, so it is eligible.
    * The new primary lacks everything `writes` committed. Returns the old and new primary and what `writes` returned.
    */
-  async promoteLaggingReplica<T>(writes: (primary: number) => Promise<T>): Promise<{ from: number; to: number; result: T }> {
-    if (this.synchronous) throw new Error('promoteLaggingReplica needs an asynchronous cluster: in synchronous mode the writes would wait for the frozen sync standby');
+  async promoteLaggingReplica<T>(
+    writes: (primary: number) => Promise<T>,
+  ): Promise<{ from: number; to: number; result: T }> {
+    if (this.synchronous)
+      throw new Error(
+        'promoteLaggingReplica needs an asynchronous cluster: in synchronous mode the writes would wait for the frozen sync standby',
+      );
     const from = await this.waitForLeader();
     await this.waitForReplicasStreaming();
     const standbys = this.nodes.filter((n, i) => i !== from && n.isRunning);
@@ -237,11 +278,14 @@ export class PatroniCluster {
     const primary = await this.waitForLeader();
     const started = Date.now();
     const answer = await this.node(primary).post('/config', { synchronous_mode: on }, 10_000, 'PATCH');
-    if (answer.status !== 200) throw new Error(`PATCH /config synchronous_mode=${on} refused: ${answer.status} ${answer.text.trim()}`);
+    if (answer.status !== 200)
+      throw new Error(`PATCH /config synchronous_mode=${on} refused: ${answer.status} ${answer.text.trim()}`);
     this.synchronous = on;
     if (on) await this.waitForReplicasStreaming();
     else await waitNoSyncStandby(this.nodes, this.failoverTimeoutMs, this.log);
-    this.log(`synchronous_mode ${on ? 'on' : 'off'} in ${seconds(Date.now() - started)}: ${describeRoles(await this.roles())}`);
+    this.log(
+      `synchronous_mode ${on ? 'on' : 'off'} in ${seconds(Date.now() - started)}: ${describeRoles(await this.roles())}`,
+    );
   }
 
   /** Live PIDs of everything this cluster started (etcd, reapers, Patroni, postgres, backends). */
@@ -256,7 +300,9 @@ export class PatroniCluster {
    */
   async stopAll(timeoutMs = 10_000): Promise<void> {
     const started = Date.now();
-    await this.waitForReplicasStreaming(3_000).catch((error: unknown) => this.log(`stopping a cluster that has not settled (${String(error).split('\n')[0]})`));
+    await this.waitForReplicasStreaming(3_000).catch((error: unknown) =>
+      this.log(`stopping a cluster that has not settled (${String(error).split('\n')[0]})`),
+    );
     const primary = await this.primary();
     await Promise.all(this.nodes.filter((_, i) => i !== primary).map((n) => n.stop(timeoutMs)));
     if (primary !== undefined) await this.node(primary).stop(timeoutMs);

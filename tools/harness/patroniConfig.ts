@@ -53,7 +53,12 @@ export function nodePaths(dir: string): NodePaths {
   return { dir, dataDir: path.join(dir, 'data'), socketDir: path.join(dir, 'run'), logDir: path.join(dir, 'log') };
 }
 
-export function patroniConfig(name: string, paths: NodePaths, ports: { pg: number; api: number }, s: ClusterSettings): object {
+export function patroniConfig(
+  name: string,
+  paths: NodePaths,
+  ports: { pg: number; api: number },
+  s: ClusterSettings,
+): object {
   return {
     scope: s.scope,
     namespace: '/leaf-harness/',

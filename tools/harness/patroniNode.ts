@@ -57,7 +57,15 @@ export interface PatroniStatus {
 
 /** GET /cluster: the members as the DCS knows them. */
 export interface ClusterView {
-  members: Array<{ name: string; role: string; state: string; host?: string; port?: number; timeline?: number; lag?: number | string }>;
+  members: Array<{
+    name: string;
+    role: string;
+    state: string;
+    host?: string;
+    port?: number;
+    timeline?: number;
+    lag?: number | string;
+  }>;
 }
 
 export interface OsUser {
@@ -92,7 +100,11 @@ export class PatroniNode {
     const { dir, dataDir, socketDir, logDir } = this.paths;
     for (const d of [dir, socketDir, logDir]) fs.mkdirSync(d, { recursive: true, mode: 0o755 });
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(this.configFile, `${JSON.stringify(patroniConfig(this.name, this.paths, this.ports, this.settings), null, 2)}\n`, { mode: 0o600 });
+    fs.writeFileSync(
+      this.configFile,
+      `${JSON.stringify(patroniConfig(this.name, this.paths, this.ports, this.settings), null, 2)}\n`,
+      { mode: 0o600 },
+    );
     for (const p of [dir, socketDir, logDir, dataDir, this.configFile]) fs.chownSync(p, this.owner.uid, this.owner.gid);
   }
 
@@ -112,7 +124,9 @@ export class PatroniNode {
     fs.fchownSync(out, this.owner.uid, this.owner.gid);
     const env = markedEnv(this.marker, { LANG: 'C.UTF-8', HOME: this.paths.dir });
     const args = ['-c', REAPER, String(this.owner.uid), String(this.owner.gid), '/usr/bin/patroni', this.configFile];
-    const child: ChildProcess = track(spawn('python3', args, { cwd: this.paths.dir, env, stdio: ['ignore', out, out] }));
+    const child: ChildProcess = track(
+      spawn('python3', args, { cwd: this.paths.dir, env, stdio: ['ignore', out, out] }),
+    );
     fs.closeSync(out);
     this.child = child;
     this.exitInfo = null;
@@ -123,7 +137,9 @@ export class PatroniNode {
     };
     child.once('exit', (code, signal) => gone(`exited with code ${code} signal ${signal}`));
     child.once('error', (error) => gone(`failed to spawn: ${error.message}`));
-    this.log(`${this.name} Patroni started (reaper pid ${child.pid}; postgres 127.0.0.1:${this.ports.pg}, REST API ${this.ports.api})`);
+    this.log(
+      `${this.name} Patroni started (reaper pid ${child.pid}; postgres 127.0.0.1:${this.ports.pg}, REST API ${this.ports.api})`,
+    );
   }
 
   /** Why the last start ended, or null while it runs. */
@@ -146,7 +162,8 @@ export class PatroniNode {
     const left = await killMarked(this.marker, timeoutMs, { except });
     if (reaper !== null) await stopChild(reaper, 0, { signal: 'SIGKILL' });
     const after = [...left, ...this.pids()];
-    if (after.length > 0) throw new Error(`${this.name}: processes ${after.join(', ')} still alive ${timeoutMs} ms after SIGKILL`);
+    if (after.length > 0)
+      throw new Error(`${this.name}: processes ${after.join(', ')} still alive ${timeoutMs} ms after SIGKILL`);
     this.frozen = [];
   }
 
@@ -189,7 +206,12 @@ export class PatroniNode {
   }
 
   /** POST (or PATCH) a JSON body to `route`; Patroni's switchover answers only once it is done (or gave up). */
-  async post(route: string, body: object, timeoutMs: number, method: 'POST' | 'PATCH' = 'POST'): Promise<{ status: number; text: string }> {
+  async post(
+    route: string,
+    body: object,
+    timeoutMs: number,
+    method: 'POST' | 'PATCH' = 'POST',
+  ): Promise<{ status: number; text: string }> {
     const response = await fetch(`${this.apiBase}${route}`, {
       method,
       headers: { 'content-type': 'application/json' },
@@ -225,11 +247,14 @@ export class PatroniNode {
    */
   async freezeWalReceiver(timeoutMs = 10_000): Promise<number> {
     const pid = await pollFor(timeoutMs, async () => {
-      const rows = await this.superQuery("SELECT pid FROM pg_stat_wal_receiver WHERE status = 'streaming'").catch(() => []);
+      const rows = await this.superQuery("SELECT pid FROM pg_stat_wal_receiver WHERE status = 'streaming'").catch(
+        () => [],
+      );
       const found = Number(rows[0]?.[0]);
       return Number.isInteger(found) && found > 0 && this.pids().includes(found) ? found : undefined;
     });
-    if (pid === undefined) throw new Error(`${this.name} has no streaming WAL receiver within ${timeoutMs} ms. Log tail:\n${this.tail()}`);
+    if (pid === undefined)
+      throw new Error(`${this.name} has no streaming WAL receiver within ${timeoutMs} ms. Log tail:\n${this.tail()}`);
     process.kill(pid, 'SIGSTOP');
     this.frozen.push(pid);
     this.log(`${this.name} WAL receiver pid ${pid} frozen (SIGSTOP)`);
@@ -243,7 +268,8 @@ export class PatroniNode {
    */
   discardFrozenWal(): void {
     for (const pid of this.frozen) this.signal(pid, 'SIGKILL');
-    if (this.frozen.length > 0) this.log(`${this.name} frozen WAL receiver ${this.frozen.join(', ')} killed: its unwritten WAL is gone`);
+    if (this.frozen.length > 0)
+      this.log(`${this.name} frozen WAL receiver ${this.frozen.join(', ')} killed: its unwritten WAL is gone`);
     this.frozen = [];
   }
 

@@ -49,5 +49,10 @@ export async function nodeRoles(nodes: PatroniNode[], timeoutMs = 2_000): Promis
 }
 
 export function describeRoles(reports: NodeRoleReport[]): string {
-  return reports.map((r) => `${r.name}: ${r.role}${r.role === 'unreachable' ? ` (${r.state})` : ''}${r.streaming ? ', streaming' : ''}`).join('; ');
+  return reports
+    .map(
+      (r) =>
+        `${r.name}: ${r.role}${r.role === 'unreachable' ? ` (${r.state})` : ''}${r.streaming ? ', streaming' : ''}`,
+    )
+    .join('; ');
 }

@@ -40,7 +40,10 @@ const RESERVED_PORTS = new Set([5432, 2379, 2380, 3306, 8008]);
 
 /** The `postgres` OS user (Debian's postgresql package creates it). */
 function postgresUser(): OsUser | undefined {
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
   const [, , uid, gid] = line?.split(':') ?? [];
   return line === undefined ? undefined : { uid: Number(uid), gid: Number(gid) };
 }

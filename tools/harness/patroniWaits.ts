@@ -17,7 +17,10 @@ async function poll<T>(
   let nextReport = started + 5_000;
   let last: NodeRoleReport[] = [];
   const done = await pollFor(o.timeoutMs, async () => {
-    if (nodes.every((n) => !n.isRunning)) throw new Error(`${o.what}: no node is running (${nodes.map((n) => `${n.name} ${n.lastExit() ?? 'stopped'}`).join(', ')})\n${tails(nodes)}`);
+    if (nodes.every((n) => !n.isRunning))
+      throw new Error(
+        `${o.what}: no node is running (${nodes.map((n) => `${n.name} ${n.lastExit() ?? 'stopped'}`).join(', ')})\n${tails(nodes)}`,
+      );
     last = await nodeRoles(nodes);
     const value = await check(last);
     if (value === undefined && Date.now() > nextReport) {
@@ -26,7 +29,8 @@ async function poll<T>(
     }
     return value;
   });
-  if (done === undefined) throw new Error(`not ${o.what} within ${o.timeoutMs} ms: ${describeRoles(last)}\n${tails(nodes)}`);
+  if (done === undefined)
+    throw new Error(`not ${o.what} within ${o.timeoutMs} ms: ${describeRoles(last)}\n${tails(nodes)}`);
   return done;
 }
 
@@ -35,7 +39,10 @@ function tails(nodes: PatroniNode[]): string {
 }
 
 /** Exactly one writable primary, not `not`, that the DCS names as leader; its index. */
-export function waitForLeader(nodes: PatroniNode[], o: { not?: number; timeoutMs: number; what?: string; log?: Log }): Promise<number> {
+export function waitForLeader(
+  nodes: PatroniNode[],
+  o: { not?: number; timeoutMs: number; what?: string; log?: Log },
+): Promise<number> {
   return poll(nodes, { timeoutMs: o.timeoutMs, what: o.what ?? 'led by one primary', log: o.log }, async (reports) => {
     const primaries = reports.filter((r) => r.role === 'primary');
     const primary = primaries[0];
@@ -47,13 +54,23 @@ export function waitForLeader(nodes: PatroniNode[], o: { not?: number; timeoutMs
 }
 
 /** Every running standby streams from the one primary; in synchronous mode one of them is the sync standby. */
-export async function waitForReplicasStreaming(nodes: PatroniNode[], synchronous: boolean, timeoutMs: number, log?: Log): Promise<void> {
+export async function waitForReplicasStreaming(
+  nodes: PatroniNode[],
+  synchronous: boolean,
+  timeoutMs: number,
+  log?: Log,
+): Promise<void> {
   await poll(nodes, { timeoutMs, what: 'streaming to every standby', log }, (reports) => {
     const primaries = reports.filter((r) => r.role === 'primary');
     if (primaries.length !== 1) return undefined;
     const standbys = reports.filter((r) => r.index !== primaries[0].index && nodes[r.index].isRunning);
     if (!standbys.every((r) => r.streaming)) return undefined;
-    if (synchronous && standbys.length > 0 && !standbys.some((r) => r.role === 'sync standby' && r.syncState === 'sync')) return undefined;
+    if (
+      synchronous &&
+      standbys.length > 0 &&
+      !standbys.some((r) => r.role === 'sync standby' && r.syncState === 'sync')
+    )
+      return undefined;
     return true;
   });
 }
@@ -62,7 +79,8 @@ export async function waitForReplicasStreaming(nodes: PatroniNode[], synchronous
 export async function waitNodeJoined(nodes: PatroniNode[], i: number, timeoutMs: number, log?: Log): Promise<void> {
   const node = nodes[i];
   await poll(nodes, { timeoutMs, what: `${node.name} rejoined`, log }, (reports) => {
-    if (!node.isRunning) throw new Error(`${node.name} ${node.lastExit() ?? 'stopped'} before it rejoined\n${node.tail()}`);
+    if (!node.isRunning)
+      throw new Error(`${node.name} ${node.lastExit() ?? 'stopped'} before it rejoined\n${node.tail()}`);
     const r = reports[i];
     return r.role === 'primary' || r.streaming ? true : undefined;
   });
@@ -74,6 +92,8 @@ export async function waitNoSyncStandby(nodes: PatroniNode[], timeoutMs: number,
     const primaries = reports.filter((r) => r.role === 'primary');
     if (primaries.length !== 1) return undefined;
     const standbys = reports.filter((r) => r.index !== primaries[0].index && nodes[r.index].isRunning);
-    return standbys.every((r) => r.role === 'async standby' && r.streaming && r.syncState === 'async') ? true : undefined;
+    return standbys.every((r) => r.role === 'async standby' && r.streaming && r.syncState === 'async')
+      ? true
+      : undefined;
   });
 }

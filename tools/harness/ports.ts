@@ -26,7 +26,8 @@ export async function freePort(): Promise<number> {
  * process, which binds port 0 on 127.0.0.1 and prints what it got.
  */
 export function freePortSync(): number {
-  const script = "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  const script =
+    "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
   for (;;) {
     const port = Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim());
     if (port !== MYSQL_DEFAULT_PORT && port > 0) return port;

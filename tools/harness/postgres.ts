@@ -44,7 +44,10 @@ export function ensurePostgres(log: Log = defaultLog): OsUser | undefined {
     if (!postgresAvailable()) throw new Error(`postgresql-15 installed but ${PG_BIN_DIR}/postgres is still missing`);
   }
   if (process.getuid?.() !== 0) return undefined;
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
   const [, , uid, gid] = line?.split(':') ?? [];
   if (line === undefined) throw new Error('no postgres user in /etc/passwd although postgresql-15 is installed');
   return { uid: Number(uid), gid: Number(gid) };
@@ -102,7 +105,10 @@ export class PostgresServer {
    * A hot standby of `primary` (pg_basebackup -R: streaming from it, asynchronously), on a port and data dir of its
    * own, started: pg_is_in_recovery() is true there and every write is refused with 25006.
    */
-  static async standbyOf(primary: PostgresServer, options: Omit<PostgresServerOptions, 'port'> = {}): Promise<PostgresServer> {
+  static async standbyOf(
+    primary: PostgresServer,
+    options: Omit<PostgresServerOptions, 'port'> = {},
+  ): Promise<PostgresServer> {
     const log = options.log ?? defaultLog;
     const owner = ensurePostgres(log);
     const dir = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), 'leaf-postgres-'));
@@ -111,14 +117,31 @@ export class PostgresServer {
     spawnMarkedWatchdog(server.marker, [dir]);
     try {
       server.makeDirs();
-      execFileSync(path.join(PG_BIN_DIR, 'pg_basebackup'), ['-D', server.dataDir, '-R', '-X', 'stream', '--checkpoint=fast', '-h', primary.socketDir, '-p', String(primary.port), '-U', 'postgres'], {
-        uid: owner?.uid,
-        gid: owner?.gid,
-        cwd: dir,
-        env: markedEnv(server.marker, { LANG: 'C.UTF-8' }),
-        stdio: 'pipe',
-        timeout: 120_000,
-      });
+      execFileSync(
+        path.join(PG_BIN_DIR, 'pg_basebackup'),
+        [
+          '-D',
+          server.dataDir,
+          '-R',
+          '-X',
+          'stream',
+          '--checkpoint=fast',
+          '-h',
+          primary.socketDir,
+          '-p',
+          String(primary.port),
+          '-U',
+          'postgres',
+        ],
+        {
+          uid: owner?.uid,
+          gid: owner?.gid,
+          cwd: dir,
+          env: markedEnv(server.marker, { LANG: 'C.UTF-8' }),
+          stdio: 'pipe',
+          timeout: 120_000,
+        },
+      );
       await server.start();
       return server;
     } catch (error) {
@@ -147,15 +170,34 @@ export class PostgresServer {
   private makeDirs(): void {
     fs.mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     fs.mkdirSync(this.socketDir, { recursive: true, mode: 0o755 });
-    if (this.owner !== undefined) for (const d of [this.dir, this.dataDir, this.socketDir]) fs.chownSync(d, this.owner.uid, this.owner.gid);
+    if (this.owner !== undefined)
+      for (const d of [this.dir, this.dataDir, this.socketDir]) fs.chownSync(d, this.owner.uid, this.owner.gid);
   }
 
   private initdb(): void {
     this.makeDirs();
     execFileSync(
       path.join(PG_BIN_DIR, 'initdb'),
-      ['-D', this.dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'],
-      { uid: this.owner?.uid, gid: this.owner?.gid, cwd: this.dir, env: markedEnv(this.marker, { LANG: 'C.UTF-8' }), stdio: 'pipe', timeout: 120_000 },
+      [
+        '-D',
+        this.dataDir,
+        '-U',
+        'postgres',
+        '--auth-local=trust',
+        '--auth-host=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C.UTF-8',
+        '--no-sync',
+      ],
+      {
+        uid: this.owner?.uid,
+        gid: this.owner?.gid,
+        cwd: this.dir,
+        env: markedEnv(this.marker, { LANG: 'C.UTF-8' }),
+        stdio: 'pipe',
+        timeout: 120_000,
+      },
     );
   }
 
@@ -172,7 +214,13 @@ export class PostgresServer {
       unix_socket_directories: this.socketDir,
       ...this.options.parameters,
     };
-    const args = ['-D', this.dataDir, '-p', String(this.port), ...Object.entries(parameters).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+    const args = [
+      '-D',
+      this.dataDir,
+      '-p',
+      String(this.port),
+      ...Object.entries(parameters).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    ];
     const out = fs.openSync(this.serverLog, 'a');
     const child = spawn(path.join(PG_BIN_DIR, 'postgres'), args, {
       uid: this.owner?.uid,
@@ -194,7 +242,10 @@ export class PostgresServer {
     const deadline = Date.now() + (this.options.readyTimeoutMs ?? 60_000);
     let last: unknown;
     while (Date.now() < deadline) {
-      if (this.child === null) throw new Error(`postgres ${this.exitInfo} before accepting connections (port ${this.port}). Log tail:\n${logTail(this.serverLog)}`);
+      if (this.child === null)
+        throw new Error(
+          `postgres ${this.exitInfo} before accepting connections (port ${this.port}). Log tail:\n${logTail(this.serverLog)}`,
+        );
       try {
         await psql(this.superuserConninfo(), 'SELECT 1', { timeoutMs: 3_000, connectTimeoutS: 1 });
         this.log(`postgres pid ${child.pid} ready on 127.0.0.1:${this.port} in ${Date.now() - started} ms`);
@@ -205,7 +256,9 @@ export class PostgresServer {
       }
     }
     await this.kill();
-    throw new Error(`postgres did not answer on 127.0.0.1:${this.port} (last error: ${String(last)}). Log tail:\n${logTail(this.serverLog)}`);
+    throw new Error(
+      `postgres did not answer on 127.0.0.1:${this.port} (last error: ${String(last)}). Log tail:\n${logTail(this.serverLog)}`,
+    );
   }
 
   /** SIGSTOP to the postmaster and every backend: the server hangs (TCP connects are still accepted by the kernel, nothing answers). */
@@ -233,7 +286,8 @@ export class PostgresServer {
   /** The machine dies: SIGKILL to the postmaster and every backend (each by PID). A start() then runs crash recovery. */
   async kill(): Promise<void> {
     const child = this.child;
-    const exited = child === null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited =
+      child === null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
     await killMarked(this.marker, 10_000);
     await exited;
   }
@@ -251,7 +305,10 @@ export class PostgresServer {
    */
   async createAppUser(database = 'leaf_test', user = 'leaf'): Promise<string> {
     const password = randomBytes(12).toString('hex');
-    await psql(this.superuserConninfo(), [`CREATE ROLE ${user} LOGIN CREATEDB PASSWORD '${password}'`, `CREATE DATABASE ${database} OWNER ${user}`]);
+    await psql(this.superuserConninfo(), [
+      `CREATE ROLE ${user} LOGIN CREATEDB PASSWORD '${password}'`,
+      `CREATE DATABASE ${database} OWNER ${user}`,
+    ]);
     return `postgres://${user}:${password}@127.0.0.1:${this.port}/${database}`;
   }
 }
@@ -286,7 +343,10 @@ export async function pgQuery(url: string, statements: string[]): Promise<pg.Que
 }
 
 /** `CREATE DATABASE leaf_it_<random>` on the server behind `baseUrl` (whose user needs CREATEDB): one per test file. */
-export async function createPgDatabase(baseUrl: string, prefix = 'leaf_it'): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+export async function createPgDatabase(
+  baseUrl: string,
+  prefix = 'leaf_it',
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   await pgQuery(baseUrl, [`CREATE DATABASE ${name}`]);
   return {

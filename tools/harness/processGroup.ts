@@ -57,8 +57,17 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
  * Spawns `command` as the leader of a new process group (setsid, as a terminal or a supervisor starts a job), with
  * stdin closed and output piped. Whatever of the group is left when this process exits is SIGKILLed.
  */
-export function spawnGroup(command: string, args: string[], options: { cwd: string; env: Record<string, string> }): ChildProcess {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnGroup(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): ChildProcess {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env as NodeJS.ProcessEnv,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const pgid = child.pid;
   if (pgid !== undefined) {
     const unregister = onExit(() => {

@@ -46,7 +46,12 @@ export interface PrometheusServer {
   stop(): Promise<void>;
 }
 
-export async function startPrometheus(dir: string, scrape: PrometheusScrape, log: Log, readyTimeoutMs = 30_000): Promise<PrometheusServer> {
+export async function startPrometheus(
+  dir: string,
+  scrape: PrometheusScrape,
+  log: Log,
+  readyTimeoutMs = 30_000,
+): Promise<PrometheusServer> {
   const { prometheus } = ensurePrometheus(log);
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
   const config = path.join(dir, 'prometheus.yml');
@@ -71,27 +76,49 @@ export async function startPrometheus(dir: string, scrape: PrometheusScrape, log
   const logFile = path.join(dir, 'prometheus.log');
   const out = fs.openSync(logFile, 'a');
   const child = track(
-    spawn(prometheus, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], {
-      stdio: ['ignore', out, out],
-    }),
+    spawn(
+      prometheus,
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${path.join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      {
+        stdio: ['ignore', out, out],
+      },
+    ),
   );
   fs.closeSync(out);
   const started = Date.now();
-  const ready = await pollFor(readyTimeoutMs, async () => (!isRunning(child) ? false : (await httpGetStatus(port, '/-/ready', 1_000)) === 200 ? true : undefined), 200);
+  const ready = await pollFor(
+    readyTimeoutMs,
+    async () => (!isRunning(child) ? false : (await httpGetStatus(port, '/-/ready', 1_000)) === 200 ? true : undefined),
+    200,
+  );
   if (ready !== true) {
     child.kill('SIGKILL');
     const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
-    throw new Error(`prometheus did not become ready on 127.0.0.1:${port} within ${readyTimeoutMs} ms. Log tail:\n${tail}`);
+    throw new Error(
+      `prometheus did not become ready on 127.0.0.1:${port} within ${readyTimeoutMs} ms. Log tail:\n${tail}`,
+    );
   }
-  log(`prometheus: PID ${child.pid} ready on 127.0.0.1:${port} in ${Date.now() - started} ms, scraping ${scrape.targets.join(', ')}`);
+  log(
+    `prometheus: PID ${child.pid} ready on 127.0.0.1:${port} in ${Date.now() - started} ms, scraping ${scrape.targets.join(', ')}`,
+  );
   const url = `http://127.0.0.1:${port}`;
   return {
     child,
     port,
     url,
     async query(promql) {
-      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`, { signal: AbortSignal.timeout(5_000) });
-      const body = (await response.json()) as { status: string; error?: string; data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      const body = (await response.json()) as {
+        status: string;
+        error?: string;
+        data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+      };
       if (body.status !== 'success') throw new Error(`prometheus query ${promql}: ${body.error ?? response.status}`);
       return body.data?.result ?? [];
     },

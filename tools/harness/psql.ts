@@ -28,15 +28,35 @@ export class PsqlError extends Error {
  * Runs each of `statements` (one `-c` each, so each is its own transaction: CREATE DATABASE is allowed) against
  * `conninfo` (a URL or "key=value" string). Resolves to the rows of every statement that returned any, tab-split.
  */
-export async function psql(conninfo: string, statements: string | string[], options: PsqlOptions = {}): Promise<string[][]> {
+export async function psql(
+  conninfo: string,
+  statements: string | string[],
+  options: PsqlOptions = {},
+): Promise<string[][]> {
   return (await psqlRun(conninfo, statements, options)).rows;
 }
 
 /** psql() that also gives what the server said besides the rows (its WARNINGs and NOTICEs, on psql's stderr). */
-export function psqlRun(conninfo: string, statements: string | string[], options: PsqlOptions = {}): Promise<{ rows: string[][]; stderr: string }> {
+export function psqlRun(
+  conninfo: string,
+  statements: string | string[],
+  options: PsqlOptions = {},
+): Promise<{ rows: string[][]; stderr: string }> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const list = typeof statements === 'string' ? [statements] : statements;
-  const args = ['-X', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-d', conninfo, ...list.flatMap((s) => ['-c', s])];
+  const args = [
+    '-X',
+    '-q',
+    '-A',
+    '-t',
+    '-F',
+    '\t',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-d',
+    conninfo,
+    ...list.flatMap((s) => ['-c', s]),
+  ];
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     LANG: 'C.UTF-8',
@@ -46,17 +66,24 @@ export function psqlRun(conninfo: string, statements: string | string[], options
     PGOPTIONS: `-c statement_timeout=${timeoutMs}`,
   };
   return new Promise((resolve, reject) => {
-    execFile(`${options.binDir ?? PG_BIN_DIR}/psql`, args, { env: env as NodeJS.ProcessEnv, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      if (error) {
-        const what = (error as { killed?: boolean }).killed ? `timed out after ${timeoutMs} ms` : `exited with ${String((error as { code?: unknown }).code)}`;
-        reject(new PsqlError(`psql ${what}: ${stderr.trim() || '(no stderr)'}`, stderr));
-        return;
-      }
-      const rows = stdout
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => line.split('\t'));
-      resolve({ rows, stderr });
-    });
+    execFile(
+      `${options.binDir ?? PG_BIN_DIR}/psql`,
+      args,
+      { env: env as NodeJS.ProcessEnv, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        if (error) {
+          const what = (error as { killed?: boolean }).killed
+            ? `timed out after ${timeoutMs} ms`
+            : `exited with ${String((error as { code?: unknown }).code)}`;
+          reject(new PsqlError(`psql ${what}: ${stderr.trim() || '(no stderr)'}`, stderr));
+          return;
+        }
+        const rows = stdout
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => line.split('\t'));
+        resolve({ rows, stderr });
+      },
+    );
   });
 }

@@ -50,13 +50,32 @@ export async function startRedis(dir: string, log: Log, readyTimeoutMs = 20_000)
   const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ?? 'unknown';
   fs.mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--protected-mode', 'yes', '--logfile', path.join(dir, 'redis.log')];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'yes',
+    '--logfile',
+    path.join(dir, 'redis.log'),
+  ];
   const child = track(spawn(bin, args, { stdio: 'ignore' }));
   const started = Date.now();
   while (Date.now() - started < readyTimeoutMs) {
     if (!isRunning(child)) break;
     if (await ping(port)) {
-      log(`redis-server ${version}: PID ${child.pid} ready on 127.0.0.1:${port} in ${Date.now() - started} ms (no persistence)`);
+      log(
+        `redis-server ${version}: PID ${child.pid} ready on 127.0.0.1:${port} in ${Date.now() - started} ms (no persistence)`,
+      );
       return {
         child,
         port,
@@ -78,5 +97,7 @@ export async function startRedis(dir: string, log: Log, readyTimeoutMs = 20_000)
   } catch {
     // no log
   }
-  throw new Error(`redis-server did not answer PING on 127.0.0.1:${port} within ${readyTimeoutMs} ms. Log tail:\n${tail}`);
+  throw new Error(
+    `redis-server did not answer PING on 127.0.0.1:${port} within ${readyTimeoutMs} ms. Log tail:\n${tail}`,
+  );
 }

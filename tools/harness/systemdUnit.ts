@@ -42,7 +42,8 @@ export function readServiceUnit(file: string): ServiceUnit {
     environment[assignment.slice(0, eq)] = assignment.slice(eq + 1);
   }
   const timeout = last('TimeoutStopSec');
-  if (timeout !== undefined && !/^[0-9]+s?$/.test(timeout)) throw new Error(`${file}: TimeoutStopSec=${timeout} is not read here (write seconds)`);
+  if (timeout !== undefined && !/^[0-9]+s?$/.test(timeout))
+    throw new Error(`${file}: TimeoutStopSec=${timeout} is not read here (write seconds)`);
   return {
     execStart: execStart.split(/\s+/),
     workingDirectory: last('WorkingDirectory'),

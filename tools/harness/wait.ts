@@ -5,7 +5,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` every `everyMs` until it returns a value other than undefined; undefined once `ms` have passed. */
-export async function pollFor<T>(ms: number, check: () => T | undefined | Promise<T | undefined>, everyMs = 200): Promise<T | undefined> {
+export async function pollFor<T>(
+  ms: number,
+  check: () => T | undefined | Promise<T | undefined>,
+  everyMs = 200,
+): Promise<T | undefined> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();

@@ -67,7 +67,12 @@ export class LeafJavaClaimer {
   readonly claims: JavaClaim[] = [];
 
   constructor(options: { url: string; connectionLimit?: number; now?: () => number }) {
-    this.pool = mysql.createPool({ uri: options.url, connectionLimit: options.connectionLimit ?? 4, supportBigNumbers: true, bigNumberStrings: true });
+    this.pool = mysql.createPool({
+      uri: options.url,
+      connectionLimit: options.connectionLimit ?? 4,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    });
     this.now = options.now ?? Date.now;
   }
 
@@ -198,5 +203,15 @@ export class LeafJavaClaimer {
 
 function newBuffer(key: string): SegmentBuffer {
   const empty = (): Segment => ({ value: 0, max: 0, step: 0 });
-  return { key, segments: [empty(), empty()], currentPos: 0, nextReady: false, initOk: false, loading: null, step: 0, minStep: 0, updateTimestamp: 0 };
+  return {
+    key,
+    segments: [empty(), empty()],
+    currentPos: 0,
+    nextReady: false,
+    initOk: false,
+    loading: null,
+    step: 0,
+    minStep: 0,
+    updateTimestamp: 0,
+  };
 }

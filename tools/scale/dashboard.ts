@@ -25,10 +25,20 @@ export async function measureDashboard(port: number, watchMs: number): Promise<D
   const expectedRows = first.tags.length;
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   try {
-    const context = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, viewport: { width: 1280, height: 860 } });
+    const context = await browser.newContext({
+      baseURL: `http://127.0.0.1:${port}`,
+      viewport: { width: 1280, height: 860 },
+    });
     const page = await context.newPage();
     const login = await page.request.post('/api/auth/login', { data: { token: SCALE_TOKEN } });
     if (login.status() !== 200) throw new Error(`login answered ${login.status()}`);
@@ -43,14 +53,20 @@ export async function measureDashboard(port: number, watchMs: number): Promise<D
     });
     const started = Date.now();
     await page.goto('/');
-    await page.waitForFunction((n) => document.querySelectorAll('tbody tr[data-testid^="tag-row-"]').length >= n, expectedRows, { timeout: 120_000, polling: 50 });
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('tbody tr[data-testid^="tag-row-"]').length >= n,
+      expectedRows,
+      { timeout: 120_000, polling: 50 },
+    );
     const usableMs = Date.now() - started;
     const watchFrom = Date.now();
     await page.waitForTimeout(watchMs);
     const domRows = await page.locator('tr').count();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
-    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
+    const { metrics } = (await cdp.send('Performance.getMetrics')) as {
+      metrics: Array<{ name: string; value: number }>;
+    };
     const metric = (name: string) => (metrics.find((m) => m.name === name)?.value ?? 0) / 2 ** 20;
     const watched = responses.filter((r) => r.at >= watchFrom);
     const list = watched.filter((r) => new URL(r.url).pathname === '/api/admin/tags');

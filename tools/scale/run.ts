@@ -65,13 +65,18 @@ function commitOf(dir: string): string {
     const gitDir = head.startsWith('gitdir:') ? head.slice(8).trim() : path.join(dir, '.git');
     const ref = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
     if (!ref.startsWith('ref:')) return ref.slice(0, 7);
-    const common = fs.existsSync(path.join(gitDir, 'commondir')) ? path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim()) : gitDir;
+    const common = fs.existsSync(path.join(gitDir, 'commondir'))
+      ? path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())
+      : gitDir;
     const name = ref.slice(5);
     for (const base of [gitDir, common]) {
       const file = path.join(base, name);
       if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim().slice(0, 7);
     }
-    const packed = fs.readFileSync(path.join(common, 'packed-refs'), 'utf8').split('\n').find((l) => l.endsWith(` ${name}`));
+    const packed = fs
+      .readFileSync(path.join(common, 'packed-refs'), 'utf8')
+      .split('\n')
+      .find((l) => l.endsWith(` ${name}`));
     return packed?.slice(0, 7) ?? 'unknown';
   } catch {
     return 'unknown';
@@ -80,14 +85,16 @@ function commitOf(dir: string): string {
 
 async function median3(fn: () => Promise<{ status: number; body: Buffer; ms: number }>) {
   const runs = [await fn(), await fn(), await fn()];
-  for (const r of runs) if (r.status !== 200) throw new Error(`answered ${r.status}: ${r.body.toString('utf8').slice(0, 200)}`);
+  for (const r of runs)
+    if (r.status !== 200) throw new Error(`answered ${r.status}: ${r.body.toString('utf8').slice(0, 200)}`);
   runs.sort((a, b) => a.ms - b.ms);
   return runs[1]!;
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  if (!fs.existsSync(path.join(args.app, '.next', 'BUILD_ID'))) throw new Error(`${args.app} has no production build: run npx next build there first`);
+  if (!fs.existsSync(path.join(args.app, '.next', 'BUILD_ID')))
+    throw new Error(`${args.app} has no production build: run npx next build there first`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-scale-'));
   const hardCap = setTimeout(() => {
     log('hard cap of 8 min reached: stopping');
@@ -97,7 +104,9 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   let servers: NodeServer[] = [];
   try {
-    log(`app ${args.app} (${commitOf(args.app)}), ${args.tags} tags, ${args.nodes} nodes, load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+    log(
+      `app ${args.app} (${commitOf(args.app)}), ${args.tags} tags, ${args.nodes} nodes, load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
+    );
     servers = await startNodes(args.app, dir, 0, 1, log);
     seedTags(path.join(dir, 'leaf.db'), args.tags);
     log(`${args.tags} tags written to leaf_alloc`);
@@ -112,7 +121,9 @@ async function main(): Promise<void> {
     const port = servers[0]!.port;
     const list = await median3(() => get(port, '/api/admin/tags'));
     const metrics = await median3(() => get(port, '/api/metrics'));
-    log(`/api/metrics: ${metrics.body.length} B, ${metrics.body.toString('utf8').split('\n').length} lines, ${metrics.ms.toFixed(0)} ms`);
+    log(
+      `/api/metrics: ${metrics.body.length} B, ${metrics.body.toString('utf8').split('\n').length} lines, ${metrics.ms.toFixed(0)} ms`,
+    );
     const dashboard = await measureDashboard(port, WATCH_MS);
     await stopTrickle();
     const result: ScaleResult = {
@@ -125,10 +136,16 @@ async function main(): Promise<void> {
       loadAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
       drawSeconds,
       dashboard,
-      metrics: { bytes: metrics.body.length, lines: metrics.body.toString('utf8').trimEnd().split('\n').length, ms: Math.round(metrics.ms) },
+      metrics: {
+        bytes: metrics.body.length,
+        lines: metrics.body.toString('utf8').trimEnd().split('\n').length,
+        ms: Math.round(metrics.ms),
+      },
       listApi: { bytes: list.body.length, ms: Math.round(list.ms) },
     };
-    const all = fs.existsSync(RESULTS_JSON) ? (JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as Record<string, ScaleResult>) : {};
+    const all = fs.existsSync(RESULTS_JSON)
+      ? (JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as Record<string, ScaleResult>)
+      : {};
     all[args.label] = result;
     fs.writeFileSync(RESULTS_JSON, `${JSON.stringify(all, null, 2)}\n`);
     // "before" first, then the others in the order they were first recorded.
@@ -157,9 +174,12 @@ export function render(results: ScaleResult[]): string {
     '',
     `| | ${cols.join(' | ')} |`,
     `| --- | ${cols.map(() => '---:').join(' | ')} |`,
-    row('dashboard usable (first answer\'s rows rendered)', (r) => `${(r.dashboard.usableMs / 1000).toFixed(2)} s`),
+    row("dashboard usable (first answer's rows rendered)", (r) => `${(r.dashboard.usableMs / 1000).toFixed(2)} s`),
     row('table rows in the DOM', (r) => r.dashboard.domRows.toLocaleString('en-US')),
-    row('page JS heap used / total', (r) => `${r.dashboard.heapUsedMb.toFixed(0)} / ${r.dashboard.heapTotalMb.toFixed(0)} MB`),
+    row(
+      'page JS heap used / total',
+      (r) => `${r.dashboard.heapUsedMb.toFixed(0)} / ${r.dashboard.heapTotalMb.toFixed(0)} MB`,
+    ),
     row('tag-list polls in 12 s', (r) => String(r.dashboard.listPolls)),
     row('bytes per tag-list poll', (r) => kb(r.dashboard.listBytesPerPoll)),
     row('all /api bytes in 12 s', (r) => kb(r.dashboard.apiBytes)),

@@ -6,7 +6,11 @@ export const dynamic = 'force-dynamic';
 /** Prometheus text format; scrape with `authorization: Bearer <admin token>`. */
 export const GET = route(async ({ runtime }) => {
   const { registry, scrape } = runtime.console.prometheus;
-  return toResponse({ status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' }, body: await scrape() });
+  return toResponse({
+    status: 200,
+    headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
+    body: await scrape(),
+  });
 });
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).

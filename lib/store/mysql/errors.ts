@@ -47,12 +47,16 @@ export function classify(error: unknown, phase: Phase): Classified {
   const errno = serverErrno(error);
   if (errno !== undefined) {
     if (NOT_COMMITTED.has(errno)) return { outcome: 'committed-not', moveHost: errno === ER_UNKNOWN_COM_ERROR };
-    if (errno === ER_ERROR_DURING_COMMIT) return { outcome: phase === 'uncommitted' ? 'committed-not' : 'unknown-outcome', moveHost: true };
+    if (errno === ER_ERROR_DURING_COMMIT)
+      return { outcome: phase === 'uncommitted' ? 'committed-not' : 'unknown-outcome', moveHost: true };
     return { outcome: 'fatal', moveHost: false };
   }
   const e = error as DriverError | null;
   // mysql2 refuses a command on a connection it already knows is closed, before writing anything.
-  if (typeof e?.message === 'string' && e.message.startsWith("Can't add new command when connection is in closed state")) {
+  if (
+    typeof e?.message === 'string' &&
+    e.message.startsWith("Can't add new command when connection is in closed state")
+  ) {
     return { outcome: 'committed-not', moveHost: true };
   }
   // A lost connection or a query timeout (PROTOCOL_CONNECTION_LOST, ECONNRESET, EPIPE, ETIMEDOUT,

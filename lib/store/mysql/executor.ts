@@ -1,7 +1,21 @@
-import mysql, { type PoolCluster, type PoolConnection, type PoolNamespace, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
+import mysql, {
+  type PoolCluster,
+  type PoolConnection,
+  type PoolNamespace,
+  type PoolOptions,
+  type ResultSetHeader,
+} from 'mysql2/promise';
 import { storeUnavailable } from '../../errors';
 import { AttemptFault, type Phase, type RetryFailure, allowedHosts, withRetries } from '../retry';
-import { ER_ERROR_DURING_COMMIT, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_UNKNOWN_COM_ERROR, ER_UNKNOWN_SYSTEM_VARIABLE, classify, serverErrno } from './errors';
+import {
+  ER_ERROR_DURING_COMMIT,
+  ER_LOCK_DEADLOCK,
+  ER_LOCK_WAIT_TIMEOUT,
+  ER_UNKNOWN_COM_ERROR,
+  ER_UNKNOWN_SYSTEM_VARIABLE,
+  classify,
+  serverErrno,
+} from './errors';
 import type { ServerExecutor, Statement, Tx } from '../serverExecutor';
 import { migrateOnFirstReachable } from './migrate';
 import { type MysqlTarget, parseMysqlUrl } from './url';
@@ -82,7 +96,14 @@ export class MysqlExecutor implements ServerExecutor {
   private closed = false;
 
   /** Opens one pool per host and applies migrations on the first reachable host (under a lock, so nodes may start together). */
-  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000, migrationsDir, restoreHostMs = 5_000 }: MysqlOptions): Promise<MysqlExecutor> {
+  static async open({
+    url,
+    connectionLimit = 8,
+    connectTimeoutMs = 3_000,
+    queryTimeoutMs = 5_000,
+    migrationsDir,
+    restoreHostMs = 5_000,
+  }: MysqlOptions): Promise<MysqlExecutor> {
     const target = typeof url === 'string' ? parseMysqlUrl(url) : url;
     const options = poolOptions(target, connectionLimit, connectTimeoutMs);
     await migrateOnFirstReachable(target.hosts, options, migrationsDir);
@@ -176,7 +197,7 @@ export class MysqlExecutor implements ServerExecutor {
         }
         const host = this.hostOf(conn);
         let broken = false;
-        const run: Run = async <R,>(text: string, values: unknown[], phase: Phase): Promise<R> => {
+        const run: Run = async <R>(text: string, values: unknown[], phase: Phase): Promise<R> => {
           try {
             const [result] = await conn.query({ sql: text, values, timeout: this.queryTimeoutMs });
             return result as R;
@@ -243,7 +264,10 @@ export class MysqlExecutor implements ServerExecutor {
     if (ns === undefined) {
       // mysql2's PoolCluster takes a RegExp pattern as well as a glob (lib/pool_cluster.js, patternRegExp); its
       // typings only say string. Nodes keep the order they were added in, so ORDER still prefers the URL's order.
-      const pattern = allowed.length === this.target.hosts.length ? '*' : (new RegExp(`^(${allowed.map(hostId).join('|')})$`) as unknown as string);
+      const pattern =
+        allowed.length === this.target.hosts.length
+          ? '*'
+          : (new RegExp(`^(${allowed.map(hostId).join('|')})$`) as unknown as string);
       ns = this.cluster.of(pattern, 'ORDER');
       this.namespaces.set(key, ns);
     }

@@ -1,7 +1,14 @@
 import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { ResultSetHeader } from 'mysql2/promise';
 import type { AuditStamp } from '../../audit';
-import type { FormatChanges, FormatPeriodRow, FormatRow, FormatStore, NewFormat, PeriodClaim } from '../../format/formatStore';
+import type {
+  FormatChanges,
+  FormatPeriodRow,
+  FormatRow,
+  FormatStore,
+  NewFormat,
+  PeriodClaim,
+} from '../../format/formatStore';
 import { formatNotFound } from '../../format/rules';
 import { auditInsert } from '../auditRows';
 import { type FormatStored, checkCreate, checkEdit, claimFrom, formatRow } from '../formatRows';
@@ -21,7 +28,9 @@ export class MysqlFormats implements FormatStore {
   constructor(private readonly exec: ServerExecutor) {}
 
   async listFormats(): Promise<FormatRow[]> {
-    const rows = await this.exec.read<RawFormatRow[]>(db.select().from(leafFormat).where(isNull(leafFormat.deletedAt)).orderBy(asc(leafFormat.bizTag)));
+    const rows = await this.exec.read<RawFormatRow[]>(
+      db.select().from(leafFormat).where(isNull(leafFormat.deletedAt)).orderBy(asc(leafFormat.bizTag)),
+    );
     return rows.map((r) => formatRow(formatFromRaw(r)));
   }
 
@@ -30,8 +39,13 @@ export class MysqlFormats implements FormatStore {
   }
 
   async listFormatPeriods(bizTag: string, periodKeys?: string[]): Promise<FormatPeriodRow[]> {
-    const where = and(eq(leafFormatPeriod.bizTag, bizTag), periodKeys === undefined ? undefined : inArray(leafFormatPeriod.periodKey, periodKeys));
-    const rows = await this.exec.read<RawPeriodRow[]>(db.select().from(leafFormatPeriod).where(where).orderBy(desc(leafFormatPeriod.periodKey)));
+    const where = and(
+      eq(leafFormatPeriod.bizTag, bizTag),
+      periodKeys === undefined ? undefined : inArray(leafFormatPeriod.periodKey, periodKeys),
+    );
+    const rows = await this.exec.read<RawPeriodRow[]>(
+      db.select().from(leafFormatPeriod).where(where).orderBy(desc(leafFormatPeriod.periodKey)),
+    );
     return rows.map(periodFromRaw);
   }
 
@@ -72,7 +86,13 @@ export class MysqlFormats implements FormatStore {
   createFormat(format: NewFormat, audit: AuditStamp): Promise<FormatRow> {
     return this.exec.transaction(async (tx) => {
       checkCreate(await readFormat(tx, format.bizTag, true), format);
-      const values = { ...format, description: format.description ?? null, deletedAt: null, createdAt: DB_NOW_MS, updatedAt: DB_NOW_MS };
+      const values = {
+        ...format,
+        description: format.description ?? null,
+        deletedAt: null,
+        createdAt: DB_NOW_MS,
+        updatedAt: DB_NOW_MS,
+      };
       await tx(db.insert(leafFormat).values(values).onDuplicateKeyUpdate({ set: values }));
       const after = (await getFormat(tx, format.bizTag, true)) as FormatRow;
       await insertAudit(tx, auditInsert(audit, 'format.create', format.bizTag, undefined, after));
@@ -84,7 +104,12 @@ export class MysqlFormats implements FormatStore {
     return this.exec.transaction(async (tx) => {
       const before = await existingFormat(tx, bizTag);
       checkEdit(before, changes);
-      await tx(db.update(leafFormat).set({ ...changes, updatedAt: DB_NOW_MS }).where(eq(leafFormat.bizTag, bizTag)));
+      await tx(
+        db
+          .update(leafFormat)
+          .set({ ...changes, updatedAt: DB_NOW_MS })
+          .where(eq(leafFormat.bizTag, bizTag)),
+      );
       const after = (await getFormat(tx, bizTag, true)) as FormatRow;
       await insertAudit(tx, auditInsert(audit, 'format.edit', bizTag, before, after));
       return after;
@@ -102,7 +127,9 @@ export class MysqlFormats implements FormatStore {
 
 /** The row under the name, deleted or not; `lock` inside a transaction (FOR UPDATE). */
 async function readFormat(run: Read, bizTag: string, lock: boolean): Promise<FormatStored | undefined> {
-  const [row] = await run<RawFormatRow[]>(raw(`SELECT * FROM \`leaf_format\` WHERE biz_tag = ?${lock ? ' FOR UPDATE' : ''}`, [bizTag]));
+  const [row] = await run<RawFormatRow[]>(
+    raw(`SELECT * FROM \`leaf_format\` WHERE biz_tag = ?${lock ? ' FOR UPDATE' : ''}`, [bizTag]),
+  );
   return row === undefined ? undefined : formatFromRaw(row);
 }
 

@@ -9,7 +9,11 @@ import type { MysqlHost } from './url';
  * a way another host would not (unreachable, 1047 outside the primary component) is skipped, anything else stops
  * the start.
  */
-export async function migrateOnFirstReachable(hosts: MysqlHost[], options: PoolOptions, migrationsDir: string | undefined): Promise<void> {
+export async function migrateOnFirstReachable(
+  hosts: MysqlHost[],
+  options: PoolOptions,
+  migrationsDir: string | undefined,
+): Promise<void> {
   let last: unknown;
   for (const h of hosts) {
     let conn: Connection;
@@ -42,7 +46,11 @@ export interface MysqlMigrateOptions {
  * Applies the pending migrations under a lock between nodes (GET_LOCK; on Galera, where GET_LOCK locks nothing
  * between nodes, a lease row in `__leaf_migration_lock`); returns how many.
  */
-export async function migrateMysql(conn: Connection, migrationsDir?: string, { lockTimeoutSeconds = 60, forceTableLock = false }: MysqlMigrateOptions = {}): Promise<number> {
+export async function migrateMysql(
+  conn: Connection,
+  migrationsDir?: string,
+  { lockTimeoutSeconds = 60, forceTableLock = false }: MysqlMigrateOptions = {},
+): Promise<number> {
   const migrations = readMigrations('mysql', migrationsDir);
   const release = await migrationLock(conn, lockTimeoutSeconds, forceTableLock);
   try {
@@ -79,7 +87,11 @@ async function isGaleraNode(conn: Connection): Promise<boolean> {
 }
 
 /** GET_LOCK on a single server; on Galera a lease row that replicates like any other. */
-async function migrationLock(conn: Connection, timeoutSeconds: number, forceTableLock: boolean): Promise<() => Promise<void>> {
+async function migrationLock(
+  conn: Connection,
+  timeoutSeconds: number,
+  forceTableLock: boolean,
+): Promise<() => Promise<void>> {
   const galera = await isGaleraNode(conn);
   if (galera) {
     // Causal reads: after the previous holder's DELETE of the lease row is seen here, so is every migration it
@@ -89,7 +101,8 @@ async function migrationLock(conn: Connection, timeoutSeconds: number, forceTabl
   if (!forceTableLock && !galera) {
     try {
       const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', ['leaf_ts_migrations', timeoutSeconds]);
-      if (Number((lockRows as Array<{ ok: unknown }>)[0]?.ok) !== 1) throw new Error('could not take the migration lock');
+      if (Number((lockRows as Array<{ ok: unknown }>)[0]?.ok) !== 1)
+        throw new Error('could not take the migration lock');
       return async () => {
         await conn.query('SELECT RELEASE_LOCK(?)', ['leaf_ts_migrations']);
       };

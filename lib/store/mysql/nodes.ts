@@ -29,7 +29,11 @@ export class MysqlNodes implements NodeStore {
         .where(
           and(
             eq(leafNode.nodeId, reg.nodeId),
-            or(eq(leafNode.instanceId, reg.instanceId), eq(leafNode.state, 'stopped'), lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${goneMs}`)),
+            or(
+              eq(leafNode.instanceId, reg.instanceId),
+              eq(leafNode.state, 'stopped'),
+              lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${goneMs}`),
+            ),
           ),
         ),
       true,
@@ -43,7 +47,13 @@ export class MysqlNodes implements NodeStore {
       db
         .update(leafNode)
         .set({ ...reg, heartbeatAt: DB_NOW_MS, state: 'up' })
-        .where(and(eq(leafNode.nodeId, reg.nodeId), eq(leafNode.instanceId, seen.instanceId), eq(leafNode.heartbeatAt, seen.heartbeatAt))),
+        .where(
+          and(
+            eq(leafNode.nodeId, reg.nodeId),
+            eq(leafNode.instanceId, seen.instanceId),
+            eq(leafNode.heartbeatAt, seen.heartbeatAt),
+          ),
+        ),
       false,
     );
   }
@@ -60,7 +70,10 @@ export class MysqlNodes implements NodeStore {
 
   async stopNode(nodeId: string, instanceId: string): Promise<void> {
     await this.exec.write(
-      db.update(leafNode).set({ state: 'stopped' }).where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId))),
+      db
+        .update(leafNode)
+        .set({ state: 'stopped' })
+        .where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId))),
       true,
     );
   }
@@ -74,7 +87,9 @@ export class MysqlNodes implements NodeStore {
     // The clock comes with the rows (a LEFT JOIN from one row, so an empty registry still reads it).
     const columns = withSnapshots ? 'n.*' : `${NODE_COLUMNS.map((c) => `n.${c}`).join(', ')}, '' AS snapshot`;
     const rows = await this.exec.read<Array<Partial<RawNodeRow> & { db_now: string }>>(
-      raw(`SELECT c.db_now, ${columns} FROM (SELECT ${NOW_MS_SQL} AS db_now) c LEFT JOIN \`leaf_node\` n ON TRUE ORDER BY n.node_id`),
+      raw(
+        `SELECT c.db_now, ${columns} FROM (SELECT ${NOW_MS_SQL} AS db_now) c LEFT JOIN \`leaf_node\` n ON TRUE ORDER BY n.node_id`,
+      ),
     );
     return {
       dbNow: Number(rows[0]?.db_now),

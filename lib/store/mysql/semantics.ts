@@ -3,7 +3,16 @@ import type { AuditStamp } from '../../audit';
 import { MAX_ID } from '../../segment/id';
 import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segment/semantics';
 import type { SemanticsSettings, SemanticsStore, SemanticsSwitch } from '../../segment/semanticsStore';
-import { type StoredSemantics, effectiveSemantics, existingTag, fleetSwitchAudit, planDefaultSwitch, planTagSwitch, semanticsSettings, tagSwitchAudit } from '../tagRules';
+import {
+  type StoredSemantics,
+  effectiveSemantics,
+  existingTag,
+  fleetSwitchAudit,
+  planDefaultSwitch,
+  planTagSwitch,
+  semanticsSettings,
+  tagSwitchAudit,
+} from '../tagRules';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
 import { lockTagRow } from './tagRows';
 import { insertAudit } from './sql';
@@ -33,7 +42,9 @@ export class MysqlSemantics implements SemanticsStore {
 
   /** A tag's effective semantics: its own row, else the fleet default, else leaf-ts. */
   async tagSemantics(bizTag: string): Promise<Semantics> {
-    const rows = await this.exec.read<SemanticsRow[]>(raw('SELECT biz_tag, semantics FROM `leaf_semantics` WHERE biz_tag IN (?, ?)', [bizTag, FLEET_DEFAULT_KEY]));
+    const rows = await this.exec.read<SemanticsRow[]>(
+      raw('SELECT biz_tag, semantics FROM `leaf_semantics` WHERE biz_tag IN (?, ?)', [bizTag, FLEET_DEFAULT_KEY]),
+    );
     return effectiveSemantics({ fleet: pick(rows, FLEET_DEFAULT_KEY), own: pick(rows, bizTag) });
   }
 
@@ -58,7 +69,8 @@ export class MysqlSemantics implements SemanticsStore {
       const plan = planTagSwitch(await lockSemanticsRows(tx, bizTag), semantics);
       await bumpTag(tx, bizTag, plan.bump);
       if (plan.writesRow) await writeSemanticsRow(tx, bizTag, semantics);
-      if (audit !== undefined && plan.writesRow) await insertAudit(tx, tagSwitchAudit(audit, plan, row, (await lockTagRow(tx, bizTag)) as TagRow, plan.bump));
+      if (audit !== undefined && plan.writesRow)
+        await insertAudit(tx, tagSwitchAudit(audit, plan, row, (await lockTagRow(tx, bizTag)) as TagRow, plan.bump));
       return { before: plan.before, after: plan.after, bumped: plan.bump };
     });
   }
@@ -67,13 +79,24 @@ export class MysqlSemantics implements SemanticsStore {
 /** The switch's read: the fleet default and the tag's own row, locked so two switches take turns. */
 async function lockSemanticsRows(tx: Tx, bizTag?: string): Promise<StoredSemantics> {
   const keys = bizTag === undefined ? [FLEET_DEFAULT_KEY] : [FLEET_DEFAULT_KEY, bizTag];
-  const rows = await tx<SemanticsRow[]>(raw(`SELECT biz_tag, semantics FROM \`leaf_semantics\` WHERE biz_tag IN (${keys.map(() => '?').join(', ')}) FOR UPDATE`, keys));
+  const rows = await tx<SemanticsRow[]>(
+    raw(
+      `SELECT biz_tag, semantics FROM \`leaf_semantics\` WHERE biz_tag IN (${keys.map(() => '?').join(', ')}) FOR UPDATE`,
+      keys,
+    ),
+  );
   return { fleet: pick(rows, FLEET_DEFAULT_KEY), own: bizTag === undefined ? undefined : pick(rows, bizTag) };
 }
 
 async function writeSemanticsRow(tx: Tx, key: string, semantics: Semantics | null): Promise<void> {
   if (semantics === null) await tx(raw('DELETE FROM `leaf_semantics` WHERE biz_tag = ?', [key]));
-  else await tx(raw('INSERT INTO `leaf_semantics` (biz_tag, semantics) VALUES (?, ?) ON DUPLICATE KEY UPDATE semantics = VALUES(semantics)', [key, semantics]));
+  else
+    await tx(
+      raw(
+        'INSERT INTO `leaf_semantics` (biz_tag, semantics) VALUES (?, ?) ON DUPLICATE KEY UPDATE semantics = VALUES(semantics)',
+        [key, semantics],
+      ),
+    );
 }
 
 /**
@@ -81,15 +104,31 @@ async function writeSemanticsRow(tx: Tx, key: string, semantics: Semantics | nul
  * turns on its lock, and on Galera certify against each other).
  */
 async function bumpTag(tx: Tx, bizTag: string, by: 0 | 1): Promise<void> {
-  await tx(raw('UPDATE `leaf_alloc_tombstone` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [by, bizTag, MAX_ID - BigInt(by)]));
-  await tx(raw('UPDATE `leaf_alloc` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [by, bizTag, MAX_ID - BigInt(by)]));
+  await tx(
+    raw('UPDATE `leaf_alloc_tombstone` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [
+      by,
+      bizTag,
+      MAX_ID - BigInt(by),
+    ]),
+  );
+  await tx(
+    raw('UPDATE `leaf_alloc` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [
+      by,
+      bizTag,
+      MAX_ID - BigInt(by),
+    ]),
+  );
 }
 
 /** Every row and tombstone that follows the fleet default (no row of its own): max_id + `by`; rows that grew. */
 async function bumpDefaultFollowers(tx: Tx, by: 0 | 1): Promise<number> {
   const followers = 'NOT EXISTS (SELECT 1 FROM `leaf_semantics` s WHERE s.biz_tag = t.biz_tag) AND t.max_id <= ?';
-  await tx(raw(`UPDATE \`leaf_alloc_tombstone\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]));
-  const header = await tx<Changed>(raw(`UPDATE \`leaf_alloc\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]));
+  await tx(
+    raw(`UPDATE \`leaf_alloc_tombstone\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]),
+  );
+  const header = await tx<Changed>(
+    raw(`UPDATE \`leaf_alloc\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]),
+  );
   return by === 1 ? header.affectedRows : 0;
 }
 

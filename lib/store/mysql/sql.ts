@@ -23,11 +23,9 @@ export function bigintParam(id: Id) {
  * (bigNumberStrings), which exactId checks before they become numbers.
  */
 export type RawRow<T extends Table> = {
-  [F in keyof T['$inferSelect'] & keyof T['_']['columns'] as T['_']['columns'][F]['_']['name']]: T['_']['columns'][F]['_']['columnType'] extends
-    | 'MySqlBigInt53'
-    | 'MySqlBigInt64'
-    ? string
-    : T['$inferSelect'][F];
+  [
+    F in keyof T['$inferSelect'] & keyof T['_']['columns'] as T['_']['columns'][F]['_']['name']
+  ]: T['_']['columns'][F]['_']['columnType'] extends 'MySqlBigInt53' | 'MySqlBigInt64' ? string : T['$inferSelect'][F];
 };
 
 /** A change's audit row, written in the change's own transaction (a change without its audit row cannot commit). */

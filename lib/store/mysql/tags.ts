@@ -7,7 +7,16 @@ import { type Id, idBigint } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import { exactId } from '../exactId';
 import { leafAlloc, leafAllocTombstone } from '../schema/mysql';
-import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagAudit, tagExists } from '../tagRules';
+import {
+  badStep,
+  existingTag,
+  idSpaceExhausted,
+  planCreate,
+  planEdit,
+  planRaise,
+  tagAudit,
+  tagExists,
+} from '../tagRules';
 import { claimStatement, decodeClaim } from './claim';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
 import { bigintParam, db, insertAudit, type RawRow } from './sql';
@@ -57,7 +66,11 @@ export class MysqlTags implements TagStore {
     if (header.affectedRows === 1) return { bizTag, step: added, ...decodeClaim(header.insertId, bizTag) };
     const row = await this.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
-    if (row.maxId < 0) throw new LeafError('tag_misconfigured', `Tag "${bizTag}" has max_id ${row.maxId}; a claim needs max_id of at least 0.`);
+    if (row.maxId < 0)
+      throw new LeafError(
+        'tag_misconfigured',
+        `Tag "${bizTag}" has max_id ${row.maxId}; a claim needs max_id of at least 0.`,
+      );
     throw idSpaceExhausted(bizTag);
   }
 
@@ -78,10 +91,17 @@ export class MysqlTags implements TagStore {
   createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
     return this.exec.transaction(async (tx) => {
       // FOR UPDATE locks the tombstone (or its gap), so a concurrent delete cannot slip a lower row in.
-      const [tomb] = await tx<Array<Pick<TombstoneRow, 'max_id'>>>(raw('SELECT max_id FROM `leaf_alloc_tombstone` WHERE biz_tag = ? FOR UPDATE', [bizTag]));
+      const [tomb] = await tx<Array<Pick<TombstoneRow, 'max_id'>>>(
+        raw('SELECT max_id FROM `leaf_alloc_tombstone` WHERE biz_tag = ? FOR UPDATE', [bizTag]),
+      );
       const tombstoneMax = tomb === undefined ? undefined : exactId(tomb.max_id, bizTag);
       const startAt = planCreate({ bizTag, maxId }, tombstoneMax);
-      const header = await tx<ResultSetHeader>(db.insert(leafAlloc).ignore().values({ bizTag, step, maxId: bigintParam(startAt), description }));
+      const header = await tx<ResultSetHeader>(
+        db
+          .insert(leafAlloc)
+          .ignore()
+          .values({ bizTag, step, maxId: bigintParam(startAt), description }),
+      );
       if (header.affectedRows === 0) throw tagExists(bizTag);
       if (tombstoneMax !== undefined) await tx(raw('DELETE FROM `leaf_alloc_tombstone` WHERE biz_tag = ?', [bizTag]));
       const after = (await lockTagRow(tx, bizTag)) as TagRow;
@@ -92,7 +112,10 @@ export class MysqlTags implements TagStore {
 
   /** A transaction (row locked, change, row read again, audit row, commit), so the audit row commits with the change or not at all. */
   updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow> {
-    return this.editRow(bizTag, 'tag.edit', audit, () => ({ ...planEdit(changes), updateTime: sql`CURRENT_TIMESTAMP` }));
+    return this.editRow(bizTag, 'tag.edit', audit, () => ({
+      ...planEdit(changes),
+      updateTime: sql`CURRENT_TIMESTAMP`,
+    }));
   }
 
   /**
@@ -122,13 +145,21 @@ export class MysqlTags implements TagStore {
 
   async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {
     const rows = await this.exec.read<Array<Pick<TombstoneRow, 'max_id'>>>(
-      db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)),
+      db
+        .select({ maxId: leafAllocTombstone.maxId })
+        .from(leafAllocTombstone)
+        .where(eq(leafAllocTombstone.bizTag, bizTag)),
     );
     return rows[0] === undefined ? undefined : { maxId: exactId(rows[0].max_id, bizTag) };
   }
 
   /** One transaction: the row locked (tag_not_found), the columns `set` plans from it, the row again, the audit row. */
-  private editRow(bizTag: string, action: AuditAction, audit: AuditStamp | undefined, set: (before: TagRow) => TagChanges & { maxId?: SQL; updateTime?: SQL }): Promise<TagRow> {
+  private editRow(
+    bizTag: string,
+    action: AuditAction,
+    audit: AuditStamp | undefined,
+    set: (before: TagRow) => TagChanges & { maxId?: SQL; updateTime?: SQL },
+  ): Promise<TagRow> {
     return this.exec.transaction(async (tx) => {
       const before = existingTag(bizTag, await lockTagRow(tx, bizTag));
       await tx(db.update(leafAlloc).set(set(before)).where(eq(leafAlloc.bizTag, bizTag)));
@@ -140,6 +171,13 @@ export class MysqlTags implements TagStore {
 }
 
 /** The change's leaf_audit row, in its transaction, when it is audited. */
-async function record(tx: Tx, audit: AuditStamp | undefined, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): Promise<void> {
+async function record(
+  tx: Tx,
+  audit: AuditStamp | undefined,
+  action: AuditAction,
+  bizTag: string,
+  before: TagRow | undefined,
+  after: TagRow | undefined,
+): Promise<void> {
   if (audit !== undefined) await insertAudit(tx, tagAudit(audit, action, bizTag, before, after));
 }

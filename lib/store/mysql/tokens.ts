@@ -13,7 +13,11 @@ export class MysqlTokens implements TokenStore {
   constructor(private readonly exec: ServerExecutor) {}
 
   async listTokens(): Promise<StoredToken[]> {
-    return (await this.exec.read<RawTokenRow[]>(db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)))).map(tokenFromRaw);
+    return (
+      await this.exec.read<RawTokenRow[]>(
+        db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)),
+      )
+    ).map(tokenFromRaw);
   }
 
   createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow> {

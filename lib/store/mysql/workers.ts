@@ -32,7 +32,14 @@ export class MysqlWorkers implements WorkerStore {
     const insert = db
       .insert(leafWorker)
       .ignore()
-      .values({ workerId, nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, lastTimestamp: 0, heartbeatAt: DB_NOW_MS });
+      .values({
+        workerId,
+        nodeId,
+        instanceId,
+        leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`,
+        lastTimestamp: 0,
+        heartbeatAt: DB_NOW_MS,
+      });
     // Not retried after an unknown outcome: a second run would say "taken" about our own row. The next
     // acquisition finds the row under our node id instead (claimOwnWorker).
     return this.exec.changedOne(insert, false);

@@ -13,12 +13,20 @@ export class PostgresAudit implements AuditStore {
 
   async appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void> {
     // Not retried after an unknown outcome: the row would be written twice.
-    await this.exec.write(db.insert(leafAudit).values(auditInsert(entry, entry.action, entry.bizTag ?? null, undefined, undefined)), false);
+    await this.exec.write(
+      db.insert(leafAudit).values(auditInsert(entry, entry.action, entry.bizTag ?? null, undefined, undefined)),
+      false,
+    );
   }
 
   async listAudit({ before, limit, bizTag }: AuditQuery): Promise<AuditRecord[]> {
-    const where = and(bizTag === undefined ? undefined : eq(leafAudit.bizTag, bizTag), before === undefined ? undefined : lt(leafAudit.id, before));
-    const rows = await this.exec.read<RawAuditRow[]>(db.select().from(leafAudit).where(where).orderBy(desc(leafAudit.id)).limit(limit));
+    const where = and(
+      bizTag === undefined ? undefined : eq(leafAudit.bizTag, bizTag),
+      before === undefined ? undefined : lt(leafAudit.id, before),
+    );
+    const rows = await this.exec.read<RawAuditRow[]>(
+      db.select().from(leafAudit).where(where).orderBy(desc(leafAudit.id)).limit(limit),
+    );
     return rows.map(auditFromRaw);
   }
 }

@@ -15,7 +15,13 @@ import { type Statement, raw } from '../serverExecutor';
  * test/integration/postgres-store.test.ts holds a switch open and shows both the claim and the one-statement trap.
  */
 export function claimStatement(bizTag: string, added: number): Statement {
-  return raw('SELECT claimed_max_id, claimed_semantics FROM leaf_ts_claim($1, $2, $3, $4, $5)', [bizTag, added, MAX_ID - BigInt(added), FLEET_DEFAULT_KEY, DEFAULT_SEMANTICS]);
+  return raw('SELECT claimed_max_id, claimed_semantics FROM leaf_ts_claim($1, $2, $3, $4, $5)', [
+    bizTag,
+    added,
+    MAX_ID - BigInt(added),
+    FLEET_DEFAULT_KEY,
+    DEFAULT_SEMANTICS,
+  ]);
 }
 
 export interface ClaimRow {
@@ -26,5 +32,10 @@ export interface ClaimRow {
 /** The claim's answer: no row when the tag is missing or its max_id would leave 0..2^63−1 (the caller names which). */
 export function decodeClaim(rows: ClaimRow[], bizTag: string): { maxId: Id; semantics: Semantics } | undefined {
   const row = rows[0];
-  return row === undefined ? undefined : { maxId: exactId(row.claimed_max_id, bizTag), semantics: storedSemantics(row.claimed_semantics) ?? DEFAULT_SEMANTICS };
+  return row === undefined
+    ? undefined
+    : {
+        maxId: exactId(row.claimed_max_id, bizTag),
+        semantics: storedSemantics(row.claimed_semantics) ?? DEFAULT_SEMANTICS,
+      };
 }

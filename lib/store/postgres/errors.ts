@@ -47,7 +47,9 @@ export class NotPrimary extends Error {
 const SYNC_WAIT_CANCELLED = /wait for synchronous replication|committed locally, but might not have been replicated/i;
 
 export function isSyncWaitCancelled(notice: { message?: unknown; detail?: unknown }): boolean {
-  return SYNC_WAIT_CANCELLED.test(String(notice.message ?? '')) || SYNC_WAIT_CANCELLED.test(String(notice.detail ?? ''));
+  return (
+    SYNC_WAIT_CANCELLED.test(String(notice.message ?? '')) || SYNC_WAIT_CANCELLED.test(String(notice.detail ?? ''))
+  );
 }
 
 interface DriverError {
@@ -58,7 +60,9 @@ interface DriverError {
 /** An answer from the server (an ErrorResponse): its SQLSTATE and severity. */
 export function serverError(error: unknown): { code: string; severity: string } | undefined {
   const e = error as DriverError | null;
-  return typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && typeof e.severity === 'string' ? { code: e.code, severity: e.severity } : undefined;
+  return typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && typeof e.severity === 'string'
+    ? { code: e.code, severity: e.severity }
+    : undefined;
 }
 
 export function classify(error: unknown, phase: Phase): Classified {
@@ -74,7 +78,8 @@ export function classify(error: unknown, phase: Phase): Classified {
   // Our own mistake (a value the driver cannot send): the same on every retry.
   if (error instanceof TypeError || error instanceof RangeError) return { outcome: 'fatal', moveHost: false };
   // node-postgres refuses a statement on a connection it already knows is broken, before sending anything.
-  if (error instanceof Error && / is not queryable$/.test(error.message)) return { outcome: 'committed-not', moveHost: true };
+  if (error instanceof Error && / is not queryable$/.test(error.message))
+    return { outcome: 'committed-not', moveHost: true };
   // A lost or terminated connection, the client-side bound, an unacknowledged synchronous commit, or any other
   // driver-side failure: no reliable answer came for a statement that was sent. Not knowing is the safe reading.
   return { outcome: phase === 'uncommitted' ? 'committed-not' : 'unknown-outcome', moveHost: true };

@@ -3,7 +3,16 @@ import { LeafError, storeUnavailable } from '../../errors';
 import { AttemptFault, type Phase, type RetryFailure, allowedHosts, withRetries } from '../retry';
 import { hostLabel } from '../serverUrl';
 import type { ServerExecutor, Statement, Tx } from '../serverExecutor';
-import { DEADLOCK_DETECTED, NotPrimary, READ_ONLY_SQL_TRANSACTION, SERIALIZATION_FAILURE, SyncCommitUnacknowledged, classify, isSyncWaitCancelled, serverError } from './errors';
+import {
+  DEADLOCK_DETECTED,
+  NotPrimary,
+  READ_ONLY_SQL_TRANSACTION,
+  SERIALIZATION_FAILURE,
+  SyncCommitUnacknowledged,
+  classify,
+  isSyncWaitCancelled,
+  serverError,
+} from './errors';
 import { migrateOnPrimary } from './migrate';
 import { type PgConfig, poolConfig } from './pool';
 import { type PostgresTarget, parsePostgresUrl } from './url';
@@ -59,7 +68,14 @@ export class PostgresExecutor implements ServerExecutor {
   private readonly primary = new WeakSet<pg.PoolClient>();
   private closed = false;
 
-  static async open({ url, connectionLimit = 8, connectTimeoutMs = 3_000, queryTimeoutMs = 5_000, migrationsDir, restoreHostMs = 5_000 }: PostgresOptions): Promise<PostgresExecutor> {
+  static async open({
+    url,
+    connectionLimit = 8,
+    connectTimeoutMs = 3_000,
+    queryTimeoutMs = 5_000,
+    migrationsDir,
+    restoreHostMs = 5_000,
+  }: PostgresOptions): Promise<PostgresExecutor> {
     const target = typeof url === 'string' ? parsePostgresUrl(url) : url;
     const configs = target.hosts.map((h) => poolConfig(target, h, connectTimeoutMs, queryTimeoutMs));
     await migrateOnPrimary(configs, migrationsDir).catch((error: unknown) => {
@@ -107,7 +123,7 @@ export class PostgresExecutor implements ServerExecutor {
     return this.attempt(false, async (run, rollback) => {
       try {
         await run('BEGIN', [], 'uncommitted');
-        const result = await fn(<R,>(statement: Statement) => {
+        const result = await fn(<R>(statement: Statement) => {
           const { sql: text, params } = statement.toSQL();
           return run(text, params, 'uncommitted') as Promise<R>;
         });
@@ -150,7 +166,10 @@ export class PostgresExecutor implements ServerExecutor {
           try {
             const result = await this.bounded(client, text, values);
             // Success with that WARNING: committed on the primary alone, never acknowledged by the sync standby.
-            if (syncWaitCancelled && phase === 'may-commit') throw new SyncCommitUnacknowledged(`${this.label(host)}: commit not acknowledged by the synchronous standby`);
+            if (syncWaitCancelled && phase === 'may-commit')
+              throw new SyncCommitUnacknowledged(
+                `${this.label(host)}: commit not acknowledged by the synchronous standby`,
+              );
             return result;
           } catch (error) {
             if (serverError(error)?.severity !== 'ERROR') broken = true;
@@ -192,7 +211,10 @@ export class PostgresExecutor implements ServerExecutor {
       const result = await Promise.race([
         query,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${this.queryTimeoutMs} ms`), { code: 'TIMEOUT' })), this.queryTimeoutMs);
+          timer = setTimeout(
+            () => reject(Object.assign(new Error(`no answer within ${this.queryTimeoutMs} ms`), { code: 'TIMEOUT' })),
+            this.queryTimeoutMs,
+          );
         }),
       ]);
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -229,10 +251,16 @@ export class PostgresExecutor implements ServerExecutor {
 
   /** target_session_attrs=read-write, on every new connection: a standby (or a read-only primary) is refused. */
   private async checkPrimary(client: pg.PoolClient, host: number): Promise<void> {
-    const { rows } = await this.bounded(client, "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only", []);
+    const { rows } = await this.bounded(
+      client,
+      "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only",
+      [],
+    );
     const row = rows[0] as { standby?: boolean; read_only?: string } | undefined;
     if (row?.standby !== false || row.read_only !== 'off') {
-      throw new NotPrimary(`${this.label(host)} is ${row?.standby === false ? 'read-only' : 'a standby (in recovery)'}, not the writable primary`);
+      throw new NotPrimary(
+        `${this.label(host)} is ${row?.standby === false ? 'read-only' : 'a standby (in recovery)'}, not the writable primary`,
+      );
     }
   }
 
@@ -263,7 +291,11 @@ export class PostgresExecutor implements ServerExecutor {
 /** store_unavailable, saying so when the reason is that no host is the writable primary (a standby in the URL). */
 function unavailable(cause: unknown): LeafError {
   if (cause instanceof NotPrimary || serverError(cause)?.code === READ_ONLY_SQL_TRANSACTION) {
-    return new LeafError('store_unavailable', 'The database is a read-only standby: leaf-ts writes only to the primary. Point DATABASE_URL at the primary (or list every host of the cluster).', { cause });
+    return new LeafError(
+      'store_unavailable',
+      'The database is a read-only standby: leaf-ts writes only to the primary. Point DATABASE_URL at the primary (or list every host of the cluster).',
+      { cause },
+    );
   }
   return storeUnavailable(cause);
 }

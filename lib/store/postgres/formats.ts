@@ -1,6 +1,13 @@
 import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { AuditStamp } from '../../audit';
-import type { FormatChanges, FormatPeriodRow, FormatRow, FormatStore, NewFormat, PeriodClaim } from '../../format/formatStore';
+import type {
+  FormatChanges,
+  FormatPeriodRow,
+  FormatRow,
+  FormatStore,
+  NewFormat,
+  PeriodClaim,
+} from '../../format/formatStore';
 import { formatNotFound } from '../../format/rules';
 import { auditInsert } from '../auditRows';
 import { type FormatStored, checkCreate, checkEdit, claimFrom, formatRow } from '../formatRows';
@@ -24,7 +31,9 @@ export class PostgresFormats implements FormatStore {
   constructor(private readonly exec: ServerExecutor) {}
 
   async listFormats(): Promise<FormatRow[]> {
-    const rows = await this.exec.read<RawFormatRow[]>(db.select().from(leafFormat).where(isNull(leafFormat.deletedAt)).orderBy(asc(leafFormat.bizTag)));
+    const rows = await this.exec.read<RawFormatRow[]>(
+      db.select().from(leafFormat).where(isNull(leafFormat.deletedAt)).orderBy(asc(leafFormat.bizTag)),
+    );
     return rows.map((r) => formatRow(formatFromRaw(r)));
   }
 
@@ -33,8 +42,13 @@ export class PostgresFormats implements FormatStore {
   }
 
   async listFormatPeriods(bizTag: string, periodKeys?: string[]): Promise<FormatPeriodRow[]> {
-    const where = and(eq(leafFormatPeriod.bizTag, bizTag), periodKeys === undefined ? undefined : inArray(leafFormatPeriod.periodKey, periodKeys));
-    const rows = await this.exec.read<RawPeriodRow[]>(db.select().from(leafFormatPeriod).where(where).orderBy(desc(leafFormatPeriod.periodKey)));
+    const where = and(
+      eq(leafFormatPeriod.bizTag, bizTag),
+      periodKeys === undefined ? undefined : inArray(leafFormatPeriod.periodKey, periodKeys),
+    );
+    const rows = await this.exec.read<RawPeriodRow[]>(
+      db.select().from(leafFormatPeriod).where(where).orderBy(desc(leafFormatPeriod.periodKey)),
+    );
     return rows.map(periodFromRaw);
   }
 
@@ -78,7 +92,13 @@ export class PostgresFormats implements FormatStore {
     return this.exec.transaction(async (tx) => {
       await tx(raw('SELECT pg_advisory_xact_lock($1, hashtext($2))', [FORMAT_NAME_LOCK, format.bizTag]));
       checkCreate(await readFormat(tx, format.bizTag, true), format);
-      const values = { ...format, description: format.description ?? null, deletedAt: null, createdAt: DB_NOW_MS, updatedAt: DB_NOW_MS };
+      const values = {
+        ...format,
+        description: format.description ?? null,
+        deletedAt: null,
+        createdAt: DB_NOW_MS,
+        updatedAt: DB_NOW_MS,
+      };
       await tx(db.insert(leafFormat).values(values).onConflictDoUpdate({ target: leafFormat.bizTag, set: values }));
       const after = (await getFormat(tx, format.bizTag, true)) as FormatRow;
       await insertAudit(tx, auditInsert(audit, 'format.create', format.bizTag, undefined, after));
@@ -90,7 +110,12 @@ export class PostgresFormats implements FormatStore {
     return this.exec.transaction(async (tx) => {
       const before = await existingFormat(tx, bizTag);
       checkEdit(before, changes);
-      await tx(db.update(leafFormat).set({ ...changes, updatedAt: DB_NOW_MS }).where(eq(leafFormat.bizTag, bizTag)));
+      await tx(
+        db
+          .update(leafFormat)
+          .set({ ...changes, updatedAt: DB_NOW_MS })
+          .where(eq(leafFormat.bizTag, bizTag)),
+      );
       const after = (await getFormat(tx, bizTag, true)) as FormatRow;
       await insertAudit(tx, auditInsert(audit, 'format.edit', bizTag, before, after));
       return after;
@@ -108,7 +133,11 @@ export class PostgresFormats implements FormatStore {
 
 /** The row under the name, deleted or not; `lock` inside a transaction (FOR UPDATE). */
 async function readFormat(run: Read, bizTag: string, lock: boolean): Promise<FormatStored | undefined> {
-  const [row] = (await run<PgResult<RawFormatRow>>(raw(`SELECT * FROM leaf_format WHERE biz_tag = $1${lock ? ' FOR UPDATE' : ''}`, [bizTag]))).rows;
+  const [row] = (
+    await run<PgResult<RawFormatRow>>(
+      raw(`SELECT * FROM leaf_format WHERE biz_tag = $1${lock ? ' FOR UPDATE' : ''}`, [bizTag]),
+    )
+  ).rows;
   return row === undefined ? undefined : formatFromRaw(row);
 }
 

@@ -42,7 +42,10 @@ function receiverName(row: RoleRow): string | null {
   return conninfoApplicationName(row.receiver_conninfo) ?? (row.cluster_name !== '' ? row.cluster_name : 'walreceiver');
 }
 
-async function probeHost(config: PgConfig, timeoutMs: number): Promise<{ health: HostHealth; probe: RoleProbe | null }> {
+async function probeHost(
+  config: PgConfig,
+  timeoutMs: number,
+): Promise<{ health: HostHealth; probe: RoleProbe | null }> {
   const host = hostLabel({ host: config.host ?? '', port: config.port ?? 0 });
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
@@ -57,7 +60,15 @@ async function probeHost(config: PgConfig, timeoutMs: number): Promise<{ health:
     const row = rows[0];
     const health: HostHealth = { host, reachable: true, latencyMs };
     if (row === undefined) return { health, probe: null };
-    return { health, probe: { standby: row.standby, syncNames: row.sync_names, receiverName: receiverName(row), replicas: row.replicas } };
+    return {
+      health,
+      probe: {
+        standby: row.standby,
+        syncNames: row.sync_names,
+        receiverName: receiverName(row),
+        replicas: row.replicas,
+      },
+    };
   };
   try {
     return await Promise.race([
@@ -69,7 +80,10 @@ async function probeHost(config: PgConfig, timeoutMs: number): Promise<{ health:
   } catch (error) {
     // A short code (ECONNREFUSED, a SQLSTATE such as 28P01, TIMEOUT), never the driver's message.
     const code = (error as { code?: unknown }).code;
-    return { health: { host, reachable: false, latencyMs: elapsed(), error: typeof code === 'string' ? code : 'ERROR' }, probe: null };
+    return {
+      health: { host, reachable: false, latencyMs: elapsed(), error: typeof code === 'string' ? code : 'ERROR' },
+      probe: null,
+    };
   } finally {
     clearTimeout(timer);
     await client.end().catch(() => {});

@@ -44,23 +44,36 @@ const LOCK_POLL_MS = 250;
  * Applies the pending migrations under pg_advisory_lock, so nodes starting together never apply one twice; each
  * migration and its journal row in one transaction (PostgreSQL's DDL is transactional). Returns how many.
  */
-export async function migratePostgres(client: pg.Client, migrationsDir?: string, { lockTimeoutSeconds = 60 } = {}): Promise<number> {
+export async function migratePostgres(
+  client: pg.Client,
+  migrationsDir?: string,
+  { lockTimeoutSeconds = 60 } = {},
+): Promise<number> {
   const migrations = readMigrations('postgres', migrationsDir);
   const deadline = Date.now() + lockTimeoutSeconds * 1000;
   // Polled with the try form: a wait inside pg_advisory_lock would be cut by statement_timeout, or hang without it.
-  while (!(await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${MIGRATION_LOCK}::bigint) AS ok`)).rows[0]?.ok) {
+  while (
+    !(await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${MIGRATION_LOCK}::bigint) AS ok`)).rows[0]?.ok
+  ) {
     if (Date.now() > deadline) throw new Error('could not take the migration lock');
     await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
   }
   try {
-    await client.query('CREATE TABLE IF NOT EXISTS __drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)');
-    const { rows } = await client.query<{ last: string | null }>('SELECT MAX(created_at) AS last FROM __drizzle_migrations');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS __drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)',
+    );
+    const { rows } = await client.query<{ last: string | null }>(
+      'SELECT MAX(created_at) AS last FROM __drizzle_migrations',
+    );
     const todo = pending(migrations, Number(rows[0]?.last ?? 0));
     for (const m of todo) {
       await client.query('BEGIN');
       try {
         for (const statement of m.sql) if (statement.trim()) await client.query(statement);
-        await client.query('INSERT INTO __drizzle_migrations (hash, created_at) VALUES ($1, $2)', [m.hash, m.folderMillis]);
+        await client.query('INSERT INTO __drizzle_migrations (hash, created_at) VALUES ($1, $2)', [
+          m.hash,
+          m.folderMillis,
+        ]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});

@@ -25,7 +25,11 @@ export class PostgresNodes implements NodeStore {
         .onConflictDoUpdate({
           target: leafNode.nodeId,
           set: row,
-          setWhere: or(eq(leafNode.instanceId, reg.instanceId), eq(leafNode.state, 'stopped'), lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${goneMs}`)),
+          setWhere: or(
+            eq(leafNode.instanceId, reg.instanceId),
+            eq(leafNode.state, 'stopped'),
+            lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${goneMs}`),
+          ),
         }),
       true,
     );
@@ -37,7 +41,13 @@ export class PostgresNodes implements NodeStore {
       db
         .update(leafNode)
         .set({ ...reg, heartbeatAt: DB_NOW_MS, state: 'up' })
-        .where(and(eq(leafNode.nodeId, reg.nodeId), eq(leafNode.instanceId, seen.instanceId), eq(leafNode.heartbeatAt, seen.heartbeatAt))),
+        .where(
+          and(
+            eq(leafNode.nodeId, reg.nodeId),
+            eq(leafNode.instanceId, seen.instanceId),
+            eq(leafNode.heartbeatAt, seen.heartbeatAt),
+          ),
+        ),
       false,
     );
   }
@@ -53,7 +63,13 @@ export class PostgresNodes implements NodeStore {
   }
 
   async stopNode(nodeId: string, instanceId: string): Promise<void> {
-    await this.exec.write(db.update(leafNode).set({ state: 'stopped' }).where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId))), true);
+    await this.exec.write(
+      db
+        .update(leafNode)
+        .set({ state: 'stopped' })
+        .where(and(eq(leafNode.nodeId, nodeId), eq(leafNode.instanceId, instanceId))),
+      true,
+    );
   }
 
   async getNode(nodeId: string): Promise<NodeRow | undefined> {
@@ -65,7 +81,9 @@ export class PostgresNodes implements NodeStore {
     // The clock comes with the rows (a LEFT JOIN from one row, so an empty registry still reads it).
     const columns = withSnapshots ? 'n.*' : `${NODE_COLUMNS.map((c) => `n.${c}`).join(', ')}, '' AS snapshot`;
     const rows = await this.exec.read<Array<Partial<RawNodeRow> & { db_now: string }>>(
-      raw(`SELECT c.db_now, ${columns} FROM (SELECT ${NOW_MS_SQL} AS db_now) c LEFT JOIN leaf_node n ON TRUE ORDER BY n.node_id`),
+      raw(
+        `SELECT c.db_now, ${columns} FROM (SELECT ${NOW_MS_SQL} AS db_now) c LEFT JOIN leaf_node n ON TRUE ORDER BY n.node_id`,
+      ),
     );
     return {
       dbNow: Number(rows[0]?.db_now),
@@ -74,7 +92,10 @@ export class PostgresNodes implements NodeStore {
   }
 
   async pruneNodes(olderThanMs: number): Promise<number> {
-    const deleted = await this.exec.write<PgResult>(db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)), true);
+    const deleted = await this.exec.write<PgResult>(
+      db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)),
+      true,
+    );
     return deleted.rowCount;
   }
 }

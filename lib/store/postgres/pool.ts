@@ -17,7 +17,9 @@ function utcTimestamp(text: string): Date {
  */
 const TYPES: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === TIMESTAMP_WITHOUT_ZONE && format !== 'binary' ? utcTimestamp : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === TIMESTAMP_WITHOUT_ZONE && format !== 'binary'
+      ? utcTimestamp
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /**
@@ -25,7 +27,12 @@ const TYPES: pg.CustomTypesConfig = {
  * parsers, statement_timeout as a server-side backstop (the executor bounds each statement itself as well) and no
  * transaction left idle for long, should a client vanish mid-transaction.
  */
-export function poolConfig(target: PostgresTarget, host: ServerHost, connectTimeoutMs: number, queryTimeoutMs: number): PgConfig {
+export function poolConfig(
+  target: PostgresTarget,
+  host: ServerHost,
+  connectTimeoutMs: number,
+  queryTimeoutMs: number,
+): PgConfig {
   return {
     host: host.host,
     port: host.port,
@@ -33,7 +40,13 @@ export function poolConfig(target: PostgresTarget, host: ServerHost, connectTime
     password: target.password,
     database: target.database,
     application_name: target.applicationName,
-    ssl: target.sslmode === 'disable' ? false : { rejectUnauthorized: target.sslmode !== 'require', ...(target.sslmode === 'verify-ca' ? { checkServerIdentity: () => undefined } : {}) },
+    ssl:
+      target.sslmode === 'disable'
+        ? false
+        : {
+            rejectUnauthorized: target.sslmode !== 'require',
+            ...(target.sslmode === 'verify-ca' ? { checkServerIdentity: () => undefined } : {}),
+          },
     connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
     statement_timeout: queryTimeoutMs,

@@ -26,10 +26,9 @@ export function bigintParam(id: Id) {
  * columns as decimal strings (pg's default for int8), which exactId checks before they become numbers.
  */
 export type RawRow<T extends Table> = {
-  [F in keyof T['$inferSelect'] & keyof T['_']['columns'] as T['_']['columns'][F]['_']['name']]: T['_']['columns'][F]['_']['columnType'] extends
-    | 'PgBigInt53'
-    | 'PgBigInt64'
-    | 'PgBigSerial53'
+  [
+    F in keyof T['$inferSelect'] & keyof T['_']['columns'] as T['_']['columns'][F]['_']['name']
+  ]: T['_']['columns'][F]['_']['columnType'] extends 'PgBigInt53' | 'PgBigInt64' | 'PgBigSerial53'
     ? string
     : T['$inferSelect'][F];
 };

@@ -8,6 +8,8 @@ export const toTagRow = tagFromRaw;
 
 /** The tag's row, locked until the transaction ends; undefined when there is none. */
 export async function lockTagRow(tx: Tx, bizTag: string): Promise<TagRow | undefined> {
-  const { rows } = await tx<PgResult<AllocRow>>(raw('SELECT * FROM leaf_alloc WHERE biz_tag = $1 FOR UPDATE', [bizTag]));
+  const { rows } = await tx<PgResult<AllocRow>>(
+    raw('SELECT * FROM leaf_alloc WHERE biz_tag = $1 FOR UPDATE', [bizTag]),
+  );
   return rows[0] === undefined ? undefined : toTagRow(rows[0]);
 }

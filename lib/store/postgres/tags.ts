@@ -6,7 +6,16 @@ import { type Id, idBigint } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import { exactId } from '../exactId';
 import { leafAlloc, leafAllocTombstone } from '../schema/postgres';
-import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagAudit, tagExists } from '../tagRules';
+import {
+  badStep,
+  existingTag,
+  idSpaceExhausted,
+  planCreate,
+  planEdit,
+  planRaise,
+  tagAudit,
+  tagExists,
+} from '../tagRules';
 import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
 import { type ClaimRow, claimStatement, decodeClaim } from './claim';
 import type { PgResult } from './executor';
@@ -52,11 +61,18 @@ export class PostgresTags implements TagStore {
     if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
     // Run again after an unknown outcome (retryUnknown): the first claim then counts as taken and its segment is a
     // gap. The segment comes only from this claim's own answer, never from a later read of max_id (see retry.ts).
-    const claim = decodeClaim((await this.exec.write<PgResult<ClaimRow>>(claimStatement(bizTag, added), true)).rows, bizTag);
+    const claim = decodeClaim(
+      (await this.exec.write<PgResult<ClaimRow>>(claimStatement(bizTag, added), true)).rows,
+      bizTag,
+    );
     if (claim !== undefined) return { bizTag, step: added, ...claim };
     const row = await this.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
-    if (row.maxId < 0) throw new LeafError('tag_misconfigured', `Tag "${bizTag}" has max_id ${row.maxId}; a claim needs max_id of at least 0.`);
+    if (row.maxId < 0)
+      throw new LeafError(
+        'tag_misconfigured',
+        `Tag "${bizTag}" has max_id ${row.maxId}; a claim needs max_id of at least 0.`,
+      );
     throw idSpaceExhausted(bizTag);
   }
 
@@ -76,10 +92,17 @@ export class PostgresTags implements TagStore {
       // A lock on the name, which deleteTag takes too: FOR UPDATE locks no row that is not there yet, so without it a
       // delete committing meanwhile could leave a tombstone above the max_id this create writes.
       await tx(raw('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TAG_NAME_LOCK, bizTag]));
-      const tomb = await tx<PgResult<Pick<TombstoneRow, 'max_id'>>>(raw('SELECT max_id FROM leaf_alloc_tombstone WHERE biz_tag = $1 FOR UPDATE', [bizTag]));
+      const tomb = await tx<PgResult<Pick<TombstoneRow, 'max_id'>>>(
+        raw('SELECT max_id FROM leaf_alloc_tombstone WHERE biz_tag = $1 FOR UPDATE', [bizTag]),
+      );
       const tombstoneMax = tomb.rows[0] === undefined ? undefined : exactId(tomb.rows[0].max_id, bizTag);
       const startAt = planCreate({ bizTag, maxId }, tombstoneMax);
-      const inserted = await tx<PgResult>(db.insert(leafAlloc).values({ bizTag, step, maxId: bigintParam(startAt), description }).onConflictDoNothing());
+      const inserted = await tx<PgResult>(
+        db
+          .insert(leafAlloc)
+          .values({ bizTag, step, maxId: bigintParam(startAt), description })
+          .onConflictDoNothing(),
+      );
       if (inserted.rowCount === 0) throw tagExists(bizTag);
       if (tombstoneMax !== undefined) await tx(raw('DELETE FROM leaf_alloc_tombstone WHERE biz_tag = $1', [bizTag]));
       const after = (await lockTagRow(tx, bizTag)) as TagRow;
@@ -117,16 +140,29 @@ export class PostgresTags implements TagStore {
 
   async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {
     const rows = await this.exec.read<Array<Pick<TombstoneRow, 'max_id'>>>(
-      db.select({ maxId: leafAllocTombstone.maxId }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)),
+      db
+        .select({ maxId: leafAllocTombstone.maxId })
+        .from(leafAllocTombstone)
+        .where(eq(leafAllocTombstone.bizTag, bizTag)),
     );
     return rows[0] === undefined ? undefined : { maxId: exactId(rows[0].max_id, bizTag) };
   }
 
   /** One transaction: the row locked (tag_not_found), the columns `set` plans from it, the row again, the audit row. */
-  private editRow(bizTag: string, action: AuditAction, audit: AuditStamp | undefined, set: (before: TagRow) => TagChanges & { maxId?: SQL }): Promise<TagRow> {
+  private editRow(
+    bizTag: string,
+    action: AuditAction,
+    audit: AuditStamp | undefined,
+    set: (before: TagRow) => TagChanges & { maxId?: SQL },
+  ): Promise<TagRow> {
     return this.exec.transaction(async (tx) => {
       const before = existingTag(bizTag, await lockTagRow(tx, bizTag));
-      await tx(db.update(leafAlloc).set({ ...set(before), updateTime: sql`CURRENT_TIMESTAMP` }).where(eq(leafAlloc.bizTag, bizTag)));
+      await tx(
+        db
+          .update(leafAlloc)
+          .set({ ...set(before), updateTime: sql`CURRENT_TIMESTAMP` })
+          .where(eq(leafAlloc.bizTag, bizTag)),
+      );
       const after = (await lockTagRow(tx, bizTag)) as TagRow;
       await record(tx, audit, action, bizTag, before, after);
       return after;
@@ -135,6 +171,13 @@ export class PostgresTags implements TagStore {
 }
 
 /** The change's leaf_audit row, in its transaction, when it is audited. */
-async function record(tx: Tx, audit: AuditStamp | undefined, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): Promise<void> {
+async function record(
+  tx: Tx,
+  audit: AuditStamp | undefined,
+  action: AuditAction,
+  bizTag: string,
+  before: TagRow | undefined,
+  after: TagRow | undefined,
+): Promise<void> {
   if (audit !== undefined) await insertAudit(tx, tagAudit(audit, action, bizTag, before, after));
 }

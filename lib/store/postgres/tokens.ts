@@ -14,7 +14,11 @@ export class PostgresTokens implements TokenStore {
   constructor(private readonly exec: ServerExecutor) {}
 
   async listTokens(): Promise<StoredToken[]> {
-    return (await this.exec.read<RawTokenRow[]>(db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)))).map(tokenFromRaw);
+    return (
+      await this.exec.read<RawTokenRow[]>(
+        db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)),
+      )
+    ).map(tokenFromRaw);
   }
 
   createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow> {
@@ -28,7 +32,8 @@ export class PostgresTokens implements TokenStore {
 
   revokeToken(id: string, at: number, audit: AuditStamp): Promise<TokenRow> {
     return this.exec.transaction(async (tx) => {
-      const [found] = (await tx<PgResult<RawTokenRow>>(raw('SELECT * FROM leaf_token WHERE id = $1 FOR UPDATE', [id]))).rows;
+      const [found] = (await tx<PgResult<RawTokenRow>>(raw('SELECT * FROM leaf_token WHERE id = $1 FOR UPDATE', [id])))
+        .rows;
       if (found === undefined) throw tokenNotFound(id);
       const before = tokenRow(tokenFromRaw(found));
       if (before.revokedAt !== null) return before;

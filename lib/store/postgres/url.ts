@@ -22,21 +22,30 @@ const SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
 
 /** Throws DatabaseUrlError with a message fit for a start-up line. */
 export function parsePostgresUrl(url: string): PostgresTarget {
-  const { query, ...target } = parseServerUrl(url, { schemes: ['postgres', 'postgresql'], defaultPort: DEFAULT_POSTGRES_PORT });
+  const { query, ...target } = parseServerUrl(url, {
+    schemes: ['postgres', 'postgresql'],
+    defaultPort: DEFAULT_POSTGRES_PORT,
+  });
   let sslmode: PostgresTarget['sslmode'] = 'disable';
   let applicationName = 'leaf-ts';
   for (const [key, value] of query) {
     if (key === 'sslmode') {
       // Not libpq's prefer/allow: they fall back to plain text silently; say which is meant.
-      if (!(SSL_MODES as readonly string[]).includes(value)) throw new DatabaseUrlError(`sslmode one of ${SSL_MODES.join(', ')} (got ${JSON.stringify(value)})`);
+      if (!(SSL_MODES as readonly string[]).includes(value))
+        throw new DatabaseUrlError(`sslmode one of ${SSL_MODES.join(', ')} (got ${JSON.stringify(value)})`);
       sslmode = value as PostgresTarget['sslmode'];
     } else if (key === 'application_name') {
       applicationName = value;
     } else if (key === 'target_session_attrs') {
       // Writes go only to the primary, always: read-write and primary say so; anything else would not be honoured.
-      if (value !== 'read-write' && value !== 'primary') throw new DatabaseUrlError('target_session_attrs read-write or primary (leaf-ts writes only through the primary)');
+      if (value !== 'read-write' && value !== 'primary')
+        throw new DatabaseUrlError(
+          'target_session_attrs read-write or primary (leaf-ts writes only through the primary)',
+        );
     } else {
-      throw new DatabaseUrlError(`query options among sslmode, application_name, target_session_attrs (got ${JSON.stringify(key)})`);
+      throw new DatabaseUrlError(
+        `query options among sslmode, application_name, target_session_attrs (got ${JSON.stringify(key)})`,
+      );
     }
   }
   return { ...target, sslmode, applicationName };

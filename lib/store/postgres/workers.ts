@@ -32,7 +32,14 @@ export class PostgresWorkers implements WorkerStore {
     // ON CONFLICT DO NOTHING: a duplicate key (another node won the id) is 0 rows, not an error.
     const insert = db
       .insert(leafWorker)
-      .values({ workerId, nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, lastTimestamp: 0, heartbeatAt: DB_NOW_MS })
+      .values({
+        workerId,
+        nodeId,
+        instanceId,
+        leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`,
+        lastTimestamp: 0,
+        heartbeatAt: DB_NOW_MS,
+      })
       .onConflictDoNothing();
     // Not retried after an unknown outcome: a second run would say "taken" about our own row. The next
     // acquisition finds the row under our node id instead (claimOwnWorker).

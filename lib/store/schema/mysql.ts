@@ -1,4 +1,14 @@
-import { bigint, index, int, mediumtext, mysqlTable, primaryKey, text, timestamp, varchar } from 'drizzle-orm/mysql-core';
+import {
+  bigint,
+  index,
+  int,
+  mediumtext,
+  mysqlTable,
+  primaryKey,
+  text,
+  timestamp,
+  varchar,
+} from 'drizzle-orm/mysql-core';
 import { BIZ_TAG_MAX_LENGTH } from '../../bizTag';
 
 /** Leaf's leaf_alloc table, exactly as Leaf ships it for MySQL. */

@@ -8,7 +8,9 @@ export const leafAlloc = sqliteTable('leaf_alloc', {
   maxId: integer('max_id', { mode: 'number' }).notNull().default(1),
   step: integer('step', { mode: 'number' }).notNull(),
   description: text('description', { length: 256 }),
-  updateTime: text('update_time').notNull().default(sql`CURRENT_TIMESTAMP`),
+  updateTime: text('update_time')
+    .notNull()
+    .default(sql`CURRENT_TIMESTAMP`),
 });
 
 export type LeafAllocRow = typeof leafAlloc.$inferSelect;
@@ -35,7 +37,9 @@ export const leafWorker = sqliteTable(
 export const leafAllocTombstone = sqliteTable('leaf_alloc_tombstone', {
   bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   maxId: integer('max_id', { mode: 'number' }).notNull(),
-  deletedAt: text('deleted_at').notNull().default(sql`CURRENT_TIMESTAMP`),
+  deletedAt: text('deleted_at')
+    .notNull()
+    .default(sql`CURRENT_TIMESTAMP`),
 });
 
 /**

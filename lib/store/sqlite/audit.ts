@@ -12,11 +12,18 @@ export class SqliteAudit implements AuditStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
   async appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void> {
-    this.exec.write((db) => insertAudit(db, auditInsert(entry, entry.action, entry.bizTag ?? null, undefined, undefined)));
+    this.exec.write((db) =>
+      insertAudit(db, auditInsert(entry, entry.action, entry.bizTag ?? null, undefined, undefined)),
+    );
   }
 
   async listAudit({ before, limit, bizTag }: AuditQuery): Promise<AuditRecord[]> {
-    const where = and(bizTag === undefined ? undefined : eq(leafAudit.bizTag, bizTag), before === undefined ? undefined : lt(leafAudit.id, before));
-    return this.exec.read((db) => db.select().from(leafAudit).where(where).orderBy(desc(leafAudit.id)).limit(limit).all().map(auditRecord));
+    const where = and(
+      bizTag === undefined ? undefined : eq(leafAudit.bizTag, bizTag),
+      before === undefined ? undefined : lt(leafAudit.id, before),
+    );
+    return this.exec.read((db) =>
+      db.select().from(leafAudit).where(where).orderBy(desc(leafAudit.id)).limit(limit).all().map(auditRecord),
+    );
   }
 }

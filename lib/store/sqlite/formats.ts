@@ -1,6 +1,13 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AuditStamp } from '../../audit';
-import type { FormatChanges, FormatPeriodRow, FormatRow, FormatStore, NewFormat, PeriodClaim } from '../../format/formatStore';
+import type {
+  FormatChanges,
+  FormatPeriodRow,
+  FormatRow,
+  FormatStore,
+  NewFormat,
+  PeriodClaim,
+} from '../../format/formatStore';
 import { formatNotFound } from '../../format/rules';
 import { auditInsert } from '../auditRows';
 import { type FormatStored, checkCreate, checkEdit, claimFrom, formatRow, periodRow } from '../formatRows';
@@ -16,7 +23,15 @@ export class SqliteFormats implements FormatStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
   async listFormats(): Promise<FormatRow[]> {
-    return this.exec.read((db) => db.select().from(leafFormat).where(isNull(leafFormat.deletedAt)).orderBy(asc(leafFormat.bizTag)).all().map(formatRow));
+    return this.exec.read((db) =>
+      db
+        .select()
+        .from(leafFormat)
+        .where(isNull(leafFormat.deletedAt))
+        .orderBy(asc(leafFormat.bizTag))
+        .all()
+        .map(formatRow),
+    );
   }
 
   async getFormat(bizTag: string): Promise<FormatRow | undefined> {
@@ -24,8 +39,13 @@ export class SqliteFormats implements FormatStore {
   }
 
   async listFormatPeriods(bizTag: string, periodKeys?: string[]): Promise<FormatPeriodRow[]> {
-    const where = and(eq(leafFormatPeriod.bizTag, bizTag), periodKeys === undefined ? undefined : inArray(leafFormatPeriod.periodKey, periodKeys));
-    return this.exec.read((db) => db.select().from(leafFormatPeriod).where(where).orderBy(desc(leafFormatPeriod.periodKey)).all().map(periodRow));
+    const where = and(
+      eq(leafFormatPeriod.bizTag, bizTag),
+      periodKeys === undefined ? undefined : inArray(leafFormatPeriod.periodKey, periodKeys),
+    );
+    return this.exec.read((db) =>
+      db.select().from(leafFormatPeriod).where(where).orderBy(desc(leafFormatPeriod.periodKey)).all().map(periodRow),
+    );
   }
 
   /**
@@ -43,7 +63,11 @@ export class SqliteFormats implements FormatStore {
         .values({ bizTag, periodKey, maxId: sql`MIN(${s}, ${c})`, step: sql`MIN(${s}, ${c})`, updateTime: DB_NOW_MS })
         .onConflictDoUpdate({
           target: [t.bizTag, t.periodKey],
-          set: { step: sql`MIN(${t.maxId} + ${s}, ${c}) - ${t.maxId}`, maxId: sql`MIN(${t.maxId} + ${s}, ${c})`, updateTime: DB_NOW_MS },
+          set: {
+            step: sql`MIN(${t.maxId} + ${s}, ${c}) - ${t.maxId}`,
+            maxId: sql`MIN(${t.maxId} + ${s}, ${c})`,
+            updateTime: DB_NOW_MS,
+          },
         })
         .returning({ maxId: t.maxId, step: t.step })
         .get(),
@@ -65,7 +89,13 @@ export class SqliteFormats implements FormatStore {
   async createFormat(format: NewFormat, audit: AuditStamp): Promise<FormatRow> {
     return this.exec.transaction((db) => {
       checkCreate(readFormat(db, format.bizTag), format);
-      const values = { ...format, description: format.description ?? null, deletedAt: null, createdAt: DB_NOW_MS, updatedAt: DB_NOW_MS };
+      const values = {
+        ...format,
+        description: format.description ?? null,
+        deletedAt: null,
+        createdAt: DB_NOW_MS,
+        updatedAt: DB_NOW_MS,
+      };
       db.insert(leafFormat).values(values).onConflictDoUpdate({ target: leafFormat.bizTag, set: values }).run();
       const after = getFormat(db, format.bizTag) as FormatRow;
       insertAudit(db, auditInsert(audit, 'format.create', format.bizTag, undefined, after));
@@ -78,7 +108,10 @@ export class SqliteFormats implements FormatStore {
       const before = getFormat(db, bizTag);
       if (before === undefined) throw formatNotFound(bizTag);
       checkEdit(before, changes);
-      db.update(leafFormat).set({ ...changes, updatedAt: DB_NOW_MS }).where(eq(leafFormat.bizTag, bizTag)).run();
+      db.update(leafFormat)
+        .set({ ...changes, updatedAt: DB_NOW_MS })
+        .where(eq(leafFormat.bizTag, bizTag))
+        .run();
       const after = getFormat(db, bizTag) as FormatRow;
       insertAudit(db, auditInsert(audit, 'format.edit', bizTag, before, after));
       return after;

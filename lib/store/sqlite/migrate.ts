@@ -4,7 +4,9 @@ import { pending, readMigrations } from '../migrations';
 /** Applies the pending migrations under BEGIN IMMEDIATE (the lock between processes); returns how many. */
 export function migrateSqlite(db: BetterSqlite3.Database, migrationsDir?: string): number {
   const migrations = readMigrations('sqlite', migrationsDir);
-  db.exec('CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)',
+  );
   const apply = db.transaction(() => {
     const row = db.prepare('SELECT MAX(created_at) AS last FROM __drizzle_migrations').get() as { last: number | null };
     const todo = pending(migrations, Number(row.last ?? 0));

@@ -18,7 +18,11 @@ export class SqliteNodes implements NodeStore {
           target: leafNode.nodeId,
           set: row,
           // Ours (a retried registration), said goodbye, or silent for longer than a live node can be.
-          setWhere: or(eq(leafNode.instanceId, reg.instanceId), eq(leafNode.state, 'stopped'), lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${goneMs}`)),
+          setWhere: or(
+            eq(leafNode.instanceId, reg.instanceId),
+            eq(leafNode.state, 'stopped'),
+            lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${goneMs}`),
+          ),
         })
         .run(),
     );
@@ -29,7 +33,13 @@ export class SqliteNodes implements NodeStore {
       db
         .update(leafNode)
         .set({ ...reg, heartbeatAt: DB_NOW_MS, state: 'up' })
-        .where(and(eq(leafNode.nodeId, reg.nodeId), eq(leafNode.instanceId, seen.instanceId), eq(leafNode.heartbeatAt, seen.heartbeatAt)))
+        .where(
+          and(
+            eq(leafNode.nodeId, reg.nodeId),
+            eq(leafNode.instanceId, seen.instanceId),
+            eq(leafNode.heartbeatAt, seen.heartbeatAt),
+          ),
+        )
         .run(),
     );
   }
@@ -62,7 +72,10 @@ export class SqliteNodes implements NodeStore {
     const { snapshot, ...columns } = getTableColumns(leafNode);
     return this.exec.read((db) => {
       const rows = db
-        .select({ row: { ...columns, snapshot: withSnapshots ? snapshot : sql<string>`''` }, dbNow: sql<number>`${DB_NOW_MS}` })
+        .select({
+          row: { ...columns, snapshot: withSnapshots ? snapshot : sql<string>`''` },
+          dbNow: sql<number>`${DB_NOW_MS}`,
+        })
         .from(leafNode)
         .orderBy(asc(leafNode.nodeId))
         .all();
@@ -72,6 +85,12 @@ export class SqliteNodes implements NodeStore {
   }
 
   async pruneNodes(olderThanMs: number): Promise<number> {
-    return this.exec.write((db) => db.delete(leafNode).where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`)).run().changes);
+    return this.exec.write(
+      (db) =>
+        db
+          .delete(leafNode)
+          .where(lt(leafNode.heartbeatAt, sql`${DB_NOW_MS} - ${olderThanMs}`))
+          .run().changes,
+    );
   }
 }

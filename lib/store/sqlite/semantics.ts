@@ -4,7 +4,16 @@ import { MAX_ID } from '../../segment/id';
 import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segment/semantics';
 import type { SemanticsSettings, SemanticsStore, SemanticsSwitch } from '../../segment/semanticsStore';
 import { leafAlloc, leafAllocTombstone, leafSemantics } from '../schema/sqlite';
-import { type StoredSemantics, effectiveSemantics as effective, existingTag, fleetSwitchAudit, planDefaultSwitch, planTagSwitch, semanticsSettings, tagSwitchAudit } from '../tagRules';
+import {
+  type StoredSemantics,
+  effectiveSemantics as effective,
+  existingTag,
+  fleetSwitchAudit,
+  planDefaultSwitch,
+  planTagSwitch,
+  semanticsSettings,
+  tagSwitchAudit,
+} from '../tagRules';
 import type { SqliteDb, SqliteExecutor } from './executor';
 import { insertAudit } from './sql';
 import { readTagRow } from './tagRows';
@@ -42,7 +51,8 @@ export class SqliteSemantics implements SemanticsStore {
       const plan = planTagSwitch(readSemanticsRows(db, bizTag), semantics);
       const bumped = plan.bump === 1 ? bumpTag(db, bizTag) : 0;
       if (plan.writesRow) writeSemanticsRow(db, bizTag, semantics);
-      if (audit !== undefined && plan.writesRow) insertAudit(db, tagSwitchAudit(audit, plan, row, readTagRow(db, bizTag) as TagRow, bumped));
+      if (audit !== undefined && plan.writesRow)
+        insertAudit(db, tagSwitchAudit(audit, plan, row, readTagRow(db, bizTag) as TagRow, bumped));
       return { before: plan.before, after: plan.after, bumped };
     });
   }
@@ -67,7 +77,10 @@ function writeSemanticsRow(db: SqliteDb, key: string, semantics: Semantics | nul
     db.delete(leafSemantics).where(eq(leafSemantics.bizTag, key)).run();
     return;
   }
-  db.insert(leafSemantics).values({ bizTag: key, semantics }).onConflictDoUpdate({ target: leafSemantics.bizTag, set: { semantics } }).run();
+  db.insert(leafSemantics)
+    .values({ bizTag: key, semantics })
+    .onConflictDoUpdate({ target: leafSemantics.bizTag, set: { semantics } })
+    .run();
 }
 
 /** The highest max_id a switch may still raise by one (bound as a bigint: exact). */
@@ -75,13 +88,27 @@ const bumpable = () => sql`${MAX_ID - 1n}`;
 
 /** max_id + 1 for one tag (row and tombstone); how many leaf_alloc rows moved. */
 function bumpTag(db: SqliteDb, bizTag: string): number {
-  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(eq(leafAllocTombstone.bizTag, bizTag), lte(leafAllocTombstone.maxId, bumpable()))).run();
-  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, bumpable()))).run().changes;
+  db.update(leafAllocTombstone)
+    .set({ maxId: sql`${leafAllocTombstone.maxId} + 1` })
+    .where(and(eq(leafAllocTombstone.bizTag, bizTag), lte(leafAllocTombstone.maxId, bumpable())))
+    .run();
+  return db
+    .update(leafAlloc)
+    .set({ maxId: sql`${leafAlloc.maxId} + 1` })
+    .where(and(eq(leafAlloc.bizTag, bizTag), lte(leafAlloc.maxId, bumpable())))
+    .run().changes;
 }
 
 /** max_id + 1 for every tag (row and tombstone) that follows the fleet default; how many leaf_alloc rows moved. */
 function bumpDefaultFollowers(db: SqliteDb): number {
   const own = db.select({ bizTag: leafSemantics.bizTag }).from(leafSemantics);
-  db.update(leafAllocTombstone).set({ maxId: sql`${leafAllocTombstone.maxId} + 1` }).where(and(notInArray(leafAllocTombstone.bizTag, own), lte(leafAllocTombstone.maxId, bumpable()))).run();
-  return db.update(leafAlloc).set({ maxId: sql`${leafAlloc.maxId} + 1` }).where(and(notInArray(leafAlloc.bizTag, own), lte(leafAlloc.maxId, bumpable()))).run().changes;
+  db.update(leafAllocTombstone)
+    .set({ maxId: sql`${leafAllocTombstone.maxId} + 1` })
+    .where(and(notInArray(leafAllocTombstone.bizTag, own), lte(leafAllocTombstone.maxId, bumpable())))
+    .run();
+  return db
+    .update(leafAlloc)
+    .set({ maxId: sql`${leafAlloc.maxId} + 1` })
+    .where(and(notInArray(leafAlloc.bizTag, own), lte(leafAlloc.maxId, bumpable())))
+    .run().changes;
 }

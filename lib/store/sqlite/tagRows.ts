@@ -35,6 +35,10 @@ export function readTagRow(db: SqliteDb, bizTag: string): TagRow | undefined {
 }
 
 export function readTombstone(db: SqliteDb, bizTag: string): { maxId: Id } | undefined {
-  const row = db.select({ maxId: maxIdText(leafAllocTombstone.maxId) }).from(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).get();
+  const row = db
+    .select({ maxId: maxIdText(leafAllocTombstone.maxId) })
+    .from(leafAllocTombstone)
+    .where(eq(leafAllocTombstone.bizTag, bizTag))
+    .get();
   return row === undefined ? undefined : { maxId: exactId(row.maxId, bizTag) };
 }

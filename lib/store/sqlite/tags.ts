@@ -6,7 +6,16 @@ import { type Id, MAX_ID } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import { exactId } from '../exactId';
 import { leafAlloc, leafAllocTombstone } from '../schema/sqlite';
-import { badStep, existingTag, idSpaceExhausted, planCreate, planEdit, planRaise, tagAudit, tagExists } from '../tagRules';
+import {
+  badStep,
+  existingTag,
+  idSpaceExhausted,
+  planCreate,
+  planEdit,
+  planRaise,
+  tagAudit,
+  tagExists,
+} from '../tagRules';
 import type { SqliteDb, SqliteExecutor } from './executor';
 import { effectiveSemantics } from './semantics';
 import { bigintParam, insertAudit, maxIdText } from './sql';
@@ -21,11 +30,19 @@ export class SqliteTags implements TagStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
   async listTags(): Promise<TagInfo[]> {
-    return this.exec.read((db) => db.select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step }).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)).all());
+    return this.exec.read((db) =>
+      db
+        .select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step })
+        .from(leafAlloc)
+        .orderBy(asc(leafAlloc.bizTag))
+        .all(),
+    );
   }
 
   async listTagRows(): Promise<TagRow[]> {
-    return this.exec.read((db) => db.select(TAG_COLUMNS).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)).all()).map(toTagRow);
+    return this.exec
+      .read((db) => db.select(TAG_COLUMNS).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)).all())
+      .map(toTagRow);
   }
 
   async getTag(bizTag: string): Promise<TagRow | undefined> {
@@ -43,12 +60,15 @@ export class SqliteTags implements TagStore {
         .set({ maxId: sql`${leafAlloc.maxId} + ${added}`, updateTime: sql`CURRENT_TIMESTAMP` })
         // The guard keeps max_id within a BIGINT (SQLite would turn an overflowing sum into a float): refused, not
         // rounded. The bound is bound as a bigint, so it is exact.
-        .where(and(eq(leafAlloc.bizTag, bizTag), gte(leafAlloc.step, 1), lte(leafAlloc.maxId, sql`${MAX_ID} - ${added}`)))
+        .where(
+          and(eq(leafAlloc.bizTag, bizTag), gte(leafAlloc.step, 1), lte(leafAlloc.maxId, sql`${MAX_ID} - ${added}`)),
+        )
         .returning({ maxId: maxIdText(leafAlloc.maxId), step: leafAlloc.step })
         .get();
       return claimed === undefined ? undefined : { ...claimed, semantics: effectiveSemantics(db, bizTag) };
     });
-    if (row !== undefined) return { bizTag, maxId: exactId(row.maxId, bizTag), step: step ?? row.step, semantics: row.semantics };
+    if (row !== undefined)
+      return { bizTag, maxId: exactId(row.maxId, bizTag), step: step ?? row.step, semantics: row.semantics };
     const current = await this.getTag(bizTag);
     if (current === undefined) throw tagNotFound(bizTag);
     if (current.step < 1) throw badStep(bizTag, current.step);
@@ -70,7 +90,11 @@ export class SqliteTags implements TagStore {
     return this.exec.transaction((db) => {
       const tombstone = readTombstone(db, bizTag);
       const startAt = planCreate({ bizTag, maxId }, tombstone?.maxId);
-      const inserted = db.insert(leafAlloc).values({ bizTag, step, maxId: bigintParam(startAt), description }).onConflictDoNothing().run();
+      const inserted = db
+        .insert(leafAlloc)
+        .values({ bizTag, step, maxId: bigintParam(startAt), description })
+        .onConflictDoNothing()
+        .run();
       if (inserted.changes === 0) throw tagExists(bizTag);
       if (tombstone !== undefined) db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
       const after = readTagRow(db, bizTag) as TagRow;
@@ -109,7 +133,12 @@ export class SqliteTags implements TagStore {
   }
 
   /** One immediate transaction: the row (tag_not_found), the columns `set` plans from it, the row again, the audit row. */
-  private editRow(bizTag: string, action: AuditAction, audit: AuditStamp | undefined, set: (before: TagRow) => TagChanges & { maxId?: SQL }): TagRow {
+  private editRow(
+    bizTag: string,
+    action: AuditAction,
+    audit: AuditStamp | undefined,
+    set: (before: TagRow) => TagChanges & { maxId?: SQL },
+  ): TagRow {
     return this.exec.transaction((db) => {
       const before = existingTag(bizTag, readTagRow(db, bizTag));
       db.update(leafAlloc)
@@ -124,6 +153,13 @@ export class SqliteTags implements TagStore {
 }
 
 /** The change's leaf_audit row, in its transaction, when it is audited. */
-function record(db: SqliteDb, audit: AuditStamp | undefined, action: AuditAction, bizTag: string, before: TagRow | undefined, after: TagRow | undefined): void {
+function record(
+  db: SqliteDb,
+  audit: AuditStamp | undefined,
+  action: AuditAction,
+  bizTag: string,
+  before: TagRow | undefined,
+  after: TagRow | undefined,
+): void {
   if (audit !== undefined) insertAudit(db, tagAudit(audit, action, bizTag, before, after));
 }

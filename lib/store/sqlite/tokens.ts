@@ -12,7 +12,9 @@ export class SqliteTokens implements TokenStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
   async listTokens(): Promise<StoredToken[]> {
-    return this.exec.read((db) => db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)).all().map(storedToken));
+    return this.exec.read((db) =>
+      db.select().from(leafToken).orderBy(asc(leafToken.createdAt), asc(leafToken.id)).all().map(storedToken),
+    );
   }
 
   async createToken(token: StoredToken, audit: AuditStamp): Promise<TokenRow> {

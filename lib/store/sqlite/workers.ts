@@ -26,7 +26,14 @@ export class SqliteWorkers implements WorkerStore {
     return this.exec.changedOne((db) =>
       db
         .insert(leafWorker)
-        .values({ workerId, nodeId, instanceId, leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`, lastTimestamp: 0, heartbeatAt: DB_NOW_MS })
+        .values({
+          workerId,
+          nodeId,
+          instanceId,
+          leaseExpiresAt: sql`${DB_NOW_MS} + ${leaseMs}`,
+          lastTimestamp: 0,
+          heartbeatAt: DB_NOW_MS,
+        })
         .onConflictDoNothing()
         .run(),
     );

@@ -67,7 +67,6 @@ function recording(inner: SegmentSource): Recording {
   return rec;
 }
 
-
 class IdWriter {
   private readonly fd: number;
   private readonly chunk = new Float64Array(1 << 16);
@@ -91,8 +90,7 @@ class IdWriter {
 
 async function main(): Promise<void> {
   const cfg = await nextMessage<Config>('config');
-  const db =
-    await openWorkerStore(cfg.dialect, cfg, 4);
+  const db = await openWorkerStore(cfg.dialect, cfg, 4);
   const rec = recording(db.tags);
   const store = rec.store;
   const random = rng(cfg.seed);
@@ -127,7 +125,8 @@ async function main(): Promise<void> {
 
   const out = new IdWriter(cfg.outFile);
   let engine = await newEngine();
-  const nextRestart = (issued: number) => (cfg.restartMax > 0 ? issued + randInt(cfg.restartMin, cfg.restartMax) : Infinity);
+  const nextRestart = (issued: number) =>
+    cfg.restartMax > 0 ? issued + randInt(cfg.restartMin, cfg.restartMax) : Infinity;
   let restartAt = nextRestart(0);
   let issued = 0;
   let unissued = 0;

@@ -17,10 +17,13 @@ let finishing = false;
 process.on('disconnect', () => {
   if (!finishing) process.exit(70);
 });
-const lifetime = setTimeout(() => {
-  process.stderr.write(`worker ${process.env.LEAF_WORKER_NAME} exceeded its lifetime, exiting\n`);
-  process.exit(71);
-}, Number(process.env.LEAF_WORKER_MAX_MS ?? 120_000));
+const lifetime = setTimeout(
+  () => {
+    process.stderr.write(`worker ${process.env.LEAF_WORKER_NAME} exceeded its lifetime, exiting\n`);
+    process.exit(71);
+  },
+  Number(process.env.LEAF_WORKER_MAX_MS ?? 120_000),
+);
 lifetime.unref();
 
 const queue: Message[] = [];
@@ -53,7 +56,11 @@ export async function finish(message: Message): Promise<void> {
 export async function fail(error: unknown): Promise<never> {
   const e = error as { message?: string; stack?: string; code?: string };
   try {
-    await send({ type: 'error', message: `${e?.code ? `[${e.code}] ` : ''}${e?.message ?? String(error)}`, stack: e?.stack ?? '' });
+    await send({
+      type: 'error',
+      message: `${e?.code ? `[${e.code}] ` : ''}${e?.message ?? String(error)}`,
+      stack: e?.stack ?? '',
+    });
   } catch {
     // channel gone
   }

@@ -24,7 +24,16 @@ interface Config extends Message {
 }
 
 async function main(): Promise<void> {
-  const { urls, token, tag, quota, outFile, seed, maxLease = 20_000, leaseTargetMs = 20 } = await nextMessage<Config>('config');
+  const {
+    urls,
+    token,
+    tag,
+    quota,
+    outFile,
+    seed,
+    maxLease = 20_000,
+    leaseTargetMs = 20,
+  } = await nextMessage<Config>('config');
   const requests: Record<string, { ok: number; failed: number }> = {};
   const countingFetch: FetchLike = async (url, init) => {
     const server = new URL(url).origin;

@@ -21,7 +21,13 @@ export interface Draw {
 }
 
 /** Draws the quota; `afterStep(n)` runs after each batch or slice with the count so far. */
-export async function drawMixed(source: IdSource, tag: string, quota: number, seed: number, afterStep?: (n: number) => Promise<void>): Promise<Draw> {
+export async function drawMixed(
+  source: IdSource,
+  tag: string,
+  quota: number,
+  seed: number,
+  afterStep?: (n: number) => Promise<void>,
+): Promise<Draw> {
   const handle = source.tag(tag);
   const random = rng(seed);
   const ids = new BigUint64Array(quota);

@@ -89,7 +89,8 @@ function httpNode(baseUrl: string): Node {
     take: async (tag, n) => {
       const r = await fetch(`${baseUrl}/api/id/segment/${tag}?count=${n}`);
       const body = (await r.json()) as { ids?: string[]; error?: { code: string; message: string } };
-      if (r.status !== 200 || body.ids === undefined) throw Object.assign(new Error(`HTTP ${r.status}: ${body.error?.message}`), { code: body.error?.code });
+      if (r.status !== 200 || body.ids === undefined)
+        throw Object.assign(new Error(`HTTP ${r.status}: ${body.error?.message}`), { code: body.error?.code });
       return body.ids.map(Number);
     },
     restart: async () => undefined,
@@ -100,7 +101,12 @@ function httpNode(baseUrl: string): Node {
 
 async function main(): Promise<void> {
   const cfg = await nextMessage<Config>('config');
-  const node = cfg.role === 'leaf-ts' ? await leafTsNode(cfg.url) : cfg.role === 'leaf-ts-http' ? httpNode(cfg.baseUrl as string) : javaNode(cfg.url);
+  const node =
+    cfg.role === 'leaf-ts'
+      ? await leafTsNode(cfg.url)
+      : cfg.role === 'leaf-ts-http'
+        ? httpNode(cfg.baseUrl as string)
+        : javaNode(cfg.url);
   const random = rng(cfg.seed);
   await send({ type: 'ready' });
   const go = await nextMessage<Message & { at: number }>('go');

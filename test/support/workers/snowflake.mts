@@ -37,7 +37,6 @@ function codeOf(error: unknown): string {
   return isLeafError(error) ? error.code : `non_leaf:${(error as Error)?.message ?? String(error)}`;
 }
 
-
 function requireNode(): SnowflakeNode {
   if (node === null) throw new Error('no node: send a start job first');
   return node;
@@ -102,11 +101,23 @@ async function handle(job: Job): Promise<Message | null> {
     }
     case 'start': {
       if (store === null) throw new Error('no store: send an open job first');
-      node = new SnowflakeNode({ store: store.workers, nodeId: job.nodeId as string, epochMs: job.epochMs as number, leaseMs: job.leaseMs as number });
+      node = new SnowflakeNode({
+        store: store.workers,
+        nodeId: job.nodeId as string,
+        epochMs: job.epochMs as number,
+        leaseMs: job.leaseMs as number,
+      });
       await atTime(job.at as number);
       const t = Date.now();
       await node.start();
-      return { type: 'started', workerId: node.workerId, instanceId: node.instanceId, status: node.status(), ms: Date.now() - t, at: t };
+      return {
+        type: 'started',
+        workerId: node.workerId,
+        instanceId: node.instanceId,
+        status: node.status(),
+        ms: Date.now() - t,
+        at: t,
+      };
     }
     case 'first': {
       const n = requireNode();
@@ -170,7 +181,13 @@ async function handle(job: Job): Promise<Message | null> {
       s.stop = true;
       await s.done;
       stream = null;
-      return { type: 'streamed', issued: s.issued, errors: s.errors, changes: s.changes, status: node?.status() ?? null };
+      return {
+        type: 'streamed',
+        issued: s.issued,
+        errors: s.errors,
+        changes: s.changes,
+        status: node?.status() ?? null,
+      };
     }
     case 'takeAndStop': {
       // A take(count) in flight when node.stop() is called (e.g. a graceful shutdown or reload during a request).

@@ -4,7 +4,9 @@ import { fleetSummary } from '@/lib/admin/fleetViews';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route(async ({ runtime }) => json(fleetSummary(await fleetNodes(runtime), runtime.config.runwayWarnSeconds)));
+export const GET = route(async ({ runtime }) =>
+  json(fleetSummary(await fleetNodes(runtime), runtime.config.runwayWarnSeconds)),
+);
 
 // Every other method: 405 JSON with Allow (Next would answer an empty 405).
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

@@ -13,7 +13,10 @@ export const dynamic = 'force-dynamic';
  * its fleet totals from the registry (one shared read a second, whatever the page size).
  */
 export const GET = route(async ({ request, runtime }) => {
-  const [page, nodes] = await Promise.all([listTags(runtime, parseTagListQuery(new URL(request.url).searchParams)), fleetNodes(runtime)]);
+  const [page, nodes] = await Promise.all([
+    listTags(runtime, parseTagListQuery(new URL(request.url).searchParams)),
+    fleetNodes(runtime),
+  ]);
   return json({ ...page, tags: withFleet(page.tags, nodes) });
 });
 

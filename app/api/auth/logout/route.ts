@@ -7,7 +7,9 @@ export const dynamic = 'force-dynamic';
 export const POST = route(
   async ({ runtime, who }) => {
     await logout(runtime, who.actor, who.address);
-    return json({ ok: true }, 200, { 'set-cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
+    return json({ ok: true }, 200, {
+      'set-cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
+    });
   },
   { public: true },
 );

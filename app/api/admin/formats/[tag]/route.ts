@@ -8,7 +8,9 @@ export const dynamic = 'force-dynamic';
 
 type Params = { tag: string };
 
-export const GET = route<Params>(async ({ runtime, params }) => json(await formatDetail(runtime, requireTag(params.tag))));
+export const GET = route<Params>(async ({ runtime, params }) =>
+  json(await formatDetail(runtime, requireTag(params.tag))),
+);
 
 export const PATCH = route<Params>(async ({ request, runtime, params, who }) => {
   const bizTag = requireTag(params.tag);
@@ -17,6 +19,8 @@ export const PATCH = route<Params>(async ({ request, runtime, params, who }) => 
 });
 
 /** Deletes the format; its period rows stay (a re-created one continues above them). */
-export const DELETE = route<Params>(async ({ runtime, params, who }) => json(await deleteFormat(runtime, requireTag(params.tag), who)));
+export const DELETE = route<Params>(async ({ runtime, params, who }) =>
+  json(await deleteFormat(runtime, requireTag(params.tag), who)),
+);
 
 export const { POST, PUT } = methodsNotAllowed('GET, PATCH, DELETE');
