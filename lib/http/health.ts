@@ -5,7 +5,8 @@
  */
 import { hostProblems } from '../admin/hostHealth';
 import type { HealthView } from '../admin/views';
-import type { Clock, TimerHandle } from '../clock';
+import type { Clock } from '../clock';
+import { TIMED_OUT, within } from '../deadline';
 import { isLeafError } from '../errors';
 import type { HostHealth, LeafStore } from '../store/leafStore';
 import { type Answer, jsonOk } from './answer';
@@ -56,19 +57,12 @@ export async function health(
   const started = performance.now();
   let reachable = true;
   let error: string | undefined;
-  let timer: TimerHandle | undefined;
   try {
-    await Promise.race([
-      store.ping(),
-      new Promise((_, reject) => {
-        timer = clock.setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    if ((await within(clock, timeoutMs, store.ping())) === TIMED_OUT)
+      throw new Error(`no answer within ${timeoutMs} ms`);
   } catch (e) {
     reachable = false;
     error = isLeafError(e) ? e.message : (e as Error).message;
-  } finally {
-    clock.clearTimeout(timer);
   }
   const latencyMs = Math.round((performance.now() - started) * 10) / 10;
   const hosts = await hostsProbe;

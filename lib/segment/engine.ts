@@ -1,17 +1,19 @@
 import { MAX_LEASE_COUNT, readableLimit } from '../bizTag';
-import { type Clock, type TimerHandle, systemClock } from '../clock';
+import { type Clock, systemClock } from '../clock';
+import { TIMED_OUT, within } from '../deadline';
 import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from './segmentSource';
-import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, TagBuffer } from './buffer';
+import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, type TagBuffer } from './buffer';
 import { type ClaimPurpose, SegmentClaims, engineClosed } from './claims';
 import type { UnusedRun } from './giveBack';
 import { type Id, idAt } from './id';
-import { type IdRanges, expandRanges, firstId, lastBase, newRanges, pushRun } from './idRanges';
+import { type IdRanges, appendRun, expandRanges, firstId, newRanges } from './idRanges';
 import { SegmentTag, type HandleEngine } from './segmentTag';
 import { type CloseOptions, type GivenBack, giveBackUnused } from './shutdown';
 import { type TagSnapshot, tagSnapshot } from './snapshot';
 import { nextStep } from './step';
+import { TagBuffers } from './tagBuffers';
 import { TagDirectory } from './tagDirectory';
 
 export interface SegmentEngineOptions {
@@ -39,7 +41,7 @@ export class SegmentEngine {
   private readonly clock: Clock;
   private readonly loadWaitMs: number;
   private readonly retryBackoff: RetryBackoff;
-  private readonly buffers = new Map<string, TagBuffer>();
+  private readonly buffers = new TagBuffers();
   /** The tag list, kept fresh from the store. */
   private readonly directory: TagDirectory;
   private readonly claims: SegmentClaims;
@@ -77,7 +79,7 @@ export class SegmentEngine {
       clock: this.clock,
       logger: this.logger,
       closed: () => this.frozen,
-      tagGone: (buffer) => this.buffers.get(buffer.bizTag) === buffer && this.dropBuffer(buffer),
+      tagGone: (buffer) => this.buffers.get(buffer.bizTag) === buffer && this.buffers.drop(buffer),
       onLoad: options.onLoad,
     });
   }
@@ -100,19 +102,7 @@ export class SegmentEngine {
     if (this.frozen) return;
     const tags = await this.store.listTags();
     if (this.frozen) return;
-    const seen = new Set<string>();
-    for (const { bizTag, step } of tags) {
-      seen.add(bizTag);
-      const buffer = this.buffers.get(bizTag);
-      if (buffer === undefined) this.buffers.set(bizTag, new TagBuffer(bizTag, step));
-      else buffer.setDbStep(step);
-    }
-    for (const bizTag of this.buffers.keys()) {
-      if (!seen.has(bizTag)) {
-        this.dropBuffer(this.buffers.get(bizTag) as TagBuffer);
-        this.logger.log('info', 'tag_removed', { bizTag });
-      }
-    }
+    this.buffers.applyTagList(tags, this.logger);
   }
 
   /**
@@ -244,13 +234,7 @@ export class SegmentEngine {
       if (segment === null) return false;
       const n = Math.min(count - out.count, segment.max - segment.next + 1);
       const first = segment.next;
-      const bounds = out.bounds;
-      // A segment that starts right after the one before (the common case) extends its run, when both count from
-      // the same base (two wide segments across a base boundary stay two runs).
-      if (bounds.length > 0 && bounds[bounds.length - 1] === first - 1 && lastBase(out) === segment.base)
-        bounds[bounds.length - 1] = first + n - 1;
-      else pushRun(out, first, first + n - 1, segment.base);
-      out.count += n;
+      appendRun(out, first, first + n - 1, segment.base);
       segment.next = first + n;
       this.maybePreload(buffer, segment);
     }
@@ -296,19 +280,11 @@ export class SegmentEngine {
 
   /** `work`, or `timedOut()` thrown once `loadWaitMs` has passed; a failure that is not a LeafError is the store's. */
   private async bounded<T>(work: Promise<T>, timedOut: () => LeafError): Promise<T> {
-    let timer: TimerHandle | undefined;
-    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve(TIMED_OUT), this.loadWaitMs);
-    });
-    try {
-      const outcome = await Promise.race([work, timeout]);
-      if (outcome === TIMED_OUT) throw timedOut();
-      return outcome as T;
-    } catch (error) {
+    const outcome = await within(this.clock, this.loadWaitMs, work).catch((error: unknown) => {
       throw isLeafError(error) ? error : storeUnavailable(error);
-    } finally {
-      this.clock.clearTimeout(timer);
-    }
+    });
+    if (outcome === TIMED_OUT) throw timedOut();
+    return outcome;
   }
 
   private maybePreload(buffer: TagBuffer, segment: Segment): void {
@@ -373,17 +349,10 @@ export class SegmentEngine {
   private freeze(): Map<string, UnusedRun[]> {
     this.frozen = true;
     this.stop();
-    const unused = new Map<string, UnusedRun[]>();
-    for (const [bizTag, buffer] of this.buffers) unused.set(bizTag, buffer.retireUnused());
+    const unused = this.buffers.retireAll();
     this.lastTag = '';
     this.lastBuffer = NO_BUFFER;
     return unused;
-  }
-
-  /** The tag is gone: its buffer leaves the map and is emptied, so no handle or cache serves from it again. */
-  private dropBuffer(buffer: TagBuffer): void {
-    this.buffers.delete(buffer.bizTag);
-    buffer.retire();
   }
 
   /** Tags currently known, sorted. */
@@ -398,21 +367,15 @@ export class SegmentEngine {
 
   /** IDs issued per tag so far (cheap: derived from segment positions). */
   issuedTotals(): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const [bizTag, b] of this.buffers) out.set(bizTag, b.issuedTotal());
-    return out;
+    return this.buffers.issuedTotals();
   }
 
   status(): { tagsKnown: number; tagsLoaded: number; lastRefreshAt: number | null; lastRefreshError: string | null } {
-    let loaded = 0;
-    for (const b of this.buffers.values()) if (b.current !== null) loaded++;
     return {
       tagsKnown: this.buffers.size,
-      tagsLoaded: loaded,
+      tagsLoaded: this.buffers.loadedCount(),
       lastRefreshAt: this.directory.lastRefreshAt,
       lastRefreshError: this.directory.lastRefreshError?.message ?? null,
     };
   }
 }
-
-const TIMED_OUT = Symbol('timed out');

@@ -19,13 +19,24 @@ export function newRanges(): IdRanges {
   return { bounds: [], count: 0, bases: null };
 }
 
-export function lastBase({ bases }: IdRanges): bigint | null {
+function lastBase({ bases }: IdRanges): bigint | null {
   return bases === null ? null : (bases[bases.length - 1] as bigint | null);
 }
 
-export function pushRun(out: IdRanges, first: number, last: number, base: bigint | null): void {
-  if (base !== null && out.bases === null) out.bases = new Array<bigint | null>(out.bounds.length / 2).fill(null);
-  out.bounds.push(first, last);
+/**
+ * Adds the IDs `first`..`last` (positions counted from `base`). A run that starts right after the one before (the
+ * common case: the next segment) extends it, when both count from the same base (two wide segments across a base
+ * boundary stay two runs).
+ */
+export function appendRun(out: IdRanges, first: number, last: number, base: bigint | null): void {
+  const { bounds } = out;
+  out.count += last - first + 1;
+  if (bounds.length > 0 && bounds[bounds.length - 1] === first - 1 && lastBase(out) === base) {
+    bounds[bounds.length - 1] = last;
+    return;
+  }
+  if (base !== null && out.bases === null) out.bases = new Array<bigint | null>(bounds.length / 2).fill(null);
+  bounds.push(first, last);
   out.bases?.push(base);
 }
 

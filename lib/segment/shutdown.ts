@@ -4,7 +4,8 @@
  * by one compare-and-set — all of it within `timeoutMs`. A tag whose claim has not landed by then, whose row moved,
  * or a store that fails or hangs gives back nothing.
  */
-import type { Clock, TimerHandle } from '../clock';
+import type { Clock } from '../clock';
+import { Deadline, TIMED_OUT } from '../deadline';
 import type { Logger } from '../log';
 import type { SegmentClaims } from './claims';
 import { type UnusedRun, givenBackMaxId, unusedTop } from './giveBack';
@@ -28,8 +29,6 @@ export interface CloseOptions {
   timeoutMs?: number;
 }
 
-const TIMED_OUT = Symbol('timed out');
-
 /** Gives back what `unused` (per tag, what the frozen buffers never handed out) allows; returns what was given. */
 export async function giveBackUnused(o: {
   store: SegmentSource;
@@ -43,12 +42,9 @@ export async function giveBackUnused(o: {
   if (!options.giveBack || store.giveBack === undefined) return [];
   const timeoutMs = options.timeoutMs ?? 2_000;
   const given: GivenBack[] = [];
-  let timer: TimerHandle | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = clock.setTimeout(() => resolve(TIMED_OUT), timeoutMs);
-  });
+  const deadline = new Deadline(clock, timeoutMs);
   try {
-    await Promise.race([claims.settled(), deadline]);
+    await deadline.race(claims.settled());
     const backs: Promise<void>[] = [];
     for (const [bizTag, latest] of claims.latest) {
       if (claims.inFlight(bizTag)) continue; // a claim it cannot see may be the latest
@@ -73,7 +69,7 @@ export async function giveBackUnused(o: {
       });
       backs.push(back);
     }
-    if ((await Promise.race([Promise.all(backs), deadline])) === TIMED_OUT) {
+    if ((await deadline.race(Promise.all(backs))) === TIMED_OUT) {
       logger.log('warn', 'give_back_failed', {
         error: `the store did not answer within ${timeoutMs} ms`,
         given: given.length,
@@ -82,7 +78,7 @@ export async function giveBackUnused(o: {
   } catch (error) {
     logger.log('warn', 'give_back_failed', { error, given: given.length });
   } finally {
-    clock.clearTimeout(timer);
+    deadline.clear();
   }
   return [...given];
 }
