@@ -7,13 +7,13 @@
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditRecord } from '../../lib/admin/auditStore';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import { type TempDir, freshMysqlDatabase, pgTestStore, tempDir } from '../support/context';
+import { codeOf } from '../support/outcomes';
 
 interface Harness {
   store: LeafStore;
@@ -99,15 +99,6 @@ const stamp = (actor = 'token:0123abcd'): AuditStamp => ({
   nodeId: 'node-a:3000',
   at: ++at,
 });
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return isLeafError(error) ? error.code : `not a LeafError: ${String(error)}`;
-  }
-  return 'succeeded';
-}
 
 /** Every entry of the trail, newest first, through pages of `limit`. */
 async function everything(store: LeafStore, bizTag?: string, limit = 2): Promise<AuditRecord[]> {

@@ -5,7 +5,6 @@
  * sequence), deleting and re-creating (same shape, continuing above the kept periods) with their audit rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
@@ -13,6 +12,7 @@ import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import type { PeriodClaim } from '../../lib/format/formatStore';
 import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
+import { codeOf } from '../support/outcomes';
 
 /** `open()` gives one more store (its own pool or connection) on the same database. */
 interface Harness {
@@ -65,15 +65,6 @@ const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>>
 };
 
 const stamp = (at: number): AuditStamp => ({ actor: 'token:abcdef01', address: '127.0.0.1', nodeId: 'n1', at });
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (error) {
-    return isLeafError(error) ? error.code : String(error);
-  }
-}
 
 const claimed = (c: PeriodClaim): number[] => Array.from({ length: c.count }, (_, i) => c.maxId - c.count + 1 + i);
 

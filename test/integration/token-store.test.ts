@@ -7,13 +7,13 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newScopedToken } from '../../lib/auth/scopedTokens';
-import { isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import type { StoredToken } from '../../lib/auth/tokenStore';
 import { type TempDir, freshMysqlDatabase, pgTestStore, tempDir } from '../support/context';
+import { codeOf } from '../support/outcomes';
 
 interface Harness {
   store: LeafStore;
@@ -84,15 +84,6 @@ function token(tags: string[], createdAt: number): StoredToken {
     createdBy: 'token:abcdef01',
     revokedAt: null,
   };
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (error) {
-    return isLeafError(error) ? error.code : String(error);
-  }
 }
 
 for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {

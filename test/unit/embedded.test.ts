@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EmbeddedLeaf, createLeaf, isLeafError } from '@/lib/embedded';
+import { type EmbeddedLeaf, createLeaf } from '@/lib/embedded';
 import { SqliteStore } from '@/lib/store/sqlite';
+import { codeOf } from '../support/outcomes';
 
 const dirs: string[] = [];
 const leaves: EmbeddedLeaf[] = [];
@@ -22,16 +23,6 @@ async function open(existing?: string, giveBack?: boolean): Promise<{ leaf: Embe
   const leaf = await createLeaf({ databaseUrl: `file:${file}`, giveBack });
   leaves.push(leaf);
   return { leaf, file };
-}
-
-async function codeOf(work: () => unknown): Promise<string> {
-  try {
-    await work();
-  } catch (error) {
-    expect(isLeafError(error)).toBe(true);
-    return (error as { code: string }).code;
-  }
-  throw new Error('expected a LeafError');
 }
 
 afterEach(async () => {

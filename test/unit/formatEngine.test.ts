@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isLeafError } from '@/lib/errors';
 import { FormatEngine } from '@/lib/format/engine';
 import { SqliteStore } from '@/lib/store/sqlite';
 import type { AuditStamp } from '@/lib/audit';
 import type { NewFormat } from '@/lib/format/formatStore';
 import { FakeClock, flush } from './fakes';
+import { errorTextOf } from '../support/outcomes';
 
 const stamp: AuditStamp = { actor: 'token:test', address: '127.0.0.1', nodeId: 'test', at: 0 };
 
@@ -58,15 +58,6 @@ async function one(engine: FormatEngine, bizTag: string): Promise<string> {
 }
 
 /** What a call answers: `ok`, or `code status: message`; `p` may be a function, so a synchronous throw counts too. */
-async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-    return 'ok';
-  } catch (error) {
-    return isLeafError(error) ? `${error.code} ${error.status}: ${error.message}` : String(error);
-  }
-}
-
 interface Issued {
   id: string;
   node: 'A' | 'B';
@@ -167,22 +158,22 @@ describe('FormatEngine', () => {
     const ids = [...(await engine.takeIds('inv', 90)), ...(await engine.takeIds('inv', 9))];
     expect(ids[0]).toBe('INV2026-01');
     expect(ids[98]).toBe('INV2026-99');
-    const refusal = await codeOf(one(engine, 'inv'));
+    const refusal = await errorTextOf(one(engine, 'inv'));
     // Known used up: later requests are refused at once, without another claim or its log line.
     const failedClaims = () => claimFailures.get(engine) ?? 0;
     const before = failedClaims();
-    for (let i = 0; i < 5; i++) expect(await codeOf(one(engine, 'inv'))).toContain('sequence_exhausted');
+    for (let i = 0; i < 5; i++) expect(await errorTextOf(one(engine, 'inv'))).toContain('sequence_exhausted');
     expect(failedClaims()).toBe(before);
     expect(refusal).toBe(
       'sequence_exhausted 503: Formatted tag "inv" has used every number of period 2026 (yearly reset): {seq:2} ends at 99. No ID until the next period, or widen the sequence.',
     );
-    expect(await codeOf(async () => engine.takeIds('inv', 2))).toContain('sequence_exhausted 503');
+    expect(await errorTextOf(async () => engine.takeIds('inv', 2))).toContain('sequence_exhausted 503');
     // The next year counts from 1 again.
     clock.advance(Date.parse('2027-01-01T00:00:00Z') - clock.now());
     expect(await one(engine, 'inv')).toBe('INV2027-01');
     // A node whose clock is still in 2026 finds that year used up.
     const late = await node(new FakeClock(Date.parse('2026-12-31T23:59:59Z')));
-    expect(await codeOf(one(late, 'inv'))).toContain('sequence_exhausted');
+    expect(await errorTextOf(one(late, 'inv'))).toContain('sequence_exhausted');
     await store.formats.updateFormat('inv', { pattern: 'INV{yyyy}-{seq:3}' }, stamp);
     await late.refreshFormats();
     expect(await one(late, 'inv')).toBe('INV2026-100');
@@ -235,6 +226,6 @@ describe('FormatEngine', () => {
     clock.advance(2_000);
     expect(await one(engine, 'n')).toBe('N00002');
     expect((await store.formats.listFormatPeriods('n')).map((p) => p.periodKey)).toEqual(['']);
-    expect(await codeOf(one(engine, 'nope'))).toBe('tag_not_found 404: Formatted tag "nope" does not exist.');
+    expect(await errorTextOf(one(engine, 'nope'))).toBe('tag_not_found 404: Formatted tag "nope" does not exist.');
   });
 });

@@ -9,13 +9,13 @@ import {
   tokenHash,
 } from '@/lib/auth/scopedTokens';
 import { TokenRefresher } from '@/lib/auth/tokenRefresh';
-import { isLeafError } from '@/lib/errors';
 import type { Answer } from '@/lib/http/answer';
 import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { LeafStore } from '@/lib/store/leafStore';
 import type { StoredToken } from '@/lib/auth/tokenStore';
 import { FakeClock, FakeStore } from './fakes';
+import { statusAndCodeOf } from '../support/outcomes';
 
 function row(secret: string, tags: string[], over: Partial<StoredToken> = {}): StoredToken {
   return {
@@ -28,16 +28,6 @@ function row(secret: string, tags: string[], over: Partial<StoredToken> = {}): S
     revokedAt: null,
     ...over,
   };
-}
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (isLeafError(error)) return `${error.status} ${error.code}`;
-    throw error;
-  }
-  return 'allowed';
 }
 
 describe('scoped token hashing', () => {
@@ -54,35 +44,35 @@ describe('scoped token hashing', () => {
 });
 
 describe('IdAccess', () => {
-  it('is open with no LEAF_ID_TOKEN and no token row; not open before its first load', () => {
+  it('is open with no LEAF_ID_TOKEN and no token row; not open before its first load', async () => {
     const access = new IdAccess(null);
     expect(access.open).toBe(false);
-    expect(codeOf(() => access.grant(undefined))).toBe('401 unauthorized');
+    expect(await statusAndCodeOf(() => access.grant(undefined))).toBe('401 unauthorized');
     access.replace([]);
     expect(access.open).toBe(true);
     expect(access.grant(undefined)).toBe(ALL_ROUTES);
   });
 
-  it('a scoped token draws only its tags; unknown and revoked tokens are 401; LEAF_ID_TOKEN draws everything', () => {
+  it('a scoped token draws only its tags; unknown and revoked tokens are 401; LEAF_ID_TOKEN draws everything', async () => {
     const access = new IdAccess('plain-id-token');
     access.replace([row('lts_a', ['order', 'user']), row('lts_gone', ['order'], { id: 'revokedxxxxx', revokedAt: 5 })]);
     expect(access.open).toBe(false);
     expect(access.size).toBe(1);
     const grant = access.grant('Bearer lts_a');
-    expect(codeOf(() => requireTag(grant, 'order'))).toBe('allowed');
-    expect(codeOf(() => requireTag(grant, 'user'))).toBe('allowed');
-    expect(codeOf(() => requireTag(grant, 'invoice'))).toBe('403 forbidden_tag');
-    expect(codeOf(() => access.grant('Bearer lts_gone'))).toBe('401 unauthorized');
-    expect(codeOf(() => access.grant('Bearer lts_A'))).toBe('401 unauthorized');
-    expect(codeOf(() => access.grant(null))).toBe('401 unauthorized');
+    expect(await statusAndCodeOf(() => requireTag(grant, 'order'))).toBe('ok');
+    expect(await statusAndCodeOf(() => requireTag(grant, 'user'))).toBe('ok');
+    expect(await statusAndCodeOf(() => requireTag(grant, 'invoice'))).toBe('403 forbidden_tag');
+    expect(await statusAndCodeOf(() => access.grant('Bearer lts_gone'))).toBe('401 unauthorized');
+    expect(await statusAndCodeOf(() => access.grant('Bearer lts_A'))).toBe('401 unauthorized');
+    expect(await statusAndCodeOf(() => access.grant(null))).toBe('401 unauthorized');
     expect(access.grant('bearer plain-id-token')).toBe(ALL_ROUTES);
   });
 
-  it('once a token row exists the routes stay closed, even after every token is revoked', () => {
+  it('once a token row exists the routes stay closed, even after every token is revoked', async () => {
     const access = new IdAccess(null);
     access.replace([row('lts_a', ['order'], { revokedAt: 9 })]);
     expect(access.open).toBe(false);
-    expect(codeOf(() => access.grant(undefined))).toBe('401 unauthorized');
+    expect(await statusAndCodeOf(() => access.grant(undefined))).toBe('401 unauthorized');
   });
 });
 
@@ -106,10 +96,10 @@ describe('TokenRefresher', () => {
     expect(access.size).toBe(1); // not yet: another node's revoke waits for the interval
     clock.advance(1);
     await settle();
-    expect(codeOf(() => access.grant('Bearer lts_a'))).toBe('401 unauthorized');
+    expect(await statusAndCodeOf(() => access.grant('Bearer lts_a'))).toBe('401 unauthorized');
     state.rows = [...state.rows, row('lts_b', ['user'], { id: 'bbbbbbbbbbbb' })];
     await refresher.refresh();
-    expect(codeOf(() => requireTag(access.grant('Bearer lts_b'), 'user'))).toBe('allowed');
+    expect(await statusAndCodeOf(() => requireTag(access.grant('Bearer lts_b'), 'user'))).toBe('ok');
     refresher.stop();
     expect(clock.pendingTimers).toBe(0);
   });
