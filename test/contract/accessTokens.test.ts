@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollFor } from '../../tools/harness/wait';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 /**
  * Per-tag access tokens through the real server: two nodes on one SQLite file, one on the fast lane and one with
@@ -35,13 +35,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function admin(server: ServerProcess, method: string, target: string, body?: unknown): Promise<Response> {
-  return fetch(`${server.url}${target}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const admin = (server: ServerProcess, method: string, target: string, body?: unknown) =>
+  server.api(target, { method, body });
 
 const get = (server: ServerProcess, target: string, token?: string) =>
   fetch(`${server.url}${target}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollFor } from '../../tools/harness';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ApiInit, type ServerProcess, startServer } from '../support/serverProcess';
 
 /** The admin API on the real server: credentials, validation, refusals that protect uniqueness, tombstones. */
 const TOKEN = 'contract-admin-token-0123456789';
@@ -13,13 +13,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function api(path: string, init: RequestInit & { auth?: string | null } = {}) {
-  const headers = new Headers(init.headers);
-  const auth = init.auth === undefined ? TOKEN : init.auth;
-  if (auth !== null) headers.set('authorization', `Bearer ${auth}`);
-  if (init.body !== undefined) headers.set('content-type', 'application/json');
-  return fetch(`${server.url}${path}`, { ...init, headers });
-}
+const api = (path: string, init?: ApiInit) => server.api(path, init);
 
 async function nextId(tag: string): Promise<number> {
   const r = await fetch(`${server.url}/api/id/segment/${tag}`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenActor } from '../../lib/auth/credentials';
 import { sleep } from '../../tools/harness';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ApiInit, apiRequest, type ServerProcess, startServer } from '../support/serverProcess';
 
 /**
  * The audit trail and the admin hardening on the real server: who, from where and what each change and login
@@ -32,15 +32,8 @@ interface Entry {
   after: Record<string, unknown> | null;
 }
 
-function call(base: string, p: string, init: RequestInit & { auth?: string | null; cookie?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.auth !== undefined && init.auth !== null) headers.set('authorization', `Bearer ${init.auth}`);
-  if (init.cookie !== undefined) headers.set('cookie', init.cookie);
-  if (init.body !== undefined) headers.set('content-type', 'application/json');
-  return fetch(`${base}${p}`, { ...init, headers });
-}
-const api = (p: string, init: RequestInit & { auth?: string | null; cookie?: string } = {}) =>
-  call(server.url, p, { auth: TOKEN, ...init });
+const call = (base: string, p: string, init?: ApiInit) => apiRequest(base, undefined, p, init);
+const api = (p: string, init?: ApiInit) => server.api(p, init);
 
 async function trail(query = ''): Promise<{ entries: Entry[]; nextBefore: number | null }> {
   const r = await api(`/api/admin/audit${query}`);

@@ -18,7 +18,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, type Case, build, raw } from '../support/rawHttp';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 const TOKEN = 'badinput-admin-token-0123456789abcdef';
 
@@ -1288,11 +1288,7 @@ function dump(file: string): string {
 }
 
 async function admin(server: ServerProcess, method: string, target: string, body?: unknown): Promise<number> {
-  const r = await fetch(`${server.url}${target}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const r = await server.api(target, { method, body });
   await r.text();
   return r.status;
 }

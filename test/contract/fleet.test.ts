@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollFor } from '@/tools/harness/wait';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ApiInit, type ServerProcess, startServer } from '../support/serverProcess';
 
 /** The console's fleet routes on the real server (one node; the two-node picture is e2e/fleet.spec.ts). */
 const TOKEN = 'contract-fleet-token-0123456789';
@@ -19,11 +19,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function api(path: string, init: RequestInit & { auth?: string | null } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.auth !== null) headers.set('authorization', `Bearer ${init.auth ?? TOKEN}`);
-  return fetch(`${server.url}${path}`, { ...init, headers });
-}
+const api = (path: string, init?: ApiInit) => server.api(path, init);
 
 async function json<T>(path: string): Promise<T> {
   const r = await api(path);

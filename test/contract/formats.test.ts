@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dateFields, periodKey } from '../../lib/format/period';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 /**
  * Formatted IDs through the real server: two nodes on one SQLite file, one on the fast lane and one with

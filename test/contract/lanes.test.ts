@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 /**
  * The same HTTP contract through both lanes of the real server: the fast lane (node:http into lib/http) and

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json';
 import type { NodeAnswer } from '../../lib/fleet/nodeView';
 import { pollFor } from '../../tools/harness';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ApiInit, type ServerProcess, startServer } from '../support/serverProcess';
 
 const TOKEN = 'contract-nodes-token-0123456789';
 let dir: string;
@@ -33,13 +33,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function api(server: ServerProcess, target: string, init: RequestInit & { auth?: string | null } = {}) {
-  const headers = new Headers(init.headers);
-  const auth = init.auth === undefined ? TOKEN : init.auth;
-  if (auth !== null) headers.set('authorization', `Bearer ${auth}`);
-  if (init.body !== undefined) headers.set('content-type', 'application/json');
-  return fetch(`${server.url}${target}`, { ...init, headers });
-}
+const api = (server: ServerProcess, target: string, init?: ApiInit) => server.api(target, init);
 
 async function nodes(server: ServerProcess, query = ''): Promise<NodeAnswer[]> {
   const r = await api(server, `/api/admin/nodes${query}`);

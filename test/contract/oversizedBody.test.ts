@@ -9,7 +9,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMITS } from '@/lib/http/bodyLimits';
 import { type Case, build, raw } from '../support/rawHttp';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 const TOKEN = 'oversized-admin-token-0123456789abcdef';
 const RUNS = 50;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 /** GET /api/id/segment/{tag}/range through both lanes of the real server, behind LEAF_ID_TOKEN. */
 const TOKEN = 'range-lease-contract-token';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ApiInit, type ServerProcess, startServer } from '../support/serverProcess';
 
 /**
  * Claim semantics on the real server: LEAF_SEGMENT_SEMANTICS switching the fleet default at start, the admin API
@@ -15,17 +15,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function api(path: string, init: { method?: string; body?: unknown; auth?: string | null } = {}) {
-  const headers = new Headers();
-  const auth = init.auth === undefined ? TOKEN : init.auth;
-  if (auth !== null) headers.set('authorization', `Bearer ${auth}`);
-  if (init.body !== undefined) headers.set('content-type', 'application/json');
-  return fetch(`${server.url}${path}`, {
-    method: init.method,
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-}
+const api = (path: string, init?: ApiInit) => server.api(path, init);
 
 async function ids(tag: string, count: number): Promise<number[]> {
   const r = await fetch(`${server.url}/api/id/segment/${tag}?count=${count}`);

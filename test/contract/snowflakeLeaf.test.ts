@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnServer } from '../../tools/harness';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 const TWEPOCH = 1288834974657n;
 const leafId = (timestampMs: number, workerId: number, sequence: number): bigint =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeafClient } from '../../lib/client';
-import { type ServerProcess, startServer } from './serverProcess';
+import { type ServerProcess, startServer } from '../support/serverProcess';
 
 /**
  * A tag migrated from Leaf above 2^53 (issue 10 part 5), through a real server on both lanes: created at max_id

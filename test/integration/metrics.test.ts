@@ -15,7 +15,7 @@ import { registerFleetGauge } from '@/lib/metrics/fleetGauge';
 import { SegmentEngine } from '@/lib/segment/engine';
 import { REPO_ROOT, pollFor, startNodeServer, startPrometheus } from '../../tools/harness';
 import { ensurePackage, findExecutable } from '../../tools/harness/apt';
-import { FakeClock, FakeStore } from '../unit/fakes';
+import { FakeClock, FakeStore } from '../support/fakes';
 
 let exposition = '';
 let promtool = '';

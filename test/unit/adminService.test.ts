@@ -4,7 +4,7 @@ import { LoadLog } from '@/lib/metrics/loadLog';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import type { Runtime } from '@/lib/runtime';
 import { SegmentEngine } from '@/lib/segment/engine';
-import { FakeClock, FakeStore, outcome } from './fakes';
+import { FakeClock, FakeStore, outcome } from '../support/fakes';
 
 describe('admin tag detail', () => {
   it('takes the load table and step history from the load log the engine reports to', async () => {

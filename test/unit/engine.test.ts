@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LeafError } from '@/lib/errors';
 import { SegmentEngine } from '@/lib/segment/engine';
-import { FakeClock, FakeStore, flush, outcome } from './fakes';
+import { FakeClock, FakeStore, flush, outcome } from '../support/fakes';
 
 const MIN = 60_000;
 

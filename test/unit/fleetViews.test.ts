@@ -3,7 +3,7 @@ import { fleetSummary, nodeTagsPage, tagFleetDetail, tagNodes, withFleet } from 
 import { FleetRateHistory } from '@/lib/admin/fleetRates';
 import type { TagView } from '@/lib/admin/views';
 import type { NodeState, NodeTagState, NodeView } from '@/lib/fleet/types';
-import { FakeClock } from './fakes';
+import { FakeClock } from '../support/fakes';
 
 const T0 = Date.parse('2026-12-03T00:00:00Z');
 

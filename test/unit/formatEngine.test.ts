@@ -13,7 +13,7 @@ import { FormatEngine } from '@/lib/format/engine';
 import { SqliteStore } from '@/lib/store/sqlite';
 import type { AuditStamp } from '@/lib/audit';
 import type { NewFormat } from '@/lib/format/formatStore';
-import { FakeClock, flush } from './fakes';
+import { FakeClock, flush } from '../support/fakes';
 import { errorTextOf } from '../support/outcomes';
 
 const stamp: AuditStamp = { actor: 'token:test', address: '127.0.0.1', nodeId: 'test', at: 0 };

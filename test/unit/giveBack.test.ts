@@ -4,7 +4,7 @@ import type { Logger } from '@/lib/log';
 import { SegmentEngine } from '@/lib/segment/engine';
 import { type Id, idBigint } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
-import { FakeClock, FakeStore, flush } from './fakes';
+import { FakeClock, FakeStore, flush } from '../support/fakes';
 
 const TAG = 'order';
 

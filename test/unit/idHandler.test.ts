@@ -4,7 +4,7 @@ import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { HostHealth } from '@/lib/store/leafStore';
 import type { LeafStore } from '@/lib/store/leafStore';
-import { FakeClock, FakeStore } from './fakes';
+import { FakeClock, FakeStore } from '../support/fakes';
 
 async function setup() {
   const store = new FakeStore([

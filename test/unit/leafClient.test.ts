@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { LeafClient, LeafClientError, type FetchAnswer, type FetchLike } from '@/lib/client';
 import { parseLease } from '@/lib/client/lease';
 import { MAX_LEASE_GROWTH, nextLeaseSize } from '@/lib/client/leaseSize';
-import { FakeClock, flush } from './fakes';
+import { FakeClock, flush } from '../support/fakes';
 
 type Behaviour =
   'ok' | 'fail503' | 'hang' | 'malformed' | 'wrongCount' | 'overlap' | 'wrongTag' | 'notFound' | 'unauthorized';

@@ -5,7 +5,7 @@ import { SegmentEngine } from '@/lib/segment/engine';
 import type { IdRanges } from '@/lib/segment/idRanges';
 import { type Id, MAX_ID } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
-import { FakeClock, FakeStore, flush } from './fakes';
+import { FakeClock, FakeStore, flush } from '../support/fakes';
 
 async function setup(
   tags: Array<{ bizTag: string; step: number; maxId?: Id }> = [{ bizTag: 'order', step: 100 }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LoginThrottle } from '@/lib/auth/loginThrottle';
 import { type LeafError, isLeafError } from '@/lib/errors';
 import { errorAnswer } from '@/lib/http/answer';
-import { FakeClock } from './fakes';
+import { FakeClock } from '../support/fakes';
 
 function refusal(throttle: LoginThrottle, address: string): LeafError | null {
   try {

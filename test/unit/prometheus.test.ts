@@ -4,7 +4,7 @@ import { createPrometheusMetrics } from '@/lib/metrics/prometheus';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import { parseMetricsTags, selectTags } from '@/lib/metrics/tagSelection';
 import { SegmentEngine } from '@/lib/segment/engine';
-import { FakeClock, FakeStore, flush, outcome } from './fakes';
+import { FakeClock, FakeStore, flush, outcome } from '../support/fakes';
 
 /** The value of one series line (`name{labels} value`), or undefined when absent. */
 function value(text: string, series: string): number | undefined {

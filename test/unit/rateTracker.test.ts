@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateTracker } from '@/lib/metrics/rateTracker';
-import { FakeClock } from './fakes';
+import { FakeClock } from '../support/fakes';
 
 function tracker(keepMs?: number) {
   const clock = new FakeClock(1_800_000_000_000); // a multiple of 5 s

@@ -4,8 +4,8 @@ import { decodeSnapshot } from '@/lib/fleet/snapshotCodec';
 import type { NodeSnapshot } from '@/lib/fleet/types';
 import type { Logger } from '@/lib/log';
 import type { NodeStore } from '@/lib/fleet/nodeStore';
-import { FakeNodeStore } from './fakeNodeStore';
-import { FakeClock, flush } from './fakes';
+import { FakeNodeStore } from '../support/fakeNodeStore';
+import { FakeClock, flush } from '../support/fakes';
 
 const HEARTBEAT = 3_000;
 const GONE = 10_000;

@@ -14,7 +14,7 @@ import { createIdHandler } from '@/lib/http/idHandler';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { LeafStore } from '@/lib/store/leafStore';
 import type { StoredToken } from '@/lib/auth/tokenStore';
-import { FakeClock, FakeStore } from './fakes';
+import { FakeClock, FakeStore } from '../support/fakes';
 import { statusAndCodeOf } from '../support/outcomes';
 
 function row(secret: string, tags: string[], over: Partial<StoredToken> = {}): StoredToken {

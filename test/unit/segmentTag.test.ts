@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { LeafError } from '@/lib/errors';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { SegmentTag } from '@/lib/segment/segmentTag';
-import { FakeClock, FakeStore, flush } from './fakes';
+import { FakeClock, FakeStore, flush } from '../support/fakes';
 
 async function setup(tags: Array<{ bizTag: string; step: number; maxId?: number }> = [{ bizTag: 'order', step: 100 }]) {
   const store = new FakeStore(tags);

@@ -4,7 +4,7 @@ import { SegmentEngine } from '@/lib/segment/engine';
 import { type Semantics, claimedRange, switchBump } from '@/lib/segment/semantics';
 import { CONFIG_ACTOR, ensureFleetSemantics } from '@/lib/segment/fleetSemantics';
 import { claimStatement, decodeClaim } from '@/lib/store/mysql/claim';
-import { FakeClock, FakeStore, flush } from './fakes';
+import { FakeClock, FakeStore, flush } from '../support/fakes';
 
 describe('claim semantics', () => {
   it.each([

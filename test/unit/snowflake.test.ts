@@ -11,7 +11,7 @@ import {
   compose,
   decompose,
 } from '@/lib/snowflake/layout';
-import { FakeClock } from './fakes';
+import { FakeClock } from '../support/fakes';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 

@@ -3,7 +3,7 @@ import { checkFloor } from '@/lib/snowflake/floor';
 import { SnowflakeGenerator } from '@/lib/snowflake/generator';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SEQUENCE, decompose } from '@/lib/snowflake/layout';
 import { SnowflakeNode } from '@/lib/snowflake/node';
-import { FakeClock, FakeWorkerStore, flush } from './fakes';
+import { FakeClock, FakeWorkerStore, flush } from '../support/fakes';
 
 /**
  * Compatibility with Leaf's snowflake (SnowflakeIDGenImpl) and the floor (LEAF_SNOWFLAKE_MIN_ID). Leaf's IDs are

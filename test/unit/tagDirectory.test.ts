@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LeafError, isLeafError } from '@/lib/errors';
 import { silentLogger } from '@/lib/log';
 import { TagDirectory } from '@/lib/segment/tagDirectory';
-import { FakeClock, flush } from './fakes';
+import { FakeClock, flush } from '../support/fakes';
 
 function directory(read: () => Promise<string[]>, clock = new FakeClock()) {
   const names = new Set<string>();

@@ -6,7 +6,7 @@ import { LoadLog } from '@/lib/metrics/loadLog';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import { SegmentEngine } from '@/lib/segment/engine';
 import type { TagRow } from '@/lib/segment/tagStore';
-import { FakeClock, FakeStore } from './fakes';
+import { FakeClock, FakeStore } from '../support/fakes';
 
 const q = (s: string) => parseTagListQuery(new URLSearchParams(s));
 

@@ -11,7 +11,7 @@ import { type Id, MAX_ID, idBigint } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { type LeafError, isLeafError } from '@/lib/errors';
 import type { LeafStore } from '@/lib/store/leafStore';
-import { FakeClock, FakeStore, flush } from './fakes';
+import { FakeClock, FakeStore, flush } from '../support/fakes';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER); // 2^53 − 1
 const MIGRATED = 100000000000000000n; // 10^17, a tag migrated from Leaf

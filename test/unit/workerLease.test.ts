@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decompose } from '@/lib/snowflake/layout';
 import { SnowflakeNode } from '@/lib/snowflake/node';
 import { WorkerIdSet, parseWorkerIds } from '@/lib/snowflake/workerIds';
-import { FakeClock, FakeWorkerStore, flush } from './fakes';
+import { FakeClock, FakeWorkerStore, flush } from '../support/fakes';
 
 /**
  * Worker leasing rules on an in-memory store whose database clock is the fake clock: every lease, fence and
