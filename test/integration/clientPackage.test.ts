@@ -12,9 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { REPO_ROOT, startNodeServer, stopAllChildren } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
+import { FULL_SCALE } from '../support/scale';
 import {
   type Packed,
   describeInstall,
+  betterSqlitePrebuild,
   installTarball,
   packWorkspaces,
   packageOf,
@@ -252,9 +254,13 @@ describe('@leaf-ts/embedded', () => {
     { timeout: 900_000 },
     () => {
       const packed = pack('@leaf-ts/embedded');
-      const installed = installTarball(tmp.file('uses-embedded'), packed.tarball, {
-        allowScripts: { 'better-sqlite3': true },
-      });
+      // Full scale compiles better-sqlite3 from source, as on a machine that cannot download its prebuilt binary.
+      const installed = installTarball(
+        tmp.file('uses-embedded'),
+        packed.tarball,
+        { allowScripts: { 'better-sqlite3': true } },
+        FULL_SCALE ? {} : betterSqlitePrebuild(tmp.file('prebuilds')),
+      );
       console.log(`[packages] ${describeInstall(packed, installed)}`);
       expect(installed.packages).toContain('node_modules/@leaf-ts/embedded');
       expect(

@@ -8,7 +8,7 @@
  *                    container runtime or a process manager does.
  * After each stop: no process of the group is left within the unit's TimeoutStopSec, the port is free, the tag's
  * max_id is the last ID served (the give-back ran to its end), and the next start's first ID is that + 1.
- * 10 stops of each way, half through each launcher, on SQLite and MariaDB (the two loops run side by side). Then two
+ * 4 stops of each way (10 at LEAF_TEST_SCALE=full), half through each launcher, on SQLite and MariaDB (the two loops run side by side). Then two
  * deaths: npm killed with SIGKILL (the server sees its parent gone and stops as gracefully), and the unit's main
  * process killed with SIGKILL (nothing of the group is left; no give-back, so the next start skips, never repeats).
  * Last, LEAF_WORKERS=2 stopped by Ctrl-C: the primary waits for both workers, each finishes its own give-back.
@@ -35,10 +35,12 @@ import {
 } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
 import { serverDialects } from '../support/dialects';
+import { scaled } from '../support/scale';
 
 const WAYS = ['ctrl-c', 'systemd stop', 'supervisor stop'] as const;
 type Way = (typeof WAYS)[number] | 'kill -9 of the top process';
-const PER_WAY = 10;
+/** 4 covers every launcher × way × (Ctrl-C once or twice) pair; full scale repeats each 2.5 times. */
+const PER_WAY = scaled(4, 10);
 const TAG = 'stops';
 const STEP = 1_000;
 const unit = readServiceUnit(path.join(REPO_ROOT, 'ops/systemd/leaf-ts.service'));
@@ -109,7 +111,7 @@ async function stop(way: Way, top: number, twice: boolean): Promise<void> {
 }
 
 describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothing running, $name', (dialect) => {
-  it('30 starts and stops as users and supervisors make them, then a kill -9 of npm and of the unit', async (ctx) => {
+  it(`${WAYS.length * PER_WAY} starts and stops as users and supervisors make them, then a kill -9 of npm and of the unit`, async (ctx) => {
     if (dialect.skip?.()) ctx.skip();
     const { store, databaseUrl, close } = await dialect.open(tmp);
     const random = rng(dialect.name.length * 7919);

@@ -59,7 +59,12 @@ export interface Installed {
  * An empty project at `dir` (package.json = `manifest`) that installs `tarball` with `--strict-allow-scripts`: a
  * dependency's install script not approved by the project's `allowScripts` fails the install instead of warning.
  */
-export function installTarball(dir: string, tarball: string, manifest: Record<string, unknown> = {}): Installed {
+export function installTarball(
+  dir: string,
+  tarball: string,
+  manifest: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Installed {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'package.json'),
@@ -70,6 +75,7 @@ export function installTarball(dir: string, tarball: string, manifest: Record<st
     cwd: dir,
     stdio: 'pipe',
     timeout: 900_000,
+    env: { ...process.env, ...env },
   });
   const ms = performance.now() - started;
   const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
@@ -81,6 +87,21 @@ export function installTarball(dir: string, tarball: string, manifest: Record<st
     packages: Object.keys(lock.packages).filter((key) => key !== ''),
     bytes: folderBytes(path.join(dir, 'node_modules')),
   };
+}
+
+/**
+ * Environment for `npm install` under which better-sqlite3's install script (prebuild-install) finds a prebuilt
+ * binary in `dir`, as it would download one on a machine with internet access, instead of compiling for ~2 minutes:
+ * the one this checkout compiled, packed under the name prebuild-install looks for. Another version than the root's
+ * finds no file and compiles, as before.
+ */
+export function betterSqlitePrebuild(dir: string): Record<string, string> {
+  const root = path.join(REPO_ROOT, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  fs.mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['-czf', path.join(dir, name), '-C', root, 'build/Release/better_sqlite3.node']);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
 }
 
 function folderBytes(dir: string): number {
