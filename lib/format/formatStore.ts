@@ -33,9 +33,10 @@ export type NewFormat = Pick<FormatRow, 'bizTag' | 'pattern' | 'resetPeriod' | '
 
 export type FormatChanges = Partial<Pick<FormatRow, 'pattern' | 'timeZone' | 'step' | 'description'>>;
 
-/** What one claim of a period got: sequence numbers maxId − count + 1 … maxId; count 0 when none were left. */
+/** What one claim of a period got: sequence numbers lastSeq − count + 1 … lastSeq; count 0 when none were left. */
 export interface PeriodClaim {
-  maxId: number;
+  /** The period's last sequence number after the claim (its max_id column). */
+  lastSeq: number;
   count: number;
 }
 

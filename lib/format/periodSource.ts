@@ -88,7 +88,7 @@ export class PeriodSource {
     const known = this.exhausted(tag);
     if (known !== null) throw known;
     const claim = await this.store.claimPeriod(bizTag, periodKey, step ?? format.step, format.cap);
-    if (claim.count > 0) return { bizTag: tag, maxId: claim.maxId, step: claim.count, semantics: 'leaf-ts' };
+    if (claim.count > 0) return { bizTag: tag, maxId: claim.lastSeq, step: claim.count, semantics: 'leaf-ts' };
     this.exhaustedAt.set(tag, format.cap);
     throw sequenceExhausted(bizTag, periodKey, format.reset, format.width);
   }

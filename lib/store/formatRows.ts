@@ -83,6 +83,6 @@ function conflict(bizTag: string, problem: string): LeafError {
  * owns first … min(first + step − 1, cap), none when first is past the cap.
  */
 export function claimFrom(first: number, step: number, cap: number): PeriodClaim {
-  const maxId = Math.min(first + step - 1, cap);
-  return { maxId, count: Math.max(0, maxId - first + 1) };
+  const lastSeq = Math.min(first + step - 1, cap);
+  return { lastSeq, count: Math.max(0, lastSeq - first + 1) };
 }

@@ -66,7 +66,7 @@ const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>>
 
 const stamp = (at: number): AuditStamp => ({ actor: 'token:abcdef01', address: '127.0.0.1', nodeId: 'n1', at });
 
-const claimed = (c: PeriodClaim): number[] => Array.from({ length: c.count }, (_, i) => c.maxId - c.count + 1 + i);
+const claimed = (c: PeriodClaim): number[] => Array.from({ length: c.count }, (_, i) => c.lastSeq - c.count + 1 + i);
 
 for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
   describe(`leaf_format on ${dialect}`, () => {
