@@ -99,6 +99,9 @@ describe('GET /api/admin/nodes', () => {
   });
 });
 
+/** A miss waits for one re-read of the tag list (~ms), never the 60 s periodic one: a bound far from both. */
+const MISS_BOUND_MS = 10_000;
+
 describe('a new tag on every node', () => {
   it('is served by the other node at once after its creation (the miss waits for the next re-read, not 404)', async () => {
     for (let i = 0; i < 3; i++) {
@@ -111,11 +114,11 @@ describe('a new tag on every node', () => {
       const started = Date.now();
       const r = await fetch(`${b.url}/api/id/segment/${tag}`);
       expect(r.status, await r.clone().text()).toBe(200);
-      expect(Date.now() - started).toBeLessThan(2_500);
+      expect(Date.now() - started).toBeLessThan(MISS_BOUND_MS);
     }
     const started = Date.now();
     const missing = await fetch(`${b.url}/api/id/segment/never-created`);
     expect(missing.status).toBe(404);
-    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(Date.now() - started).toBeLessThan(MISS_BOUND_MS);
   });
 });

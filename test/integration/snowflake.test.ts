@@ -508,8 +508,9 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     expect(states[0]).toBe(`w:${stolen}`);
     expect(states.at(-1)).toBe(`w:${moved}`);
     expect(states.lastIndexOf(`w:${stolen}`)).toBe(0);
-    const leftAt = streamed.changes[1].at;
-    expect(leftAt - takeoverAt, 'the victim stops within about leaseMs').toBeLessThan(leaseMs);
+    // That it stopped in time is judged above by the IDs' own timestamps (none at takeoverAt + leaseMs or later), not
+    // by when the worker's timer ran, which a loaded machine delays; when it left is only reported.
+    const leftAt = streamed.changes[1]!.at;
 
     // The intruder keeps the row; the victim's new row names it.
     const rows = await db.rows();

@@ -159,11 +159,12 @@ describe('worker id leases (SQLite)', () => {
     await idNow(node);
     cut.kill();
     const killedAt = Date.now();
+    const stamps: number[] = [];
     const refusal = await waitFor(
       WAIT_MS,
       () => {
         try {
-          node.nextId();
+          stamps.push(decompose(node.nextId() as bigint, EPOCH).timestampMs);
           return undefined;
         } catch (error) {
           return error;
@@ -172,8 +173,9 @@ describe('worker id leases (SQLite)', () => {
       'the cut-off node refusing',
     );
     expect(refusal).toMatchObject({ code: 'snowflake_unavailable' });
-    // It stops within the lease it last renewed (renewed at most a third of a lease before the cut).
-    expect(Date.now() - killedAt).toBeLessThan(leaseMs + 1_000);
+    // No ID past the lease it last renewed (before the cut): judged by the IDs' own timestamps, so a loaded machine
+    // that runs the poll late cannot fail it.
+    expect(stamps.filter((at) => at >= killedAt + leaseMs)).toEqual([]);
   });
 
   it('a node whose id was taken over stops using it and leases another', async () => {
