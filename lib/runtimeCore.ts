@@ -105,13 +105,21 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     intervalMs: config.tokenRefreshMs,
     logger,
   });
-  await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
+  const core: CoreRuntime = { config, logger, store, segments, formats, snowflake, fleet, tokens };
+  try {
+    await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
+  } catch (error) {
+    // Stop what started — the heartbeat above all: left beating, it would make the next attempt of this very process
+    // find its own row live and refuse as a twin.
+    await closeCore(core).catch((closeError: unknown) => logger.log('warn', 'runtime_abandon_failed', { closeError }));
+    throw error;
+  }
   logger.log('info', 'runtime_ready', {
     dialect: store.dialect,
     tags: segments.status().tagsKnown,
     snowflakeWorkerId: snowflake?.workerId ?? null,
   });
-  return { config, logger, store, segments, formats, snowflake, fleet, tokens };
+  return core;
 }
 
 /**
