@@ -15,6 +15,9 @@
  *   allowed to CREATE DATABASE, provided as `pgUrl` = postgres://leaf:<pass>@127.0.0.1:<port>/leaf_test. Or
  *   LEAF_TEST_PG_URL=postgres://user:pass@host:port/db: that server instead (its user needs CREATEDB).
  *
+ * Both integration projects (the files that run side by side and the serial ones) share the one pair of servers: the
+ * first setup starts them, the last teardown stops them.
+ *
  * Tests read the values with `inject('mysqlUrl')` / `inject('pgUrl')` / `inject('mariadbAvailable')` (see
  * test/support/context.ts).
  */
@@ -32,64 +35,93 @@ declare module 'vitest' {
 
 const log = (line: string) => process.stderr.write(`[globalSetup] ${line}\n`);
 
+interface Started<T> {
+  value: T;
+  stop(): Promise<void>;
+}
+
+interface Servers {
+  mysql: Started<{ url: string; available: boolean }>;
+  postgres: Started<string>;
+}
+
+/** On globalThis: vitest may load this module once per project, and the projects share one process. */
+const SHARED = Symbol.for('leaf-ts.test.integrationServers');
+type Shared = { servers: Promise<Servers>; users: number };
+
+async function startServers(): Promise<Servers> {
+  const [mysql, postgres] = await Promise.all([startMariadb(), startPostgres()]);
+  return { mysql, postgres };
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [mysql, postgres] = await Promise.all([startMariadb(project), startPostgres(project)]);
+  const global = globalThis as { [SHARED]?: Shared };
+  const shared = (global[SHARED] ??= { servers: startServers(), users: 0 });
+  shared.users++;
+  const { mysql, postgres } = await shared.servers;
+  project.provide('mysqlUrl', mysql.value.url);
+  project.provide('mariadbAvailable', mysql.value.available);
+  project.provide('pgUrl', postgres.value);
   return async () => {
-    await Promise.all([mysql(), postgres()]);
+    if (--shared.users > 0) return;
+    delete global[SHARED];
+    await Promise.all([mysql.stop(), postgres.stop()]);
   };
 }
 
-async function startMariadb(project: TestProject): Promise<() => Promise<void>> {
+async function startMariadb(): Promise<Started<{ url: string; available: boolean }>> {
   const external = process.env.LEAF_TEST_MYSQL_URL;
   if (external) {
     log('LEAF_TEST_MYSQL_URL is set: using that server, not starting one');
-    project.provide('mysqlUrl', external);
-    project.provide('mariadbAvailable', findMariadb() !== undefined);
-    return async () => {};
+    return { value: { url: external, available: findMariadb() !== undefined }, stop: async () => {} };
   }
 
   const started = Date.now();
   const server = await MariadbServer.create({ log });
+  let url: string;
   try {
-    const url = await server.createAppUser('leaf_test', 'leaf');
+    url = await server.createAppUser('leaf_test', 'leaf');
     log(
       `MariaDB pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-    project.provide('mysqlUrl', url);
-    project.provide('mariadbAvailable', true);
   } catch (error) {
     await server.destroy();
     throw error;
   }
-  return async () => {
-    const pid = server.pid;
-    await server.destroy();
-    log(`MariaDB pid ${pid} stopped, ${server.dir} removed`);
+  return {
+    value: { url, available: true },
+    stop: async () => {
+      const pid = server.pid;
+      await server.destroy();
+      log(`MariaDB pid ${pid} stopped, ${server.dir} removed`);
+    },
   };
 }
 
-async function startPostgres(project: TestProject): Promise<() => Promise<void>> {
+async function startPostgres(): Promise<Started<string>> {
   const external = process.env.LEAF_TEST_PG_URL;
   if (external) {
     log('LEAF_TEST_PG_URL is set: using that server, not starting one');
-    project.provide('pgUrl', external);
-    return async () => {};
+    return { value: external, stop: async () => {} };
   }
   const started = Date.now();
   const server = await PostgresServer.create({ log });
+  let url: string;
   try {
-    const url = await server.createAppUser('leaf_test', 'leaf');
+    url = await server.createAppUser('leaf_test', 'leaf');
     log(
       `PostgreSQL pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-    project.provide('pgUrl', url);
   } catch (error) {
     await server.destroy();
     throw error;
   }
-  return async () => {
-    const pid = server.pid;
-    await server.destroy();
-    log(`PostgreSQL pid ${pid} stopped, ${server.dir} removed`);
+  return {
+    value: url,
+    stop: async () => {
+      const pid = server.pid;
+      await server.destroy();
+      log(`PostgreSQL pid ${pid} stopped, ${server.dir} removed`);
+    },
   };
 }
