@@ -102,19 +102,31 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
   }
 }
 
-/** How long a node must have answered formatted requests without a failure before the outage starts. */
-const FORMATTED_SETTLE_MS = 2_000;
+/**
+ * How long a node must have answered formatted requests without a failure before the outage starts: long enough for
+ * a node restarted a moment ago to grow its period claims past the small first step (seen: a node restarted 1.2 s
+ * before the outage held its first claim of 50, used up before the database went down).
+ */
+const FORMATTED_SETTLE_MS = 3_000;
 
-/** Node i answered a formatted request in the last second, and none failed in the last FORMATTED_SETTLE_MS. */
+/**
+ * Node i has answered formatted requests for FORMATTED_SETTLE_MS: one in the last second, one at least that long ago
+ * (a killed node answers nothing for seconds, so it was up in between), and no failure since.
+ */
 function servingFormatted(rec: Recorder, i: number, at: number): boolean {
-  const last = <T extends { node: number; kind: Kind; recvT: number }>(list: T[]): T | undefined => {
-    for (let k = list.length - 1; k >= 0; k--)
-      if (list[k].node === i && FORMATTED_KINDS.has(list[k].kind)) return list[k];
+  const mine = (r: { node: number; kind: Kind }) => r.node === i && FORMATTED_KINDS.has(r.kind);
+  const last = <T extends { node: number; kind: Kind; recvT: number }>(list: T[], before = Infinity): T | undefined => {
+    for (let k = list.length - 1; k >= 0; k--) if (mine(list[k]) && list[k].recvT <= before) return list[k];
     return undefined;
   };
   const ok = last(rec.ok);
+  const settledOk = last(rec.ok, at - FORMATTED_SETTLE_MS);
   const failed = last(rec.fails);
   return (
-    ok !== undefined && at - ok.recvT < 1_000 && (failed === undefined || at - failed.recvT >= FORMATTED_SETTLE_MS)
+    ok !== undefined &&
+    at - ok.recvT < 1_000 &&
+    settledOk !== undefined &&
+    at - settledOk.recvT < FORMATTED_SETTLE_MS + 1_000 &&
+    (failed === undefined || at - failed.recvT >= FORMATTED_SETTLE_MS)
   );
 }
