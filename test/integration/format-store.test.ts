@@ -72,16 +72,16 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
   describe(`leaf_format on ${dialect}`, () => {
     it('claims a fresh period from 1, then above it, clipped at the cap, then nothing', async () => {
       const store = await (await factories[dialect]()).open();
-      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 40, count: 40 });
-      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 80, count: 40 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ lastSeq: 40, count: 40 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ lastSeq: 80, count: 40 });
       // Another period and another tag count on their own.
-      expect(await store.formats.claimPeriod('ord', '20261203', 10, 99)).toEqual({ maxId: 10, count: 10 });
-      expect(await store.formats.claimPeriod('inv', '20261202', 5, 99)).toEqual({ maxId: 5, count: 5 });
-      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 99, count: 19 });
-      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ maxId: 99, count: 0 });
-      expect(await store.formats.claimPeriod('ord', '20261202', 1, 99)).toEqual({ maxId: 99, count: 0 });
+      expect(await store.formats.claimPeriod('ord', '20261203', 10, 99)).toEqual({ lastSeq: 10, count: 10 });
+      expect(await store.formats.claimPeriod('inv', '20261202', 5, 99)).toEqual({ lastSeq: 5, count: 5 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ lastSeq: 99, count: 19 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 40, 99)).toEqual({ lastSeq: 99, count: 0 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 1, 99)).toEqual({ lastSeq: 99, count: 0 });
       // A step above the cap on a fresh period: clipped to the cap.
-      expect(await store.formats.claimPeriod('tiny', '', 1000, 9)).toEqual({ maxId: 9, count: 9 });
+      expect(await store.formats.claimPeriod('tiny', '', 1000, 9)).toEqual({ lastSeq: 9, count: 9 });
       const periods = await store.formats.listFormatPeriods('ord');
       expect(periods.map((p) => [p.periodKey, p.maxId, p.step])).toEqual([
         ['20261203', 10, 10],
@@ -94,7 +94,7 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
       // Give-back is a compare-and-set on the period's max_id.
       expect(await store.formats.giveBackPeriod('ord', '20261203', 9, 5)).toBe(false);
       expect(await store.formats.giveBackPeriod('ord', '20261203', 10, 5)).toBe(true);
-      expect(await store.formats.claimPeriod('ord', '20261203', 10, 99)).toEqual({ maxId: 15, count: 10 });
+      expect(await store.formats.claimPeriod('ord', '20261203', 10, 99)).toEqual({ lastSeq: 15, count: 10 });
     });
 
     it('first claims of a fresh period from several connections at once never overlap', async () => {
@@ -163,7 +163,7 @@ for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
       );
       const again = await store.formats.createFormat({ ...base, pattern: 'ORD-{yyyyMMdd}-{seq:6}' }, stamp(9));
       expect(again).toMatchObject({ pattern: 'ORD-{yyyyMMdd}-{seq:6}', description: null });
-      expect(await store.formats.claimPeriod('ord', '20261202', 10, 999_999)).toEqual({ maxId: 60, count: 10 });
+      expect(await store.formats.claimPeriod('ord', '20261202', 10, 999_999)).toEqual({ lastSeq: 60, count: 10 });
 
       const audit = await store.audit.listAudit({ limit: 10, bizTag: 'ord' });
       expect(audit.map((e) => e.action)).toEqual(['format.create', 'format.delete', 'format.edit', 'format.create']);
