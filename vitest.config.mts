@@ -14,7 +14,7 @@ const SERIAL = [
   'test/integration/snowflake.test.ts',
   'test/integration/mixedFleet.test.ts',
   'test/integration/galera.test.ts',
-  'test/integration/galera-store.test.ts',
+  'test/integration/galeraStore.test.ts',
   'test/integration/clientPackage.test.ts',
   'test/integration/container.test.ts',
 ];

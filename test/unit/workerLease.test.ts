@@ -7,7 +7,7 @@ import { FakeClock, FakeWorkerStore, flush } from '../support/fakes';
 /**
  * Worker leasing rules on an in-memory store whose database clock is the fake clock: every lease, fence and
  * renewal timing is driven by advancing the clock, nothing sleeps. The same rules on real SQLite and MariaDB:
- * test/integration/workerLease-sqlite.test.ts and snowflake.test.ts.
+ * test/integration/workerLeaseSqlite.test.ts and snowflake.test.ts.
  */
 const EPOCH = Date.UTC(2026, 0, 1);
 const LEASE_MS = 300;

@@ -40,7 +40,7 @@ type Run = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promi
 /**
  * Attempts per operation: a Galera certification conflict or a dead host costs one each. Eight, because one hot
  * row claimed through three nodes at once loses certification several times in a row (4 left ~4 % of such claims
- * failing on a real cluster, test/integration/galera-store.test.ts); the budget (queryTimeoutMs) still bounds them.
+ * failing on a real cluster, test/integration/galeraStore.test.ts); the budget (queryTimeoutMs) still bounds them.
  */
 const ATTEMPTS = 8;
 
@@ -215,7 +215,7 @@ export class MysqlExecutor implements ServerExecutor {
         try {
           // Once per connection: causal reads and writes. A Galera node acknowledges a commit once the others
           // have it, but applies it on them a little later: without this, a tag created through one node was "not
-          // found" by an update or claim through another right after (galera-store.test.ts). On a server without
+          // found" by an update or claim through another right after (galeraStore.test.ts). On a server without
           // Galera the variable does nothing; where it does not exist at all (MySQL: 1193) it is not needed.
           const core = conn.connection as object;
           if (!this.causal.has(core)) {

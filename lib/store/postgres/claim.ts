@@ -12,7 +12,7 @@ import { type Statement, raw } from '../serverExecutor';
  * the OLD semantics — a wrong owned range, duplicate IDs. The function is VOLATILE, so under READ COMMITTED its
  * second statement takes a fresh snapshot, which holds every switch that committed before the row lock was ours; a
  * switch after it waits for our commit (it locks the leaf_alloc rows first, then leaf_semantics: semantics.ts).
- * test/integration/postgres-store.test.ts holds a switch open and shows both the claim and the one-statement trap.
+ * test/integration/postgresStore.test.ts holds a switch open and shows both the claim and the one-statement trap.
  */
 export function claimStatement(bizTag: string, added: number): Statement {
   return raw('SELECT claimed_max_id, claimed_semantics FROM leaf_ts_claim($1, $2, $3, $4, $5)', [

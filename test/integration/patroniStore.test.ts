@@ -122,7 +122,7 @@ describe('PostgreSQL store on Patroni, synchronous_mode', () => {
       await cluster.waitForLeader({ not: killed });
     });
     console.log(
-      `[patroni-store] primary killed: ${run.claims.length} claims acknowledged, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`,
+      `[patroniStore] primary killed: ${run.claims.length} claims acknowledged, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`,
     );
     expect(overlaps(run.claims)).toEqual([]);
     expect(run.claims.length).toBeGreaterThan(10);
@@ -139,7 +139,7 @@ describe('PostgreSQL store on Patroni, synchronous_mode', () => {
       await cluster.switchover();
     });
     console.log(
-      `[patroni-store] switchover: ${run.claims.length} claims, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`,
+      `[patroniStore] switchover: ${run.claims.length} claims, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`,
     );
     expect(overlaps(run.claims)).toEqual([]);
     expect(Math.min(...run.claims.map((c) => c.from))).toBeGreaterThan(before);
@@ -168,7 +168,7 @@ describe('asynchronous replication: the hazard', () => {
       await claim(after).catch(() => new Promise((resolve) => setTimeout(resolve, 200)));
     const twice = overlaps([...acknowledged, ...after]);
     console.log(
-      `[patroni-store] async failover ${cluster.node(from).name} → ${cluster.node(to).name}: acknowledged ${acknowledged.map((c) => `${c.from}-${c.to}`).join(', ')}; ` +
+      `[patroniStore] async failover ${cluster.node(from).name} → ${cluster.node(to).name}: acknowledged ${acknowledged.map((c) => `${c.from}-${c.to}`).join(', ')}; ` +
         `after the promotion ${after.map((c) => `${c.from}-${c.to}`).join(', ')}: ${twice.length} ranges handed out twice`,
     );
     expect(after).toHaveLength(5);

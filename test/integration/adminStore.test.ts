@@ -414,7 +414,7 @@ describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing alloc
       if (final !== prevMax)
         expect(raisedTo.has(final), `final max_id ${final} is neither the last segment's end nor a raise`).toBe(true);
       process.stderr.write(
-        `[admin-store] round ${round}: ${ALLOCATIONS} allocations, ${appliedRaises} raises applied / ${refusedRaises} refused, ` +
+        `[adminStore] round ${round}: ${ALLOCATIONS} allocations, ${appliedRaises} raises applied / ${refusedRaises} refused, ` +
           `${gaps} gaps, max_id ${initial} -> ${final} in ${ms} ms, seed ${seed}\n`,
       );
       expect(refusedRaises + appliedRaises).toBe(RAISES);

@@ -4,7 +4,7 @@
  * nodes at once (1213 certification failures retried, segments disjoint and exact), a node killed mid-claim and
  * restarted, an isolated (non-primary, 1047) node skipped, snowflake worker leases fenced when their only host
  * leaves the primary component, and admin edits spread over the nodes. Numbers worth knowing are logged as
- * `[galera-store] …` lines.
+ * `[galeraStore] …` lines.
  */
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import mysql from 'mysql2/promise';
@@ -29,7 +29,7 @@ let db: TestDatabase;
 const stores: MysqlStore[] = [];
 const extra: Array<{ close(): Promise<void> }> = [];
 
-const report = (line: string) => process.stderr.write(`[galera-store] ${line}\n`);
+const report = (line: string) => process.stderr.write(`[galeraStore] ${line}\n`);
 
 /** Each store's host order: node i first, then the others. */
 function order(i: number): number[] {
