@@ -68,11 +68,10 @@ async function sweep(
   check: (c: Case, a: Answer) => string | null = judge,
 ): Promise<string[]> {
   const failures: string[] = [];
-  let next = 0;
+  const queue = cases.values();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < cases.length) {
-        const c = cases[next++];
+      for (const c of queue) {
         const a = await raw(port, build(c, TOKEN));
         const problem = check(c, a);
         if (problem !== null)
@@ -114,7 +113,7 @@ const ROUTE_SHAPES = [
   /^\/api\/metrics$/,
 ];
 function nextRouted(target: string): boolean {
-  const p = target.split('?')[0];
+  const [p = ''] = target.split('?');
   return (
     p
       .split('/')

@@ -15,6 +15,7 @@ import type { Id } from '../../lib/segment/id';
 import type { Allocation } from '../../lib/segment/segmentSource';
 import type { LeafStore } from '../../lib/store/leafStore';
 import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
+import { defined } from '../support/defined';
 import { rng } from '../../tools/harness';
 
 interface Harness {
@@ -336,14 +337,15 @@ describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing alloc
   });
 
   it(`${RAISES} concurrent raises and ${ALLOCATIONS} allocations (3 pools) × ${ROUNDS}: max_id never goes back, segments never overlap`, async () => {
+    const first = defined(stores[0], 'the first store');
     for (let round = 0; round < ROUNDS; round++) {
       const tag = `race-${round}`;
       const seed = (Date.now() + round * 7919) >>> 0;
       const random = rng(seed);
       const randInt = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
       const STEP = 50;
-      await stores[0].tags.createTag({ bizTag: tag, step: STEP });
-      const initial = (await stores[0].tags.getTag(tag))!.maxId;
+      await first.tags.createTag({ bizTag: tag, step: STEP });
+      const initial = (await first.tags.getTag(tag))!.maxId;
 
       type Op = { kind: 'raise'; to: number; delay: number } | { kind: 'alloc'; step?: number; delay: number };
       const ops: Op[] = [];
@@ -358,21 +360,21 @@ describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing alloc
       const results = await Promise.allSettled(
         ops.map(async (op, i) => {
           await new Promise((r) => setTimeout(r, op.delay));
-          const st = stores[i % stores.length];
+          const st = defined(stores[i % stores.length], `store ${i % stores.length}`);
           if (op.kind === 'alloc') return st.tags.allocate(tag, op.step);
-          op.to = Math.max(1, Number((await st.tags.getTag(tag))!.maxId) + offsets[i]);
+          op.to = Math.max(1, Number((await st.tags.getTag(tag))!.maxId) + defined(offsets[i], `offset ${i}`));
           return st.tags.raiseMaxId(tag, op.to);
         }),
       );
       const ms = Date.now() - started;
-      const final = Number((await stores[0].tags.getTag(tag))!.maxId);
+      const final = Number((await first.tags.getTag(tag))!.maxId);
 
       const raisedTo = new Set<number>();
       let refusedRaises = 0;
       let appliedRaises = 0;
       const segments: Array<{ start: number; max: number }> = [];
       ops.forEach((op, i) => {
-        const r = results[i];
+        const r = defined(results[i], `the result of operation ${i}`);
         if (op.kind === 'raise') {
           if (r.status === 'fulfilled') {
             raisedTo.add(op.to);

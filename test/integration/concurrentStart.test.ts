@@ -11,6 +11,7 @@ import { MysqlStore } from '../../lib/store/mysql';
 import { PostgresStore } from '../../lib/store/postgres';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
+import { defined } from '../support/defined';
 import { type TestDatabase, pgQuery } from '../../tools/harness';
 import { type WorkerHandle, killAllWorkers, startWorker } from '../support/procs';
 
@@ -93,7 +94,7 @@ describe('concurrent start on a fresh database', () => {
         expect(applied.map((r) => r.hash).sort()).toEqual(expected);
         for (const r of applied) expect(Number(r.n), `migration ${r.hash}`).toBe(1);
         const [total] = await conn.query('SELECT COUNT(*) AS n FROM `__drizzle_migrations`');
-        expect(Number((total as Array<{ n: unknown }>)[0].n)).toBe(expected.length);
+        expect(Number((total as Array<{ n: unknown }>)[0]?.n)).toBe(expected.length);
         const [tables] = await conn.query("SHOW TABLES LIKE 'leaf_alloc'");
         expect((tables as unknown[]).length).toBe(1);
       } finally {
@@ -121,10 +122,12 @@ describe('concurrent start on a fresh database', () => {
       const db = await freshPgDatabase();
       databases.push(db);
       expectAllOk(await openTogether(round, { dialect: 'postgres', url: db.url }));
-      const [applied, tables] = await pgQuery(db.url, [
+      const answers = await pgQuery(db.url, [
         'SELECT hash, COUNT(*) AS n FROM __drizzle_migrations GROUP BY hash ORDER BY hash',
         "SELECT 1 FROM information_schema.tables WHERE table_name = 'leaf_alloc'",
       ]);
+      const applied = defined(answers[0], 'the applied migrations');
+      const tables = defined(answers[1], 'the leaf_alloc table');
       expect(applied.rows.map((r: { hash: string }) => r.hash).sort()).toEqual(expected);
       for (const r of applied.rows as Array<{ hash: string; n: string }>)
         expect(Number(r.n), `migration ${r.hash}`).toBe(1);
@@ -163,7 +166,7 @@ describe('concurrent start on a fresh database', () => {
       expect(
         db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'leaf_alloc'").all(),
       ).toHaveLength(1);
-      expect((db.pragma('journal_mode') as Array<{ journal_mode: string }>)[0].journal_mode).toBe('wal');
+      expect((db.pragma('journal_mode') as Array<{ journal_mode: string }>)[0]?.journal_mode).toBe('wal');
     } finally {
       db.close();
     }

@@ -22,6 +22,7 @@ import {
   runContainer,
 } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, mariadbAvailable, tempDir } from '../support/context';
+import { defined } from '../support/defined';
 
 const IMAGE = 'localhost/leaf-ts:test';
 const log = (line: string) => process.stderr.write(`[container] ${line}\n`);
@@ -77,7 +78,7 @@ it('podman stop is a graceful stop: exit 0, the unused IDs given back, the next 
     };
     const first = await run();
     const ids = await take(port, 'boxed', 150);
-    const last = ids[ids.length - 1];
+    const last = defined(ids.at(-1), 'a last ID');
     first.stop(20);
     expect(first.exitCode(), first.logs().slice(-4_000)).toBe(0);
     expect(first.logs()).toContain('"event":"give_back_done"');

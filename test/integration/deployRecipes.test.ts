@@ -28,6 +28,7 @@ import {
   waitForServers,
 } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
+import { defined } from '../support/defined';
 
 const UNIT = path.join(REPO_ROOT, 'ops', 'systemd', 'leaf-ts.service');
 const ADMIN = 'deploy-recipes-admin-token';
@@ -154,7 +155,7 @@ describe('haproxy.cfg in front of three nodes', () => {
     // Straight to a node, not through the proxy: its forged header is not believed.
     expect(
       (
-        await request(nodes[0].port, '127.0.0.3', '/api/auth/login', {
+        await request(defined(nodes[0], 'the first node').port, '127.0.0.3', '/api/auth/login', {
           method: 'POST',
           body: wrong,
           headers: { 'x-forwarded-for': '198.51.100.9' },

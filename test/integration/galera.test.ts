@@ -6,6 +6,7 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
+import { defined } from '../support/defined';
 
 let cluster: GaleraCluster;
 let db: TestDatabase;
@@ -36,7 +37,7 @@ async function valueOf(i: number, id: number): Promise<number | undefined> {
 async function rowCount(i: number): Promise<number> {
   return onNode(i, async (c) => {
     const [rows] = await c.query<mysql.RowDataPacket[]>('SELECT COUNT(*) AS n FROM t');
-    return Number(rows[0].n);
+    return Number(defined(rows[0], `a row count on node ${i}`).n);
   });
 }
 
@@ -96,7 +97,7 @@ describe('Galera cluster harness', () => {
 
   it('a killed node restarts from its recovered position and sees the writes made while it was down', async () => {
     await cluster.kill(2);
-    expect(cluster.nodes[2].isRunning).toBe(false);
+    expect(cluster.nodes[2]?.isRunning).toBe(false);
     expect((await cluster.status(0))?.clusterSize).toBe(2);
     for (let id = 200; id < 210; id++) await insert(id % 2, id, id);
     await cluster.restart(2);
@@ -108,7 +109,7 @@ describe('Galera cluster harness', () => {
     });
     expect(await valueOf(2, 209)).toBe(209);
     // It caught up by incremental state transfer from the donor's gcache, not a full copy.
-    expect(cluster.nodes[2].stateTransfer()).toBe('IST');
+    expect(cluster.nodes[2]?.stateTransfer()).toBe('IST');
   });
 
   it('a paused node is evicted, and rejoins Synced after resume', async () => {

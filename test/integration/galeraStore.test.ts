@@ -18,6 +18,7 @@ import type { Allocation } from '../../lib/segment/segmentSource';
 import { claimedRange } from '../../lib/segment/semantics';
 import { GaleraCluster, type TestDatabase } from '../../tools/harness';
 import { waitFor, within } from '../support/context';
+import { defined } from '../support/defined';
 
 /** Every allocate() must settle within this, even while a node is being evicted. */
 const SETTLE_MS = 10_000;
@@ -28,6 +29,11 @@ let db: TestDatabase;
 /** stores[i] prefers node i: its URL lists i first. */
 const stores: MysqlStore[] = [];
 const extra: Array<{ close(): Promise<void> }> = [];
+
+/** The store preferring node i, opened by the first test. */
+function storeOn(i: number): MysqlStore {
+  return defined(stores[i], `the store preferring node ${i}`);
+}
 
 const report = (line: string) => process.stderr.write(`[galeraStore] ${line}\n`);
 
@@ -65,7 +71,7 @@ async function rows<T>(i: number, text: string, values: unknown[] = []): Promise
 
 async function maxIdOn(i: number, tag: string): Promise<number> {
   const [r] = await rows<{ max_id: string }>(i, 'SELECT max_id FROM leaf_alloc WHERE biz_tag = ?', [tag]);
-  return Number(r.max_id);
+  return Number(defined(r, `the leaf_alloc row of ${tag} on node ${i}`).max_id);
 }
 
 function sumRetries(): MysqlRetryStats {
@@ -83,9 +89,11 @@ function diff(a: MysqlRetryStats, b: MysqlRetryStats): MysqlRetryStats {
 /** No two segments overlap; each is (maxId - step, maxId]; all lie within (start, end]. */
 function expectDisjoint(segments: Allocation[], start: number, end: number): void {
   const sorted = [...segments].sort((a, b) => Number(a.maxId) - Number(b.maxId));
-  for (let k = 0; k < sorted.length; k++) {
-    expect(Number(sorted[k].maxId) - sorted[k].step).toBeGreaterThanOrEqual(k === 0 ? start : sorted[k - 1].maxId);
-    expect(sorted[k].maxId).toBeLessThanOrEqual(end);
+  let floor: Allocation['maxId'] = start;
+  for (const segment of sorted) {
+    expect(Number(segment.maxId) - segment.step).toBeGreaterThanOrEqual(floor);
+    expect(segment.maxId).toBeLessThanOrEqual(end);
+    floor = segment.maxId;
   }
 }
 
@@ -146,7 +154,7 @@ describe('MysqlStore on Galera', () => {
 
   it('one tag claimed through three nodes at once: 1213 retried, segments disjoint and exact, max_id accounts for every claim', async () => {
     const start = 1_000;
-    await stores[0].tags.createTag({ bizTag: 'hot', step: 3, maxId: start });
+    await storeOn(0).tags.createTag({ bizTag: 'hot', step: 3, maxId: start });
     await waitFor(
       10_000,
       async () => ((await Promise.all(stores.map((s) => s.tags.getTag('hot')))).every(Boolean) ? true : undefined),
@@ -218,7 +226,7 @@ describe('MysqlStore on Galera', () => {
   });
 
   it('a node killed mid-claim: the stores keep claiming through the others within bounds; it rejoins and serves again', async () => {
-    await stores[0].tags.createTag({ bizTag: 'kill', step: 10, maxId: 0 });
+    await storeOn(0).tags.createTag({ bizTag: 'kill', step: 10, maxId: 0 });
     await waitFor(
       10_000,
       async () => ((await Promise.all(stores.map((s) => s.tags.getTag('kill')))).every(Boolean) ? true : undefined),
@@ -227,16 +235,16 @@ describe('MysqlStore on Galera', () => {
     const before = sumRetries();
     const out = [timed(), timed(), timed()];
     let stop = false;
-    const loops = stores.map((s, i) => claimLoop(s, 'kill', () => stop, out[i]));
+    const loops = out.map((o, i) => claimLoop(storeOn(i), 'kill', () => stop, o));
     try {
       await waitFor(20_000, () => (out.every((o) => o.ok.length >= 10) ? true : undefined), 'claims before the kill');
-      const atKill = out.map((o) => o.ok.length);
+      const atKill = out.map((o) => ({ o, claims: o.ok.length }));
       const killedAt = performance.now();
       await cluster.kill(1);
       report(`node 2 killed and evicted in ${Math.round(performance.now() - killedAt)} ms`);
       await waitFor(
         30_000,
-        () => (out.every((o, i) => o.ok.length >= atKill[i] + 20) ? true : undefined),
+        () => (atKill.every(({ o, claims }) => o.ok.length >= claims + 20) ? true : undefined),
         'claims after the kill',
       );
     } finally {
@@ -264,19 +272,21 @@ describe('MysqlStore on Galera', () => {
     expect(gap / 10).toBeLessThanOrEqual(retried.lostConnection);
 
     await cluster.restart(1);
-    const health = await stores[1].hosts();
+    const health = await storeOn(1).hosts();
     expect(health[0]).toMatchObject({
       reachable: true,
       galera: { state: 'Synced', clusterSize: 3, clusterStatus: 'Primary' },
     });
     // Once its set-aside time is over, stores[1] claims through node 2 again: that node's own commits grow.
-    const commits = async () =>
-      Number((await rows<{ Value: string }>(1, "SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'"))[0].Value);
+    const commits = async () => {
+      const [status] = await rows<{ Value: string }>(1, "SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'");
+      return Number(defined(status, 'wsrep_local_commits of node 2').Value);
+    };
     const base = await commits();
     await waitFor(
       20_000,
       async () => {
-        await stores[1].tags.allocate('kill');
+        await storeOn(1).tags.allocate('kill');
         return (await commits()) > base ? true : undefined;
       },
       'claims through the restarted node',
@@ -287,7 +297,7 @@ describe('MysqlStore on Galera', () => {
   });
 
   it('an isolated node (non-primary, 1047): its store claims through the others within bounds; health shows it; heal', async () => {
-    await stores[0].tags.createTag({ bizTag: 'iso', step: 10, maxId: 0 });
+    await storeOn(0).tags.createTag({ bizTag: 'iso', step: 10, maxId: 0 });
     await waitFor(
       10_000,
       async () => ((await Promise.all(stores.map((s) => s.tags.getTag('iso')))).every(Boolean) ? true : undefined),
@@ -296,17 +306,17 @@ describe('MysqlStore on Galera', () => {
     const before = sumRetries();
     const out = timed();
     let stop = false;
-    const loop = claimLoop(stores[0], 'iso', () => stop, out);
+    const loop = claimLoop(storeOn(0), 'iso', () => stop, out);
     try {
       await waitFor(20_000, () => (out.ok.length >= 10 ? true : undefined), 'claims before isolation');
       await cluster.isolate(0);
       const atIsolated = out.ok.length;
       await waitFor(20_000, () => (out.ok.length >= atIsolated + 30 ? true : undefined), 'claims while isolated');
-      const health = await stores[0].hosts();
+      const health = await storeOn(0).hosts();
       report(`health while node 1 is isolated: ${JSON.stringify(health)}`);
-      expect(health[0].reachable).toBe(true);
-      expect(health[0].galera?.clusterStatus).not.toBe('Primary');
-      expect(health[0].galera?.ready).toBe(false);
+      expect(health[0]?.reachable).toBe(true);
+      expect(health[0]?.galera?.clusterStatus).not.toBe('Primary');
+      expect(health[0]?.galera?.ready).toBe(false);
       expect(health[1]).toMatchObject({
         reachable: true,
         galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 2 },
@@ -326,11 +336,11 @@ describe('MysqlStore on Galera', () => {
     expect(out.maxMs).toBeLessThan(SETTLE_MS);
     expect(retried.notPrimary).toBeGreaterThan(0);
     expectDisjoint(out.ok, 0, await maxIdOn(1, 'iso'));
-    expect((await stores[0].hosts())[0]).toMatchObject({
+    expect((await storeOn(0).hosts())[0]).toMatchObject({
       reachable: true,
       galera: { state: 'Synced', clusterStatus: 'Primary', clusterSize: 3 },
     });
-    await stores[0].tags.allocate('iso');
+    await storeOn(0).tags.allocate('iso');
   });
 
   it('a snowflake node whose only host is isolated stops issuing within its lease, and resumes above its fence after heal', async () => {
@@ -364,11 +374,12 @@ describe('MysqlStore on Galera', () => {
         'the node to stop issuing',
         5,
       );
-      const [lease] = await rows<{ lease_expires_at: string; last_timestamp: string; instance_id: string }>(
+      const [row] = await rows<{ lease_expires_at: string; last_timestamp: string; instance_id: string }>(
         0,
         'SELECT lease_expires_at, last_timestamp, instance_id FROM leaf_worker WHERE worker_id = ?',
         [workerId],
       );
+      const lease = defined(row, `the leaf_worker row of worker ${workerId}`);
       const expiresAt = Number(lease.lease_expires_at);
       const fence = Number(lease.last_timestamp);
       const lastIssuedMs = Math.max(...issued.map(({ id }) => decompose(id, EPOCH).timestampMs));
@@ -441,7 +452,7 @@ describe('MysqlStore on Galera', () => {
   it('admin edits spread over the nodes behave as on one server', async () => {
     for (let k = 0; k < 5; k++) {
       const tag = `adm-${k}`;
-      const [a, b, c] = [stores[k % 3], stores[(k + 1) % 3], stores[(k + 2) % 3]];
+      const [a, b, c] = [storeOn(k % 3), storeOn((k + 1) % 3), storeOn((k + 2) % 3)];
       expect(await a.tags.createTag({ bizTag: tag, step: 10, maxId: 500 })).toMatchObject({
         bizTag: tag,
         step: 10,
@@ -479,21 +490,21 @@ describe('MysqlStore on Galera', () => {
       nodeId: `node-${i}`,
       at: Date.now(),
     });
-    await stores[0].tags.createTag({ bizTag: tag, step: 10, maxId: 1 }, stamp(0));
+    await storeOn(0).tags.createTag({ bizTag: tag, step: 10, maxId: 1 }, stamp(0));
     let stop = false;
     const claims = stores.map(() => timed());
-    const claiming = stores.map((s, i) => claimLoop(s, tag, () => stop, claims[i]));
-    const applied = [0, 0, 0];
+    const claiming = claims.map((c, i) => claimLoop(storeOn(i), tag, () => stop, c));
     let refused = 0;
     let lost = 0;
     const failed: unknown[] = [];
-    await Promise.all(
+    const applied = await Promise.all(
       stores.map(async (s, i) => {
+        let changes = 0;
         for (let n = 1; n <= 8; n++) {
           try {
             if (n % 2 === 0) await s.tags.updateTag(tag, { description: `d${i}-${n}` }, stamp(i));
             else await s.tags.raiseMaxId(tag, 1_000 * (3 * n + i), stamp(i));
-            applied[i]++;
+            changes++;
           } catch (error) {
             if (isLeafError(error) && error.code === 'max_id_lowered') refused++;
             else if (
@@ -505,6 +516,7 @@ describe('MysqlStore on Galera', () => {
             else failed.push(error);
           }
         }
+        return changes;
       }),
     );
     stop = true;
@@ -551,7 +563,7 @@ describe('MysqlStore on Galera', () => {
 
   it('the fleet default flipped through one node while three nodes claim one row: each claim owns its range under its own semantics, none overlap', async () => {
     const tag = 'sem-race';
-    await stores[0].tags.createTag({ bizTag: tag, step: 5, maxId: 1_000 });
+    await storeOn(0).tags.createTag({ bizTag: tag, step: 5, maxId: 1_000 });
     await waitFor(
       10_000,
       async () => ((await Promise.all(stores.map((s) => s.tags.getTag(tag)))).every(Boolean) ? true : undefined),
@@ -575,7 +587,7 @@ describe('MysqlStore on Galera', () => {
       // five times in a row (a clean-clone run saw it): an operator retries, so the test does, with a random pause.
       for (let attempt = 0; attempt < 30; attempt++) {
         try {
-          await stores[switched % 3]!.semantics.setDefaultSemantics(to);
+          await storeOn(switched % 3).semantics.setDefaultSemantics(to);
           switched++;
           break;
         } catch (error) {
@@ -599,6 +611,6 @@ describe('MysqlStore on Galera', () => {
     expect(switched).toBe(6);
     expect(leaf).toBeGreaterThan(0);
     expect(leaf).toBeLessThan(claims.length);
-    await stores[0].semantics.setDefaultSemantics('leaf-ts');
+    await storeOn(0).semantics.setDefaultSemantics('leaf-ts');
   });
 });

@@ -173,28 +173,28 @@ describe.each(dialects)('$name store: processes share one tag', (dialect) => {
       const seen = new Uint8Array(growth);
       let issuedTotal = 0;
       let unissuedTotal = 0;
-      for (let w = 0; w < PROCESSES; w++) {
+      for (const [w, result] of results.entries()) {
         const ids = readIds(tmp.file(`${dialect.name}-${w}.f64`));
-        expect(ids.length, `worker ${w}: IDs in its file`).toBe(results[w].issued);
+        expect(ids.length, `worker ${w}: IDs in its file`).toBe(result.issued);
         let prev = -Infinity;
-        for (let i = 0; i < ids.length; i++) {
-          const id = ids[i];
+        for (const [i, id] of ids.entries()) {
           if (!(id > prev)) throw new Error(`worker ${w}: ID #${i} = ${id} is not above the previous one, ${prev}`);
           prev = id;
           if (!Number.isSafeInteger(id) || id < 2 || id <= initialMax || id > finalMax) {
             throw new Error(`worker ${w}: ID ${id} is outside [${Math.max(2, initialMax + 1)}, ${finalMax}]`);
           }
           const slot = id - initialMax - 1;
-          if (seen[slot] !== 0)
-            throw new Error(`duplicate ID ${id}: issued by worker ${seen[slot] - 1} and by worker ${w}`);
+          const issuer = seen[slot];
+          const claimer = owner[slot];
+          if (issuer === undefined || claimer === undefined)
+            throw new Error(`worker ${w}: ID ${id} has no slot among the ${growth} claimed IDs`);
+          if (issuer !== 0) throw new Error(`duplicate ID ${id}: issued by worker ${issuer - 1} and by worker ${w}`);
           seen[slot] = w + 1;
-          if (owner[slot] !== w + 1)
-            throw new Error(
-              `worker ${w} issued ID ${id}, which lies in a segment claimed by worker ${owner[slot] - 1}`,
-            );
+          if (claimer !== w + 1)
+            throw new Error(`worker ${w} issued ID ${id}, which lies in a segment claimed by worker ${claimer - 1}`);
         }
         issuedTotal += ids.length;
-        unissuedTotal += results[w].unissued;
+        unissuedTotal += result.unissued;
       }
       expect(issuedTotal).toBe(TOTAL_IDS);
       expect(issuedTotal + unissuedTotal, 'issued + unissued remainder = IDs claimed = max_id growth').toBe(growth);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostProblems } from '@/lib/admin/hostHealth';
 import { PostgresStore } from '@/lib/store/postgres';
 import { PatroniCluster } from '../../tools/harness';
+import { defined } from '../support/defined';
 
 const TAG = 'ha';
 const STEP = 100;
@@ -36,8 +37,11 @@ async function claim(into: Claimed[]): Promise<void> {
 function overlaps(claims: Claimed[]): Array<[Claimed, Claimed]> {
   const sorted = [...claims].sort((a, b) => a.from - b.from);
   const found: Array<[Claimed, Claimed]> = [];
-  for (let i = 1; i < sorted.length; i++)
-    if (sorted[i].from <= sorted[i - 1].to) found.push([sorted[i - 1], sorted[i]]);
+  let previous: Claimed | undefined;
+  for (const current of sorted) {
+    if (previous !== undefined && current.from <= previous.to) found.push([previous, current]);
+    previous = current;
+  }
   return found;
 }
 
@@ -72,14 +76,19 @@ async function claimThrough(
     done = true;
     await Promise.all(loops);
   }
-  const times = [started, ...claims.map((c) => c.at).sort((a, b) => a - b)];
-  const longestGapMs = Math.max(...times.slice(1).map((t, i) => t - times[i]));
+  let longestGapMs = -Infinity;
+  let previous = started;
+  for (const at of claims.map((c) => c.at).sort((a, b) => a - b)) {
+    longestGapMs = Math.max(longestGapMs, at - previous);
+    previous = at;
+  }
   return { claims, failures, longestGapMs };
 }
 
 async function maxIdOnPrimary(): Promise<number> {
   const primary = await cluster.waitForLeader();
-  return Number((await cluster.query(primary, `SELECT max_id FROM leaf_alloc WHERE biz_tag = '${TAG}'`))[0][0]);
+  const answer = await cluster.query(primary, `SELECT max_id FROM leaf_alloc WHERE biz_tag = '${TAG}'`);
+  return Number(defined(answer[0]?.[0], `max_id of ${TAG} on the primary`));
 }
 
 beforeAll(async () => {

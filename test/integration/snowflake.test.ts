@@ -14,6 +14,7 @@ import type { WorkerRow } from '../../lib/snowflake/workerStore';
 import type { LeafStore } from '../../lib/store/leafStore';
 import { type TempDir, freshMysqlDatabase, pgTestStore, sleep, tempDir, waitFor } from '../support/context';
 import type { TestDatabase } from '../../tools/harness';
+import { defined } from '../support/defined';
 import { type WorkerHandle, type WorkerMessage, killAllWorkers, startWorker } from '../support/procs';
 
 const EPOCH = Date.UTC(2026, 0, 1);
@@ -191,9 +192,11 @@ function moreIdsThan(file: string, n: number, what: string): Promise<true> {
 }
 
 function expectIncreasing(ids: BigInt64Array, what: string): void {
-  for (let i = 1; i < ids.length; i++) {
-    if (!(ids[i] > ids[i - 1]))
-      throw new Error(`${what}: ID #${i} = ${ids[i]} is not above the previous one, ${ids[i - 1]}`);
+  let previous: bigint | undefined;
+  for (const [i, id] of ids.entries()) {
+    if (previous !== undefined && !(id > previous))
+      throw new Error(`${what}: ID #${i} = ${id} is not above the previous one, ${previous}`);
+    previous = id;
   }
 }
 
@@ -207,10 +210,10 @@ const tsOf = (id: bigint) => decompose(id, EPOCH).timestampMs;
 const widOf = (id: bigint) => decompose(id, EPOCH).workerId;
 const log = (line: string) => process.stderr.write(`[snowflake] ${line}\n`);
 
-async function spawnOpen(db: Db, names: string[], nodeIds: string[]): Promise<Proc[]> {
-  const procs = names.map((n, i) => new Proc(n, nodeIds[i]));
-  await Promise.all(procs.map((p) => p.open(db.target)));
-  return procs;
+async function spawnOpen(db: Db, name: string, nodeId: string): Promise<Proc> {
+  const proc = new Proc(name, nodeId);
+  await proc.open(db.target);
+  return proc;
 }
 
 const DIALECTS: DialectName[] = ['mysql', 'postgres', 'sqlite'];
@@ -235,15 +238,15 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
       for (const [i, s] of started.entries()) {
         const row = rows.find((r) => r.workerId === s.workerId);
         expect(row, `round ${round}: row of worker ${s.workerId}`).toBeDefined();
-        expect(row!.nodeId).toBe(procs[i].nodeId);
+        expect(row!.nodeId).toBe(procs[i]?.nodeId);
         expect(row!.instanceId).toBe(s.instanceId);
         expect(row!.lastTimestamp, 'the fence (reservation) runs ahead of the clock').toBeGreaterThan(Date.now());
       }
       // Each serves, with its own worker id in the IDs.
       const firsts = await Promise.all(procs.map((p) => p.first(1_000)));
       for (const [i, f] of firsts.entries()) {
-        expect(f.id, `${procs[i].name}: ${f.lastError}`).not.toBeNull();
-        expect(widOf(BigInt(f.id!))).toBe(started[i].workerId);
+        expect(f.id, `${procs[i]?.name}: ${f.lastError}`).not.toBeNull();
+        expect(widOf(BigInt(f.id!))).toBe(started[i]?.workerId);
       }
       await Promise.all(procs.map((p) => p.job('stop', 'stopped')));
       await Promise.all(procs.map((p) => p.job('close', 'closed')));
@@ -257,7 +260,7 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     const nodeId = 'host-r:3000';
 
     // --- 1st life: issuing when it is killed.
-    const [a] = await spawnOpen(db, [`${dialect}-life-1`], [nodeId]);
+    const a = await spawnOpen(db, `${dialect}-life-1`, nodeId);
     const s1 = await a.start(Date.now());
     expect(s1.workerId).not.toBeNull();
     const file1 = tmp.file(`${dialect}-life-1.i64`);
@@ -276,7 +279,7 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     expect(fence).toBeGreaterThan(killedAt - 50);
 
     // --- 2nd life: same nodeId, the lease still live. Same worker id; nothing at or below the fence.
-    const [b] = await spawnOpen(db, [`${dialect}-life-2`], [nodeId]);
+    const b = await spawnOpen(db, `${dialect}-life-2`, nodeId);
     const s2 = await b.start(Date.now());
     expect(s2.workerId, 'same worker id after the crash').toBe(s1.workerId);
     const f2 = await b.first(LEASE_MS * 3);
@@ -293,7 +296,7 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     const ids2 = readIds(file2);
     expect(ids2.length).toBeGreaterThan(100);
     expectIncreasing(ids2, 'restarted process');
-    expect(ids2[0] > BigInt(f2.id!)).toBe(true);
+    expect(ids2[0]).toBeGreaterThan(BigInt(f2.id!));
     for (const id of ids2) {
       expect(widOf(id)).toBe(s1.workerId);
       if (!(id > killedMax)) throw new Error(`restarted process issued ${id}, not above the killed one's ${killedMax}`);
@@ -310,7 +313,7 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     await b.exit();
 
     // --- 3rd life: same worker id, serves at once (no fence to wait for), above everything before.
-    const [c] = await spawnOpen(db, [`${dialect}-life-3`], [nodeId]);
+    const c = await spawnOpen(db, `${dialect}-life-3`, nodeId);
     const s3 = await c.start(Date.now());
     expect(s3.workerId).toBe(s1.workerId);
     const f3 = await c.first(1_000);
@@ -327,7 +330,7 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
 
   it('c. the only free id is an expired lease: a new node takes exactly it, above its fence', async () => {
     const db = await freshDb(dialect);
-    const [p] = await spawnOpen(db, [`${dialect}-taker`], ['host-new:3000']);
+    const p = await spawnOpen(db, `${dialect}-taker`, 'host-new:3000');
     const expiredId = 613;
     // Every id leased by another live node, except one whose lease expired with its fence slightly ahead.
     const ids = Array.from({ length: 1024 }, (_, i) => i);
@@ -391,10 +394,8 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     const db = await freshDb(dialect);
     const N = 4;
     const PER = 250_000;
-    const procs = await spawnOpen(
-      db,
-      Array.from({ length: N }, (_, i) => `${dialect}-many-${i}`),
-      Array.from({ length: N }, (_, i) => `host-${i}:3000`),
+    const procs = await Promise.all(
+      Array.from({ length: N }, (_, i) => spawnOpen(db, `${dialect}-many-${i}`, `host-${i}:3000`)),
     );
     const at = Date.now() + 100;
     const started = await Promise.all(procs.map((p) => p.start(at)));
@@ -417,20 +418,19 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
 
     const checkStart = Date.now();
     const all = new BigInt64Array(N * PER);
-    for (let i = 0; i < N; i++) {
-      expect(results[i].workerId).toBe(wids[i]);
-      expect(results[i].nextCalls).toBeGreaterThan(0);
-      expect(results[i].takeCalls).toBeGreaterThan(0);
-      const ids = readIds(files[i]);
+    for (const [i, p] of procs.entries()) {
+      expect(results[i]?.workerId).toBe(wids[i]);
+      expect(results[i]?.nextCalls).toBeGreaterThan(0);
+      expect(results[i]?.takeCalls).toBeGreaterThan(0);
+      const ids = readIds(defined(files[i], `${p.name}'s ID file`));
       expect(ids.length).toBe(PER);
-      expectIncreasing(ids, procs[i].name);
-      for (let k = 0; k < ids.length; k++) {
-        const d = decompose(ids[k], EPOCH);
-        if (d.workerId !== wids[i])
-          throw new Error(`${procs[i].name}: ID ${ids[k]} has worker id ${d.workerId}, not ${wids[i]}`);
+      expectIncreasing(ids, p.name);
+      for (const id of ids) {
+        const d = decompose(id, EPOCH);
+        if (d.workerId !== wids[i]) throw new Error(`${p.name}: ID ${id} has worker id ${d.workerId}, not ${wids[i]}`);
         if (d.timestampMs < issueStart - 1_000 || d.timestampMs > issueEnd) {
           throw new Error(
-            `${procs[i].name}: ID ${ids[k]} has timestamp ${d.timestampMs}, outside the run [${issueStart}, ${issueEnd}]`,
+            `${p.name}: ID ${id} has timestamp ${d.timestampMs}, outside the run [${issueStart}, ${issueEnd}]`,
           );
         }
       }
@@ -438,7 +438,7 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     }
     all.sort();
     for (let k = 1; k < all.length; k++) if (all[k] === all[k - 1]) throw new Error(`duplicate ID ${all[k]}`);
-    expect(all[0] > 0n).toBe(true);
+    expect(all[0]).toBeGreaterThan(0n);
     const checkMs = Date.now() - checkStart;
     await Promise.all(procs.map((p) => p.exit()));
     const totalMs = Date.now() - t0;
@@ -453,7 +453,7 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
   it('e. lease stolen while issuing: no ID with the stolen worker id after takeover + leaseMs; the node moves on', async () => {
     const leaseMs = 1_500;
     const db = await freshDb(dialect);
-    const [v] = await spawnOpen(db, [`${dialect}-victim`], ['host-v:3000']);
+    const v = await spawnOpen(db, `${dialect}-victim`, 'host-v:3000');
     const s = await v.start(Date.now(), leaseMs);
     const stolen = s.workerId!;
     expect(stolen).not.toBeNull();
@@ -535,7 +535,10 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
   it('f. graceful stop during an in-flight take: nothing issued above the released fence, no duplicates after restart', async () => {
     const db = await freshDb(dialect);
     const nodeId = 'host-s:3000';
-    const [a, b] = await spawnOpen(db, [`${dialect}-stopping`, `${dialect}-successor`], [nodeId, nodeId]);
+    const [a, b] = await Promise.all([
+      spawnOpen(db, `${dialect}-stopping`, nodeId),
+      spawnOpen(db, `${dialect}-successor`, nodeId),
+    ]);
     const sa = await a.start(Date.now());
     const fileA = tmp.file(`${dialect}-stopping.i64`);
     const done = a.w.next<

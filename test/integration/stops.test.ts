@@ -34,6 +34,7 @@ import {
   waitGroupGone,
 } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
+import { defined } from '../support/defined';
 import { serverDialects } from '../support/dialects';
 import { scaled } from '../support/scale';
 
@@ -129,14 +130,14 @@ describe.concurrent.each(dialects.all)('stops keep the give-back and leave nothi
     try {
       await store.tags.createTag({ bizTag: TAG, step: STEP });
       const plan: Array<{ launcher: Launcher; way: Way; twice: boolean; workers?: number }> = [];
-      for (let run = 0; run < WAYS.length * PER_WAY; run++) {
-        const round = Math.floor(run / WAYS.length);
-        const way = WAYS[run % WAYS.length];
-        plan.push({
-          launcher: round % 2 === 0 ? 'npm start' : 'systemd unit',
-          way,
-          twice: way === 'ctrl-c' && round % 4 >= 2,
-        });
+      for (let round = 0; round < PER_WAY; round++) {
+        for (const way of WAYS) {
+          plan.push({
+            launcher: round % 2 === 0 ? 'npm start' : 'systemd unit',
+            way,
+            twice: way === 'ctrl-c' && round % 4 >= 2,
+          });
+        }
       }
       plan.push({ launcher: 'npm start', way: 'kill -9 of the top process', twice: false });
       plan.push({ launcher: 'systemd unit', way: 'kill -9 of the top process', twice: false });
@@ -293,6 +294,6 @@ async function stopAndCheck(store: LeafStore, run: Run): Promise<Run['after']> {
 
   if (output.includes('"event":"stop_already_in_progress"')) run.tally.repeatsNoted++;
   for (const m of output.matchAll(/"event":"give_back_done","tags":\d+,"ids":(\d+)/g))
-    run.tally.idsGivenBack += BigInt(m[1]);
+    run.tally.idsGivenBack += BigInt(defined(m[1], 'the IDs given back'));
   return { last, gaveBack };
 }

@@ -236,7 +236,7 @@ describe.each([
     const allocations = await Promise.all(steps.map((s) => h.store.tags.allocate('parallel', s)));
     allocations.forEach((a, i) => expect(a.step).toBe(steps[i] ?? 7));
     const segments = allocations
-      .map((a) => [Number(a.maxId) - a.step + 1, Number(a.maxId)])
+      .map((a): [number, number] => [Number(a.maxId) - a.step + 1, Number(a.maxId)])
       .sort((x, y) => x[0] - y[0]);
     let next = 2;
     for (const [start, max] of segments) {
@@ -404,8 +404,8 @@ describe('mysql specifics', () => {
         [db.name, 'leaf_alloc'],
       );
       const t = (tables as Array<{ c: string; e: string }>)[0];
-      expect(t.c).toMatch(/^utf8mb4_/);
-      expect(t.e).toBe('InnoDB');
+      expect(t?.c).toMatch(/^utf8mb4_/);
+      expect(t?.e).toBe('InnoDB');
       const [columns] = await conn.query(
         'SELECT COLUMN_NAME AS n, CHARACTER_SET_NAME AS cs FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CHARACTER_SET_NAME IS NOT NULL',
         [db.name, 'leaf_alloc'],

@@ -49,24 +49,21 @@ export function startWorker(script: string, name: string, env: Record<string, st
   let exitError: Error | null = null;
 
   const dispatch = () => {
-    for (let i = 0; i < waiters.length; i++) {
-      const w = waiters[i];
-      const errIndex = queue.findIndex((m) => m.type === 'error');
-      if (errIndex >= 0) {
-        const m = queue[errIndex];
-        waiters.splice(i--, 1);
-        const e = m as WorkerMessage & { message?: unknown; stack?: unknown };
+    for (const w of waiters.splice(0)) {
+      const failed = queue.find((m) => m.type === 'error');
+      if (failed !== undefined) {
+        const e = failed as WorkerMessage & { message?: unknown; stack?: unknown };
         w.reject(new Error(`worker ${name} reported: ${String(e.message)}\n${String(e.stack ?? '')}`));
         continue;
       }
-      const index = queue.findIndex((m) => m.type === w.type);
-      if (index >= 0) {
-        const [m] = queue.splice(index, 1);
-        waiters.splice(i--, 1);
+      const m = queue.find((m) => m.type === w.type);
+      if (m !== undefined) {
+        queue.splice(queue.indexOf(m), 1);
         w.resolve(m);
       } else if (exitError !== null) {
-        waiters.splice(i--, 1);
         w.reject(exitError);
+      } else {
+        waiters.push(w);
       }
     }
   };

@@ -234,12 +234,10 @@ describe('ID handler', () => {
       return JSON.parse(((await handle('GET', '/api/health')) as Answer).body);
     };
     const synced = { state: 'Synced', clusterSize: 3, ready: true, clusterStatus: 'Primary' };
-    hosts = [
-      { host: '127.0.0.1:3611', reachable: true, latencyMs: 1.2, galera: synced },
-      { host: '127.0.0.1:3612', reachable: true, latencyMs: 0.9 },
-    ];
+    const firstHost: HostHealth = { host: '127.0.0.1:3611', reachable: true, latencyMs: 1.2, galera: synced };
+    hosts = [firstHost, { host: '127.0.0.1:3612', reachable: true, latencyMs: 0.9 }];
     expect(await health()).toMatchObject({ status: 'ok', store: { dialect: 'sqlite', reachable: true, hosts } });
-    hosts = [hosts[0], { host: '127.0.0.1:3612', reachable: false, latencyMs: 1, error: 'ECONNREFUSED' }];
+    hosts = [firstHost, { host: '127.0.0.1:3612', reachable: false, latencyMs: 1, error: 'ECONNREFUSED' }];
     expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true, hosts } });
     hosts = [{ host: '127.0.0.1:3611', reachable: true, latencyMs: 1, galera: { ...synced, state: 'Donor/Desynced' } }];
     expect(await health()).toMatchObject({ status: 'degraded', store: { reachable: true } });

@@ -6,6 +6,7 @@ import type { IdRanges } from '@/lib/segment/idRanges';
 import { type Id, MAX_ID } from '@/lib/segment/id';
 import type { Semantics } from '@/lib/segment/semantics';
 import { FakeClock, FakeStore, flush } from '../support/fakes';
+import { defined } from '../support/defined';
 
 async function setup(
   tags: Array<{ bizTag: string; step: number; maxId?: Id }> = [{ bizTag: 'order', step: 100 }],
@@ -121,7 +122,7 @@ describe('SegmentEngine.leaseRanges', () => {
     expect(runs(small, 40)).toEqual([[first, first + 39]]);
     const big = await engine.leaseRanges('order', 1_000); // more than available (60 + 200 pending at most) and the step
     const maxAfter = Number(store.rows.get('order')!.maxId);
-    const [[s, e]] = runs(big, 1_000);
+    const [s, e] = defined(runs(big, 1_000)[0], 'a first run');
     expect(e - s + 1).toBe(1_000);
     expect(e).toBe(semantics === 'leaf' ? maxAfter - 1 : maxAfter);
     const rest = await engine.leaseRanges('order', 60);
@@ -208,7 +209,7 @@ describe('SegmentEngine.leaseRanges', () => {
     store.release();
     await flush();
     // The late claim's IDs are skipped, never served: the next lease starts above them.
-    const [[s]] = runs(await engine.leaseRanges('order', 5_000), 5_000);
+    const [s] = defined(runs(await engine.leaseRanges('order', 5_000), 5_000)[0], 'a first run');
     expect(s).toBeGreaterThan(5_001);
   });
 });

@@ -59,7 +59,9 @@ async function source(): Promise<{ next: (tag: string) => Promise<string>; close
         try {
           await conn.query("REPLACE INTO tickets64 (stub) VALUES ('a')");
           const [rows] = await conn.query<RowDataPacket[]>('SELECT LAST_INSERT_ID() AS id');
-          return String(rows[0].id);
+          const row = rows[0];
+          if (row === undefined) throw new Error('flickr: SELECT LAST_INSERT_ID() returned no row');
+          return String(row.id);
         } finally {
           conn.release();
         }

@@ -135,7 +135,10 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
     // The segments [maxId - step + 1, maxId] of all claims (warm-up included) must be disjoint.
     const sorted = [...acc.maxIds].sort((a, b) => a - b);
     let overlaps = 0;
-    for (let i = 1; i < sorted.length; i++) if (sorted[i] - sorted[i - 1] < CLAIM_STEP) overlaps++;
+    for (const [i, maxId] of sorted.entries()) {
+      const prev = sorted[i - 1];
+      if (prev !== undefined && maxId - prev < CLAIM_STEP) overlaps++;
+    }
     if (overlaps > 0) failures.push(`claims ${target.key}: ${overlaps} overlapping segments`);
     if (acc.errors > 0) failures.push(`claims ${target.key}: ${acc.errors} failed claims (${acc.firstError})`);
     const capacity = acc.cpu.wallUs * os.cpus().length;

@@ -44,8 +44,9 @@ export function cpuSnap(pids: number[]): CpuSnap {
   let busyUs = NaN;
   let serverUs = pids.length === 0 ? NaN : 0;
   try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+    const cpuLine = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const f = cpuLine.trim().split(/\s+/).slice(1).map(Number);
+    const [user = NaN, nice = NaN, system = NaN, idle, iowait, irq = NaN, softirq = NaN, steal = NaN] = f;
     busyUs = (user + nice + system + irq + softirq + steal) * US_PER_TICK;
     void idle;
     void iowait;

@@ -67,5 +67,8 @@ export async function probe(url: string, kind: IdKind, tag: string = TAG): Promi
   if (r.status !== 200) throw new Error(`probe ${url}: HTTP ${r.status} ${text.slice(0, 200)}`);
   const ids = idsOf(text, kind, tag);
   if (ids === null || typeof ids === 'string') throw new Error(`probe ${url}: ${ids ?? text.slice(0, 200)}`);
-  return { first: ids[0], last: ids[ids.length - 1] };
+  const first = ids[0];
+  const last = ids.at(-1);
+  if (first === undefined || last === undefined) throw new Error(`probe ${url}: no IDs in ${text.slice(0, 200)}`);
+  return { first, last };
 }

@@ -82,8 +82,10 @@ async function main(): Promise<void> {
           promises++;
           r = await r;
         }
-        if (r[0] <= last || r.length !== BATCH) ordered = false;
-        last = r[BATCH - 1];
+        const first = r[0];
+        const tail = r[BATCH - 1];
+        if (first === undefined || tail === undefined || first <= last || r.length !== BATCH) ordered = false;
+        last = tail ?? last;
       }
       calls += chunk;
       await null;
@@ -129,6 +131,7 @@ async function main(): Promise<void> {
   };
   async function snowflakeFor(mode: string, ms: number): Promise<SnowflakeResult> {
     const gen = gens[mode];
+    if (gen === undefined) throw new Error(`unknown snowflake mode "${mode}" (known: ${Object.keys(gens).join(', ')})`);
     const chunk = 10_000;
     let ids = 0;
     let promises = 0;
@@ -165,6 +168,7 @@ async function main(): Promise<void> {
   }
   async function duplicates(mode: string): Promise<number> {
     const gen = gens[mode];
+    if (gen === undefined) throw new Error(`unknown snowflake mode "${mode}" (known: ${Object.keys(gens).join(', ')})`);
     const all = new BigInt64Array(SNOWFLAKE_CHECK_IDS);
     for (let i = 0; i < all.length; i++) {
       const id = gen();

@@ -48,7 +48,8 @@ export async function runChild<T>(
   child.stdout?.on('data', (c: Buffer) => {
     out += c.toString();
     const lines = out.split('\n');
-    for (; seen < lines.length - 1; seen++) onLine?.(lines[seen]);
+    for (const line of lines.slice(seen, -1)) onLine?.(line);
+    seen = Math.max(seen, lines.length - 1);
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   if (code !== 0) throw new Error(`${script} ${args.join(' ')} exited with ${code}`);

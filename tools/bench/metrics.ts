@@ -34,8 +34,9 @@ export async function segmentLoads(server: Server, tag: string = TAG): Promise<n
     if (status !== 200) throw new Error(`${server.name}: GET /api/metrics answered ${status}: ${text.slice(0, 200)}`);
     const worker = `${/^leaf_snowflake_worker_id (\S+)$/m.exec(text)?.[1] ?? '?'}@${/^process_start_time_seconds (\S+)$/m.exec(text)?.[1] ?? '?'}`;
     let loads = 0;
-    for (const m of text.matchAll(/^leaf_segment_loads_total\{([^}]*)\} (\S+)$/gm)) {
-      if (m[1].includes(`biz_tag="${tag}"`) && m[1].includes('outcome="ok"')) loads += Number(m[2]);
+    for (const [, labels, value] of text.matchAll(/^leaf_segment_loads_total\{([^}]*)\} (\S+)$/gm)) {
+      if (labels === undefined || value === undefined) continue;
+      if (labels.includes(`biz_tag="${tag}"`) && labels.includes('outcome="ok"')) loads += Number(value);
     }
     byWorker.set(worker, loads);
     if (byWorker.size < server.workers) await sleep(50);

@@ -314,14 +314,14 @@ async function main(): Promise<void> {
     }
   }
 
-  const keys = ROW_GROUPS.map((group) => group.filter((key) => key in table));
+  const groups = ROW_GROUPS.map((group) => group.flatMap((key) => table[key] ?? []));
   if (Object.keys(table).length > 0) meta.duration = planDuration(Object.keys(table).length * ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const group of keys) {
-      for (const key of round % 2 === 0 ? group : [...group].reverse()) await measureOnce(table[key], round);
+    for (const group of groups) {
+      for (const row of round % 2 === 0 ? group : [...group].reverse()) await measureOnce(row, round);
     }
   }
-  for (const key of keys.flat()) rows.push(finishHttpRow(table[key]));
+  for (const row of groups.flat()) rows.push(finishHttpRow(row));
   if (fast !== null && runs('client')) await measureClient(fast);
   await Promise.all(
     servers.map(async (s) => {

@@ -61,7 +61,9 @@ export async function startMaria(): Promise<MariaInfo> {
     ...ALT_DDL,
     "SELECT table_name AS t, engine AS e FROM information_schema.tables WHERE table_schema = 'leaf_bench_alt' ORDER BY table_name",
   ])) as unknown[];
-  const version = (out[0] as Array<{ v: string }>)[0].v;
+  const versionRow = (out[0] as Array<{ v: string }>)[0];
+  if (versionRow === undefined) throw new Error('mariadb: SELECT VERSION() returned no row');
+  const version = versionRow.v;
   const engines = out[out.length - 1] as Array<{ t: string; e: string }>;
   const engine = (t: string) => engines.find((x) => x.t === t)?.e;
   if (engine('id_autoinc') !== 'InnoDB' || engine('tickets64') !== 'MyISAM') {
@@ -90,7 +92,9 @@ export async function startPostgresDb(): Promise<PostgresInfo> {
   const server = await PostgresServer.create({ log: (line) => progress(`postgres: ${line}`) });
   dbs.postgres = server;
   const leafUrl = await server.createAppUser('leaf_bench', 'leaf_bench');
-  const [[version]] = await psql(server.superuserConninfo(), "SELECT current_setting('server_version')");
+  const [row] = await psql(server.superuserConninfo(), "SELECT current_setting('server_version')");
+  const version = row?.[0];
+  if (version === undefined) throw new Error('postgres: SELECT current_setting(server_version) returned no row');
   if (server.pid === undefined) throw new Error('postgres has no PID');
   progress(
     `postgres: ${version} PID ${server.pid} on 127.0.0.1:${server.port}; leaf_bench ready in ${Date.now() - started} ms`,
@@ -117,11 +121,15 @@ export async function startGalera(): Promise<ClusterInfo> {
   dbs.galera = cluster;
   const db = await cluster.createDatabase('leaf_bench');
   const leafUrl = cluster.multiHostUrl([0, 1, 2], db.name);
-  const out = (await cluster.nodes[0].rootQuery([
+  const first = cluster.nodes[0];
+  if (first === undefined) throw new Error('galera: the cluster has no node 1');
+  const out = (await first.rootQuery([
     'SELECT VERSION() AS v',
     "SHOW GLOBAL STATUS LIKE 'wsrep_provider_version'",
   ])) as unknown[];
-  const version = `${(out[0] as Array<{ v: string }>)[0].v}, Galera ${(out[1] as Array<{ Value: string }>)[0]?.Value ?? '?'}`;
+  const versionRow = (out[0] as Array<{ v: string }>)[0];
+  if (versionRow === undefined) throw new Error('galera: SELECT VERSION() returned no row');
+  const version = `${versionRow.v}, Galera ${(out[1] as Array<{ Value: string }>)[0]?.Value ?? '?'}`;
   const pids = cluster.nodes.map((n) => n.pid).filter((p): p is number => p !== undefined);
   if (pids.length !== 3) throw new Error(`galera: ${pids.length} of 3 nodes have a PID`);
   progress(
@@ -144,7 +152,9 @@ export async function startPatroni(): Promise<ClusterInfo> {
   });
   dbs.patroni = cluster;
   const primary = await cluster.waitForLeader();
-  const [[version]] = await cluster.query(primary, "SELECT current_setting('server_version')");
+  const [row] = await cluster.query(primary, "SELECT current_setting('server_version')");
+  const version = row?.[0];
+  if (version === undefined) throw new Error('patroni: SELECT current_setting(server_version) returned no row');
   // postmaster.pid's first line; the file is the postgres user's, readable by root as the bench runs.
   const pids = cluster.nodes.map((n) =>
     Number(fs.readFileSync(path.join(n.paths.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),

@@ -32,14 +32,18 @@ function rangeOverlaps(
 ): void {
   const data = ranges.data;
   const n = ranges.length / 2;
+  const at = (k: number): number => {
+    const v = data[k];
+    if (v === undefined) throw new Error(`range data has no element ${k} (${ranges.length} recorded)`);
+    return v;
+  };
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  order.sort((a, b) => data[2 * a] - data[2 * b] || data[2 * a + 1] - data[2 * b + 1]);
+  order.sort((a, b) => at(2 * a) - at(2 * b) || at(2 * a + 1) - at(2 * b + 1));
   let maxEnd = -Infinity;
-  for (let k = 0; k < n; k++) {
-    const i = order[k];
-    const start = data[2 * i];
-    const end = data[2 * i + 1];
+  for (const i of order) {
+    const start = at(2 * i);
+    const end = at(2 * i + 1);
     if (start <= maxEnd) {
       report.duplicates += Math.min(end, maxEnd) - start + 1;
       if (report.examples.length < 5) report.examples.push(describe(start, end, maxEnd));
@@ -109,12 +113,13 @@ export function realTimeOrder(records: OkRecord[], kinds: ReadonlySet<Kind>, nod
     let maxSeen: number | bigint | null = null;
     let maxFrom: OkRecord | null = null;
     for (const r of bySend) {
-      while (j < byRecv.length && byRecv[j].recvT < r.sendT) {
-        const done = byRecv[j++];
+      let done = byRecv[j];
+      while (done !== undefined && done.recvT < r.sendT) {
         if (maxSeen === null || done.max > maxSeen) {
           maxSeen = done.max;
           maxFrom = done;
         }
+        done = byRecv[++j];
       }
       checked++;
       if (maxSeen !== null && !(r.min > maxSeen)) {
@@ -162,7 +167,7 @@ export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank];
+  return sorted[rank] ?? NaN;
 }
 
 /** recvT of node i's first 200 of `kinds` to a request sent at or after `after`; null if none. */
@@ -170,6 +175,7 @@ export function firstOkAfter(rec: Recorder, node: number, after: number, kinds: 
   let best: number | null = null;
   for (let k = rec.ok.length - 1; k >= 0; k--) {
     const r = rec.ok[k];
+    if (r === undefined) throw new Error(`no OK record ${k} of ${rec.ok.length}`);
     if (r.sendT < after - 60_000) break; // records are appended roughly in time order
     if (r.node === node && kinds.has(r.kind) && r.sendT >= after && (best === null || r.recvT < best)) best = r.recvT;
   }

@@ -41,6 +41,7 @@ async function createTag(run: ChaosRun, url: string, where: string): Promise<voi
  */
 async function createFormat(run: ChaosRun): Promise<void> {
   const node = run.nodes[0];
+  if (node === undefined) throw new Error(`no node to create formatted tag "${FORMAT_TAG}" on`);
   const response = await fetch(`http://127.0.0.1:${node.port}/api/admin/formats`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -89,7 +90,7 @@ export async function startCluster(run: ChaosRun): Promise<void> {
     dbUrl.port = String(proxy.port);
     urls.push(dbUrl.toString());
   }
-  await startNodes(run, urls, (i) => `via proxy :${proxies[i].port}`);
+  await startNodes(run, urls, (i) => `via proxy :${proxies[i]?.port ?? '?'}`);
 }
 
 /**
@@ -168,11 +169,13 @@ async function startOnMultiHostUrl(
   const orders = Array.from({ length: NODES }, (_, i) =>
     Array.from({ length: hostCount }, (_, k) => (i + k) % hostCount),
   );
-  await createTag(run, url(orders[0]), where);
+  const first = orders[0];
+  if (first === undefined) throw new Error(`no host order for node 1 (NODES is ${NODES})`);
+  await createTag(run, url(first), where);
   await startNodes(
     run,
     orders.map((order) => url(order)),
-    (i) => `hosts in order ${orders[i].map((k) => `${hostPrefix}${k + 1}`).join(',')}`,
+    (i) => `hosts in order ${orders[i]?.map((k) => `${hostPrefix}${k + 1}`).join(',') ?? '?'}`,
   );
 }
 
@@ -186,6 +189,8 @@ async function startNodes(
   const { say, violate, nodes, logEvents, runId, runDir } = run;
   for (let i = 0; i < NODES; i++) {
     const name = `n${i + 1}`;
+    const url = urls[i];
+    if (url === undefined) throw new Error(`no database URL for ${name} (${urls.length} URLs for ${NODES} nodes)`);
     nodes.push(
       new LeafNode({
         name,
@@ -194,7 +199,7 @@ async function startNodes(
         runId,
         logFile: path.join(runDir, `${name}.log`),
         env: {
-          DATABASE_URL: urls[i],
+          DATABASE_URL: url,
           LEAF_NODE_ID: `chaos-${name}`,
           LEAF_ADMIN_TOKEN: ADMIN_TOKEN,
           LEAF_LOG_LEVEL: 'info',
@@ -226,7 +231,8 @@ export function startLoad(run: ChaosRun): ReturnType<typeof setInterval> {
     : nodes;
   const servedBy = (name: string | undefined) => {
     const node = name === undefined ? -1 : Number(/^leaf(\d+)$/.exec(name)?.[1] ?? 0) - 1;
-    return node >= 0 && node < nodes.length ? { node, life: nodes[node].life } : null;
+    const leaf = nodes[node];
+    return leaf === undefined ? null : { node, life: leaf.life };
   };
   const load = new Load({
     targets,

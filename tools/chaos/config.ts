@@ -222,14 +222,14 @@ export function parseArgs(argv: string[]): {
   let lb: Balancer = 'none';
   let seed = Number.parseInt(randomBytes(4).toString('hex'), 16);
   let keepLogs = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+  const args = argv.values();
+  for (const a of args) {
     const value = (name: string) => {
       const eq = a.indexOf('=');
       if (eq !== -1) return a.slice(eq + 1);
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${name} needs a value`);
-      return v;
+      const v = args.next();
+      if (v.done === true) throw new Error(`${name} needs a value`);
+      return v.value;
     };
     if (a === '--size' || a.startsWith('--size=')) {
       const v = value('--size');

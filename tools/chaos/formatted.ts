@@ -31,10 +31,12 @@ export function parseFormatted(raw: unknown[], sendT: number, recvT: number): { 
   let period = '';
   const seqs = raw.map((v) => {
     const m = typeof v === 'string' ? FORMATTED_ID.exec(v) : null;
-    if (m === null) throw new Error(`bad formatted ID ${String(v)}`);
-    if (period === '') period = m[1];
-    else if (m[1] !== period) throw new Error(`one answer spans two dates: ${period} and ${m[1]}`);
-    const seq = Number(m[2]);
+    const date = m?.[1];
+    const seqDigits = m?.[2];
+    if (date === undefined || seqDigits === undefined) throw new Error(`bad formatted ID ${String(v)}`);
+    if (period === '') period = date;
+    else if (date !== period) throw new Error(`one answer spans two dates: ${period} and ${date}`);
+    const seq = Number(seqDigits);
     if (seq < 1) throw new Error(`sequence 0 in ${v as string}`);
     return seq;
   });

@@ -22,7 +22,11 @@ export async function runGaleraScenario(run: ChaosRun): Promise<void> {
   const { size, random, rand, say, sleep } = run;
   const cluster = run.galera as GaleraCluster;
   const phase = phaseRunner(run);
-  const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
+  const pick = <T>(list: T[]): T => {
+    const item = list[Math.floor(random() * list.length)];
+    if (item === undefined) throw new Error('nothing to pick from an empty list');
+    return item;
+  };
   const galeraNodes = cluster.nodes.map((_, i) => i);
 
   await phase('warmup', () => sleep(size.warmupS * 1000));

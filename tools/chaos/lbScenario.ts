@@ -30,6 +30,7 @@ export async function runBalancedScenario(run: ChaosRun): Promise<void> {
       await sleep(rand(size.actionGapS[0], size.actionGapS[1]) * 1000);
       const index = Math.floor(random() * nodes.length);
       const victim = nodes[index];
+      if (victim === undefined) throw new Error(`no node ${index} to bounce (${nodes.length} nodes)`);
       const at = now();
       await (how === 'kill' ? victim.kill() : victim.stop(15_000));
       const goneAt = now();

@@ -111,13 +111,16 @@ export class Load {
    */
   async request(target: number, kind: Kind, path: string, expectCount = 0): Promise<number> {
     const node = this.o.targets[target];
+    const agent = this.agents[target];
+    if (node === undefined || agent === undefined)
+      throw new Error(`no load target ${target} (${this.o.targets.length} targets)`);
     let i = target;
     let life = node.life;
     const rec = this.o.recorder;
     const c = this.counters;
     c.sent++;
     const sendT = now();
-    const a = await get(this.agents[target], node.port, path, this.o.timeoutMs);
+    const a = await get(agent, node.port, path, this.o.timeoutMs);
     const recvT = now();
     if (this.o.servedBy !== undefined) {
       const who = this.o.servedBy('servedBy' in a ? a.servedBy : undefined);
@@ -226,12 +229,16 @@ export class Load {
   }
 
   private pickNode(only?: number): number {
-    if (only !== undefined) return this.o.targets[only].state === 'up' ? only : -1;
+    if (only !== undefined) {
+      const target = this.o.targets[only];
+      if (target === undefined) throw new Error(`no load target ${only} (${this.o.targets.length} targets)`);
+      return target.state === 'up' ? only : -1;
+    }
     const up: number[] = [];
     this.o.targets.forEach((n, i) => {
       if (n.state === 'up') up.push(i);
     });
-    return up.length === 0 ? -1 : up[Math.floor(this.o.random() * up.length)];
+    return up[Math.floor(this.o.random() * up.length)] ?? -1;
   }
 
   /** A paced loop: `ratePerSec` requests a second at most, one in flight. */

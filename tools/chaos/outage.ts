@@ -42,21 +42,20 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
   const formattedExhaustedAt: Array<number | null> = nodes.map(() => null);
   let scanned = rec.fails.length;
   const scan = () => {
-    for (; scanned < rec.fails.length; scanned++) {
-      const f = rec.fails[scanned];
-      if (f.status !== 503 || f.sendT < downAt) continue;
+    for (const f of rec.fails.slice(scanned)) {
+      const node = nodes[f.node];
+      if (f.status !== 503 || f.sendT < downAt || node === undefined) continue;
       if (SEGMENT_KINDS.has(f.kind) && exhaustedAt[f.node] === null) {
         exhaustedAt[f.node] = f.recvT;
-        say(
-          `${nodes[f.node].name}: buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`,
-        );
+        say(`${node.name}: buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`);
       } else if (FORMATTED_KINDS.has(f.kind) && formattedExhaustedAt[f.node] === null) {
         formattedExhaustedAt[f.node] = f.recvT;
         say(
-          `${nodes[f.node].name}: formatted buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`,
+          `${node.name}: formatted buffers used up, answering 503 ${f.code} (${fmt(f.recvT - downAt)}s into the outage)`,
         );
       }
     }
+    scanned = rec.fails.length;
   };
   let drained = false;
   for (;;) {
@@ -73,10 +72,10 @@ export async function outage(run: ChaosRun, db: OutageActions): Promise<void> {
     const lastExhausted = Math.max(...exhaustedAt.map((t) => t ?? Infinity));
     if (all && elapsed >= size.outageMinS * 1000 && now() - lastExhausted >= 2_000) break;
     if (elapsed >= size.outageMaxS * 1000) {
-      exhaustedAt.forEach((t, i) => {
-        if (t === null)
+      nodes.forEach((n, i) => {
+        if (exhaustedAt[i] === null)
           violate(
-            `${nodes[i].name} still served segment IDs after ${size.outageMaxS}s of outage: the outage did not outlast its buffers`,
+            `${n.name} still served segment IDs after ${size.outageMaxS}s of outage: the outage did not outlast its buffers`,
           );
       });
       break;
@@ -116,7 +115,10 @@ const FORMATTED_SETTLE_MS = 3_000;
 function servingFormatted(rec: Recorder, i: number, at: number): boolean {
   const mine = (r: { node: number; kind: Kind }) => r.node === i && FORMATTED_KINDS.has(r.kind);
   const last = <T extends { node: number; kind: Kind; recvT: number }>(list: T[], before = Infinity): T | undefined => {
-    for (let k = list.length - 1; k >= 0; k--) if (mine(list[k]) && list[k].recvT <= before) return list[k];
+    for (let k = list.length - 1; k >= 0; k--) {
+      const r = list[k];
+      if (r !== undefined && mine(r) && r.recvT <= before) return r;
+    }
     return undefined;
   };
   const ok = last(rec.ok);

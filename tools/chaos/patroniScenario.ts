@@ -62,8 +62,9 @@ export async function runPatroniScenario(run: ChaosRun): Promise<void> {
       } else if (action === 'replica-kill') {
         await cluster.waitForReplicasStreaming();
         const primary = await cluster.waitForLeader();
-        const replicas = cluster.nodes.map((_, i) => i).filter((i) => i !== primary && cluster.nodes[i].isRunning);
+        const replicas = cluster.nodes.flatMap((n, i) => (i !== primary && n.isRunning ? [i] : []));
         const victim = replicas[Math.floor(random() * replicas.length)];
+        if (victim === undefined) throw new Error(`replica-kill: no running replica beside primary pg${primary + 1}`);
         const at = now();
         await cluster.killNode(victim);
         // If it was the sync standby, commits wait until Patroni makes the other one sync.

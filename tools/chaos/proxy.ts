@@ -55,15 +55,19 @@ class Lane {
   }
 
   private arm(): void {
-    if (this.timer !== null || this.queue.length === 0) return;
+    const first = this.queue[0];
+    if (this.timer !== null || first === undefined) return;
     this.timer = setTimeout(
       () => {
         this.timer = null;
         const now = Date.now();
-        while (this.queue.length > 0 && this.queue[0].at <= now) this.deliver(this.queue.shift()!.chunk);
+        for (let next = this.queue[0]; next !== undefined && next.at <= now; next = this.queue[0]) {
+          this.queue.shift();
+          this.deliver(next.chunk);
+        }
         this.arm();
       },
-      Math.max(0, this.queue[0].at - Date.now()),
+      Math.max(0, first.at - Date.now()),
     );
   }
 

@@ -90,9 +90,9 @@ export class Recorder {
   badCount = 0;
 
   addSegment(kind: Kind, node: number, life: number, sendT: number, recvT: number, ids: number[]): void {
-    this.pushRuns(this.segRanges, ids, 'segment', node);
+    const { first, last } = this.pushRuns(this.segRanges, ids, 'segment', node);
     this.segIds += ids.length;
-    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: ids[0], max: ids[ids.length - 1] });
+    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: first, max: last });
   }
 
   /** One answer's formatted IDs: their period key and their sequence numbers, in answer order. */
@@ -110,17 +110,19 @@ export class Recorder {
       ranges = new GrowF64(1 << 10);
       this.fmtRanges.set(period, ranges);
     }
-    this.pushRuns(ranges, seqs, 'formatted', node);
+    const { first, last } = this.pushRuns(ranges, seqs, 'formatted', node);
     this.fmtIds += seqs.length;
-    this.ok.push({ kind, node, life, sendT, recvT, n: seqs.length, min: seqs[0], max: seqs[seqs.length - 1], period });
+    this.ok.push({ kind, node, life, sendT, recvT, n: seqs.length, min: first, max: last, period });
   }
 
-  /** Appends `ids` as runs of consecutive numbers; a batch must be strictly increasing. */
-  private pushRuns(ranges: GrowF64, ids: number[], what: string, node: number): void {
-    let start = ids[0];
+  /** Appends `ids` as runs of consecutive numbers; a batch must be strictly increasing. Returns its first and last. */
+  private pushRuns(ranges: GrowF64, ids: number[], what: string, node: number): { first: number; last: number } {
+    const first = ids[0];
+    if (first === undefined) throw new Error(`${what} answer from node ${node} has no IDs`);
+    let start = first;
     let prev = start;
-    for (let i = 1; i < ids.length; i++) {
-      const id = ids[i];
+    for (const [i, id] of ids.entries()) {
+      if (i === 0) continue;
       if (!(id > prev)) {
         this.bad(`${what} batch from node ${node} not strictly increasing at index ${i}: ${prev} then ${id}`);
       }
@@ -131,16 +133,21 @@ export class Recorder {
       prev = id;
     }
     ranges.push2(start, prev);
+    return { first, last: prev };
   }
 
   addSnowflake(kind: Kind, node: number, life: number, sendT: number, recvT: number, ids: bigint[]): void {
-    for (let i = 0; i < ids.length; i++) {
-      if (i > 0 && !(ids[i] > ids[i - 1]))
+    const first = ids[0];
+    const last = ids.at(-1);
+    if (first === undefined || last === undefined) throw new Error(`snowflake answer from node ${node} has no IDs`);
+    for (const [i, id] of ids.entries()) {
+      const prev = ids[i - 1];
+      if (prev !== undefined && !(id > prev))
         this.bad(`snowflake batch from node ${node} not strictly increasing at index ${i}`);
-      this.snowIds.push(ids[i]);
+      this.snowIds.push(id);
     }
     this.snowCount += ids.length;
-    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: ids[0], max: ids[ids.length - 1] });
+    this.ok.push({ kind, node, life, sendT, recvT, n: ids.length, min: first, max: last });
   }
 
   addFail(f: FailRecord): void {

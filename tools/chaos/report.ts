@@ -179,7 +179,8 @@ function checkLatency(run: ChaosRun): { p99Fast: number; p99Slow: number } {
   const p99Fast = percentile(fastLat, 99);
   const p99Slow = percentile(slowLat, 99);
   const bound = Math.max(P99_FACTOR * p99Fast, P99_FLOOR_MS);
-  const slowLoads = phases.slow ? logEvents.filter((e) => isSlowLoad(e, phases.slow.from, phases.slow.to + 3_000)) : [];
+  const slow = phases.slow;
+  const slowLoads = slow ? logEvents.filter((e) => isSlowLoad(e, slow.from, slow.to + 3_000)) : [];
   if (phases.slow !== undefined) {
     say(
       `latency: baseline p50 ${percentile(fastLat, 50).toFixed(1)} p99 ${p99Fast.toFixed(1)} max ${maxOf(fastLat).toFixed(0)} ms (${fastLat.length} req); ` +

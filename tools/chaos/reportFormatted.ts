@@ -48,7 +48,7 @@ export function checkFormattedOutage(run: ChaosRun, o: Outage): number {
     if (refused[i] === 0) violate(`${n.name} never answered 503 for formatted IDs during the outage`);
   });
   const perNode = (values: number[], show: (v: number) => string) =>
-    values.map((v, i) => `${nodes[i].name}=${show(v)}`).join(' ');
+    values.map((v, i) => `${nodes[i]?.name ?? '?'}=${show(v)}`).join(' ');
   say(
     `outage, formatted: served from buffers ${perNode(served, String)} IDs; 503s during it ${perNode(refused, String)}; ` +
       `recovery after the database was back ${perNode(recovery, (v) => `${fmt(v)}s`)}`,

@@ -28,7 +28,9 @@ export function phaseRunner(run: ChaosRun): <T>(name: string, fn: () => Promise<
 /** SIGKILLs a random leaf-ts node, restarts it on the same port within a second, and records it in `run.kills`. */
 export async function killAndRestartNode(run: ChaosRun, label: string): Promise<void> {
   const { random, rand, say, sleep, nodes, kills } = run;
-  const victim = nodes[Math.floor(random() * nodes.length)];
+  const index = Math.floor(random() * nodes.length);
+  const victim = nodes[index];
+  if (victim === undefined) throw new Error(`${label}: no node ${index} to kill (${nodes.length} nodes)`);
   const at = now();
   await victim.kill();
   say(`${label}: SIGKILL ${victim.name} (life ${victim.life})`);
@@ -67,7 +69,11 @@ export async function runScenario(run: ChaosRun): Promise<void> {
   });
   await sleep(3_000); // held chunks drain (≤ 2 s)
   const after = await Promise.all(nodes.map((n) => engineStats(n.port)));
-  run.slowWaits = after.map((a, i) => (a.buffered < 0 || before[i].buffered < 0 ? NaN : a.waits - before[i].waits));
+  run.slowWaits = after.map((a, i) => {
+    const b = before[i];
+    if (b === undefined) throw new Error(`no engine stats of node ${i + 1} from before the slow phase`);
+    return a.buffered < 0 || b.buffered < 0 ? NaN : a.waits - b.waits;
+  });
   say(
     `engine waits during the slow DB (requests that found both segments empty): ${nodes.map((n, i) => `${n.name}=${run.slowWaits[i]}`).join(' ')}`,
   );

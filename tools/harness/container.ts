@@ -30,11 +30,12 @@ function podman(args: string[], options: { timeout?: number; input?: Buffer } = 
 
 /** podman, runc and debootstrap, installed from Debian when missing. */
 export function ensurePodman(log: Log): void {
-  const missing = [
+  const tools: Array<[bin: string, pkg: string]> = [
     ['podman', 'podman'],
     ['runc', 'runc'],
     ['debootstrap', 'debootstrap'],
-  ].filter(([bin]) => findExecutable([bin]) === undefined);
+  ];
+  const missing = tools.filter(([bin]) => findExecutable([bin]) === undefined);
   if (missing.length > 0) {
     log(`installing ${missing.map(([, pkg]) => pkg).join(', ')} from Debian packages…`);
     aptInstall(

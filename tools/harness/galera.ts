@@ -78,12 +78,12 @@ export class GaleraCluster {
     ensureGaleraPackages(log);
     const dir = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), 'leaf-galera-'));
     const flat = await distinctFreePorts(count * 4);
-    const ports: NodePorts[] = Array.from({ length: count }, (_, i) => ({
-      sql: flat[4 * i],
-      gmcast: flat[4 * i + 1],
-      ist: flat[4 * i + 2],
-      sst: flat[4 * i + 3],
-    }));
+    const ports: NodePorts[] = Array.from({ length: count }, (_, i) => {
+      const [sql, gmcast, ist, sst] = flat.slice(4 * i, 4 * i + 4);
+      if (sql === undefined || gmcast === undefined || ist === undefined || sst === undefined)
+        throw new Error(`${flat.length} free ports for ${count} nodes of 4 each`);
+      return { sql, gmcast, ist, sst };
+    });
     const address = `gcomm://${ports.map((p) => `127.0.0.1:${p.gmcast}`).join(',')}`;
     const clusterName = `leaf-test-${randomBytes(4).toString('hex')}`;
     const nodes = ports.map(
@@ -102,6 +102,7 @@ export class GaleraCluster {
   private async bootstrapFresh(): Promise<void> {
     const started = Date.now();
     const [first, ...others] = this.nodes;
+    if (first === undefined) throw new Error('a Galera cluster needs at least one node');
     first.initialise();
     first.start({ kind: 'new-cluster' });
     this.log(

@@ -204,11 +204,13 @@ export class GaleraNode {
     fs.appendFileSync(this.errorLog, output);
     const matches = [...output.matchAll(/WSREP: Recovered position:\s*([0-9a-f-]{36}):(-?\d+)/g)];
     const last = matches.at(-1);
-    if (last === undefined)
+    const uuid = last?.[1];
+    const seqno = last?.[2];
+    if (uuid === undefined || seqno === undefined)
       throw new Error(
         `${this.name}: --wsrep-recover printed no position. Output tail:\n${output.split('\n').slice(-25).join('\n')}`,
       );
-    return { uuid: last[1], seqno: Number(last[2]), position: `${last[1]}:${last[2]}` };
+    return { uuid, seqno: Number(seqno), position: `${uuid}:${seqno}` };
   }
 
   /** Marks this node's saved state as the one a new cluster may start from (grastate.dat). */

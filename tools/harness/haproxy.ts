@@ -47,8 +47,9 @@ export interface LoopbackPorts {
 export function loopbackConfig(recipe: string, ports: LoopbackPorts): string {
   const lines = recipe.split('\n');
   const serverAt = lines.findIndex((l) => /^\s+server\s/.test(l));
-  if (serverAt === -1) throw new Error('the HAProxy recipe has no server line');
-  const indent = /^(\s+)/.exec(lines[serverAt])?.[1] ?? '    ';
+  const serverLine = lines[serverAt];
+  if (serverLine === undefined) throw new Error('the HAProxy recipe has no server line');
+  const indent = /^(\s+)/.exec(serverLine)?.[1] ?? '    ';
   const out: string[] = [];
   let section = '';
   for (const [i, line] of lines.entries()) {
@@ -108,7 +109,7 @@ function get(port: number, urlPath: string): Promise<{ status: number; body: str
 }
 
 function parseStats(csv: string): BackendStats {
-  const [header, ...rows] = csv.trim().split('\n');
+  const [header = '', ...rows] = csv.trim().split('\n');
   const cols = header.replace(/^# /, '').split(',');
   const at = (row: string[], name: string) => row[cols.indexOf(name)] ?? '';
   const backend = rows.map((r) => r.split(',')).filter((r) => at(r, 'pxname') === 'leaf_nodes');

@@ -113,11 +113,15 @@ export class PatroniCluster {
     const ports = await distinctFreePorts(count * 2);
     for (let i = 0; i < count; i++) {
       const name = `pg${i + 1}`;
+      const pg = ports[2 * i];
+      const api = ports[2 * i + 1];
+      if (pg === undefined || api === undefined)
+        throw new Error(`${ports.length} free ports for ${count} nodes of 2 each`);
       const node = new PatroniNode(
         i,
         name,
         nodePaths(path.join(this.dir, name)),
-        { pg: ports[2 * i], api: ports[2 * i + 1] },
+        { pg, api },
         `${this.marker}/${name}`,
         settings,
         owner,
@@ -130,7 +134,7 @@ export class PatroniCluster {
     for (const node of this.nodes) node.start();
     const leader = await this.waitForLeader({ timeoutMs: this.startTimeoutMs, what: 'bootstrapped' });
     await this.waitForReplicasStreaming(this.startTimeoutMs);
-    await this.nodes[leader].superQuery([
+    await this.node(leader).superQuery([
       `CREATE ROLE ${this.app.user} LOGIN CREATEDB PASSWORD '${this.app.password}'`,
       `CREATE DATABASE ${this.database} OWNER ${this.app.user}`,
     ]);
@@ -170,7 +174,7 @@ export class PatroniCluster {
   /** The index of the node that is primary now (by the nodes' own REST APIs), or undefined. */
   async primary(): Promise<number | undefined> {
     const primaries = (await this.roles()).filter((r) => r.role === 'primary');
-    return primaries.length === 1 ? primaries[0].index : undefined;
+    return primaries.length === 1 ? primaries[0]?.index : undefined;
   }
 
   /**

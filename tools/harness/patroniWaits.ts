@@ -34,6 +34,13 @@ async function poll<T>(
   return done;
 }
 
+/** nodes[i], or an error naming the index. */
+function nodeAt(nodes: PatroniNode[], i: number): PatroniNode {
+  const node = nodes[i];
+  if (node === undefined) throw new Error(`no node ${i} (nodes are 0…${nodes.length - 1})`);
+  return node;
+}
+
 function tails(nodes: PatroniNode[]): string {
   return nodes.map((n) => n.tail()).join('\n');
 }
@@ -46,8 +53,8 @@ export function waitForLeader(
   return poll(nodes, { timeoutMs: o.timeoutMs, what: o.what ?? 'led by one primary', log: o.log }, async (reports) => {
     const primaries = reports.filter((r) => r.role === 'primary');
     const primary = primaries[0];
-    if (primaries.length !== 1 || primary.index === o.not) return undefined;
-    const view = await nodes[primary.index].clusterView();
+    if (primaries.length !== 1 || primary === undefined || primary.index === o.not) return undefined;
+    const view = await nodeAt(nodes, primary.index).clusterView();
     const leader = view?.members.find((m) => m.role === 'leader');
     return leader?.name === primary.name ? primary.index : undefined;
   });
@@ -62,8 +69,9 @@ export async function waitForReplicasStreaming(
 ): Promise<void> {
   await poll(nodes, { timeoutMs, what: 'streaming to every standby', log }, (reports) => {
     const primaries = reports.filter((r) => r.role === 'primary');
-    if (primaries.length !== 1) return undefined;
-    const standbys = reports.filter((r) => r.index !== primaries[0].index && nodes[r.index].isRunning);
+    const primary = primaries[0];
+    if (primaries.length !== 1 || primary === undefined) return undefined;
+    const standbys = reports.filter((r) => r.index !== primary.index && nodeAt(nodes, r.index).isRunning);
     if (!standbys.every((r) => r.streaming)) return undefined;
     if (
       synchronous &&
@@ -77,11 +85,12 @@ export async function waitForReplicasStreaming(
 
 /** Node i is running again: a streaming standby, or the primary. */
 export async function waitNodeJoined(nodes: PatroniNode[], i: number, timeoutMs: number, log?: Log): Promise<void> {
-  const node = nodes[i];
+  const node = nodeAt(nodes, i);
   await poll(nodes, { timeoutMs, what: `${node.name} rejoined`, log }, (reports) => {
     if (!node.isRunning)
       throw new Error(`${node.name} ${node.lastExit() ?? 'stopped'} before it rejoined\n${node.tail()}`);
     const r = reports[i];
+    if (r === undefined) throw new Error(`no role report for ${node.name} (${reports.length} reports)`);
     return r.role === 'primary' || r.streaming ? true : undefined;
   });
 }
@@ -90,8 +99,9 @@ export async function waitNodeJoined(nodes: PatroniNode[], i: number, timeoutMs:
 export async function waitNoSyncStandby(nodes: PatroniNode[], timeoutMs: number, log?: Log): Promise<void> {
   await poll(nodes, { timeoutMs, what: 'asynchronous everywhere', log }, (reports) => {
     const primaries = reports.filter((r) => r.role === 'primary');
-    if (primaries.length !== 1) return undefined;
-    const standbys = reports.filter((r) => r.index !== primaries[0].index && nodes[r.index].isRunning);
+    const primary = primaries[0];
+    if (primaries.length !== 1 || primary === undefined) return undefined;
+    const standbys = reports.filter((r) => r.index !== primary.index && nodeAt(nodes, r.index).isRunning);
     return standbys.every((r) => r.role === 'async standby' && r.streaming && r.syncState === 'async')
       ? true
       : undefined;

@@ -89,6 +89,7 @@ export class PostgresServer {
     const owner = ensurePostgres(log);
     const dir = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), 'leaf-postgres-'));
     const [port] = options.port === undefined ? await distinctFreePorts(1) : [options.port];
+    if (port === undefined) throw new Error('no free port for PostgreSQL');
     const server = new PostgresServer(dir, port, owner, options, log);
     spawnMarkedWatchdog(server.marker, [dir]);
     try {
@@ -113,6 +114,7 @@ export class PostgresServer {
     const owner = ensurePostgres(log);
     const dir = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), 'leaf-postgres-'));
     const [port] = await distinctFreePorts(1);
+    if (port === undefined) throw new Error('no free port for the PostgreSQL standby');
     const server = new PostgresServer(dir, port, owner, options, log);
     spawnMarkedWatchdog(server.marker, [dir]);
     try {

@@ -15,7 +15,8 @@ export function shuffled<T>(list: readonly T[], random: () => number): T[] {
   const out = [...list];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
+    const displaced = out.splice(i, 1, ...out.slice(j, j + 1));
+    out.splice(j, 1, ...displaced);
   }
   return out;
 }

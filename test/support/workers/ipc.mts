@@ -29,9 +29,11 @@ lifetime.unref();
 const queue: Message[] = [];
 const waiters: Array<{ type: string; resolve: (m: Message) => void }> = [];
 process.on('message', (m: Message) => {
-  const i = waiters.findIndex((w) => w.type === m.type);
-  if (i >= 0) waiters.splice(i, 1)[0].resolve(m);
-  else queue.push(m);
+  const waiter = waiters.find((w) => w.type === m.type);
+  if (waiter !== undefined) {
+    waiters.splice(waiters.indexOf(waiter), 1);
+    waiter.resolve(m);
+  } else queue.push(m);
 });
 
 export function nextMessage<T extends Message = Message>(type: string): Promise<T> {
