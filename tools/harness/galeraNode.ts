@@ -91,8 +91,17 @@ export class GaleraNode {
     return { socketPath: this.socket, user: 'root', password: '', connectTimeout: 2_000 };
   }
 
+  /** The error log's last lines, after this start's [ERROR] lines (the cause of an abort is often far above). */
   tail(lines = 25): string {
-    return logTail(this.errorLog, lines);
+    let errors: string[] = [];
+    try {
+      const text = fs.readFileSync(this.errorLog).subarray(this.logOffset).toString('utf8');
+      errors = text.split('\n').filter((line) => line.includes('[ERROR]'));
+    } catch {
+      // no log yet
+    }
+    const head = errors.length > 0 ? `[ERROR] lines since this start:\n${errors.slice(-20).join('\n')}\n---\n` : '';
+    return head + logTail(this.errorLog, lines);
   }
 
   /** System tables for the node that bootstraps a brand-new cluster; joiners get theirs by SST. */
