@@ -72,4 +72,4 @@ export {
   startHaproxyRecipe,
   waitForServers,
 } from './haproxy';
-export { BASE_IMAGE, type Container, buildImage, ensureBaseImage, ensurePodman, runContainer } from './container';
+export { BASE_IMAGE, type Container, Podman, ensurePodman } from './container';
