@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { APIRequestContext } from '@playwright/test';
 import { stopChild } from '../tools/harness/children';
 import { type NodeServer, startNodeServer } from '../tools/harness/node';
+import { takeIdStrings } from '../test/support/clientIds';
 import { ADMIN_TOKEN, SCREENSHOTS, adminApi, expect, test } from './support/console';
 
 /**
@@ -38,9 +38,8 @@ test.describe.serial('fleet of two nodes', () => {
   });
 
   /** IDs from node B's own ID route. */
-  async function takeFromB(request: APIRequestContext, bizTag: string, count: number) {
-    const r = await request.get(`${nodeB!.url}/api/id/segment/${bizTag}?count=${count}`);
-    expect(r.status(), await r.text()).toBe(200);
+  async function takeFromB(bizTag: string, count: number) {
+    expect(await takeIdStrings(`${nodeB!.url}/api/id/segment/${bizTag}?count=${count}`)).toHaveLength(count);
   }
 
   test('the Nodes page lists both; IDs taken from B move B’s row and the fleet totals on A’s pages', async ({
@@ -62,7 +61,7 @@ test.describe.serial('fleet of two nodes', () => {
     await expect(rowB.getByTestId('node-worker-ids')).toHaveText(/^of 600-603,\u200b?700$/);
     await expect(rowB.getByTestId('node-worker-id')).toHaveText(/^60[0-3]$|^700$/);
 
-    await takeFromB(request, bizTag, 300);
+    await takeFromB(bizTag, 300);
     // B's next heartbeat (every 500 ms) carries the new buffer; A reads the registry at most once a second.
     await expect(rowB.getByTestId('node-tags-held')).toHaveText('1', { timeout: 10_000 });
     await expect(rowB.getByTestId('node-ids-buffered')).not.toHaveText('0');
@@ -93,7 +92,7 @@ test.describe.serial('fleet of two nodes', () => {
     await expect(row.getByTestId('fleet-buffered-cell')).toHaveText(bBuffered);
 
     // More from B: its buffer and the fleet's move on A's page.
-    await takeFromB(request, bizTag, 200);
+    await takeFromB(bizTag, 200);
     await expect(row.getByTestId('fleet-buffered-cell')).not.toHaveText(bBuffered, { timeout: 10_000 });
 
     await page.goto('/nodes');
@@ -117,7 +116,7 @@ test.describe.serial('fleet of two nodes', () => {
     // Keep both nodes busy for a few seconds, so each has a rate and the chart has two beats per node.
     for (let i = 0; i < 8; i++) {
       await api.takeIds(bizTag, 5);
-      await takeFromB(request, bizTag, 8);
+      await takeFromB(bizTag, 8);
       await page.waitForTimeout(400);
     }
     const buffers = page.getByTestId('node-buffers');

@@ -119,3 +119,15 @@ export function storeUnavailable(cause: unknown): LeafError {
 export function tagNotFound(bizTag: string): LeafError {
   return new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
 }
+
+/**
+ * 503s that the same request may pass a moment later without anyone changing anything: a client retries them
+ * (docs/api.md#errors). Every other error needs a change first — of the request, the tag or the configuration.
+ */
+export const RETRYABLE_CODES: ReadonlySet<LeafErrorCode> = new Set<LeafErrorCode>([
+  'store_unavailable',
+  'segment_unavailable',
+  'not_ready',
+  'snowflake_unavailable',
+  'closed',
+]);

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { type APIRequestContext, type Locator, type Page, expect, test as base } from '@playwright/test';
+import { takeIdStrings } from '../../test/support/clientIds';
 
 export const ADMIN_TOKEN = process.env.LEAF_E2E_TOKEN as string;
+/** The server playwright.config.ts starts. */
+export const E2E_URL = `http://127.0.0.1:${process.env.LEAF_E2E_PORT}`;
 /**
  * Screenshots are test artifacts (test-results/); LEAF_E2E_SCREENSHOTS=update refreshes the committed copies in
  * e2e/screenshots/ that the README shows, so an ordinary run leaves the tree clean.
@@ -41,10 +44,9 @@ export async function adminApi(request: APIRequestContext) {
         )
         .toBeGreaterThan(0);
     },
-    async takeIds(bizTag: string, count: number): Promise<string[]> {
-      const r = await request.get(`/api/id/segment/${bizTag}?count=${count}`);
-      expect(r.ok()).toBe(true);
-      return ((await r.json()) as { ids: string[] }).ids;
+    /** As a client takes them (test/support/clientIds.ts: retryable answers retried). */
+    takeIds(bizTag: string, count: number): Promise<string[]> {
+      return takeIdStrings(`${E2E_URL}/api/id/segment/${bizTag}?count=${count}`);
     },
   };
 }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollFor } from '../../tools/harness/wait';
 import { type ServerProcess, startServer } from '../support/serverProcess';
+import { clientFetch } from '../support/clientIds';
 
 /**
  * Per-tag access tokens through the real server: two nodes on one SQLite file, one on the fast lane and one with
@@ -38,8 +39,9 @@ afterAll(async () => {
 const admin = (server: ServerProcess, method: string, target: string, body?: unknown) =>
   server.api(target, { method, body });
 
+/** An ID route as a client asks it (test/support/clientIds.ts: retryable answers retried). */
 const get = (server: ServerProcess, target: string, token?: string) =>
-  fetch(`${server.url}${target}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  clientFetch(`${server.url}${target}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
 
 /** What each ID route answers on `server` with `token`: `status code` (code empty on success). */
 async function answers(server: ServerProcess, token: string | undefined, tag: string): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollFor } from '../../tools/harness';
 import { type ApiInit, type ServerProcess, startServer } from '../support/serverProcess';
+import { clientGet, takeIds } from '../support/clientIds';
 
 /** The admin API on the real server: credentials, validation, refusals that protect uniqueness, tombstones. */
 const TOKEN = 'contract-admin-token-0123456789';
@@ -16,9 +17,7 @@ afterAll(async () => {
 const api = (path: string, init?: ApiInit) => server.api(path, init);
 
 async function nextId(tag: string): Promise<number> {
-  const r = await fetch(`${server.url}/api/id/segment/${tag}`);
-  expect(r.status).toBe(200);
-  return Number((await r.json()).id);
+  return Number((await takeIds(`${server.url}/api/id/segment/${tag}`))[0]);
 }
 
 describe('admin auth', () => {
@@ -61,7 +60,7 @@ describe('admin auth', () => {
   });
 
   it('the ID API stays open by default', async () => {
-    expect((await fetch(`${server.url}/api/id/segment/demo`)).status).toBe(200);
+    expect(await takeIds(`${server.url}/api/id/segment/demo`)).toHaveLength(1);
   });
 });
 
@@ -166,7 +165,7 @@ describe('tag management', () => {
     });
     expect(del.status).toBe(200);
     const { maxId } = await del.json();
-    expect((await fetch(`${server.url}/api/id/segment/phoenix`)).status).toBe(404);
+    expect((await clientGet(`${server.url}/api/id/segment/phoenix`)).status).toBe(404);
 
     const fromOne = await api('/api/admin/tags', {
       method: 'POST',

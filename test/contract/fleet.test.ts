@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollFor } from '@/tools/harness/wait';
 import { type ApiInit, type ServerProcess, startServer } from '../support/serverProcess';
+import { takeIds } from '../support/clientIds';
 
 /** The console's fleet routes on the real server (one node; the two-node picture is e2e/fleet.spec.ts). */
 const TOKEN = 'contract-fleet-token-0123456789';
@@ -38,7 +39,7 @@ describe('fleet routes', () => {
   );
 
   it('after IDs are taken, the tag views, the node’s tag page and the fleet summary show this node’s buffer', async () => {
-    expect((await fetch(`${server.url}/api/id/segment/demo?count=10`)).status).toBe(200);
+    expect(await takeIds(`${server.url}/api/id/segment/demo?count=10`)).toHaveLength(10);
     // The next heartbeat carries the buffer; the registry's read is cached for up to a second.
     type Page = { nodeId: string; state: string; total: number; tags: { bizTag: string; buffered: number }[] };
     const page = await pollFor(

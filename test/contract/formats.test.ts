@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dateFields, periodKey } from '../../lib/format/period';
 import { type ServerProcess, startServer } from '../support/serverProcess';
+import { clientFetch } from '../support/clientIds';
 
 /**
  * Formatted IDs through the real server: two nodes on one SQLite file, one on the fast lane and one with
@@ -42,8 +43,9 @@ function admin(
   });
 }
 
+/** An ID route as a client asks it (test/support/clientIds.ts: retryable answers retried). */
 const get = (server: ServerProcess, target: string, token?: string) =>
-  fetch(`${server.url}${target}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  clientFetch(`${server.url}${target}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
 
 /** `status code` of an error answer (JSON checked), `200` of a success. */
 async function outcome(r: Response): Promise<string> {
@@ -231,7 +233,7 @@ describe('formatted tags through the admin API and both lanes', () => {
     const secret = created.secret as string;
     for (const [lane, server] of lanes()) {
       // The other node learns of the token within LEAF_TOKEN_REFRESH_MS: until then its routes are still open.
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 30_000; // a liveness bound, far past the refresh
       let closed = '';
       while (
         Date.now() < deadline &&

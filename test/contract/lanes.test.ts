@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServer } from '../support/serverProcess';
+import { clientGet, takeAnswer, takeIdStrings, takeIds } from '../support/clientIds';
 
 /**
  * The same HTTP contract through both lanes of the real server: the fast lane (node:http into lib/http) and
@@ -43,21 +44,20 @@ for (const lane of lanes) {
     });
 
     it('serves single IDs, batches and the Leaf plain-text route from one engine', async () => {
-      const one = await fetch(`${server.url}/api/id/segment/demo`);
-      expect(one.status).toBe(200);
+      const one = await takeAnswer(`${server.url}/api/id/segment/demo`);
       expect(one.headers.get('cache-control')).toBe('no-store');
-      expect(one.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await one.json()).toEqual({ tag: 'demo', id: '2' });
+      expect(one.contentType).toMatch(/^application\/json/);
+      expect(JSON.parse(one.text)).toEqual({ tag: 'demo', id: '2' });
 
-      const batch = await (await fetch(`${server.url}/api/id/segment/demo?count=1000`)).json();
+      const batch = JSON.parse((await takeAnswer(`${server.url}/api/id/segment/demo?count=1000`)).text);
       expect(batch.tag).toBe('demo');
       expect(batch.ids).toHaveLength(1000);
       expect(batch.ids[0]).toBe('3');
       expect(batch.ids[999]).toBe('1002'); // spans the first segment (2..1001) into the second
 
-      const plain = await fetch(`${server.url}/api/segment/get/demo`);
-      expect(plain.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect(await plain.text()).toBe('1003');
+      const plain = await takeAnswer(`${server.url}/api/segment/get/demo`);
+      expect(plain.contentType).toMatch(/^text\/plain/);
+      expect(plain.text).toBe('1003');
     });
 
     it.each(cases)('$method $path → $status $code', async ({ method = 'GET', path, status, code }) => {
@@ -72,14 +72,14 @@ for (const lane of lanes) {
     });
 
     it('serves snowflake IDs as strings, decodes them, and the Leaf plain-text route', async () => {
-      const { id } = await (await fetch(`${server.url}/api/id/snowflake`)).json();
+      const [id] = await takeIdStrings(`${server.url}/api/id/snowflake`);
       expect(id).toMatch(/^[0-9]+$/);
-      const { ids } = await (await fetch(`${server.url}/api/id/snowflake?count=500`)).json();
+      const ids = await takeIdStrings(`${server.url}/api/id/snowflake?count=500`);
       expect(ids).toHaveLength(500);
       expect(new Set(ids).size).toBe(500);
-      expect(BigInt(ids[0])).toBeGreaterThan(BigInt(id));
-      const plain = await (await fetch(`${server.url}/api/snowflake/get/anykey`)).text();
-      expect(BigInt(plain)).toBeGreaterThan(BigInt(ids[499]));
+      expect(BigInt(ids[0]!)).toBeGreaterThan(BigInt(id!));
+      const [plain] = await takeIds(`${server.url}/api/snowflake/get/anykey`);
+      expect(plain).toBeGreaterThan(BigInt(ids[499]!));
 
       const decoded = await (await fetch(`${server.url}/api/id/snowflake/${id}`)).json();
       expect(decoded.id).toBe(id);
@@ -97,12 +97,12 @@ for (const lane of lanes) {
     });
 
     it('concurrent requests never share an ID', async () => {
-      const bodies = await Promise.all(
+      const answers = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          fetch(`${server.url}/api/id/segment/demo${i % 2 ? '?count=7' : ''}`).then((r) => r.json()),
+          takeIdStrings(`${server.url}/api/id/segment/demo${i % 2 ? '?count=7' : ''}`),
         ),
       );
-      const ids = bodies.flatMap((b) => b.ids ?? [b.id]);
+      const ids = answers.flat();
       expect(ids).toHaveLength(100 + 700);
       expect(new Set(ids).size).toBe(ids.length);
     });
@@ -126,11 +126,11 @@ describe('LEAF_ID_TOKEN through the real server', () => {
     const denied = await fetch(`${server.url}/api/id/segment/demo`);
     expect(denied.status).toBe(401);
     expect((await denied.json()).error.code).toBe('unauthorized');
-    const allowed = await fetch(`${server.url}/api/id/segment/demo`, {
+    const allowed = await takeIds(`${server.url}/api/id/segment/demo`, {
       headers: { authorization: 'Bearer id-token-for-contract' },
     });
-    expect(allowed.status).toBe(200);
-    expect((await fetch(`${server.url}/api/id/snowflake`)).status).toBe(401);
+    expect(allowed).toHaveLength(1);
+    expect((await clientGet(`${server.url}/api/id/snowflake`)).status).toBe(401);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServer } from '../support/serverProcess';
+import { clientFetch } from '../support/clientIds';
 
 /** GET /api/id/segment/{tag}/range through both lanes of the real server, behind LEAF_ID_TOKEN. */
 const TOKEN = 'range-lease-contract-token';
@@ -31,7 +32,7 @@ for (const lane of lanes) {
   describe(`Range leases: ${lane.name}`, () => {
     let server: ServerProcess;
     const get = (path: string, token: string | null = TOKEN) =>
-      fetch(`${server.url}${path}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+      clientFetch(`${server.url}${path}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
 
     beforeAll(async () => {
       server = await startServer(lane.env);

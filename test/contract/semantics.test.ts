@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiInit, type ServerProcess, startServer } from '../support/serverProcess';
+import { takeIds } from '../support/clientIds';
 
 /**
  * Claim semantics on the real server: LEAF_SEGMENT_SEMANTICS switching the fleet default at start, the admin API
@@ -18,9 +19,7 @@ afterAll(async () => {
 const api = (path: string, init?: ApiInit) => server.api(path, init);
 
 async function ids(tag: string, count: number): Promise<number[]> {
-  const r = await fetch(`${server.url}/api/id/segment/${tag}?count=${count}`);
-  expect(r.status).toBe(200);
-  return ((await r.json()).ids as string[]).map(Number);
+  return (await takeIds(`${server.url}/api/id/segment/${tag}?count=${count}`)).map(Number);
 }
 
 describe('claim semantics over HTTP', () => {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnServer } from '../../tools/harness';
 import { type ServerProcess, startServer } from '../support/serverProcess';
+import { takeIds } from '../support/clientIds';
 
 const TWEPOCH = 1288834974657n;
 const leafId = (timestampMs: number, workerId: number, sequence: number): bigint =>
@@ -29,9 +30,10 @@ describe('Leaf preset and floor on a running server', () => {
   });
 
   it('issues IDs that all sort above the floor, in both the JSON and the Leaf-compatible route', async () => {
-    const batch = (await (await fetch(`${server.url}/api/id/snowflake?count=1000`)).json()) as { ids: string[] };
-    const plain = await (await fetch(`${server.url}/api/snowflake/get/order`)).text();
-    const ids = [...batch.ids, plain].map((s) => BigInt(s));
+    const ids = [
+      ...(await takeIds(`${server.url}/api/id/snowflake?count=1000`)),
+      ...(await takeIds(`${server.url}/api/snowflake/get/order`)),
+    ];
     expect(ids).toHaveLength(1001);
     const below = ids.filter((id) => id <= floor);
     expect(below, `IDs at or below the floor ${floor}`).toEqual([]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeafClient } from '../../lib/client';
 import { type ServerProcess, startServer } from '../support/serverProcess';
+import { clientGet } from '../support/clientIds';
 
 /**
  * A tag migrated from Leaf above 2^53 (issue 10 part 5), through a real server on both lanes: created at max_id
@@ -24,8 +25,8 @@ for (const lane of lanes) {
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
     const get = async (path: string) => {
-      const r = await fetch(`${server.url}${path}`);
-      return { status: r.status, text: await r.text() };
+      const r = await clientGet(`${server.url}${path}`);
+      return { status: r.status, text: r.text };
     };
 
     beforeAll(async () => {

@@ -10,6 +10,7 @@ import { startNodeServer, stopAllChildren } from '../../tools/harness';
 import { type TempDir, tempDir, within } from '../support/context';
 import { serverDialects } from '../support/dialects';
 import { killAllWorkers, startWorker } from '../support/procs';
+import { takeIds } from '../support/clientIds';
 
 const EMBEDDED = 3;
 const QUOTA = 300_000;
@@ -64,13 +65,9 @@ describe.each(dialects.all)('leaf-ts/embedded beside a server on $name', (dialec
         (async () => {
           while (fromServer.length < SERVER_IDS) {
             if (fromServer.length % 10 === 0) {
-              const r = await fetch(`${server.url}/api/id/segment/${TAG}?count=1000`);
-              expect(r.status).toBe(200);
-              for (const id of ((await r.json()) as { ids: string[] }).ids) fromServer.push(BigInt(id));
+              fromServer.push(...(await takeIds(`${server.url}/api/id/segment/${TAG}?count=1000`)));
             } else {
-              const r = await fetch(`${server.url}/api/id/segment/${TAG}`);
-              expect(r.status).toBe(200);
-              fromServer.push(BigInt(((await r.json()) as { id: string }).id));
+              fromServer.push(...(await takeIds(`${server.url}/api/id/segment/${TAG}`)));
             }
           }
         })(),

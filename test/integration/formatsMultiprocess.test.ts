@@ -12,6 +12,7 @@ import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
 import { type NodeServer, type TestDatabase, startNodeServer, stopChild } from '../../tools/harness';
 import { type TempDir, freshMysqlDatabase, freshPgDatabase, mariadbAvailable, tempDir } from '../support/context';
+import { takeIdStrings } from '../support/clientIds';
 
 const STEP = 1_000;
 /** Past the 10% preload point: a stopped node holds a pending segment too. */
@@ -69,11 +70,7 @@ async function take(server: NodeServer, tag: string, n: number): Promise<string[
   const out: string[] = [];
   while (out.length < n) {
     const batch = n - out.length >= 50;
-    const r = await fetch(`${server.url}/api/id/formatted/${tag}${batch ? '?count=50' : ''}`);
-    const text = await r.text();
-    expect(r.status, text).toBe(200);
-    const body = JSON.parse(text) as { id?: string; ids?: string[] };
-    out.push(...(body.ids ?? [body.id as string]));
+    out.push(...(await takeIdStrings(`${server.url}/api/id/formatted/${tag}${batch ? '?count=50' : ''}`)));
   }
   return out;
 }
@@ -118,15 +115,11 @@ describe.each(dialects)('formatted IDs from several processes, $name', (dialect)
             Array.from({ length: 4 }, async () => {
               const mine: string[] = [];
               for (let round = 0; round < 30; round++) {
-                const [batch, ...singles] = await Promise.all([
-                  fetch(`${node.url}/api/id/formatted/hammer?count=20`).then(
-                    (r) => r.json() as Promise<{ ids: string[] }>,
-                  ),
-                  ...Array.from({ length: 3 }, () =>
-                    fetch(`${node.url}/api/id/formatted/hammer`).then((r) => r.json() as Promise<{ id: string }>),
-                  ),
+                const answers = await Promise.all([
+                  takeIdStrings(`${node.url}/api/id/formatted/hammer?count=20`),
+                  ...Array.from({ length: 3 }, () => takeIdStrings(`${node.url}/api/id/formatted/hammer`)),
                 ]);
-                mine.push(...(batch as { ids: string[] }).ids, ...singles.map((s) => (s as { id: string }).id));
+                mine.push(...answers.flat());
               }
               return mine;
             }),

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeServer, startNodeServer, stopChild } from '../../tools/harness';
+import { takeIds } from '../support/clientIds';
 import { type TempDir, tempDir } from '../support/context';
 import { serverDialects } from '../support/dialects';
 
@@ -26,24 +27,12 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-/** A claim slower than the node's 1 s wait (a loaded 2-core machine: seen once) answers 503 and serves nothing. */
-const SLOW_CLAIM_RETRY_MS = 15_000;
-
-/** `n` IDs of `tag` from `server`: batches of 50, then singles; a 503 segment_unavailable is retried, as a client would. */
+/** `n` IDs of `tag` from `server`: batches of 50, then singles, taken as a client does (test/support/clientIds.ts). */
 async function take(server: NodeServer, tag: string, n: number): Promise<bigint[]> {
   const out: bigint[] = [];
-  const retryUntil = Date.now() + SLOW_CLAIM_RETRY_MS;
   while (out.length < n) {
     const batch = n - out.length >= 50;
-    const r = await fetch(`${server.url}/api/id/segment/${tag}${batch ? '?count=50' : ''}`);
-    const text = await r.text();
-    if (r.status === 503 && text.includes('"segment_unavailable"') && Date.now() < retryUntil) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      continue;
-    }
-    expect(r.status, text).toBe(200);
-    const body = JSON.parse(text) as { id?: string; ids?: string[] };
-    for (const id of body.ids ?? [body.id as string]) out.push(BigInt(id));
+    out.push(...(await takeIds(`${server.url}/api/id/segment/${tag}${batch ? '?count=50' : ''}`)));
   }
   return out;
 }

@@ -16,6 +16,7 @@ import { SegmentEngine } from '@/lib/segment/engine';
 import { REPO_ROOT, pollFor, startNodeServer, startPrometheus } from '../../tools/harness';
 import { ensurePackage, findExecutable } from '../../tools/harness/apt';
 import { FakeClock, FakeStore } from '../support/fakes';
+import { takeIds } from '../support/clientIds';
 
 let exposition = '';
 let promtool = '';
@@ -95,10 +96,7 @@ describe('live round trip through a real Prometheus server', () => {
     });
     let prometheus: Awaited<ReturnType<typeof startPrometheus>> | undefined;
     try {
-      const ids = await fetch(`${node.url}/api/id/segment/demo?count=7`).then(
-        (r) => r.json() as Promise<{ ids: string[] }>,
-      );
-      expect(ids.ids).toHaveLength(7);
+      expect(await takeIds(`${node.url}/api/id/segment/demo?count=7`)).toHaveLength(7);
       prometheus = await startPrometheus(
         path.join(dir, 'prometheus'),
         { targets: [`127.0.0.1:${node.port}`], bearerToken: token, ruleFiles: [RULES] },

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeServer, rng, startNodeServer } from '../../tools/harness';
+import { takeIds, takeLease } from '../support/clientIds';
 import { type TempDir, tempDir, within } from '../support/context';
 import { serverDialects } from '../support/dialects';
 
@@ -18,12 +19,6 @@ const CLIENTS_PER_SERVER = 4;
 const TARGET_IDS = 4_000_000;
 const MAX_LEASE = 100_000;
 const RUN_BOUND_MS = 90_000;
-
-interface Lease {
-  tag: string;
-  count: number;
-  ranges: Array<{ start: string; end: string }>;
-}
 
 const dialects = serverDialects('fleet.db');
 
@@ -74,15 +69,13 @@ describe.each(dialects.all)('range leases from $name', (dialect) => {
           const pick = random();
           if (pick < 0.3) {
             const n = 1 + Math.floor(random() * MAX_LEASE);
-            const r = await fetch(`${server.url}/api/id/segment/${TAG}/range?count=${n}`);
-            const text = await r.text();
-            expect(r.status, text).toBe(200);
-            const lease = JSON.parse(text) as Lease;
+            const lease = await takeLease(`${server.url}/api/id/segment/${TAG}/range?count=${n}`);
             expect(lease.count).toBe(n);
             let total = 0;
             for (const { start, end } of lease.ranges) {
               const s = Number(start);
               const e = Number(end);
+              expect(BigInt(s), 'a run start below 2^53').toBe(start);
               expect(e).toBeGreaterThanOrEqual(s);
               addRun(s, e);
               total += e - s + 1;
@@ -91,16 +84,12 @@ describe.each(dialects.all)('range leases from $name', (dialect) => {
             issued += n;
             calls.lease++;
           } else if (pick < 0.9) {
-            const r = await fetch(`${server.url}/api/id/segment/${TAG}`);
-            expect(r.status).toBe(200);
-            const id = Number(((await r.json()) as { id: string }).id);
-            addRun(id, id);
+            for (const id of await takeIds(`${server.url}/api/id/segment/${TAG}`)) addRun(Number(id), Number(id));
             issued++;
             calls.single++;
           } else {
-            const r = await fetch(`${server.url}/api/id/segment/${TAG}?count=50`);
-            expect(r.status).toBe(200);
-            for (const id of ((await r.json()) as { ids: string[] }).ids) addRun(Number(id), Number(id));
+            for (const id of await takeIds(`${server.url}/api/id/segment/${TAG}?count=50`))
+              addRun(Number(id), Number(id));
             issued += 50;
             calls.batch++;
           }

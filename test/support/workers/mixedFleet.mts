@@ -1,5 +1,5 @@
 /**
- * One node of the mixed-fleet test (test/integration/mixedFleet.test.ts): either a leaf-ts node (its own MysqlStore
+ * One node of the mixed-fleet test (test/serial/mixedFleet.test.ts): either a leaf-ts node (its own MysqlStore
  * and SegmentEngine, the engine rebuilt now and then like a restarted node, so there are many claims) or a Java
  * Leaf node (tools/leafJava/claimer.ts, claiming exactly as Leaf's Java server). It hands out `quota` IDs round the
  * tags, spread over about `paceMs`, and streams `[tag index, id]` pairs as raw Float64 to `outFile`.
@@ -13,6 +13,7 @@ import { SegmentEngine } from '../../../lib/segment/engine';
 import { MysqlStore } from '../../../lib/store/mysql';
 import { LeafJavaClaimer } from '../../../tools/leafJava/claimer';
 import { rng } from '../../../tools/harness/rng';
+import { clientGet } from '../clientIds';
 import { atTime, fail, finish, nextMessage, send, type Message } from './ipc.mts';
 
 interface Config extends Message {
@@ -87,8 +88,9 @@ function javaNode(url: string): Node {
 function httpNode(baseUrl: string): Node {
   return {
     take: async (tag, n) => {
-      const r = await fetch(`${baseUrl}/api/id/segment/${tag}?count=${n}`);
-      const body = (await r.json()) as { ids?: string[]; error?: { code: string; message: string } };
+      // As a client asks (retryable answers retried); the regression guard's 503 comes back with its code.
+      const r = await clientGet(`${baseUrl}/api/id/segment/${tag}?count=${n}`);
+      const body = JSON.parse(r.text) as { ids?: string[]; error?: { code: string; message: string } };
       if (r.status !== 200 || body.ids === undefined)
         throw Object.assign(new Error(`HTTP ${r.status}: ${body.error?.message}`), { code: body.error?.code });
       return body.ids.map(Number);
