@@ -2,29 +2,21 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that run alone: each loads both cores by itself (ten servers or processes started at once, a million IDs
- * hammered, npm install or an image build) or times a database cluster's failover, so a neighbour would slow it
- * past its bounds. Everything else that starts servers runs two files at a time: most of its time is spent waiting
- * (a server starting on one core, a database, a timer), and two such files fill the two cores.
+ * One project per folder of test/ (docs/testing.md#the-two-tiers). `npm test` runs unit, contract, integration and
+ * serial; `npm run test:cluster` runs cluster. Files in contract/ and integration/ mostly wait (a server starting on
+ * one core, a database, a timer), so two run at a time; serial/ and cluster/ files each load both cores by themselves
+ * (ten servers at once, npm installs, a database cluster, the chaos runs), so they run one at a time, after the rest.
  */
-const SERIAL = [
-  'test/integration/stops.test.ts',
-  'test/integration/workerIds.test.ts',
-  'test/integration/nodeIdentity.test.ts',
-  'test/integration/snowflake.test.ts',
-  'test/integration/mixedFleet.test.ts',
-  'test/integration/galera.test.ts',
-  'test/integration/galeraStore.test.ts',
-  'test/integration/clientPackage.test.ts',
-  'test/integration/container.test.ts',
-];
 
 /** Starts processes: stopped when each file ends, whatever the file did. */
 const STOP_CHILDREN = ['test/support/stopChildren.ts'];
+/** One throwaway MariaDB and one PostgreSQL for the run, shared by every project that uses them. */
+const DATABASES = ['test/support/globalSetup.ts'];
 
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('.', import.meta.url)) } },
   test: {
+    reporters: ['default', './test/support/fileTimesReporter.ts'],
     projects: [
       {
         extends: true,
@@ -32,26 +24,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Alone: five chaos runs, each with its own servers and load on both cores.
-        test: {
-          name: 'chaos',
-          include: ['test/chaos/**/*.test.ts'],
-          testTimeout: 200_000,
-          hookTimeout: 30_000,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
         test: {
           name: 'contract',
           include: ['test/contract/**/*.test.ts'],
           setupFiles: STOP_CHILDREN,
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
           maxWorkers: 2,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -59,26 +39,38 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: SERIAL,
-          globalSetup: ['test/support/globalSetup.ts'],
+          globalSetup: DATABASES,
           setupFiles: STOP_CHILDREN,
-          testTimeout: 120_000,
+          testTimeout: 180_000,
           hookTimeout: 180_000,
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'serial',
+          include: ['test/serial/**/*.test.ts'],
+          globalSetup: DATABASES,
+          setupFiles: STOP_CHILDREN,
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
+          maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },
       },
       {
         extends: true,
         test: {
-          name: 'integration-serial',
-          include: SERIAL,
-          globalSetup: ['test/support/globalSetup.ts'],
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          globalSetup: DATABASES,
           setupFiles: STOP_CHILDREN,
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
           maxWorkers: 1,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 0 },
         },
       },
     ],

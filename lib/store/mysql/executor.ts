@@ -40,7 +40,7 @@ type Run = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promi
 /**
  * Attempts per operation: a Galera certification conflict or a dead host costs one each. Eight, because one hot
  * row claimed through three nodes at once loses certification several times in a row (4 left ~4 % of such claims
- * failing on a real cluster, test/integration/galeraStore.test.ts); the budget (queryTimeoutMs) still bounds them.
+ * failing on a real cluster, test/cluster/galeraStore.test.ts); the budget (queryTimeoutMs) still bounds them.
  */
 const ATTEMPTS = 8;
 

@@ -78,7 +78,7 @@ const TABLE_LOCK_POLL_MS = 250;
 
 /**
  * Whether this server is a Galera node. There GET_LOCK is no lock at all between nodes: MariaDB 10.11 grants it
- * on every node at once (a node-local lock, proven by test/integration/galeraStore.test.ts), older builds refuse
+ * on every node at once (a node-local lock, proven by test/cluster/galeraStore.test.ts), older builds refuse
  * it with 1235. Either way the lease row below is the lock.
  */
 async function isGaleraNode(conn: Connection): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * One snowflake "node" of test/integration/snowflake.test.ts: its own store (MySQL, PostgreSQL or SQLite) and its own
+ * One snowflake "node" of test/serial/snowflake.test.ts: its own store (MySQL, PostgreSQL or SQLite) and its own
  * SnowflakeNode, driven by jobs over IPC. Every job is {type:'job', kind, ...} and gets exactly one reply.
  *
  *   open   {dialect, url|file}                 → opened            opens the store (runs migrations)

@@ -134,10 +134,10 @@ describe('haproxy.cfg in front of three nodes', () => {
   });
 
   it('keeps the node that cannot open its store out of rotation; the others serve every request', async () => {
-    expect(await waitForServers(haproxy, ['leaf1', 'leaf2'], 'UP', 10_000), JSON.stringify(await haproxy.stats())).toBe(
+    expect(await waitForServers(haproxy, ['leaf1', 'leaf2'], 'UP', 30_000), JSON.stringify(await haproxy.stats())).toBe(
       true,
     );
-    expect(await waitForServers(haproxy, ['leaf3'], 'DOWN', 10_000), JSON.stringify(await haproxy.stats())).toBe(true);
+    expect(await waitForServers(haproxy, ['leaf3'], 'DOWN', 30_000), JSON.stringify(await haproxy.stats())).toBe(true);
     const servedBy = new Set<string>();
     for (let i = 0; i < 30; i++) {
       const r = await request(haproxy.port, '127.0.0.1', '/api/id/segment/lb');

@@ -317,9 +317,8 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     const s3 = await c.start(Date.now());
     expect(s3.workerId).toBe(s1.workerId);
     const f3 = await c.first(1_000);
+    // No fence to wait out (that would answer snowflake_unavailable, "resume in N ms"): the first call serves.
     expect(f3.refusals, 'a graceful restart is never refused').toEqual({});
-    // No fence to wait out (that would take up to a lease length); not a speed test, so the bound is generous.
-    expect(f3.ms).toBeLessThan(LEASE_MS / 2);
     expect(BigInt(f3.id!) > maxOf(ids2)).toBe(true);
     await c.exit();
     log(
@@ -442,7 +441,6 @@ describe.each(DIALECTS)('%s: snowflake worker ids in separate processes', (diale
     const checkMs = Date.now() - checkStart;
     await Promise.all(procs.map((p) => p.exit()));
     const totalMs = Date.now() - t0;
-    expect(totalMs).toBeLessThan(60_000);
     log(
       `${dialect} d: ${N * PER} IDs from workers ${wids.join(',')}: issuing ${issueEnd - issueStart} ms ` +
         `(per process ${results.map((r) => r.ms).join('/')} ms, ${results.map((r) => `${r.nextCalls}+${r.takeCalls}`).join(' ')} next+take calls), ` +

@@ -33,6 +33,7 @@ import {
   waitForHealth,
   waitGroupGone,
 } from '../../tools/harness';
+import { takeIds } from '../support/clientIds';
 import { type TempDir, tempDir } from '../support/context';
 import { defined } from '../support/defined';
 import { serverDialects } from '../support/dialects';
@@ -64,7 +65,6 @@ afterAll(async () => {
 /** `n` IDs of TAG: singles, batches and Leaf's plain-text route mixed, in the order served. */
 async function serve(port: number, n: number, random: () => number): Promise<bigint[]> {
   const out: bigint[] = [];
-  const retryUntil = Date.now() + 15_000;
   while (out.length < n) {
     const left = n - out.length;
     const pick = random();
@@ -75,19 +75,7 @@ async function serve(port: number, n: number, random: () => number): Promise<big
         : pick < 0.7
           ? `/api/id/segment/${TAG}`
           : `/api/segment/get/${TAG}`;
-    const r = await fetch(`http://127.0.0.1:${port}${url}`);
-    const text = await r.text();
-    // A claim slower than the node's 1 s wait (a loaded machine) serves nothing: retried, as a client would.
-    if (r.status === 503 && text.includes('"segment_unavailable"') && Date.now() < retryUntil) {
-      await sleep(100);
-      continue;
-    }
-    expect(r.status, `${url}: ${text}`).toBe(200);
-    if (url.startsWith('/api/segment/get/')) out.push(BigInt(text));
-    else {
-      const body = JSON.parse(text) as { id?: string; ids?: string[] };
-      for (const id of body.ids ?? [body.id as string]) out.push(BigInt(id));
-    }
+    out.push(...(await takeIds(`http://127.0.0.1:${port}${url}`)));
   }
   return out;
 }

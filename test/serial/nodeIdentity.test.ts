@@ -20,6 +20,7 @@ import {
   waitForHealth,
 } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
+import { defined } from '../support/defined';
 
 const TOKEN = 'node-identity-admin-token';
 const HEARTBEAT_MS = 1_000;
@@ -226,13 +227,17 @@ describe('node identity across processes (SQLite)', () => {
     await pollFor(5_000, async () =>
       (await nodes(first.port)).find((n) => n.nodeId === 'victim')?.state === 'up' ? true : undefined,
     );
-    const killedAt = Date.now();
     await stopChild(victim.child, 0, { signal: 'SIGKILL' });
-    const gone = await pollFor(GONE_MS + 2 * HEARTBEAT_MS + 2_000, async () =>
-      (await nodes(first.port)).find((n) => n.nodeId === 'victim' && n.state === 'gone'),
-    );
+    // Liveness bound only: when it shows gone is judged from its own last heartbeat (SQLite: this machine's clock).
+    const gone = await pollFor(GONE_MS + 30_000, async () => {
+      const seen = (await nodes(first.port)).find((n) => n.nodeId === 'victim');
+      return seen?.state === 'gone' ? { seen, at: Date.now() } : undefined;
+    });
     expect(gone, 'victim never showed as gone').toBeDefined();
-    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(GONE_MS - HEARTBEAT_MS - 1_000); // not before (1 s read cache)
+    const silentMs = defined(gone, 'gone').at - Date.parse(defined(gone, 'gone').seen.lastHeartbeat);
+    expect(silentMs, 'gone only once silent for LEAF_NODE_GONE_MS (less the 1 s read cache)').toBeGreaterThanOrEqual(
+      GONE_MS - 1_000,
+    );
   }, 120_000);
 
   it('a node killed with kill -9 and restarted at once with its id takes its row over after one watch', async () => {
@@ -240,9 +245,7 @@ describe('node identity across processes (SQLite)', () => {
     const slow = { LEAF_NODE_GONE_MS: '60000' };
     const node = await startNode('phoenix', slow);
     await stopChild(node.child, 0, { signal: 'SIGKILL' });
-    const restartAt = Date.now();
     const back = await startNode('phoenix', slow);
-    expect(Date.now() - restartAt).toBeLessThan(30_000);
     expect(back.out()).toContain('"node_id_held"');
     expect(back.out()).toContain('"tookOverFrom"');
     // Its snowflake worker waits out the crashed holder's reservation (a lease) first, then serves.
