@@ -9,7 +9,8 @@ import type { AdminToken } from './lib/auth/adminToken';
 import { type LeafConfig, processConfig } from './lib/config';
 import { LeafError, isLeafError } from './lib/errors';
 import { type Answer, errorAnswer, rawHttp } from './lib/http/answer';
-import { CLIENT_ADDRESS_HEADER, requestAddress } from './lib/http/clientAddress';
+import { CLIENT_ADDRESS_HEADER, requestAddress, socketAddress } from './lib/http/clientAddress';
+import { CLIENT_SCHEME_HEADER, requestScheme } from './lib/http/origin';
 import { processIdHandler } from './lib/http/defaultHandler';
 import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
 import { refuseWithBody } from './lib/http/refuse';
@@ -18,8 +19,8 @@ import type { Logger } from './lib/log';
 import { closeRuntime, currentRuntime, getRuntime, processIdAccess, processLogger } from './lib/runtime';
 
 /**
- * A configuration found wrong after the process started (sysexits' EX_CONFIG): a node id live in another process,
- * a bad epoch. A cluster primary does not restart a worker that exits with it — it would refuse again.
+ * A start refused for its configuration (sysexits' EX_CONFIG): a bad variable, a port in use, a node id live in
+ * another process, a bad epoch. Neither systemd (RestartPreventExitStatus) nor a cluster primary restarts it.
  */
 const EXIT_CONFIG = 78;
 /** How long a graceful stop waits for requests in flight before closing their connections. */
@@ -81,20 +82,9 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
   };
   // From the first moment, so a stop during the start is a stop too, never Node's default action.
   onStopSignals(logger, shutdown);
-  // Open the store first; a database that is down at start is retried by later requests, but a misconfiguration
-  // (bad epoch, bad DATABASE_URL) stops the start with its message.
-  await getRuntime().catch((error: unknown) => {
-    if (isLeafError(error) && error.code === 'invalid_config') throw error;
-  });
-  if (stopping) return; // told to stop while starting: shutdown() is closing what opened
-  // Next (the console and its API) loads once the fast lane listens: IDs and /api/health are served about two
-  // seconds sooner after a (re)start, and a request for Next's routes meanwhile waits for it. With the fast lane
-  // off, every request waits for it, /api/health too.
-  const nextHandle = loadNext(dev, hostname, port);
-  nextHandle.catch((error: unknown) => {
-    logger.log('error', 'start_failed', { error });
-    shutdown('start_failed', 1);
-  });
+  // Next (the console and its API) loads once the runtime is open; a request for its routes meanwhile waits for it.
+  let nextLoaded: (handle: Promise<NextHandle>) => void = () => undefined;
+  const nextHandle = new Promise<NextHandle>((resolve) => (nextLoaded = (handle) => resolve(handle)));
 
   const idHandler = processIdHandler();
   // Open (no LEAF_ID_TOKEN, no access token ever created): the Authorization header is not even read.
@@ -112,11 +102,16 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     if (refused !== null) return refuseWithBody(req, res, refused);
     const result = fastLane ? idHandler(method, url, access.open ? undefined : req.headers.authorization) : null;
     if (result === null) {
-      // The one place the client's address is stamped: overwrites any copy the client sent (lib/http/clientAddress.ts).
+      // The one place the client's address and scheme are stamped: overwrites any copy the client sent
+      // (lib/http/clientAddress.ts, lib/http/origin.ts).
       req.headers[CLIENT_ADDRESS_HEADER] = requestAddress(
         req.socket.remoteAddress,
         req.headers['x-forwarded-for'],
         proxies,
+      );
+      req.headers[CLIENT_SCHEME_HEADER] = requestScheme(
+        proxies !== null && proxies.trusts(socketAddress(req.socket.remoteAddress)),
+        req.headers['x-forwarded-proto'],
       );
       void nextHandle.then((handle) => handle(req, res));
     } else if (result instanceof Promise) {
@@ -143,13 +138,27 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     );
     socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
-  listening.listen(port, hostname, () => {
-    logger.log('info', 'listening', {
-      url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`,
-      fastLane,
-      dev,
-    });
+  // The port first: a start that cannot have it stops here, before a node row is registered or a worker id leased.
+  await listenOrRefuse(listening, port, hostname);
+  logger.log('info', 'listening', {
+    url: `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`,
+    fastLane,
+    dev,
   });
+  // Then the store; a database that is down at start is retried by later requests (503 not_ready meanwhile), but a
+  // misconfiguration (bad epoch, bad DATABASE_URL) stops the start with its message.
+  await getRuntime().catch((error: unknown) => {
+    if (isLeafError(error) && error.code === 'invalid_config') throw error;
+  });
+  if (stopping) return; // told to stop while starting: shutdown() is closing what opened
+  // Next after the runtime: IDs and /api/health are served about two seconds sooner after a (re)start. With the fast
+  // lane off, every request waits for it, /api/health too.
+  const loading = loadNext(dev, hostname, port);
+  loading.catch((error: unknown) => {
+    logger.log('error', 'start_failed', { error });
+    shutdown('start_failed', 1);
+  });
+  nextLoaded(loading);
 
   // Once the runtime is open: the login link when the admin token was made at this start; and should another process
   // take this node's identity (it found this one silent), two processes share one node id: this one gives way
@@ -172,6 +181,41 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
 }
 
 type NextHandle = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+
+/** Why this address cannot be had, in the words of the variable that moves it; other errors as they are. */
+function listenRefusal(error: NodeJS.ErrnoException, port: number, hostname: string): Error {
+  const at = `${hostname}:${port}`;
+  if (error.code === 'EADDRINUSE')
+    return new LeafError('invalid_config', `${at} is already in use by another process; set PORT to a free port`);
+  if (error.code === 'EACCES')
+    return new LeafError(
+      'invalid_config',
+      `${at} needs a privilege this process lacks (ports below 1024 do); set PORT to 1024 or above`,
+    );
+  if (error.code === 'EADDRNOTAVAIL')
+    return new LeafError(
+      'invalid_config',
+      `HOST ${hostname} is not an address of this machine; set HOST to one that is`,
+    );
+  return error;
+}
+
+/** `server.listen`, settled: resolves once listening, rejects with the refusal when the address cannot be had. */
+function listenOrRefuse(server: http.Server, port: number, hostname: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(listenRefusal(error, port, hostname));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, hostname);
+  });
+}
 
 /** Next's request handler, once its module is loaded and the app prepared (a missing build rejects). */
 async function loadNext(dev: boolean, hostname: string, port: number): Promise<NextHandle> {
@@ -238,7 +282,7 @@ function start(): void {
     config = processConfig();
   } catch (error) {
     // One plain line per bad variable, for the person who typed it; nothing else has started yet.
-    refuse(error);
+    refuse(error, EXIT_CONFIG);
   }
   const logger = processLogger();
   if (cluster.isPrimary && config.workers > 1) return primary(config, logger);
@@ -250,7 +294,7 @@ function start(): void {
   });
 }
 
-function refuse(error: unknown, code = 1): never {
+function refuse(error: unknown, code: number): never {
   const lines = isLeafError(error) ? error.message.split('\n') : [String(error)];
   for (const line of lines) process.stderr.write(`leaf-ts: cannot start: ${line}\n`);
   process.exit(code);
