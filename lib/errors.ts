@@ -26,6 +26,7 @@ export type LeafErrorCode =
   | 'confirmation_mismatch'
   | 'unauthorized'
   | 'forbidden_tag'
+  | 'forbidden_origin'
   | 'token_not_found'
   | 'payload_too_large'
   | 'tag_misconfigured'
@@ -63,6 +64,8 @@ const STATUS: Record<LeafErrorCode, number> = {
   unauthorized: 401,
   // A valid scoped token on a tag (or route) it does not cover.
   forbidden_tag: 403,
+  // A console write with the session cookie from a page of another origin (a sibling subdomain, another site).
+  forbidden_origin: 403,
   token_not_found: 404,
   payload_too_large: 413,
   tag_misconfigured: 503,

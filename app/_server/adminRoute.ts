@@ -2,6 +2,7 @@ import { credentialOf } from '@/lib/auth/credentials';
 import { LeafError } from '@/lib/errors';
 import { failure, errorAnswer, jsonOk, methodNotAllowed, toResponse } from '@/lib/http/answer';
 import { clientAddress } from '@/lib/http/clientAddress';
+import { foreignWrite } from '@/lib/http/origin';
 import { type Runtime, processLogger, runtimeOrNotReady } from '@/lib/runtime';
 
 /** A JSON Response through the one answer builder. */
@@ -44,10 +45,16 @@ export function route<P = Record<string, string>>(
   });
 }
 
-/** The runtime and who is asking, for any route; typed errors → JSON statuses. */
+/**
+ * The runtime and who is asking, for any route; a write without a Bearer token from another origin refused first
+ * (lib/http/origin.ts); typed errors → JSON statuses.
+ */
 function withRequester<P>(handler: PublicHandler<P>) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
+      const foreign = foreignWrite(request.method, request.headers);
+      if (foreign !== null)
+        throw new LeafError('forbidden_origin', `A console write must come from the console's own page (${foreign}).`);
       const runtime = await runtimeOrNotReady();
       const actor = credentialOf(
         runtime.console.admin.token,

@@ -1,0 +1,49 @@
+/**
+ * Where a console write comes from. The session cookie is SameSite=Strict, which stops other sites but not a page on
+ * a sibling subdomain (same site, other origin): a write without a Bearer token must come from the console's own
+ * origin. Browsers say so in Sec-Fetch-Site, older ones in Origin; a request with neither is no browser's and carries
+ * no cookie it did not mean to.
+ */
+/** The scheme server.ts stamps on every request it hands to Next (overwriting a client's copy), as the client used it. */
+export const CLIENT_SCHEME_HEADER = 'x-leaf-client-scheme';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/** Why a write without a Bearer token is refused (its origin is not the console's), or null when it may go on. */
+export function foreignWrite(method: string, headers: HeaderReader): string | null {
+  if (SAFE_METHODS.has(method.toUpperCase()) || headers.get('authorization') !== null) return null;
+  const site = headers.get('sec-fetch-site');
+  if (site !== null) return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site: ${site}`;
+  const origin = headers.get('origin');
+  if (origin === null) return null;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return `Origin: ${origin}`; // "null" (a sandboxed frame) and anything else that is no origin
+  }
+  return host !== '' && host === headers.get('host') ? null : `Origin: ${origin}`;
+}
+
+/**
+ * The scheme the client used: server.ts speaks plain HTTP, so `https` only when a trusted proxy (LEAF_TRUSTED_PROXIES)
+ * terminated TLS and says so in X-Forwarded-Proto; anyone else's header is ignored.
+ */
+export function requestScheme(
+  socketIsTrustedProxy: boolean,
+  forwardedProto: string | string[] | undefined,
+): 'http' | 'https' {
+  if (!socketIsTrustedProxy || forwardedProto === undefined) return 'http';
+  // The nearest proxy's word: the last value of a list, as each proxy appends.
+  const last = (Array.isArray(forwardedProto) ? forwardedProto.join(',') : forwardedProto).split(',').at(-1);
+  return last?.trim().toLowerCase() === 'https' ? 'https' : 'http';
+}
+
+/** Whether the request, as server.ts stamped it, reached the console over TLS. */
+export function isSecureRequest(headers: HeaderReader): boolean {
+  return headers.get(CLIENT_SCHEME_HEADER) === 'https';
+}

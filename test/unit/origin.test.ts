@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { foreignWrite, requestScheme } from '../../lib/http/origin';
+
+const headers = (h: Record<string, string>) => new Headers(h);
+const HOST = { host: 'leaf.example.com:3000' };
+
+describe('foreignWrite: a write without a Bearer token from another origin', () => {
+  it.each([
+    ['a same-origin fetch', 'POST', { ...HOST, 'sec-fetch-site': 'same-origin' }, null],
+    ['a typed-in navigation', 'POST', { ...HOST, 'sec-fetch-site': 'none' }, null],
+    ['a sibling subdomain', 'POST', { ...HOST, 'sec-fetch-site': 'same-site' }, 'Sec-Fetch-Site: same-site'],
+    ['another site', 'DELETE', { ...HOST, 'sec-fetch-site': 'cross-site' }, 'Sec-Fetch-Site: cross-site'],
+    ['Origin of this host', 'PATCH', { ...HOST, origin: 'http://leaf.example.com:3000' }, null],
+    ['Origin of this host over TLS', 'PATCH', { ...HOST, origin: 'https://leaf.example.com:3000' }, null],
+    [
+      'Origin of a sibling',
+      'POST',
+      { ...HOST, origin: 'http://evil.example.com:3000' },
+      'Origin: http://evil.example.com:3000',
+    ],
+    [
+      'Origin on another port',
+      'POST',
+      { ...HOST, origin: 'http://leaf.example.com:4000' },
+      'Origin: http://leaf.example.com:4000',
+    ],
+    ['Origin null (a sandboxed frame)', 'POST', { ...HOST, origin: 'null' }, 'Origin: null'],
+    ['no Origin, no Sec-Fetch-Site (curl, a script)', 'POST', HOST, null],
+    ['a read from anywhere', 'GET', { ...HOST, 'sec-fetch-site': 'cross-site' }, null],
+    [
+      'a Bearer call from anywhere',
+      'POST',
+      { ...HOST, origin: 'http://evil.example', authorization: 'Bearer x' },
+      null,
+    ],
+  ])('%s', (_, method, h, expected) => {
+    expect(foreignWrite(method, headers(h))).toBe(expected);
+  });
+
+  it('Sec-Fetch-Site is believed over Origin (a browser that sends both)', () => {
+    expect(
+      foreignWrite(
+        'POST',
+        headers({ ...HOST, 'sec-fetch-site': 'cross-site', origin: 'http://leaf.example.com:3000' }),
+      ),
+    ).toBe('Sec-Fetch-Site: cross-site');
+  });
+});
+
+describe('requestScheme', () => {
+  it.each([
+    [false, 'https', 'http'],
+    [true, 'https', 'https'],
+    [true, 'HTTPS', 'https'],
+    [true, 'http', 'http'],
+    [true, 'https, http', 'http'],
+    [true, 'http, https', 'https'],
+    [true, undefined, 'http'],
+  ] as const)('trusted proxy %s, X-Forwarded-Proto %s → %s', (trusted, proto, scheme) => {
+    expect(requestScheme(trusted, proto)).toBe(scheme);
+  });
+});
