@@ -41,27 +41,31 @@ export interface LoopbackPorts {
 }
 
 /**
- * The recipe with its addresses on 127.0.0.1: the `bind :8080` of the frontend, the stats `bind`, and its
+ * The recipe with its addresses on 127.0.0.1: the `bind :8080` of the frontend, the stats `bind`, and each backend's
  * `server` lines replaced by one per port (keeping the recipe's options). Everything else stays as written.
  */
 export function loopbackConfig(recipe: string, ports: LoopbackPorts): string {
   const lines = recipe.split('\n');
-  const serverAt = lines.findIndex((l) => /^\s+server\s/.test(l));
-  const serverLine = lines[serverAt];
-  if (serverLine === undefined) throw new Error('the HAProxy recipe has no server line');
-  const indent = /^(\s+)/.exec(serverLine)?.[1] ?? '    ';
+  if (!lines.some((l) => /^\s+server\s/.test(l))) throw new Error('the HAProxy recipe has no server line');
   const out: string[] = [];
   let section = '';
-  for (const [i, line] of lines.entries()) {
-    if (/^\S/.test(line)) section = line.trim();
+  let serversWritten = false;
+  for (const line of lines) {
+    if (/^\S/.test(line)) {
+      section = line.trim();
+      serversWritten = false;
+    }
     if (/^\s+server\s/.test(line)) {
-      if (i === serverAt) {
+      const indent = /^(\s+)/.exec(line)?.[1] ?? '    ';
+      if (!serversWritten) {
         for (const l of ports.backendLines ?? []) out.push(`${indent}${l}`);
         ports.servers.forEach((port, k) => out.push(`${indent}server leaf${k + 1} 127.0.0.1:${port}`));
+        serversWritten = true;
       }
       continue;
     }
     if (/^\s+bind\s/.test(line)) {
+      const indent = /^(\s+)/.exec(line)?.[1] ?? '    ';
       out.push(`${indent}bind 127.0.0.1:${section === 'frontend stats' ? ports.stats : ports.frontend}`);
       continue;
     }
@@ -112,14 +116,17 @@ function parseStats(csv: string): BackendStats {
   const [header = '', ...rows] = csv.trim().split('\n');
   const cols = header.replace(/^# /, '').split(',');
   const at = (row: string[], name: string) => row[cols.indexOf(name)] ?? '';
-  const backend = rows.map((r) => r.split(',')).filter((r) => at(r, 'pxname') === 'leaf_nodes');
-  const total = backend.find((r) => at(r, 'svname') === 'BACKEND');
+  const all = rows.map((r) => r.split(','));
+  const backend = all.filter((r) => at(r, 'pxname') === 'leaf_nodes');
+  // Retries and redispatches of both backends (the snowflake routes have theirs).
+  const totals = all.filter((r) => at(r, 'svname') === 'BACKEND' && at(r, 'pxname').startsWith('leaf_'));
+  const sum = (col: string) => totals.reduce((n, r) => n + Number(at(r, col) || 0), 0);
   return {
     servers: backend
       .filter((r) => !['BACKEND', 'FRONTEND'].includes(at(r, 'svname')))
       .map((r) => ({ name: at(r, 'svname'), status: at(r, 'status') })),
-    retries: Number(total === undefined ? 0 : at(total, 'wretr')),
-    redispatches: Number(total === undefined ? 0 : at(total, 'wredis')),
+    retries: sum('wretr'),
+    redispatches: sum('wredis'),
   };
 }
 
