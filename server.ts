@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AdminToken } from './lib/auth/adminToken';
 import { type LeafConfig, processConfig } from './lib/config';
 import { LeafError, isLeafError } from './lib/errors';
+import { EXIT_CONFIG } from './lib/exitCodes';
 import { type Answer, errorAnswer, rawHttp } from './lib/http/answer';
 import { CLIENT_ADDRESS_HEADER, requestAddress, socketAddress } from './lib/http/clientAddress';
 import { CLIENT_SCHEME_HEADER, requestScheme } from './lib/http/origin';
@@ -18,11 +19,6 @@ import { proxyMatcher } from './lib/http/trustedProxies';
 import type { Logger } from './lib/log';
 import { closeRuntime, currentRuntime, getRuntime, processIdAccess, processLogger } from './lib/runtime';
 
-/**
- * A start refused for its configuration (sysexits' EX_CONFIG): a bad variable, a port in use, a node id live in
- * another process, a bad epoch. Neither systemd (RestartPreventExitStatus) nor a cluster primary restarts it.
- */
-const EXIT_CONFIG = 78;
 /** How long a graceful stop waits for requests in flight before closing their connections. */
 const DRAIN_MS = 1_000;
 /** A stop that has not finished by now (a store that hangs on close) exits anyway. */

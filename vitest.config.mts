@@ -27,7 +27,8 @@ export default defineConfig({
         test: {
           name: 'contract',
           include: ['test/contract/**/*.test.ts'],
-          setupFiles: STOP_CHILDREN,
+          // Every answer a contract test receives is checked against the API description (docs/openapi.json).
+          setupFiles: [...STOP_CHILDREN, 'test/support/openapiContract.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           maxWorkers: 2,

@@ -6,21 +6,23 @@ import type { Semantics } from './segment/semantics';
  */
 
 /** What an audit row records, besides the rows themselves. */
-export type AuditAction =
-  | 'tag.semantics'
-  | 'fleet.semantics'
-  | 'tag.create'
-  | 'tag.edit'
-  | 'tag.raise'
-  | 'tag.delete'
-  | 'auth.login'
-  | 'auth.login_failed'
-  | 'auth.logout'
-  | 'token.create'
-  | 'token.revoke'
-  | 'format.create'
-  | 'format.edit'
-  | 'format.delete';
+export const AUDIT_ACTIONS = [
+  'tag.semantics',
+  'fleet.semantics',
+  'tag.create',
+  'tag.edit',
+  'tag.raise',
+  'tag.delete',
+  'auth.login',
+  'auth.login_failed',
+  'auth.logout',
+  'token.create',
+  'token.revoke',
+  'format.create',
+  'format.edit',
+  'format.delete',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Who changed something, from where, through which node, when (ms since the Unix epoch). */
 export interface AuditStamp {

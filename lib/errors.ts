@@ -82,6 +82,9 @@ const STATUS: Record<LeafErrorCode, number> = {
   internal_error: 500,
 };
 
+/** Every code with its HTTP status (the API description lists them). */
+export const ERROR_STATUS: Readonly<Record<LeafErrorCode, number>> = STATUS;
+
 export class LeafError extends Error {
   readonly code: LeafErrorCode;
   readonly status: number;

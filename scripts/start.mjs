@@ -8,12 +8,12 @@ import { spawn } from 'node:child_process';
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
+import { EXIT_CONFIG } from '../lib/exitCodes.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 // A self-hosted service reports no usage anywhere: Next's telemetry is off for the build and the server, unless the
 // operator chose otherwise (NEXT_TELEMETRY_DISABLED=0 opts in).
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
-const EXIT_CONFIG = 78; // sysexits' EX_CONFIG: systemd's RestartPreventExitStatus keeps it from restarting in a loop
 /** How often the parent is looked at: a stop starts at most this long after npm was killed. */
 const PARENT_POLL_MS = 500;
 

@@ -1,3 +1,4 @@
+import type { Requester } from '@/lib/admin/service';
 import { credentialOf } from '@/lib/auth/credentials';
 import { LeafError } from '@/lib/errors';
 import { failure, errorAnswer, jsonOk, methodNotAllowed, toResponse } from '@/lib/http/answer';
@@ -10,22 +11,11 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
   return toResponse(jsonOk(body, status, headers));
 }
 
-/**
- * Who is asking: `actor` names the credential for the audit trail (null on a public route without one), `address`
- * is the client's socket address as server.ts stamped it.
- */
-export interface Requester {
-  actor: string | null;
-  address: string;
-}
+/** Who is asking on any route: the credential's audit name, or null on a public route without one. */
+type Caller = Omit<Requester, 'actor'> & { actor: string | null };
 
-type Handler<P> = (ctx: {
-  request: Request;
-  runtime: Runtime;
-  params: P;
-  who: Requester & { actor: string };
-}) => Promise<Response>;
-type PublicHandler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Requester }) => Promise<Response>;
+type Handler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Requester }) => Promise<Response>;
+type PublicHandler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Caller }) => Promise<Response>;
 
 /** Wraps a route: runtime, credential check (unless `public`), and typed errors → JSON statuses. */
 export function route<P = Record<string, string>>(handler: Handler<P>): ReturnType<typeof withRequester<P>>;

@@ -1,10 +1,12 @@
 // A service's view of leaf-ts: IDs from local memory, leased in ranges from the leaf-ts nodes.
-//   cd examples/client && npm install && LEAF_URLS=http://127.0.0.1:3000 node index.mjs orders
-// Plain Node, no TypeScript: @leaf-ts/client ships compiled JavaScript with type declarations.
+//   cd examples/client && npm install && npm start          # against `npm start` of leaf-ts on this machine
+//   LEAF_URLS=http://10.0.0.5:3000,http://10.0.0.6:3000 LEAF_ID_TOKEN=… node index.mjs orders
+// The tag defaults to `demo`, the one a new node creates. Plain Node, no TypeScript: @leaf-ts/client ships compiled
+// JavaScript with type declarations.
 import { LeafClient, isLeafClientError } from '@leaf-ts/client';
 
 const urls = (process.env.LEAF_URLS ?? 'http://127.0.0.1:3000').split(',');
-const tag = process.argv[2] ?? 'leaf-segment-test';
+const tag = process.argv[2] ?? 'demo';
 const client = new LeafClient({ urls, token: process.env.LEAF_ID_TOKEN });
 
 try {

@@ -41,7 +41,7 @@ export function auditStamp(
 }
 
 /** A tag from a Next route param, which Next has already decoded once: validate, never decode again. */
-export function requireTag(param: string): string {
+export function tagFromParam(param: string): string {
   return parseBizTag(param);
 }
 
@@ -128,9 +128,6 @@ export async function updateTag(
 }
 
 /** GET /api/admin/semantics: the fleet default and the tags with their own setting. */
-export function semanticsSettings(rt: Pick<Runtime, 'store'>): Promise<SemanticsSettings> {
-  return rt.store.semantics.getSemantics();
-}
 
 /** PUT /api/admin/semantics: one transaction with its skip and audit entry (fleet.semantics); then the settings. */
 export async function setFleetSemantics(

@@ -81,7 +81,7 @@ export class IdAccess {
 }
 
 /** Throws `forbidden_tag` (403) unless the grant covers the tag. */
-export function requireTag(grant: Grant, bizTag: string): void {
+export function requireGrant(grant: Grant, bizTag: string): void {
   if (grant !== ALL_ROUTES && !grant.has(bizTag)) {
     throw new LeafError('forbidden_tag', `This access token does not cover tag "${bizTag}".`);
   }

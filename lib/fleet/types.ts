@@ -4,7 +4,8 @@
  */
 
 /** What the next segment of a tag is doing on one node. */
-export type NextSegmentState = 'ready' | 'loading' | 'failed' | 'none';
+export const NEXT_STATES = ['ready', 'loading', 'failed', 'none'] as const;
+export type NextSegmentState = (typeof NEXT_STATES)[number];
 
 /** One tag on one node, as its heartbeat publishes it. */
 export interface NodeTagState {
@@ -38,7 +39,8 @@ export interface NodeSnapshot {
 }
 
 /** `up` while heartbeating; `gone` when its heartbeats stopped without a goodbye; `stopped` after a graceful stop. */
-export type NodeState = 'up' | 'gone' | 'stopped';
+export const NODE_STATES = ['up', 'gone', 'stopped'] as const;
+export type NodeState = (typeof NODE_STATES)[number];
 
 /** One node in `GET /api/admin/nodes`. */
 export interface NodeView {

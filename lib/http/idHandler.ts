@@ -1,4 +1,4 @@
-import { ALL_ROUTES, type Grant, IdAccess, requireAllRoutes, requireTag } from '../auth/scopedTokens';
+import { ALL_ROUTES, type Grant, IdAccess, requireAllRoutes, requireGrant } from '../auth/scopedTokens';
 import { type Clock, systemClock } from '../clock';
 import { LeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
@@ -137,7 +137,7 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
 /** The route's tag, decoded and validated, when the grant covers it (403 `forbidden_tag` otherwise). */
 function allowedTag(grant: Grant, raw: string): string {
   const bizTag = decodeTag(raw);
-  if (grant !== ALL_ROUTES) requireTag(grant, bizTag);
+  if (grant !== ALL_ROUTES) requireGrant(grant, bizTag);
   return bizTag;
 }
 

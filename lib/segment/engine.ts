@@ -1,18 +1,17 @@
 import { MAX_LEASE_COUNT, readableLimit } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
-import { TIMED_OUT, within } from '../deadline';
-import { LeafError, isLeafError, storeUnavailable, tagNotFound } from '../errors';
+import { LeafError, tagNotFound } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { SegmentSource } from './segmentSource';
-import { NO_BUFFER, type RetryBackoff, type Segment, type SegmentLoadRecord, type TagBuffer } from './buffer';
-import { type ClaimPurpose, SegmentClaims, engineClosed } from './claims';
+import { NO_BUFFER, type SegmentLoadRecord, type TagBuffer } from './buffer';
+import { SegmentClaims, engineClosed } from './claims';
 import type { UnusedRun } from './giveBack';
 import { type Id, idAt } from './id';
 import { type IdRanges, appendRun, expandRanges, firstId, newRanges } from './idRanges';
+import { SegmentLoader } from './loader';
 import { SegmentTag, type HandleEngine } from './segmentTag';
 import { type CloseOptions, type GivenBack, giveBackUnused } from './shutdown';
 import { type TagSnapshot, tagSnapshot } from './snapshot';
-import { nextStep } from './step';
 import { TagBuffers } from './tagBuffers';
 import { TagDirectory } from './tagDirectory';
 
@@ -39,12 +38,11 @@ export interface SegmentEngineOptions {
  */
 export class SegmentEngine {
   private readonly clock: Clock;
-  private readonly loadWaitMs: number;
-  private readonly retryBackoff: RetryBackoff;
   private readonly buffers = new TagBuffers();
   /** The tag list, kept fresh from the store. */
   private readonly directory: TagDirectory;
   private readonly claims: SegmentClaims;
+  private readonly loader: SegmentLoader;
   private readonly store: SegmentSource;
   private readonly logger: Logger;
   /** Closed: nothing is served, loaded or claimed any more (set once, by close). */
@@ -64,8 +62,6 @@ export class SegmentEngine {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
-    this.loadWaitMs = options.loadWaitMs ?? 1_000;
-    this.retryBackoff = { baseMs: options.retryBaseMs ?? 100, maxMs: options.retryMaxMs ?? 5_000 };
     this.directory = new TagDirectory({
       clock: this.clock,
       logger: this.logger,
@@ -81,6 +77,12 @@ export class SegmentEngine {
       closed: () => this.frozen,
       tagGone: (buffer) => this.buffers.get(buffer.bizTag) === buffer && this.buffers.drop(buffer),
       onLoad: options.onLoad,
+    });
+    this.loader = new SegmentLoader({
+      claims: this.claims,
+      clock: this.clock,
+      loadWaitMs: options.loadWaitMs ?? 1_000,
+      retryBackoff: { baseMs: options.retryBaseMs ?? 100, maxMs: options.retryMaxMs ?? 5_000 },
     });
   }
 
@@ -149,7 +151,7 @@ export class SegmentEngine {
     const segment = buffer.servingSegment();
     if (segment === null) return null;
     const id = segment.next++;
-    this.maybePreload(buffer, segment);
+    this.loader.maybePreload(buffer, segment);
     return segment.base === null ? id : idAt(segment.base, id);
   }
 
@@ -207,12 +209,7 @@ export class SegmentEngine {
     const buffer = this.buffers.get(bizTag) ?? (await this.lookUpMissingTag(bizTag));
     if (count <= buffer.available() || count <= buffer.step) return this.takeSlow(bizTag, count, newRanges());
     try {
-      const segment = await this.bounded(this.claim(buffer, count, 'lease'), () => {
-        return new LeafError(
-          'segment_unavailable',
-          `A lease of ${count} IDs of tag "${bizTag}" was not claimed within ${this.loadWaitMs} ms; if it lands later, its IDs are skipped.`,
-        );
-      });
+      const segment = await this.loader.lease(buffer, count);
       if (segment.max - segment.start + 1 !== count) {
         throw new LeafError(
           'store_unavailable',
@@ -236,7 +233,7 @@ export class SegmentEngine {
       const first = segment.next;
       appendRun(out, first, first + n - 1, segment.base);
       segment.next = first + n;
-      this.maybePreload(buffer, segment);
+      this.loader.maybePreload(buffer, segment);
     }
     return true;
   }
@@ -248,9 +245,7 @@ export class SegmentEngine {
     try {
       while (!this.fill(buffer, count, out)) {
         // Both segments are used up: share the in-flight load, or start one (a failed load is retried here).
-        buffer.countWait();
-        const load = buffer.loading ?? this.startLoad(buffer);
-        await this.awaitLoad(buffer, load);
+        await this.loader.loaded(buffer);
         if (this.buffers.get(bizTag) !== buffer) throw tagNotFound(bizTag);
       }
     } catch (error) {
@@ -267,63 +262,6 @@ export class SegmentEngine {
       () => tagNotFound(bizTag),
     );
     return this.buffers.get(bizTag) as TagBuffer;
-  }
-
-  private awaitLoad(buffer: TagBuffer, load: Promise<void>): Promise<void> {
-    return this.bounded(load, () => {
-      return new LeafError(
-        'segment_unavailable',
-        `Both segments of tag "${buffer.bizTag}" are used up and the next one did not arrive within ${this.loadWaitMs} ms.`,
-      );
-    });
-  }
-
-  /** `work`, or `timedOut()` thrown once `loadWaitMs` has passed; a failure that is not a LeafError is the store's. */
-  private async bounded<T>(work: Promise<T>, timedOut: () => LeafError): Promise<T> {
-    const outcome = await within(this.clock, this.loadWaitMs, work).catch((error: unknown) => {
-      throw isLeafError(error) ? error : storeUnavailable(error);
-    });
-    if (outcome === TIMED_OUT) throw timedOut();
-    return outcome;
-  }
-
-  private maybePreload(buffer: TagBuffer, segment: Segment): void {
-    if (
-      segment.next >= segment.preloadAt &&
-      buffer.pending === null &&
-      buffer.loading === null &&
-      this.clock.now() >= buffer.retryAfter
-    ) {
-      void this.startLoad(buffer);
-    }
-  }
-
-  /** Starts the one load of `buffer`'s next segment. The returned promise rejects on failure; nothing is unhandled. */
-  private startLoad(buffer: TagBuffer): Promise<void> {
-    const load = this.load(buffer);
-    buffer.beginLoad(load);
-    load.then(
-      () => buffer.loadRecovered(),
-      (error: Error) => buffer.loadFailed(error, this.clock.now(), this.retryBackoff),
-    );
-    return load;
-  }
-
-  private async load(buffer: TagBuffer): Promise<void> {
-    const step =
-      buffer.lastLoadAt === undefined
-        ? undefined // the first load takes the DB's step
-        : nextStep({
-            step: buffer.step,
-            minStep: buffer.minStep,
-            sinceLastLoadMs: this.clock.now() - buffer.lastLoadAt,
-          });
-    const segment = await this.claim(buffer, step, 'segment');
-    buffer.loadSucceeded(segment, this.clock.now(), step === undefined);
-  }
-
-  private claim(buffer: TagBuffer, step: number | undefined, purpose: ClaimPurpose): Promise<Segment> {
-    return this.claims.claim(buffer, step, purpose);
   }
 
   /**

@@ -1,8 +1,9 @@
 import type { TagStore } from '../segment/tagStore';
 import { MysqlExecutor } from './mysql/executor';
-import { MysqlTags } from './mysql/tags';
+import { mysqlDialect } from './mysql/dialect';
 import { PostgresExecutor } from './postgres/executor';
-import { PostgresTags } from './postgres/tags';
+import { postgresDialect } from './postgres/dialect';
+import { ServerTags } from './server/tags';
 import { SqliteExecutor } from './sqlite/executor';
 import { SqliteTags } from './sqlite/tags';
 import { type StoreTarget, seedDemoTag } from './target';
@@ -20,11 +21,11 @@ export async function openTags({
 }: StoreTarget): Promise<{ tags: TagStore; close(): Promise<void> }> {
   if (mysql !== null) {
     const exec = await MysqlExecutor.open({ url: mysql, migrationsDir });
-    return { tags: new MysqlTags(exec), close: () => exec.close() };
+    return { tags: new ServerTags(exec, mysqlDialect), close: () => exec.close() };
   }
   if (postgres !== null) {
     const exec = await PostgresExecutor.open({ url: postgres, migrationsDir });
-    return { tags: new PostgresTags(exec), close: () => exec.close() };
+    return { tags: new ServerTags(exec, postgresDialect), close: () => exec.close() };
   }
   const exec = new SqliteExecutor({ file: sqliteFile, migrationsDir });
   const tags = new SqliteTags(exec);

@@ -1,33 +1,44 @@
 /**
- * What a database server's executor offers its repositories — MySQL's (mysql/executor.ts) and PostgreSQL's
- * (postgres/executor.ts): statements on their own or in a transaction, each run with the dialect's timeout, host choice and retry
- * rules (retry.ts with the dialect's own reading of its driver's errors). The repositories build statements with
- * their dialect's drizzle, compile only, and hand them here.
+ * What a database server's executor offers the server repositories (lib/store/server): statements on their own or in
+ * a transaction, each run with the dialect's timeout, host choice and retry rules (retry.ts with the dialect's own
+ * reading of its driver's errors), every answer as `{ rows, affected }` whatever the driver. The repositories write
+ * SQL once with drizzle's `sql`; each executor compiles it for its dialect.
  */
+import type { SQL } from 'drizzle-orm';
 
-/** A statement: drizzle's query (compiled by the dialect's drizzle.mock), or text and values written by hand. */
+/** A statement written out by hand in the dialect's own placeholders (migrations, probes, the claims). */
 export interface Statement {
   toSQL(): { sql: string; params: unknown[] };
 }
 
-/** A statement written out by hand, in the dialect's own placeholders. */
 export function raw(text: string, params: unknown[] = []): Statement {
   return { toSQL: () => ({ sql: text, params }) };
 }
 
+/** Dialect-neutral SQL (compiled by the executor), or a statement in the dialect's own words. */
+export type Query = SQL | Statement;
+
+/** Any statement's answer: the rows it returned (keyed by column name), and how many rows it changed. */
+export interface ExecResult<R = Record<string, unknown>> {
+  rows: R[];
+  affected: number;
+  /** MySQL's OK packet: LAST_INSERT_ID, which the claims use to answer in one round trip. */
+  insertId?: number | string;
+}
+
 /** A statement inside a transaction (it cannot commit by itself). */
-export type Tx = <R = unknown>(statement: Statement) => Promise<R>;
+export type Tx = <R = Record<string, unknown>>(query: Query) => Promise<ExecResult<R>>;
 
 export interface ServerExecutor {
   /** A read: retried whatever happened, since running it twice changes nothing. */
-  read<T>(statement: Statement): Promise<T>;
+  read<R = Record<string, unknown>>(query: Query): Promise<R[]>;
   /**
    * A write on its own (autocommit). `retryUnknown`: whether it may run again after an unknown outcome (the
    * connection died after it was sent) — only where doing it twice is harmless; there is no default.
    */
-  write<T>(statement: Statement, retryUnknown: boolean): Promise<T>;
+  write<R = Record<string, unknown>>(query: Query, retryUnknown: boolean): Promise<ExecResult<R>>;
   /** A conditional write (a claim): true when it changed exactly one row. */
-  changedOne(statement: Statement, retryUnknown: boolean): Promise<boolean>;
+  changedOne(query: Query, retryUnknown: boolean): Promise<boolean>;
   /**
    * BEGIN … COMMIT around `fn`; any throw rolls back. Run again from the start after a failure before COMMIT was
    * sent (`fn` must be re-runnable); never after an unknown outcome of the COMMIT: the caller gets store_unavailable.

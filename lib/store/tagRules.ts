@@ -94,7 +94,7 @@ export function effectiveSemantics({ fleet, own }: StoredSemantics): Semantics {
 }
 
 /** leaf_semantics rows (any order, unknown values skipped) as the admin API shows them. */
-export function semanticsSettings(rows: Array<{ bizTag: string; semantics: string }>): SemanticsSettings {
+export function settingsFromRows(rows: Array<{ bizTag: string; semantics: string }>): SemanticsSettings {
   const settings: SemanticsSettings = { default: DEFAULT_SEMANTICS, tags: {} };
   for (const row of rows) {
     const value = storedSemantics(row.semantics);

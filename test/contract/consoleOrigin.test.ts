@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordAnswer } from '../support/openapiCheck';
 import { type ServerProcess, startServer } from '../support/serverProcess';
 
 const TOKEN = 'contract-origin-token-0123456789';
@@ -51,7 +52,16 @@ function send(method: string, target: string, headers: Record<string, string>, b
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        res.on('end', () => {
+          recordAnswer({
+            method,
+            target,
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            body: text,
+          });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+        });
       },
     );
     req.on('error', reject);

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../lib/store/sqlite';
-import { REPO_ROOT, startNodeServer, stopAllChildren } from '../../tools/harness';
+import { REPO_ROOT, cleanEnv, startNodeServer, stopAllChildren } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
 import { FULL_SCALE } from '../support/scale';
 import {
@@ -327,16 +327,34 @@ function expectExampleRun(out: string, first: bigint): void {
   expect(batch[0]).toBeGreaterThan(first + 1_000_000n - 1n);
 }
 
-it('examples/client installs @leaf-ts/client by path and runs with plain node', { timeout: 300_000 }, async () => {
-  const project = installExample('client');
-  const out = execFileSync(process.execPath, ['index.mjs', 'orders'], {
-    cwd: project,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, LEAF_URLS: await leafServer(), LEAF_ID_TOKEN: TOKEN },
-  });
-  expectExampleRun(out, 2n ** 40n + 1n);
-});
+it(
+  'examples/client installs @leaf-ts/client by path and runs as its README says: npm start, against a new node',
+  { timeout: 300_000 },
+  async () => {
+    const project = installExample('client');
+    // A new node, as `npm start` makes one: a fresh SQLite file, nothing but the demo tag, no token.
+    const node = await startNodeServer({
+      env: {
+        ...cleanEnv(),
+        NODE_ENV: 'production',
+        LEAF_SQLITE_FILE: tmp.file('fresh-node.db'),
+        LEAF_LOG_LEVEL: 'warn',
+      },
+      timeoutMs: 60_000,
+    });
+    try {
+      const out = execFileSync('npm', ['start', '--silent'], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...cleanEnv(), LEAF_URLS: node.url } as unknown as NodeJS.ProcessEnv,
+      });
+      expectExampleRun(out, 2n);
+    } finally {
+      await node.stop();
+    }
+  },
+);
 
 it(
   'examples/embedded installs @leaf-ts/embedded by path and runs with plain node straight on a SQLite file',

@@ -3,6 +3,7 @@
  * them on the way), answers are read until the server closes the connection.
  */
 import net from 'node:net';
+import { recordAnswer } from './openapiCheck';
 
 export interface Answer {
   status: number;
@@ -29,9 +30,37 @@ export function raw(port: number, request: Buffer, timeoutMs = 5_000): Promise<A
     socket.on('error', () => undefined); // a reset after the answer is fine; no answer is reported below
     socket.on('close', () => {
       clearTimeout(timer);
-      resolve(parse(Buffer.concat(chunks), timedOut, Date.now() - started));
+      const answer = parse(Buffer.concat(chunks), timedOut, Date.now() - started);
+      if (!answer.noResponse) check(request, answer);
+      resolve(answer);
     });
     socket.write(request);
+  });
+}
+
+/**
+ * The answer against the API description (openapiCheck.ts), as the request line named it; a request whose line is
+ * no request line (or whose target is not a path) must still get a JSON error, checked as an unknown route.
+ */
+function check(request: Buffer, a: Answer): void {
+  const end = request.indexOf('\n');
+  const first = request.subarray(0, end === -1 ? request.length : end + 1).toString('latin1');
+  const line = /^(\S+) (\S+) HTTP\/\d\.\d\r?\n/.exec(first);
+  let target = line?.[2] ?? '/api/(no request line)';
+  if (!target.startsWith('/')) {
+    try {
+      const url = new URL(target); // absolute-form: the server routes its path
+      target = `${url.pathname}${url.search}`;
+    } catch {
+      target = '/api/(no path)';
+    }
+  }
+  recordAnswer({
+    method: line?.[1] ?? 'INVALID',
+    target,
+    status: a.status,
+    contentType: a.headers['content-type'] ?? '',
+    body: a.body,
   });
 }
 

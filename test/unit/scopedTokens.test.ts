@@ -5,7 +5,7 @@ import {
   IdAccess,
   SCOPED_TOKEN_PREFIX,
   newScopedToken,
-  requireTag,
+  requireGrant,
   tokenHash,
 } from '@/lib/auth/scopedTokens';
 import { TokenRefresher } from '@/lib/auth/tokenRefresh';
@@ -59,9 +59,9 @@ describe('IdAccess', () => {
     expect(access.open).toBe(false);
     expect(access.size).toBe(1);
     const grant = access.grant('Bearer lts_a');
-    expect(await statusAndCodeOf(() => requireTag(grant, 'order'))).toBe('ok');
-    expect(await statusAndCodeOf(() => requireTag(grant, 'user'))).toBe('ok');
-    expect(await statusAndCodeOf(() => requireTag(grant, 'invoice'))).toBe('403 forbidden_tag');
+    expect(await statusAndCodeOf(() => requireGrant(grant, 'order'))).toBe('ok');
+    expect(await statusAndCodeOf(() => requireGrant(grant, 'user'))).toBe('ok');
+    expect(await statusAndCodeOf(() => requireGrant(grant, 'invoice'))).toBe('403 forbidden_tag');
     expect(await statusAndCodeOf(() => access.grant('Bearer lts_gone'))).toBe('401 unauthorized');
     expect(await statusAndCodeOf(() => access.grant('Bearer lts_A'))).toBe('401 unauthorized');
     expect(await statusAndCodeOf(() => access.grant(null))).toBe('401 unauthorized');
@@ -99,7 +99,7 @@ describe('TokenRefresher', () => {
     expect(await statusAndCodeOf(() => access.grant('Bearer lts_a'))).toBe('401 unauthorized');
     state.rows = [...state.rows, row('lts_b', ['user'], { id: 'bbbbbbbbbbbb' })];
     await refresher.refresh();
-    expect(await statusAndCodeOf(() => requireTag(access.grant('Bearer lts_b'), 'user'))).toBe('ok');
+    expect(await statusAndCodeOf(() => requireGrant(access.grant('Bearer lts_b'), 'user'))).toBe('ok');
     refresher.stop();
     expect(clock.pendingTimers).toBe(0);
   });

@@ -14,7 +14,7 @@ import {
   planEdit,
   planRaise,
   planTagSwitch,
-  semanticsSettings,
+  settingsFromRows,
   tagSwitchAudit,
 } from '@/lib/store/tagRules';
 import type { TagRow } from '@/lib/segment/tagStore';
@@ -95,9 +95,9 @@ describe('semantics', () => {
   });
 
   it('settings from rows: the * row is the default, unknown values are skipped', () => {
-    expect(semanticsSettings([])).toEqual({ default: 'leaf-ts', tags: {} });
+    expect(settingsFromRows([])).toEqual({ default: 'leaf-ts', tags: {} });
     expect(
-      semanticsSettings([
+      settingsFromRows([
         { bizTag: '*', semantics: 'leaf' },
         { bizTag: 'a', semantics: 'leaf-ts' },
         { bizTag: 'b', semantics: 'java' },

@@ -5,6 +5,7 @@ import mysql, {
   type PoolOptions,
   type ResultSetHeader,
 } from 'mysql2/promise';
+import { MySqlDialect } from 'drizzle-orm/mysql-core';
 import { storeUnavailable } from '../../errors';
 import { AttemptFault, type Phase, type RetryFailure, allowedHosts, withRetries } from '../retry';
 import {
@@ -16,7 +17,8 @@ import {
   classify,
   serverErrno,
 } from './errors';
-import type { ServerExecutor, Statement, Tx } from '../serverExecutor';
+import type { ExecResult, Query, ServerExecutor, Tx } from '../serverExecutor';
+import { compileFor } from '../server/compile';
 import { migrateOnFirstReachable } from './migrate';
 import { type MysqlTarget, parseMysqlUrl } from './url';
 
@@ -32,6 +34,15 @@ export interface MysqlRetryStats {
   connect: number;
   /** The connection was lost or the query timed out: retried only where running twice is harmless. */
   lostConnection: number;
+}
+
+const compile = compileFor(new MySqlDialect());
+
+/** mysql2's answer as every executor gives it: a SELECT's rows, or a write's OK packet. */
+function answer<R>(result: unknown): ExecResult<R> {
+  if (Array.isArray(result)) return { rows: result as R[], affected: 0 };
+  const header = result as ResultSetHeader;
+  return { rows: [], affected: header.affectedRows, insertId: header.insertId };
 }
 
 /** A statement of an attempt; `phase` says whether it can commit by itself (see retry.ts). */
@@ -134,8 +145,8 @@ export class MysqlExecutor implements ServerExecutor {
   }
 
   /** A read: retried whatever happened, since running it twice changes nothing. */
-  read<T>(statement: Statement): Promise<T> {
-    return this.write<T>(statement, true);
+  async read<R>(query: Query): Promise<R[]> {
+    return (await this.write<R>(query, true)).rows;
   }
 
   /**
@@ -143,14 +154,14 @@ export class MysqlExecutor implements ServerExecutor {
    * connection died after it was sent): only where doing it twice is harmless — there is no default, so a new write
    * cannot inherit the reads' yes.
    */
-  write<T>(statement: Statement, retryUnknown: boolean): Promise<T> {
-    const { sql: text, params } = statement.toSQL();
-    return this.attempt(retryUnknown, (run) => run<T>(text, params, 'may-commit'));
+  write<R>(query: Query, retryUnknown: boolean): Promise<ExecResult<R>> {
+    const { sql: text, params } = compile(query);
+    return this.attempt(retryUnknown, async (run) => answer<R>(await run(text, params, 'may-commit')));
   }
 
   /** A conditional write (a claim): true when it changed exactly one row. */
-  async changedOne(statement: Statement, retryUnknown: boolean): Promise<boolean> {
-    return (await this.write<ResultSetHeader>(statement, retryUnknown)).affectedRows === 1;
+  async changedOne(query: Query, retryUnknown: boolean): Promise<boolean> {
+    return (await this.write(query, retryUnknown)).affected === 1;
   }
 
   /**
@@ -162,9 +173,9 @@ export class MysqlExecutor implements ServerExecutor {
     return this.attempt(false, async (run, rollback) => {
       try {
         await run('BEGIN', [], 'uncommitted');
-        const result = await fn((statement) => {
-          const { sql: text, params } = statement.toSQL();
-          return run(text, params, 'uncommitted');
+        const result = await fn(async <R>(query: Query) => {
+          const { sql: text, params } = compile(query);
+          return answer<R>(await run(text, params, 'uncommitted'));
         });
         await run('COMMIT', [], 'may-commit');
         return result;

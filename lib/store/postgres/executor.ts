@@ -2,7 +2,9 @@ import pg from 'pg';
 import { LeafError, storeUnavailable } from '../../errors';
 import { AttemptFault, type Phase, type RetryFailure, allowedHosts, withRetries } from '../retry';
 import { hostLabel } from '../serverUrl';
-import type { ServerExecutor, Statement, Tx } from '../serverExecutor';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { compileFor } from '../server/compile';
+import type { ExecResult, Query, ServerExecutor, Tx } from '../serverExecutor';
 import {
   DEADLOCK_DETECTED,
   NotPrimary,
@@ -37,6 +39,12 @@ export interface PgResult<R = Record<string, unknown>> {
 
 type Run = (text: string, values: unknown[], phase: Phase) => Promise<PgResult>;
 
+const compile = compileFor(new PgDialect());
+
+function answer<R>(result: PgResult): ExecResult<R> {
+  return { rows: result.rows as R[], affected: result.rowCount };
+}
+
 const ATTEMPTS = 8;
 
 export interface PostgresOptions {
@@ -54,11 +62,10 @@ export interface PostgresOptions {
 }
 
 /**
- * PostgreSQL through one node-postgres pool per host of the URL: drizzle only compiles (sql.ts); each statement runs
+ * PostgreSQL through one node-postgres pool per host of the URL: drizzle only compiles; each statement runs
  * with a client-side bound on a connection from the first host that is neither set aside nor already failed in this
  * operation and that is the writable primary (checked once per connection: never a write, nor a read, through a
- * standby), again on failure as retry.ts decides with errors.ts's reading. `read` answers rows; `write` and a
- * transaction's statements answer PgResult.
+ * standby), again on failure as retry.ts decides with errors.ts's reading.
  */
 export class PostgresExecutor implements ServerExecutor {
   readonly retries: PostgresRetryStats = { serialization: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
@@ -100,18 +107,18 @@ export class PostgresExecutor implements ServerExecutor {
     });
   }
 
-  async read<T>(statement: Statement): Promise<T> {
-    return (await this.write(statement, true)).rows as T;
+  async read<R>(query: Query): Promise<R[]> {
+    return (await this.write<R>(query, true)).rows;
   }
 
-  /** A statement on its own (autocommit); `retryUnknown` as ServerExecutor says. Answers PgResult. */
-  write<T = PgResult>(statement: Statement, retryUnknown: boolean): Promise<T> {
-    const { sql: text, params } = statement.toSQL();
-    return this.attempt(retryUnknown, async (run) => (await run(text, params, 'may-commit')) as T);
+  /** A statement on its own (autocommit); `retryUnknown` as ServerExecutor says. */
+  write<R>(query: Query, retryUnknown: boolean): Promise<ExecResult<R>> {
+    const { sql: text, params } = compile(query);
+    return this.attempt(retryUnknown, async (run) => answer<R>(await run(text, params, 'may-commit')));
   }
 
-  async changedOne(statement: Statement, retryUnknown: boolean): Promise<boolean> {
-    return (await this.write<PgResult>(statement, retryUnknown)).rowCount === 1;
+  async changedOne(query: Query, retryUnknown: boolean): Promise<boolean> {
+    return (await this.write(query, retryUnknown)).affected === 1;
   }
 
   /**
@@ -123,9 +130,9 @@ export class PostgresExecutor implements ServerExecutor {
     return this.attempt(false, async (run, rollback) => {
       try {
         await run('BEGIN', [], 'uncommitted');
-        const result = await fn(<R>(statement: Statement) => {
-          const { sql: text, params } = statement.toSQL();
-          return run(text, params, 'uncommitted') as Promise<R>;
+        const result = await fn(async <R>(query: Query) => {
+          const { sql: text, params } = compile(query);
+          return answer<R>(await run(text, params, 'uncommitted'));
         });
         await run('COMMIT', [], 'may-commit');
         return result;

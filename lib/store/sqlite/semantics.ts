@@ -11,7 +11,7 @@ import {
   fleetSwitchAudit,
   planDefaultSwitch,
   planTagSwitch,
-  semanticsSettings,
+  settingsFromRows,
   tagSwitchAudit,
 } from '../tagRules';
 import type { SqliteDb, SqliteExecutor } from './executor';
@@ -27,7 +27,7 @@ export class SqliteSemantics implements SemanticsStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
   async getSemantics(): Promise<SemanticsSettings> {
-    return this.exec.read((db) => semanticsSettings(db.select().from(leafSemantics).all()));
+    return this.exec.read((db) => settingsFromRows(db.select().from(leafSemantics).all()));
   }
 
   async tagSemantics(bizTag: string): Promise<Semantics> {

@@ -1,11 +1,11 @@
 import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { fleetSemanticsSchema } from '@/lib/admin/schema';
-import { semanticsSettings, setFleetSemantics } from '@/lib/admin/service';
+import { setFleetSemantics } from '@/lib/admin/service';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route(async ({ runtime }) => json(await semanticsSettings(runtime)));
+export const GET = route(async ({ runtime }) => json(await runtime.store.semantics.getSemantics()));
 
 export const PUT = route(async ({ request, runtime, who }) => {
   const input = await readJsonBody(request, fleetSemanticsSchema);

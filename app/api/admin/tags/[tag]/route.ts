@@ -1,7 +1,7 @@
 import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { deleteTagSchema, updateTagSchema } from '@/lib/admin/schema';
-import { deleteTag, requireTag, tagDetail, updateTag } from '@/lib/admin/service';
+import { deleteTag, tagFromParam, tagDetail, updateTag } from '@/lib/admin/service';
 import { tagFleetDetail } from '@/lib/admin/fleetViews';
 import { fleetTag } from '@/lib/fleet/runway';
 import { fleetNodes } from '@/app/_server/fleet';
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 type Params = { tag: string };
 
 export const GET = route<Params>(async ({ runtime, params }) => {
-  const bizTag = requireTag(params.tag);
+  const bizTag = tagFromParam(params.tag);
   const [detail, nodes] = await Promise.all([tagDetail(runtime, bizTag), fleetNodes(runtime)]);
   return json({
     ...detail,
@@ -21,13 +21,13 @@ export const GET = route<Params>(async ({ runtime, params }) => {
 });
 
 export const PATCH = route<Params>(async ({ request, runtime, params, who }) => {
-  const bizTag = requireTag(params.tag);
+  const bizTag = tagFromParam(params.tag);
   const input = await readJsonBody(request, updateTagSchema);
   return json({ tag: await updateTag(runtime, bizTag, input, who) });
 });
 
 export const DELETE = route<Params>(async ({ request, runtime, params, who }) => {
-  const bizTag = requireTag(params.tag);
+  const bizTag = tagFromParam(params.tag);
   const { confirm } = await readJsonBody(request, deleteTagSchema);
   return json(await deleteTag(runtime, bizTag, confirm, who));
 });

@@ -1,8 +1,10 @@
-import type { TagRow } from '../../segment/tagStore';
+import { sql } from 'drizzle-orm';
 import type { AuditStamp } from '../../audit';
 import { MAX_ID } from '../../segment/id';
 import { FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segment/semantics';
 import type { SemanticsSettings, SemanticsStore, SemanticsSwitch } from '../../segment/semanticsStore';
+import type { TagRow } from '../../segment/tagStore';
+import type { ServerExecutor, Tx } from '../serverExecutor';
 import {
   type StoredSemantics,
   effectiveSemantics,
@@ -10,40 +12,40 @@ import {
   fleetSwitchAudit,
   planDefaultSwitch,
   planTagSwitch,
-  semanticsSettings,
+  settingsFromRows,
   tagSwitchAudit,
 } from '../tagRules';
-import { type ServerExecutor, type Tx, raw } from '../serverExecutor';
-import { lockTagRow } from './tagRows';
-import { insertAudit } from './sql';
+import { insertAudit } from './audit';
+import type { ServerDialect } from './dialect';
+import { TABLE, list } from './query';
+import { lockTagRow } from './tags';
 
 interface SemanticsRow {
   biz_tag: string;
   semantics: string;
 }
 
-interface Changed {
-  affectedRows: number;
-}
-
 /**
- * leaf_semantics on MySQL/MariaDB: a switch is one transaction (tagRules.ts plans it) that locks the leaf_alloc rows
- * first, then the leaf_semantics rows — the claim's own order (claim.ts says why a switch cannot fall between a claim
- * and the semantics it read). Like the other admin writes it is run again after a certification failure (1213, a
- * claim of a follower's row committed first on another Galera node), never after an unknown outcome (the audit row).
+ * leaf_semantics on a database server: a switch is one transaction (tagRules.ts plans it) that locks the leaf_alloc
+ * rows first, then the leaf_semantics rows — the claims' own order, so a switch cannot fall between a claim and the
+ * semantics it read (docs/design.md#claim-semantics-running-beside-java-leaf). Run again after a failure before its
+ * COMMIT (a Galera certification failure), never after an unknown outcome (the audit row).
  */
-export class MysqlSemantics implements SemanticsStore {
-  constructor(private readonly exec: ServerExecutor) {}
+export class ServerSemantics implements SemanticsStore {
+  constructor(
+    private readonly exec: ServerExecutor,
+    private readonly dialect: ServerDialect,
+  ) {}
 
   async getSemantics(): Promise<SemanticsSettings> {
-    const rows = await this.exec.read<SemanticsRow[]>(raw('SELECT biz_tag, semantics FROM `leaf_semantics`'));
-    return semanticsSettings(rows.map((r) => ({ bizTag: r.biz_tag, semantics: r.semantics })));
+    const rows = await this.exec.read<SemanticsRow>(sql`SELECT biz_tag, semantics FROM ${TABLE.semantics}`);
+    return settingsFromRows(rows.map((r) => ({ bizTag: r.biz_tag, semantics: r.semantics })));
   }
 
   /** A tag's effective semantics: its own row, else the fleet default, else leaf-ts. */
   async tagSemantics(bizTag: string): Promise<Semantics> {
-    const rows = await this.exec.read<SemanticsRow[]>(
-      raw('SELECT biz_tag, semantics FROM `leaf_semantics` WHERE biz_tag IN (?, ?)', [bizTag, FLEET_DEFAULT_KEY]),
+    const rows = await this.exec.read<SemanticsRow>(
+      sql`SELECT biz_tag, semantics FROM ${TABLE.semantics} WHERE biz_tag IN ${list([bizTag, FLEET_DEFAULT_KEY])}`,
     );
     return effectiveSemantics({ fleet: pick(rows, FLEET_DEFAULT_KEY), own: pick(rows, bizTag) });
   }
@@ -53,11 +55,11 @@ export class MysqlSemantics implements SemanticsStore {
     const current = planDefaultSwitch((await this.getSemantics()).default, semantics);
     if (!current.changes) return { before: current.before, after: current.after, bumped: 0 };
     return this.exec.transaction(async (tx) => {
-      await tx(raw('SELECT biz_tag FROM `leaf_alloc` ORDER BY biz_tag FOR UPDATE')); // every row first: the claims' order
+      await tx(this.dialect.lockAllTags);
       const plan = planDefaultSwitch((await lockSemanticsRows(tx)).fleet, semantics);
       if (!plan.changes) return { before: plan.before, after: plan.after, bumped: 0 };
       const bumped = await bumpDefaultFollowers(tx, plan.bump);
-      await writeSemanticsRow(tx, FLEET_DEFAULT_KEY, semantics);
+      await this.writeSemanticsRow(tx, FLEET_DEFAULT_KEY, semantics);
       if (audit !== undefined) await insertAudit(tx, fleetSwitchAudit(audit, plan, bumped));
       return { before: plan.before, after: plan.after, bumped };
     });
@@ -68,35 +70,31 @@ export class MysqlSemantics implements SemanticsStore {
       const row = existingTag(bizTag, await lockTagRow(tx, bizTag));
       const plan = planTagSwitch(await lockSemanticsRows(tx, bizTag), semantics);
       await bumpTag(tx, bizTag, plan.bump);
-      if (plan.writesRow) await writeSemanticsRow(tx, bizTag, semantics);
+      if (plan.writesRow) await this.writeSemanticsRow(tx, bizTag, semantics);
       if (audit !== undefined && plan.writesRow)
         await insertAudit(tx, tagSwitchAudit(audit, plan, row, (await lockTagRow(tx, bizTag)) as TagRow, plan.bump));
       return { before: plan.before, after: plan.after, bumped: plan.bump };
     });
+  }
+
+  private async writeSemanticsRow(tx: Tx, key: string, semantics: Semantics | null): Promise<void> {
+    if (semantics === null) await tx(sql`DELETE FROM ${TABLE.semantics} WHERE biz_tag = ${key}`);
+    else
+      await tx(
+        this.dialect.upsert(TABLE.semantics, { biz_tag: key, semantics }, ['biz_tag'], (_, incoming) => ({
+          semantics: incoming('semantics'),
+        })),
+      );
   }
 }
 
 /** The switch's read: the fleet default and the tag's own row, locked so two switches take turns. */
 async function lockSemanticsRows(tx: Tx, bizTag?: string): Promise<StoredSemantics> {
   const keys = bizTag === undefined ? [FLEET_DEFAULT_KEY] : [FLEET_DEFAULT_KEY, bizTag];
-  const rows = await tx<SemanticsRow[]>(
-    raw(
-      `SELECT biz_tag, semantics FROM \`leaf_semantics\` WHERE biz_tag IN (${keys.map(() => '?').join(', ')}) FOR UPDATE`,
-      keys,
-    ),
+  const { rows } = await tx<SemanticsRow>(
+    sql`SELECT biz_tag, semantics FROM ${TABLE.semantics} WHERE biz_tag IN ${list(keys)} FOR UPDATE`,
   );
   return { fleet: pick(rows, FLEET_DEFAULT_KEY), own: bizTag === undefined ? undefined : pick(rows, bizTag) };
-}
-
-async function writeSemanticsRow(tx: Tx, key: string, semantics: Semantics | null): Promise<void> {
-  if (semantics === null) await tx(raw('DELETE FROM `leaf_semantics` WHERE biz_tag = ?', [key]));
-  else
-    await tx(
-      raw(
-        'INSERT INTO `leaf_semantics` (biz_tag, semantics) VALUES (?, ?) ON DUPLICATE KEY UPDATE semantics = VALUES(semantics)',
-        [key, semantics],
-      ),
-    );
 }
 
 /**
@@ -104,32 +102,23 @@ async function writeSemanticsRow(tx: Tx, key: string, semantics: Semantics | nul
  * turns on its lock, and on Galera certify against each other).
  */
 async function bumpTag(tx: Tx, bizTag: string, by: 0 | 1): Promise<void> {
+  const limit = MAX_ID - BigInt(by);
+  await tx(sql`UPDATE ${TABLE.tombstone} SET max_id = max_id + ${by} WHERE biz_tag = ${bizTag} AND max_id <= ${limit}`);
   await tx(
-    raw('UPDATE `leaf_alloc_tombstone` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [
-      by,
-      bizTag,
-      MAX_ID - BigInt(by),
-    ]),
-  );
-  await tx(
-    raw('UPDATE `leaf_alloc` SET max_id = max_id + ? WHERE biz_tag = ? AND max_id <= ?', [
-      by,
-      bizTag,
-      MAX_ID - BigInt(by),
-    ]),
+    sql`UPDATE ${TABLE.alloc} SET max_id = max_id + ${by}, update_time = CURRENT_TIMESTAMP
+        WHERE biz_tag = ${bizTag} AND max_id <= ${limit}`,
   );
 }
 
 /** Every row and tombstone that follows the fleet default (no row of its own): max_id + `by`; rows that grew. */
 async function bumpDefaultFollowers(tx: Tx, by: 0 | 1): Promise<number> {
-  const followers = 'NOT EXISTS (SELECT 1 FROM `leaf_semantics` s WHERE s.biz_tag = t.biz_tag) AND t.max_id <= ?';
-  await tx(
-    raw(`UPDATE \`leaf_alloc_tombstone\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]),
+  const limit = MAX_ID - BigInt(by);
+  const followers = sql`NOT EXISTS (SELECT 1 FROM ${TABLE.semantics} s WHERE s.biz_tag = t.biz_tag) AND t.max_id <= ${limit}`;
+  await tx(sql`UPDATE ${TABLE.tombstone} t SET max_id = t.max_id + ${by} WHERE ${followers}`);
+  const changed = await tx(
+    sql`UPDATE ${TABLE.alloc} t SET max_id = t.max_id + ${by}, update_time = CURRENT_TIMESTAMP WHERE ${followers}`,
   );
-  const header = await tx<Changed>(
-    raw(`UPDATE \`leaf_alloc\` t SET t.max_id = t.max_id + ? WHERE ${followers}`, [by, MAX_ID - BigInt(by)]),
-  );
-  return by === 1 ? header.affectedRows : 0;
+  return by === 1 ? changed.affected : 0;
 }
 
 function pick(rows: SemanticsRow[], key: string): Semantics | undefined {

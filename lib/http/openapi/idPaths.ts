@@ -1,0 +1,79 @@
+/** The ID routes and health in the API description (document.ts). */
+import { MAX_COUNT, MAX_LEASE_COUNT } from '../../bizTag';
+import { ref } from './jsonSchema';
+import { ID_ERRORS, type Operation, answer, countParam, errors, idSecurity, plain, tagParam } from './parts';
+
+export const ID_PATHS: Record<string, Record<string, Operation>> = {
+  '/api/id/segment/{tag}': {
+    get: {
+      summary: 'Segment IDs: one, or `count` in increasing order',
+      security: idSecurity,
+      parameters: [tagParam(), countParam(MAX_COUNT)],
+      responses: {
+        '200': answer('the IDs', { oneOf: [ref('SegmentId'), ref('SegmentIds')] }),
+        ...ID_ERRORS,
+      },
+    },
+  },
+  '/api/id/segment/{tag}/range': {
+    get: {
+      summary: 'A range lease: exactly `count` IDs as inclusive runs, never served by any node again',
+      security: idSecurity,
+      parameters: [tagParam(), countParam(MAX_LEASE_COUNT, true)],
+      responses: { '200': answer('the lease', ref('RangeLease')), ...ID_ERRORS },
+    },
+  },
+  '/api/id/formatted/{tag}': {
+    get: {
+      summary: 'Formatted IDs (pattern with date parts and a per-period sequence)',
+      security: idSecurity,
+      parameters: [tagParam(), countParam(MAX_COUNT)],
+      responses: {
+        '200': answer('the IDs', { oneOf: [ref('FormattedId'), ref('FormattedIds')] }),
+        ...ID_ERRORS,
+      },
+    },
+  },
+  '/api/segment/get/{tag}': {
+    get: {
+      summary: "A segment ID as plain text, as Leaf's server answers",
+      security: idSecurity,
+      parameters: [tagParam()],
+      responses: { '200': plain('the ID'), ...ID_ERRORS },
+    },
+  },
+  '/api/id/snowflake': {
+    get: {
+      summary: 'Snowflake IDs: one, or `count`',
+      security: idSecurity,
+      parameters: [countParam(MAX_COUNT)],
+      responses: {
+        '200': answer('the IDs', { oneOf: [ref('SnowflakeId'), ref('SnowflakeIds')] }),
+        ...ID_ERRORS,
+      },
+    },
+  },
+  '/api/id/snowflake/{id}': {
+    get: {
+      summary: "Decodes a snowflake ID with this node's epoch",
+      security: idSecurity,
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } }],
+      responses: { '200': answer('its parts', ref('SnowflakeDecoded')), ...ID_ERRORS },
+    },
+  },
+  '/api/snowflake/get/{key}': {
+    get: {
+      summary: 'A snowflake ID as plain text (Leaf-compatible; the key is validated like a tag and ignored)',
+      security: idSecurity,
+      parameters: [tagParam('key')],
+      responses: { '200': plain('the ID'), ...ID_ERRORS },
+    },
+  },
+  '/api/health': {
+    get: {
+      summary: 'The node, its store and each database host; 200 while the store is down (buffers still serve)',
+      security: [{}],
+      responses: { '200': answer('health', ref('Health')), ...errors(405, 431) },
+    },
+  },
+};

@@ -1,0 +1,48 @@
+/**
+ * JSON Schema (2020-12, the dialect of OpenAPI 3.1) written against the TypeScript types the code answers with:
+ * `shape<T>()` must name exactly T's properties, so a field added to or dropped from an answer type breaks the build
+ * until its schema follows; the contract tests then check every real answer against the schema.
+ */
+export type JsonSchema = { [keyword: string]: unknown };
+
+export const str: JsonSchema = { type: 'string' };
+export const int: JsonSchema = { type: 'integer' };
+export const num: JsonSchema = { type: 'number' };
+export const bool: JsonSchema = { type: 'boolean' };
+export const isoTime: JsonSchema = { type: 'string', format: 'date-time' };
+/** An ID as a decimal string: exact up to 2^63−1, past what a JSON number holds. */
+export const decimalId: JsonSchema = { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' };
+
+export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+export const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+export const mapOf = (values: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: values });
+export const oneOfValues = (values: readonly (string | number | boolean)[]): JsonSchema => ({ enum: [...values] });
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+
+/**
+ * An object schema with exactly T's properties, none other allowed; `optional` lists those T marks optional
+ * (the type checks both lists against T).
+ */
+export function shape<T>() {
+  return <const P extends { [K in keyof Required<T>]: JsonSchema }>(
+    properties: P & Record<Exclude<keyof P, keyof T>, never>,
+    optional: ReadonlyArray<OptionalKeys<T>> = [],
+  ): JsonSchema => ({
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((key) => !(optional as readonly string[]).includes(key)),
+    additionalProperties: false,
+  });
+}
+
+/** An object schema for an answer built inline (no named TypeScript type): every property required. */
+export function object(properties: Record<string, JsonSchema>, optional: readonly string[] = []): JsonSchema {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((key) => !optional.includes(key)),
+    additionalProperties: false,
+  };
+}

@@ -1,0 +1,53 @@
+import type { HostHealth, LeafStore } from '../leafStore';
+import { type ServerExecutor, raw } from '../serverExecutor';
+import { ServerAudit } from './audit';
+import type { ServerDialect } from './dialect';
+import { ServerFormats } from './formats';
+import { ServerNodes } from './nodes';
+import { ServerSemantics } from './semantics';
+import { ServerTags } from './tags';
+import { ServerTokens } from './tokens';
+import { ServerWorkers } from './workers';
+
+/**
+ * A database server's store: one executor (the dialect's: pools per host, failover, retries as its errors.ts reads
+ * the failures) and one repository per concern on it, written once for every server dialect.
+ */
+export class ServerStore implements LeafStore {
+  readonly dialect: ServerDialect['name'];
+  readonly tags: ServerTags;
+  readonly semantics: ServerSemantics;
+  readonly workers: ServerWorkers;
+  readonly nodes: ServerNodes;
+  readonly formats: ServerFormats;
+  readonly tokens: ServerTokens;
+  readonly audit: ServerAudit;
+
+  constructor(
+    private readonly exec: ServerExecutor,
+    dialect: ServerDialect,
+    private readonly probe: (timeoutMs: number) => Promise<HostHealth[]>,
+  ) {
+    this.dialect = dialect.name;
+    this.tags = new ServerTags(exec, dialect);
+    this.semantics = new ServerSemantics(exec, dialect);
+    this.workers = new ServerWorkers(exec, dialect);
+    this.nodes = new ServerNodes(exec, dialect);
+    this.formats = new ServerFormats(exec, dialect);
+    this.tokens = new ServerTokens(exec);
+    this.audit = new ServerAudit(exec);
+  }
+
+  async ping(): Promise<void> {
+    await this.exec.read(raw('SELECT 1'));
+  }
+
+  /** Every host of the URL on its own (the dialect's hosts.ts), for /api/health. */
+  hosts(timeoutMs = 1_000): Promise<HostHealth[]> {
+    return this.probe(timeoutMs);
+  }
+
+  close(): Promise<void> {
+    return this.exec.close();
+  }
+}

@@ -1,0 +1,169 @@
+import { sql } from 'drizzle-orm';
+import type { AuditAction, AuditStamp } from '../../audit';
+import { LeafError, tagNotFound } from '../../errors';
+import { type Id, idBigint } from '../../segment/id';
+import type { Allocation, TagInfo } from '../../segment/segmentSource';
+import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
+import { exactId } from '../exactId';
+import type { ServerExecutor, Tx } from '../serverExecutor';
+import { type RawAllocRow, tagFromRaw } from '../serverRows';
+import {
+  badStep,
+  existingTag,
+  idSpaceExhausted,
+  planCreate,
+  planEdit,
+  planRaise,
+  tagAudit,
+  tagExists,
+} from '../tagRules';
+import { insertAudit } from './audit';
+import type { ServerDialect } from './dialect';
+import { type Columns, TABLE, assignments } from './query';
+
+/** The tag's row, locked until the transaction ends; undefined when there is none. */
+export async function lockTagRow(tx: Tx, bizTag: string): Promise<TagRow | undefined> {
+  const { rows } = await tx<RawAllocRow>(sql`SELECT * FROM ${TABLE.alloc} WHERE biz_tag = ${bizTag} FOR UPDATE`);
+  return rows[0] === undefined ? undefined : tagFromRaw(rows[0]);
+}
+
+/**
+ * leaf_alloc on a database server. A claim is the dialect's one statement (one round trip per segment); its segment
+ * comes only from its own answer, never from a later read of max_id, which could include another node's claim. The
+ * admin edits run tagRules.ts in transactions over the row locked FOR UPDATE; an unknown outcome of their COMMIT is
+ * not retried (the audit row would be written twice): the caller gets store_unavailable and may look and repeat.
+ */
+export class ServerTags implements TagStore {
+  constructor(
+    private readonly exec: ServerExecutor,
+    private readonly dialect: ServerDialect,
+  ) {}
+
+  async listTags(): Promise<TagInfo[]> {
+    const rows = await this.exec.read<Pick<RawAllocRow, 'biz_tag' | 'step'>>(
+      sql`SELECT biz_tag, step FROM ${TABLE.alloc} ORDER BY biz_tag`,
+    );
+    return rows.map((r) => ({ bizTag: r.biz_tag, step: r.step }));
+  }
+
+  async listTagRows(): Promise<TagRow[]> {
+    return (await this.exec.read<RawAllocRow>(sql`SELECT * FROM ${TABLE.alloc} ORDER BY biz_tag`)).map(tagFromRaw);
+  }
+
+  async getTag(bizTag: string): Promise<TagRow | undefined> {
+    const [row] = await this.exec.read<RawAllocRow>(sql`SELECT * FROM ${TABLE.alloc} WHERE biz_tag = ${bizTag}`);
+    return row === undefined ? undefined : tagFromRaw(row);
+  }
+
+  async allocate(bizTag: string, step?: number): Promise<Allocation> {
+    // Without an explicit step, add exactly the row's step as read: the segment's size is what was added.
+    const added = step ?? (await this.getTag(bizTag))?.step;
+    if (added === undefined) throw tagNotFound(bizTag);
+    if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
+    // Run again after an unknown outcome: the first claim then counts as taken and its segment is a gap.
+    const claim = this.dialect.claim(bizTag, added);
+    const claimed = claim.decode(await this.exec.write(claim.query, true));
+    if (claimed !== undefined) return { bizTag, step: added, ...claimed };
+    const row = await this.getTag(bizTag);
+    if (row === undefined) throw tagNotFound(bizTag);
+    if (row.maxId < 0)
+      throw new LeafError('tag_misconfigured', `Tag "${bizTag}" has max_id ${row.maxId}; a claim needs at least 0.`);
+    throw idSpaceExhausted(bizTag);
+  }
+
+  /** One compare-and-set statement; an unknown outcome is not run again and counts as nothing given back. */
+  giveBack(bizTag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean> {
+    return this.exec.changedOne(
+      sql`UPDATE ${TABLE.alloc} SET max_id = ${idBigint(newMaxId)}, update_time = CURRENT_TIMESTAMP
+          WHERE biz_tag = ${bizTag} AND max_id = ${idBigint(claimedMaxId)}`,
+      false,
+    );
+  }
+
+  createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
+    return this.exec.transaction(async (tx) => {
+      const nameLock = this.dialect.nameLock('tag', bizTag);
+      if (nameLock !== null) await tx(nameLock);
+      // The tombstone locked, so a concurrent delete cannot slip a lower one in.
+      const { rows: tomb } = await tx<{ max_id: string }>(
+        sql`SELECT max_id FROM ${TABLE.tombstone} WHERE biz_tag = ${bizTag} FOR UPDATE`,
+      );
+      const tombstoneMax = tomb[0] === undefined ? undefined : exactId(tomb[0].max_id, bizTag);
+      const startAt = planCreate({ bizTag, maxId }, tombstoneMax);
+      const row = { biz_tag: bizTag, step, max_id: idBigint(startAt), description };
+      if ((await tx(this.dialect.insertIgnore(TABLE.alloc, row))).affected === 0) throw tagExists(bizTag);
+      if (tombstoneMax !== undefined) await tx(sql`DELETE FROM ${TABLE.tombstone} WHERE biz_tag = ${bizTag}`);
+      const after = (await lockTagRow(tx, bizTag)) as TagRow;
+      await record(tx, audit, 'tag.create', bizTag, undefined, after);
+      return after;
+    });
+  }
+
+  updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow> {
+    return this.editRow(bizTag, 'tag.edit', audit, () => ({ ...planEdit(changes) }));
+  }
+
+  /** FOR UPDATE: no claim can move max_id between the check and the update. */
+  raiseMaxId(bizTag: string, maxId: Id, audit?: AuditStamp): Promise<TagRow> {
+    return this.editRow(bizTag, 'tag.raise', audit, (before) => ({ max_id: idBigint(planRaise(before, maxId)) }));
+  }
+
+  deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }> {
+    return this.exec.transaction(async (tx) => {
+      const nameLock = this.dialect.nameLock('tag', bizTag);
+      if (nameLock !== null) await tx(nameLock);
+      const before = existingTag(bizTag, await lockTagRow(tx, bizTag));
+      const maxId = before.maxId;
+      await tx(
+        this.dialect.upsert(
+          TABLE.tombstone,
+          { biz_tag: bizTag, max_id: idBigint(maxId) },
+          ['biz_tag'],
+          (current, incoming) => ({
+            max_id: sql`GREATEST(${current('max_id')}, ${incoming('max_id')})`,
+            deleted_at: sql`CURRENT_TIMESTAMP`,
+          }),
+        ),
+      );
+      await tx(sql`DELETE FROM ${TABLE.alloc} WHERE biz_tag = ${bizTag}`);
+      await record(tx, audit, 'tag.delete', bizTag, before, undefined);
+      return { maxId };
+    });
+  }
+
+  async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {
+    const [row] = await this.exec.read<{ max_id: string }>(
+      sql`SELECT max_id FROM ${TABLE.tombstone} WHERE biz_tag = ${bizTag}`,
+    );
+    return row === undefined ? undefined : { maxId: exactId(row.max_id, bizTag) };
+  }
+
+  /** One transaction: the row locked (tag_not_found), the columns `set` plans from it, the row again, the audit row. */
+  private editRow(
+    bizTag: string,
+    action: AuditAction,
+    audit: AuditStamp | undefined,
+    set: (before: TagRow) => Columns,
+  ): Promise<TagRow> {
+    return this.exec.transaction(async (tx) => {
+      const before = existingTag(bizTag, await lockTagRow(tx, bizTag));
+      const columns = { ...set(before), update_time: sql`CURRENT_TIMESTAMP` };
+      await tx(sql`UPDATE ${TABLE.alloc} SET ${assignments(columns)} WHERE biz_tag = ${bizTag}`);
+      const after = (await lockTagRow(tx, bizTag)) as TagRow;
+      await record(tx, audit, action, bizTag, before, after);
+      return after;
+    });
+  }
+}
+
+/** The change's leaf_audit row, in its transaction, when it is audited. */
+async function record(
+  tx: Tx,
+  audit: AuditStamp | undefined,
+  action: AuditAction,
+  bizTag: string,
+  before: TagRow | undefined,
+  after: TagRow | undefined,
+): Promise<void> {
+  if (audit !== undefined) await insertAudit(tx, tagAudit(audit, action, bizTag, before, after));
+}
