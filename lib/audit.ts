@@ -1,9 +1,4 @@
-import type { Semantics } from './segment/semantics';
-
-/**
- * The audit trail's vocabulary (leaf_audit, append-only): who changed something, what, and the rows it keeps.
- * Every audited write takes an AuditStamp and records its entry in its own transaction.
- */
+/** The audit trail's vocabulary (leaf_audit, append-only): who changed what, and the rows it keeps. */
 
 /** What an audit row records, besides the rows themselves. */
 export const AUDIT_ACTIONS = [
@@ -41,12 +36,4 @@ export interface AuditTagRow {
   step: number;
   description: string | null;
   updateTime: string;
-}
-
-/** A semantics switch as the audit trail keeps it (`tag.semantics` with the tag row beside it, `fleet.semantics` alone). */
-export interface AuditSemantics {
-  /** Effective semantics. */
-  semantics: Semantics;
-  /** `after` only: leaf_alloc rows whose max_id grew by one. */
-  bumped?: number;
 }

@@ -3,10 +3,7 @@ export interface TimerHandle {
   readonly __timerHandle: never;
 }
 
-/**
- * Injected time source and timers, so every timing rule is testable without sleeping: a fake clock fires its
- * timers when advanced.
- */
+/** Injected time and timers, so every timing rule is testable without sleeping. */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;

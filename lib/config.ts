@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from './errors';
+import type { LeafConfig, NodeConfig, SnowflakeConfig } from './leafConfig';
 import { LOG_LEVELS, type LogLevel } from './log';
 import {
   DEFAULT_METRICS_TAGS,
@@ -9,98 +10,20 @@ import {
   type MetricsTagSelection,
   parseMetricsTags,
 } from './metrics/tagSelection';
-import { SEMANTICS, type Semantics } from './segment/semantics';
+import { SEMANTICS } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
 import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './http/trustedProxies';
-import type { MysqlTarget } from './store/mysql/url';
-import type { PostgresTarget } from './store/postgres/url';
 import { DATABASE_URL_FORMS, isServerUrl, serverUrlProblem, storeUrlTarget } from './store/target';
 
-/**
- * Every setting leaf-ts reads, parsed once at start from the environment and passed down. This is the only
- * module of `lib/` that looks at `process.env`; a bad value stops the start with one line naming the variable,
- * what it got and what it accepts.
- */
+/** Every setting, read once from the environment and checked; the only reader of `process.env` in lib/. */
+
+export type { LeafConfig, NodeConfig, SnowflakeConfig };
 
 export const DEFAULT_SQLITE_FILE = './data/leaf.db';
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 export const MAX_WORKERS = 64;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
-
-export interface LeafConfig {
-  port: number;
-  host: string;
-  /** Next in development mode (NODE_ENV is not `production`). */
-  dev: boolean;
-  fastLane: boolean;
-  /** LEAF_GIVE_BACK: a graceful stop gives back the unused top of each tag's latest claim (lib/segment/giveBack.ts). */
-  giveBack: boolean;
-  logLevel: LogLevel;
-  /** Processes on one port (node:cluster). */
-  workers: number;
-  /** This process's index among the cluster's workers; null outside a cluster. */
-  workerIndex: number | null;
-  store: {
-    /** mysql://…, postgres://… or postgresql://…: a database server; null selects SQLite at `sqliteFile`. */
-    serverUrl: string | null;
-    /** A mysql:// URL parsed: its hosts in order (several for a Galera cluster), credentials, database, options. */
-    mysql: MysqlTarget | null;
-    /** A postgres:// URL parsed: its hosts in order (several for a Patroni cluster), credentials, database, options. */
-    postgres: PostgresTarget | null;
-    sqliteFile: string;
-    migrationsDir: string;
-  };
-  /** Where a generated admin token is kept. */
-  dataDir: string;
-  /** LEAF_ADMIN_TOKEN; null: generated at first start into `dataDir`. */
-  adminToken: string | null;
-  /** LEAF_ID_TOKEN; when set, the ID routes need `Authorization: Bearer <it>`. */
-  idToken: string | null;
-  /** LEAF_TOKEN_REFRESH_MS: how often each node re-reads the access tokens (the bound on a revoke reaching it). */
-  tokenRefreshMs: number;
-  snowflake: SnowflakeConfig;
-  /** This node in the fleet registry (`leaf_node`). */
-  node: NodeConfig;
-  /** `/api/bench/constant`, the benchmark's Next ceiling. */
-  benchRoutes: boolean;
-  /**
-   * LEAF_RUNWAY_WARN_SECONDS: a runway (how long a buffer lasts without the database) below this is a warning in
-   * the console, and the outage the step advice plans for — a database restart or failover.
-   */
-  runwayWarnSeconds: number;
-  /** LEAF_METRICS_TAGS: which tags get per-tag series in /api/metrics. */
-  metricsTags: MetricsTagSelection;
-  /**
-   * LEAF_SEGMENT_SEMANTICS: at start, before serving, the fleet default in the database is made this (with the
-   * switch's one-ID skip when it changes). null: the database decides.
-   */
-  segmentSemantics: Semantics | null;
-  /** LEAF_TRUSTED_PROXIES: load balancers whose X-Forwarded-For names the client (lib/http/trustedProxies.ts). */
-  trustedProxies: string[];
-}
-
-export interface SnowflakeConfig {
-  enabled: boolean;
-  epochMs: number;
-  /** LEAF_SNOWFLAKE_MIN_ID: every snowflake ID sorts above it; a node whose clock has not passed it refuses to start. */
-  minId: bigint | null;
-  leaseMs: number;
-  /** LEAF_WORKER_IDS: the only worker ids this node leases (default all, 0–1023). */
-  workerIds: WorkerIdSet;
-}
-
-export interface NodeConfig {
-  /** Unique among live nodes: LEAF_NODE_ID, else hostname:PORT (plus `#i` for a cluster worker). */
-  id: string;
-  /** host:port where this node listens, as other operators see it (the hostname when HOST is a wildcard). */
-  address: string;
-  heartbeatMs: number;
-  /** A node whose heartbeat is older than this (database clock) is shown as gone, and its identity may be taken. */
-  goneMs: number;
-  /** Gone or stopped rows older than this are deleted. */
-  pruneMs: number;
-}
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -206,10 +129,7 @@ const ENV_SCHEMA = z.object({
   ).transform((v) => v ?? []),
 });
 
-/**
- * Parses and checks the environment. Throws a LeafError('invalid_config') whose message is one line per bad
- * variable: `PORT must be a port number from 0 to 65535 (got "abc")`.
- */
+/** Throws LeafError('invalid_config'), one line per bad variable. */
 export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
   const parsed = ENV_SCHEMA.safeParse(env);
   if (!parsed.success) {
@@ -303,10 +223,7 @@ function shown(name: string, value: string | undefined): string {
 
 const KEY = Symbol.for('leaf-ts.config');
 
-/**
- * This process's configuration, read from `process.env` on first use and kept on globalThis, so server.ts and
- * Next's separate bundle of the route handlers share one parse. Throws LeafError('invalid_config').
- */
+/** Read on first use and kept on globalThis: server.ts and Next's bundle share one parse. */
 export function processConfig(): LeafConfig {
   const g = globalThis as unknown as Record<symbol, LeafConfig | undefined>;
   return (g[KEY] ??= loadConfig(process.env));

@@ -2,10 +2,7 @@ import type { Clock, TimerHandle } from './clock';
 
 export const TIMED_OUT = Symbol('timed out');
 
-/**
- * A bound on the injected clock that several waits can share: each `race` ends with its work's outcome or with
- * TIMED_OUT once the deadline has passed. `clear` when done, so the timer does not outlive the work.
- */
+/** A bound on the injected clock that several waits share; `clear` when done. */
 export class Deadline {
   private readonly timer: TimerHandle;
   private readonly reached: Promise<typeof TIMED_OUT>;

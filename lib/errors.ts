@@ -1,7 +1,4 @@
-/**
- * Every failure the service reports has a code; the HTTP layer maps codes to statuses.
- * No magic negative IDs: an ID is only ever returned when it is a real, claimed ID.
- */
+/** Every failure has a code, and the HTTP layer a status for it: no magic negative IDs. */
 export type LeafErrorCode =
   | 'invalid_tag'
   | 'invalid_count'
@@ -122,14 +119,15 @@ export function storeUnavailable(cause: unknown): LeafError {
   return new LeafError('store_unavailable', 'The ID store is unreachable; try again shortly.', { cause });
 }
 
+export function tokenNotFound(id: string): LeafError {
+  return new LeafError('token_not_found', `Token "${id}" does not exist.`);
+}
+
 export function tagNotFound(bizTag: string): LeafError {
   return new LeafError('tag_not_found', `Tag "${bizTag}" does not exist.`);
 }
 
-/**
- * 503s that the same request may pass a moment later without anyone changing anything: a client retries them
- * (docs/api.md#errors). Every other error needs a change first — of the request, the tag or the configuration.
- */
+/** 503s the same request may pass a moment later: a client retries them (docs/api.md#errors). */
 export const RETRYABLE_CODES: ReadonlySet<LeafErrorCode> = new Set<LeafErrorCode>([
   'store_unavailable',
   'segment_unavailable',

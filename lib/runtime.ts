@@ -8,11 +8,7 @@ import { type CoreRuntime, closeCore, openCore } from './runtimeCore';
 export type { ConsoleRuntime } from './runtimeConsole';
 export type { CoreRuntime } from './runtimeCore';
 
-/**
- * The one engine per process: the serving core (store, engines, identity, credentials) and the console's part (rates,
- * load log, fleet history, Prometheus, the admin credential). Kept on globalThis so Next's module re-evaluation (dev
- * reloads, and the separate bundle of route handlers beside server.ts) finds the same engine, not a second store.
- */
+/** The one engine per process, on globalThis so Next's module re-evaluation finds it (docs/design.md#the-fast-lane). */
 export type Runtime = CoreRuntime & { console: ConsoleRuntime };
 
 interface Holder {
@@ -37,10 +33,7 @@ export function processLogger(): Logger {
   return (h.logger ??= createLogger(processConfig().logLevel));
 }
 
-/**
- * Who may use the ID routes (LEAF_ID_TOKEN and the access tokens), one table per process: the ID handler reads it,
- * the runtime's TokenRefresher fills it. Not loaded until the runtime opens, so the routes wait rather than guess.
- */
+/** Who may use the ID routes, one table per process; not loaded until the runtime opens, so routes wait. */
 export function processIdAccess(): IdAccess {
   const h = holder();
   return (h.access ??= new IdAccess(processConfig().idToken));
@@ -74,10 +67,7 @@ export function getRuntime(): Promise<Runtime> {
   return h.opening;
 }
 
-/**
- * The runtime for the hot path: synchronously when it is up, else a promise that opens it or fails with a typed
- * `not_ready` (503) while the store cannot be reached.
- */
+/** Synchronously once up, else a promise that opens it or fails with `not_ready`. */
 export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
   return (
     currentRuntime() ??
@@ -92,15 +82,12 @@ export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
 /** The serving core, and the console's part around it (its hooks are in the engines from their start). */
 async function open(config: LeafConfig, logger: Logger): Promise<Runtime> {
   const parts = createConsoleParts(config);
-  const core = await openCore(config, logger, { onLoad: parts.onLoad, rates: parts.rates, access: processIdAccess() });
+  const core = await openCore(config, logger, { onLoad: parts.onLoad, access: processIdAccess() });
   const consoleParts = startConsoleParts(parts, core, config, logger);
   return { ...core, console: consoleParts };
 }
 
-/**
- * Stops timers and closes the store (tests, graceful shutdown). The engine stops serving first, then gives back the
- * unused top of its latest claims (LEAF_GIVE_BACK, bounded), and only then is the store closed.
- */
+/** The engine stops serving, gives back (bounded), and only then is the store closed. */
 export async function closeRuntime(): Promise<void> {
   const h = holder();
   // A stop during the start: let the opening finish, then close what it opened (a worker lease, the node's row).

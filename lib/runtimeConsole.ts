@@ -1,19 +1,18 @@
-/**
- * The console's and the metrics' part of a runtime: per-tag rates (sampled once a second), the segment-load log,
- * per-node fleet rates, Prometheus, and the admin credential. Made before the core, whose engines report loads to
- * it from their first claim; bound to the core once it is open.
- */
+/** The console's part: load log, fleet rates, Prometheus, the admin credential; its hooks made before the core. */
 import { FleetRateHistory } from './admin/fleetRates';
 import { type AdminToken, resolveAdminToken } from './auth/adminToken';
 import { systemClock } from './clock';
-import type { LeafConfig } from './config';
+import type { LeafConfig } from './leafConfig';
 import type { Logger } from './log';
 import { registerFleetGauge } from './metrics/fleetGauge';
 import { LoadLog } from './metrics/loadLog';
 import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
-import { RateTracker } from './metrics/rateTracker';
+import type { RateTracker } from './metrics/rateTracker';
 import type { SegmentLoadRecord } from './segment/buffer';
-import type { CoreRuntime } from './runtimeCore';
+import type { NodeRegistry } from './fleet/registry';
+import type { SegmentEngine } from './segment/engine';
+import type { SnowflakeNode } from './snowflake/node';
+import type { LeafStore } from './store/leafStore';
 
 export interface ConsoleRuntime {
   /** Per-tag consumption history (sampled once a second). */
@@ -31,7 +30,6 @@ export interface ConsoleRuntime {
 
 /** The parts the core needs from its first claim: the rates and where a load is reported. */
 export interface ConsoleParts {
-  rates: RateTracker;
   prometheus: PrometheusMetrics;
   loadLog: LoadLog;
   onLoad: (bizTag: string, record: SegmentLoadRecord) => void;
@@ -41,7 +39,6 @@ export function createConsoleParts(config: LeafConfig): ConsoleParts {
   const prometheus = createPrometheusMetrics({ tags: config.metricsTags, runwayWarnSeconds: config.runwayWarnSeconds });
   const loadLog = new LoadLog();
   return {
-    rates: new RateTracker({ clock: systemClock }),
     prometheus,
     loadLog,
     onLoad: (bizTag, record) => {
@@ -51,13 +48,23 @@ export function createConsoleParts(config: LeafConfig): ConsoleParts {
   };
 }
 
+/** What the console reads of the serving core. */
+export interface ConsoleCore {
+  segments: SegmentEngine;
+  snowflake: SnowflakeNode | null;
+  store: LeafStore;
+  fleet: NodeRegistry;
+  rates: RateTracker;
+}
+
 export function startConsoleParts(
   parts: ConsoleParts,
-  core: CoreRuntime,
-  config: LeafConfig,
+  core: ConsoleCore,
+  config: Pick<LeafConfig, 'adminToken' | 'dataDir'>,
   logger: Logger,
 ): ConsoleRuntime {
-  const { rates, prometheus, loadLog } = parts;
+  const { prometheus, loadLog } = parts;
+  const { rates } = core;
   prometheus.bind(core.segments, core.snowflake, { rates, store: core.store });
   registerFleetGauge(prometheus.registry, core.fleet);
   const sampler = setInterval(() => rates.record(core.segments.issuedTotals()), 1_000);

@@ -1,17 +1,13 @@
-/**
- * What serves IDs: the store (migrated, the fleet semantics applied), the segment and formatted-ID engines, the
- * snowflake worker lease, this node's row in the fleet registry and the access tokens — opened in the order that
- * keeps a twin or a bad floor from serving anything, and closed in the order that keeps the give-back safe.
- */
+/** What serves IDs, opened so a twin or a bad floor serves nothing, closed so the give-back stays safe. */
 import type { IdAccess } from './auth/scopedTokens';
 import { TokenRefresher } from './auth/tokenRefresh';
 import { systemClock } from './clock';
-import type { LeafConfig } from './config';
+import type { LeafConfig } from './leafConfig';
 import { takeNodeSnapshot } from './fleet/nodeSnapshot';
 import { NodeRegistry } from './fleet/registry';
 import { FormatEngine } from './format/engine';
 import type { Logger } from './log';
-import type { RateTracker } from './metrics/rateTracker';
+import { RateTracker } from './metrics/rateTracker';
 import type { SegmentLoadRecord } from './segment/buffer';
 import { SegmentEngine } from './segment/engine';
 import { ensureFleetSemantics } from './segment/fleetSemantics';
@@ -34,14 +30,14 @@ export interface CoreRuntime {
   fleet: NodeRegistry;
   /** Keeps the process's IdAccess in step with leaf_token; `refresh()` after a create or revoke on this node. */
   tokens: TokenRefresher;
+  /** Per-tag rates: the node's snapshot in the registry, and the console's charts. */
+  rates: RateTracker;
 }
 
 /** What the core reports to, and reads from, the console's part. */
 export interface CoreHooks {
   /** Every segment load, ok or failed (metrics, the console's load log). */
   onLoad: (bizTag: string, record: SegmentLoadRecord) => void;
-  /** Per-tag rates, for the node's snapshot in the registry. */
-  rates: RateTracker;
   /** The ID routes' credential table, filled by the token refresher before the node serves. */
   access: IdAccess;
 }
@@ -67,6 +63,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     }
   }
   const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad });
+  const rates = new RateTracker({ clock: systemClock });
   const formats = new FormatEngine({ store: store.formats, logger });
   const snowflake = enabled
     ? new SnowflakeNode({ store: store.workers, nodeId: config.node.id, epochMs, minId, leaseMs, workerIds, logger })
@@ -81,7 +78,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     goneMs,
     pruneMs,
     logger,
-    snapshot: () => takeNodeSnapshot({ segments, rates: hooks.rates, snowflake, leaseMs }),
+    snapshot: () => takeNodeSnapshot({ segments, rates, snowflake, leaseMs }),
     // Another process holds our identity now: its snowflake worker would re-take ours (same node id) — let it.
     onLost: () => void snowflake?.stop(),
   });
@@ -105,7 +102,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     intervalMs: config.tokenRefreshMs,
     logger,
   });
-  const core: CoreRuntime = { config, logger, store, segments, formats, snowflake, fleet, tokens };
+  const core: CoreRuntime = { config, logger, store, segments, formats, snowflake, fleet, tokens, rates };
   try {
     await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
   } catch (error) {
@@ -122,10 +119,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   return core;
 }
 
-/**
- * The engines stop serving first, then give back the unused top of their latest claims (LEAF_GIVE_BACK, bounded);
- * the worker lease and the node's row are released; only then is the store closed.
- */
+/** Engines stop, give back (bounded), release the worker and the node row; then the store closes. */
 export async function closeCore(core: CoreRuntime): Promise<void> {
   core.tokens.stop();
   const giveBack = core.config.giveBack;

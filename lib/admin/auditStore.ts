@@ -1,8 +1,17 @@
-import type { AuditAction, AuditSemantics, AuditStamp, AuditTagRow } from '../audit';
+import type { AuditAction, AuditStamp, AuditTagRow } from '../audit';
+import type { Semantics } from '../segment/semantics';
 import type { TokenRow } from '../auth/tokenStore';
 import type { FormatRow } from '../format/formatStore';
 
 /** A row as an audit entry keeps it: a tag's (with its semantics when a switch carries them), a switch's, a token's (no hash) or a format's. */
+/** A semantics switch as the audit trail keeps it (`tag.semantics` with the tag row beside it, `fleet.semantics` alone). */
+export interface AuditSemantics {
+  /** Effective semantics. */
+  semantics: Semantics;
+  /** `after` only: leaf_alloc rows whose max_id grew by one. */
+  bumped?: number;
+}
+
 export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow;
 
 export interface AuditRecord extends AuditStamp {
@@ -20,11 +29,7 @@ export interface AuditQuery {
   bizTag?: string;
 }
 
-/**
- * leaf_audit as the admin API reads it and logins append to it; append-only: there is no update or delete. Changes
- * write their own row inside their own transaction (the `audit` argument of the tag, format, token and semantics
- * writes); logins and logouts append one on their own.
- */
+/** leaf_audit, append-only; changes write their row in their own transaction, logins on their own. */
 export interface AuditStore {
   appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void>;
   /** Newest first (by id). */

@@ -2,12 +2,7 @@ import type { Clock } from '../clock';
 import type { NodeView } from '../fleet/types';
 import type { NodeRateHistory, RatePoint } from './views';
 
-/**
- * The fleet's consumption history of a tag, per node, for the tag page's chart. Each heartbeat carries a node's
- * `issued` counter per tag; two beats of the same process give the IDs it issued between them, spread over the
- * 5-second buckets that interval covers (so the line does not saw-tooth with the beat). Sampled only when the tag
- * page asks (no work per tag in the background), kept for the last `maxTags` tags asked about, 15 minutes each.
- */
+/** A tag's consumption per node, from the heartbeats' `issued` counters, sampled while the tag page asks. */
 
 interface Beat {
   instanceId: string;

@@ -3,10 +3,7 @@ import { fleetTag, runwaySeconds } from '../fleet/runway';
 import type { NodeState, NodeTagState, NodeView } from '../fleet/types';
 import type { FleetSummary, NodeBufferView, NodeTagRow, NodeTagsPage, TagFleetDetail, TagView } from './views';
 
-/**
- * The fleet as the console shows it, computed from the registry's node list (one cached read of `leaf_node`):
- * plain functions over NodeView[], so every rule is unit-tested with literal nodes.
- */
+/** The fleet as the console shows it: plain functions over the registry's nodes. */
 
 /** Each tag view with its fleet totals (summed over the `up` nodes). */
 export function withFleet(tags: TagView[], nodes: readonly NodeView[]): TagView[] {
@@ -70,10 +67,7 @@ export function fleetSummary(nodes: readonly NodeView[], runwayWarnSeconds: numb
 export const NODE_TAGS_LIMIT = 50;
 export const NODE_TAGS_MAX_LIMIT = 500;
 
-/**
- * One node's tags for the Nodes page's expanded row: a node may hold 10,000, so a page of them — those whose
- * name contains `q`, shortest runway first (the ones to look at), then by name.
- */
+/** A page of one node's tags (it may hold 10,000): matching `q`, shortest runway first. */
 export function nodeTagsPage(
   nodes: readonly NodeView[],
   nodeId: string,

@@ -4,10 +4,7 @@ import { RESET_PERIODS, canonicalTimeZone } from '../format/period';
 import { checkFormat } from '../format/rules';
 import { bizTag, description, step } from './schema';
 
-/**
- * The formatted-tag forms' schemas, shared by the console's forms (instant feedback) and the admin routes (the
- * authority). Pure, like lib/admin/schema.ts: client components import it.
- */
+/** The formatted-tag forms' schemas, shared by the console and the routes; pure, for client components. */
 const pattern = z
   .string({ error: 'Required.' })
   .max(MAX_PATTERN_LENGTH, `At most ${MAX_PATTERN_LENGTH} characters.`)

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../clock';
 import { LeafError } from '../errors';
 import { dateFields, periodKey } from '../format/period';
 import { checkFormat } from '../format/rules';
-import type { Runtime } from '../runtime';
+import type { NodeParts } from './nodeParts';
 import { formatNotFound } from '../format/rules';
 import type { FormatPeriodRow, FormatRow } from '../format/formatStore';
 import type { CreateFormatInput, UpdateFormatInput } from './formatSchema';
@@ -10,7 +10,7 @@ import type { FormatDetail, FormatPeriodView, FormatView } from './formatViews';
 import { type Requester, auditStamp } from './service';
 
 /** Formatted tags for the admin API. Every change is audited by the store and served by this node at once. */
-type FormatRuntime = Pick<Runtime, 'store' | 'formats'> & { config: Pick<Runtime['config'], 'node'> };
+type FormatRuntime = Pick<NodeParts, 'store' | 'formats' | 'config'>;
 
 function currentPeriod(row: FormatRow, now: number): string {
   return periodKey(row.resetPeriod, dateFields(row.timeZone, now));
@@ -32,7 +32,7 @@ function periodView(p: FormatPeriodRow): FormatPeriodView {
 }
 
 /** Each format with its current period's count (one small read per format: the period key differs per zone). */
-export async function listFormats(rt: Pick<Runtime, 'store'>, clock: Clock = systemClock): Promise<FormatView[]> {
+export async function listFormats(rt: Pick<NodeParts, 'store'>, clock: Clock = systemClock): Promise<FormatView[]> {
   const now = clock.now();
   const rows = await rt.store.formats.listFormats();
   return Promise.all(
@@ -45,7 +45,7 @@ export async function listFormats(rt: Pick<Runtime, 'store'>, clock: Clock = sys
 }
 
 export async function formatDetail(
-  rt: Pick<Runtime, 'store'>,
+  rt: Pick<NodeParts, 'store'>,
   bizTag: string,
   clock: Clock = systemClock,
 ): Promise<FormatDetail> {

@@ -4,10 +4,7 @@ import { MAX_ID, parseId } from '../segment/id';
 import { SEMANTICS } from '../segment/semantics';
 import { MAX_STEP } from '../segment/step';
 
-/**
- * One schema per form, shared by the console's forms (instant feedback) and the admin routes (the authority).
- * Pure: no server imports, so client components can use it.
- */
+/** One schema per form, shared by the console (instant feedback) and the routes (the authority); pure. */
 export { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, MAX_STEP, readableLimit };
 
 export const DESCRIPTION_MAX_LENGTH = 256;
@@ -26,10 +23,7 @@ export const step = z
   .min(1, 'At least 1.')
   .max(MAX_STEP, `At most ${readableLimit(MAX_STEP)}.`);
 
-/**
- * max_id travels as a decimal string (or, while exact, a number): a whole number from 1 to 2^63−1, Leaf's signed
- * BIGINT. A JSON number beyond 2^53 has already been rounded by the parser, so it is refused: send it as a string.
- */
+/** A decimal string (or a number while exact) from 1 to 2^63−1: a JSON number past 2^53 is already rounded. */
 const MAX_ID_RANGE = `A whole number from 1 to ${MAX_ID}.`;
 const maxId = z.union([z.string(), z.number()], { error: MAX_ID_RANGE }).transform((v, ctx) => {
   if (typeof v === 'number' && !Number.isSafeInteger(v)) {

@@ -1,7 +1,7 @@
 import { parseBizTag } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
 import { LeafError, tagNotFound } from '../errors';
-import type { ConsoleRuntime, Runtime } from '../runtime';
+import type { NodeParts } from './nodeParts';
 import type { TagSnapshot } from '../segment/snapshot';
 import type { Semantics } from '../segment/semantics';
 import type { AuditRecord } from './auditStore';
@@ -21,9 +21,11 @@ import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from 
 
 export type { EngineView, TagDetail, TagListPage, TagView } from './views';
 
-type AdminRuntime = Pick<Runtime, 'store' | 'segments'> & { console: Pick<ConsoleRuntime, 'rates' | 'loadLog'> };
+type AdminRuntime = Pick<NodeParts, 'store' | 'segments'> & {
+  console: Pick<NodeParts['console'], 'rates' | 'loadLog'>;
+};
 /** Changes also need this node's id for their audit entries. */
-type ChangeRuntime = AdminRuntime & { config: Pick<Runtime['config'], 'node'> };
+type ChangeRuntime = AdminRuntime & Pick<NodeParts, 'config'>;
 
 /** Who asks for a change: the credential as the audit trail names it, and the client's address. */
 export interface Requester {
@@ -32,11 +34,7 @@ export interface Requester {
 }
 
 /** The audit stamp of a change made now through this node. */
-export function auditStamp(
-  rt: { config: Pick<Runtime['config'], 'node'> },
-  who: Requester,
-  clock: Clock = systemClock,
-): AuditStamp {
+export function auditStamp(rt: Pick<NodeParts, 'config'>, who: Requester, clock: Clock = systemClock): AuditStamp {
   return { actor: who.actor, address: who.address, nodeId: rt.config.node.id, at: clock.now() };
 }
 
@@ -155,10 +153,7 @@ export async function deleteTag(
   return { deleted: true, maxId: String(maxId) };
 }
 
-/**
- * The query of GET /api/admin/audit from the URL: `before`, `limit` (default 50, at most 200), `tag`. Anything
- * else, a repeated parameter or a bad value is a 400 `validation_failed` naming the parameter.
- */
+/** `before`, `limit` (≤ 200), `tag`; anything else is 400 `validation_failed` naming it. */
 export function parseAuditQuery(params: URLSearchParams): AuditQueryInput {
   const raw: Record<string, string> = {};
   for (const [key, value] of params) {
@@ -176,7 +171,7 @@ export function parseAuditQuery(params: URLSearchParams): AuditQueryInput {
 
 /** One page of the audit trail, newest first; one row more than asked tells whether an older page exists. */
 export async function auditPage(
-  rt: Pick<Runtime, 'store'>,
+  rt: Pick<NodeParts, 'store'>,
   { before, limit, tag }: AuditQueryInput,
 ): Promise<AuditPage> {
   const rows = await rt.store.audit.listAudit({ before, limit: limit + 1, bizTag: tag });

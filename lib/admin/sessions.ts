@@ -1,21 +1,17 @@
 import { createSessionValue, secretEquals, sessionActor } from '../auth/credentials';
 import type { LoginThrottle } from '../auth/loginThrottle';
 import { LeafError } from '../errors';
-import type { ConsoleRuntime, Runtime } from '../runtime';
+import type { NodeParts } from './nodeParts';
 import { auditStamp } from './service';
 
-type SessionRuntime = Pick<Runtime, 'store' | 'logger'> & {
-  console: Pick<ConsoleRuntime, 'admin'>;
-  config: Pick<Runtime['config'], 'node'>;
+type SessionRuntime = Pick<NodeParts, 'store' | 'logger' | 'config'> & {
+  console: Pick<NodeParts['console'], 'admin'>;
 };
 
 /** Failed logins are recorded as this actor: a wrong token names no credential, and is never stored. */
 export const ANONYMOUS = 'anonymous';
 
-/**
- * A login: refused at once while the address is locked out (429), a wrong token counts against it (401), the right
- * one clears it. A session is handed out only once its `auth.login` entry is recorded.
- */
+/** 429 while locked out, 401 for a wrong token; a session only once its `auth.login` entry is written. */
 export async function login(
   rt: SessionRuntime,
   throttle: LoginThrottle,

@@ -1,15 +1,12 @@
 import { LeafError } from '../errors';
 import { bufferedIds } from '../fleet/buffered';
 import { runwaySeconds } from '../fleet/runway';
-import type { ConsoleRuntime, Runtime } from '../runtime';
+import type { NodeParts } from './nodeParts';
 import type { TagSnapshot } from '../segment/snapshot';
 import type { TagRow } from '../segment/tagStore';
 import { TAG_LIST_SORT_KEYS, type TagListPage, type TagListSortKey, type TagView } from './views';
 
-/**
- * One page of the tag list: searched, sorted and sliced on the server, so a console with 10,000 tags moves one
- * page per poll. One store read of the rows; search and sort run in memory (a few ms for 10,000 rows).
- */
+/** Searched, sorted and sliced on the server from one read: a 10,000-tag console moves one page per poll. */
 
 export const TAG_LIST_DEFAULT_LIMIT = 50;
 export const TAG_LIST_MAX_LIMIT = 500;
@@ -24,7 +21,7 @@ export interface TagListQuery {
   limit: number;
 }
 
-type ListRuntime = Pick<Runtime, 'store' | 'segments'> & { console: Pick<ConsoleRuntime, 'rates'> };
+type ListRuntime = Pick<NodeParts, 'store' | 'segments'> & { console: Pick<NodeParts['console'], 'rates'> };
 
 /** The query string of GET /api/admin/tags, checked: a bad value is a 400 naming the parameter. */
 export function parseTagListQuery(params: URLSearchParams): TagListQuery {

@@ -1,16 +1,16 @@
 import { newScopedToken } from '../auth/scopedTokens';
 import { type Clock, systemClock } from '../clock';
-import type { Runtime } from '../runtime';
-import { tokenNotFound, tokenRow } from '../store/tokenRows';
+import type { NodeParts } from './nodeParts';
+import { tokenNotFound } from '../errors';
 import { type CreateTokenInput, TOKEN_ID_PATTERN } from './schema';
 import { type Requester, auditStamp } from './service';
 import type { CreatedToken, TokenView } from './views';
 
 /** Per-tag access tokens for the admin API: create (the token shown this once), list (never the token), revoke. */
-type TokenRuntime = Pick<Runtime, 'store' | 'tokens'> & { config: Pick<Runtime['config'], 'node'> };
+type TokenRuntime = Pick<NodeParts, 'store' | 'tokens' | 'config'>;
 
-export async function listTokens(rt: Pick<Runtime, 'store'>): Promise<TokenView[]> {
-  return (await rt.store.tokens.listTokens()).map(tokenRow);
+export async function listTokens(rt: Pick<NodeParts, 'store'>): Promise<TokenView[]> {
+  return (await rt.store.tokens.listTokens()).map(({ tokenHash: _hash, ...row }) => row);
 }
 
 export async function createToken(

@@ -3,9 +3,10 @@ import type { TagSnapshot } from '../segment/snapshot';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';
-import type { AuditAction, AuditSemantics, AuditTagRow } from '../audit';
+import type { AuditAction, AuditTagRow } from '../audit';
+import type { AuditSemantics } from './auditStore';
 import type { AuditEntryRow } from './auditStore';
-import type { HostHealth } from '../store/leafStore';
+import type { HostHealth } from './hostHealth';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
 import type { TokenRow } from '../auth/tokenStore';
 import type { FleetTagView, NextSegmentState, NodeState } from '../fleet/types';
@@ -179,10 +180,7 @@ export interface AuditEntryView {
   /** The client's address as the recording node's socket saw it. */
   address: string;
   nodeId: string;
-  /**
-   * The tag row before and after the change; null where absent (before a create, after a delete, logins). A
-   * semantics switch adds `semantics` (and `bumped` after) to the rows; a fleet switch has only those.
-   */
+  /** The tag row before and after; null where absent. A semantics switch adds `semantics` (and `bumped`). */
   before: AuditEntryRow | null;
   after: AuditEntryRow | null;
 }

@@ -10,10 +10,7 @@ export interface AdminToken {
   file: string | null;
 }
 
-/**
- * The console's credential: LEAF_ADMIN_TOKEN, else a token generated at first start and kept in
- * `<data dir>/admin-token` (mode 600). Several processes starting together agree on one file ('wx' create).
- */
+/** LEAF_ADMIN_TOKEN, else one generated at first start into `<data dir>/admin-token` (mode 600). */
 export function resolveAdminToken({
   token: configured,
   dataDir,

@@ -1,10 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/**
- * Session cookie: `<expiry ms>.<session id>.<HMAC(token, expiry and id)>`. Stateless, so every node of a cluster
- * accepts it; signed with the admin token, so rotating the token on every node revokes every session. The random
- * id names the session in the audit trail.
- */
+/** Session cookie `<expiry>.<id>.<HMAC>`: stateless, signed with the admin token (rotating it revokes all). */
 export const SESSION_COOKIE = 'leaf_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
@@ -70,10 +66,7 @@ export function bearer(header: string | null | undefined): string | null {
 
 type CredentialHeaders = { authorization?: string | null; cookie?: string | null };
 
-/**
- * Who is asking, as the audit trail names them — `token:<hash>` for the token as a Bearer header, `session:<id>`
- * for a valid session cookie — or null when neither holds. A wrong Bearer is not rescued by a good cookie.
- */
+/** `token:<hash>` for the Bearer token, `session:<id>` for a valid cookie, else null (a wrong Bearer is not rescued by a cookie). */
 export function credentialOf(token: string, headers: CredentialHeaders, now: number): string | null {
   const presented = bearer(headers.authorization);
   if (presented !== null) return secretEquals(presented, token) ? tokenActor(token) : null;

@@ -20,12 +20,7 @@ interface Failures {
   lockedUntil: number;
 }
 
-/**
- * Login attempts per client address, in memory on this node. After `freeFailures` wrong tokens every further one
- * locks the address out for twice as long as the one before (1 s, 2 s, 4 s … at most 5 min); while locked, login
- * answers 429 `too_many_attempts` with Retry-After at once — nothing sleeps, no connection is held. A right token
- * clears the address.
- */
+/** Per address, in memory: past `freeFailures` each wrong token doubles the lockout (429 at once, nothing sleeps). */
 export class LoginThrottle {
   private readonly clock: Clock;
   private readonly freeFailures: number;

@@ -3,11 +3,7 @@ import { LeafError } from '../errors';
 import type { StoredToken } from './tokenStore';
 import { bearer } from './credentials';
 
-/**
- * Per-tag access tokens (Tinyid's model): a token draws IDs only from the tags it names. Tokens are 32 random
- * bytes, so a plain SHA-256 is the right stored form — there is no low-entropy secret for a slow KDF to protect —
- * and the lookup is by that hash, never by the token: comparing hashes leaks nothing usable about a token.
- */
+/** Per-tag access tokens (Tinyid's model): 32 random bytes, stored and looked up by their SHA-256. */
 export const SCOPED_TOKEN_PREFIX = 'lts_';
 
 /** A new token: shown once (the create answer), stored only as its hash. */
@@ -25,14 +21,7 @@ export function tokenHash(secret: string): string {
 export type Grant = typeof ALL_ROUTES | ReadonlySet<string>;
 export const ALL_ROUTES = 'all' as const;
 
-/**
- * Who may use the ID routes, decided in memory: LEAF_ID_TOKEN and the active scoped tokens as a map
- * hash → tags, replaced whole from leaf_token by the refresher (lib/auth/tokenRefresh.ts). No database read per
- * request; one SHA-256 of the bearer per request that carries one (the old LEAF_ID_TOKEN check hashed twice).
- *
- * Open (no credential needed) only while LEAF_ID_TOKEN is unset and leaf_token has no row at all: once a token
- * was ever created, revoking every token does not silently reopen the routes.
- */
+/** Who may use the ID routes, decided in memory from a hash → tags map the refresher replaces whole. */
 export class IdAccess {
   private readonly idTokenHash: Buffer | null;
   private byHash: ReadonlyMap<string, ReadonlySet<string>> = new Map();

@@ -3,11 +3,7 @@ import { type Logger, silentLogger } from '../log';
 import type { TokenStore } from './tokenStore';
 import type { IdAccess } from './scopedTokens';
 
-/**
- * Keeps an IdAccess table in step with leaf_token: loaded once before the node serves (start), re-read every
- * `intervalMs`, and at once after a create or revoke made through this node (refresh). A failed read keeps the
- * last table (the store may be down; the ID routes keep serving) and is logged.
- */
+/** Keeps an IdAccess in step with leaf_token: at start, every `intervalMs`, and after a change here. */
 export class TokenRefresher {
   private timer: TimerHandle | undefined;
   /** Reads are numbered; an older read that finishes late never replaces a newer table. */

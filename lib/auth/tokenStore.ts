@@ -16,10 +16,7 @@ export interface StoredToken extends TokenRow {
   tokenHash: string;
 }
 
-/**
- * leaf_token, per-tag access tokens (the port of tokenRefresh.ts and the admin API). Creating and revoking write
- * their leaf_audit row in the same transaction.
- */
+/** leaf_token (the refresher's and the admin API's port); creates and revokes write their audit row with them. */
 export interface TokenStore {
   /** Every row, revoked ones included, oldest first. */
   listTokens(): Promise<StoredToken[]>;

@@ -1,8 +1,4 @@
-/**
- * The client's one error type. `code` is the server's own code when a server answered with one
- * (`tag_not_found`, `unauthorized`, `invalid_tag`, …), else one of the client's: `closed`, `timeout`,
- * `network`, `bad_response` (an answer that could not be confirmed), `unavailable` (no server gave a lease).
- */
+/** The client's one error type: the server's code when one answered, else the client's own. */
 export type LeafClientErrorCode =
   | 'closed'
   | 'timeout'

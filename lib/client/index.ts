@@ -1,7 +1,4 @@
-/**
- * `@leaf-ts/client`: IDs at memory speed for a Node service, leased in ranges from leaf-ts nodes.
- * Plain TypeScript with no dependencies, built into packages/client by its `npm run build` (and `npm pack`).
- */
+/** `@leaf-ts/client`: IDs at memory speed for a Node service, leased in ranges from leaf-ts nodes. */
 export { LeafClient, type LeafClientOptions } from './leafClient';
 export { LeafTag, MAX_TAKE } from './leafTag';
 export { LeafClientError, type LeafClientErrorCode, isLeafClientError } from './errors';

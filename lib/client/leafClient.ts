@@ -35,11 +35,7 @@ function wholeIn(name: string, value: number, min: number, max: number): number 
   return value;
 }
 
-/**
- * IDs from local memory, leased in ranges from leaf-ts nodes (`GET /api/id/segment/{tag}/range?count=N`).
- * Each ID is issued once: leases never overlap (the servers' promise) and the client hands out each leased ID
- * once, dropping any lease it could not confirm.
- */
+/** IDs from local memory, leased from the nodes; each leased ID is handed out once, an unconfirmed lease dropped. */
 export class LeafClient {
   private readonly tags = new Map<string, LeafTag>();
   /** The tag asked for last: a caller on one tag skips the map lookup (a string compare, usually by pointer). */
@@ -72,12 +68,7 @@ export class LeafClient {
     });
   }
 
-  /**
-   * One ID of `tag`: a bigint, synchronously, while the tag's buffers hold IDs (the common case, no promise
-   * allocated); a Promise<bigint> when it must wait for a lease. `await client.nextId(tag)` works either way;
-   * a hot loop can test `typeof id === 'bigint'` first. Throws a LeafClientError (synchronously or through the
-   * promise).
-   */
+  /** A bigint synchronously while buffered, else a Promise<bigint>; throws a LeafClientError either way. */
   nextId(tag: string): bigint | Promise<bigint> {
     const last = this.lastTag;
     if (last !== undefined && last.name === tag) return last.next();
@@ -106,10 +97,7 @@ export class LeafClient {
     return handle;
   }
 
-  /**
-   * Stops the client: requests in flight are abandoned, waiting calls reject with `closed`, and the IDs still
-   * leased are dropped (they become gaps, never reused). Later calls throw `closed`.
-   */
+  /** Abandons requests in flight, rejects waiting calls with `closed`; leased IDs left become gaps. */
   close(): void {
     this.closed = true;
     for (const handle of this.tags.values()) handle.close();

@@ -11,20 +11,9 @@ export interface LeaseSource {
   lease(tag: string, count: number): Promise<Lease>;
 }
 
-/**
- * One tag's IDs in the client: the current lease being handed out and a standby lease fetched in the background
- * once PREFETCH_AT_USED of the current one is used (Leaf's double buffer). `client.tag(name)` returns it, and
- * `next()` on it skips the client's per-call map lookup.
- *
- * `next()` returns a bigint synchronously while the buffers hold IDs — no promise is allocated on that path —
- * and a Promise<bigint> only when it must wait for a lease; `await` works on both.
- */
+/** One tag in the client: the current lease and a standby fetched in the background (Leaf's double buffer). */
 export class LeafTag {
-  /**
-   * The next ID of the current run, as a number, and how many are left in it: the whole hot path. A number
-   * because `BigInt(number)` is about twice as fast in V8 as adding to a bigint (no bigint arithmetic per ID).
-   * A run that reaches past 2^53 keeps its start in `wideBase` and counts the offset from it instead.
-   */
+  /** The hot path: the run's next ID as a number (BigInt(number) is twice as fast as bigint arithmetic). */
   private cursor = 0;
   private left = 0;
   private wide = false;

@@ -25,11 +25,7 @@ function parseId(value: unknown, where: string): bigint {
   return id;
 }
 
-/**
- * Confirms a 200 answer to `GET …/range?count=N` for `tag`, or throws `bad_response`. Only a lease that holds
- * exactly the IDs asked for, in increasing runs that do not overlap, is ever used: anything else is dropped whole,
- * since an ID the client cannot prove was leased to it might be someone else's.
- */
+/** Confirms a range answer, or throws `bad_response`: a lease not exactly as asked is dropped whole. */
 export function parseLease(text: string, tag: string, count: number): Lease {
   let body: unknown;
   try {

@@ -25,11 +25,7 @@ export interface LeaseFetcherOptions {
 /** Answers no other server would answer differently: the request itself is wrong, so failing over cannot help. */
 const FINAL_STATUSES = new Set([400, 401, 403]);
 
-/**
- * Asks the servers for leases: the last server that answered first, then the others in turn, each attempt
- * bounded by `timeoutMs` (headers and body). A lease is used only when its answer is confirmed; a timed-out,
- * failed or malformed one is dropped whole, and its IDs are never issued.
- */
+/** The last server that answered first, then the others, each attempt bounded; unconfirmed leases are dropped. */
 export class LeaseFetcher {
   private readonly urls: string[];
   private readonly headers: Record<string, string>;

@@ -11,11 +11,7 @@ export interface LeaseLimits {
   targetMs: number;
 }
 
-/**
- * The size of the next lease: what the observed rate (`used` IDs of the current lease in `elapsedMs`) would
- * use in `targetMs`, growing at most MAX_LEASE_GROWTH× per lease, within [minLease, maxLease].
- * `previous` 0 means the tag has no lease yet: it starts at minLease.
- */
+/** What the observed rate would use in `targetMs`, growing at most MAX_LEASE_GROWTH× per lease. */
 export function nextLeaseSize(limits: LeaseLimits, previous: number, used: number, elapsedMs: number): number {
   if (previous <= 0) return limits.minLease;
   const atRate = Math.ceil((used * limits.targetMs) / Math.max(1, elapsedMs));

@@ -7,13 +7,7 @@ import { openTags } from '../store/openTags';
 import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
 
-/**
- * `@leaf-ts/embedded`: the segment engine in the caller's own process, straight on the database — no HTTP hop.
- * It opens the store as a server does (migrations under a lock; a new SQLite file gets the `demo` tag) and claims
- * segments with the same atomic statement, honouring leaf_semantics, so it is safe beside server nodes and other
- * embedded processes on the same table. Tags are created by the console or the admin API, not here.
- * Resolves once the store is open and the tag list read; throws LeafError `invalid_config` or `store_unavailable`.
- */
+/** `@leaf-ts/embedded`: the segment engine in the caller's process, straight on the database, safe beside servers. */
 export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf> {
   const settings = parseEmbeddedOptions(options);
   const logger = options.logger ?? silentLogger;
@@ -29,11 +23,7 @@ export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf
   return new EmbeddedLeaf(engine, store, settings.giveBack);
 }
 
-/**
- * The system clock, except that a one-shot timer keeps the process alive: in a server the listening socket does, but
- * a script awaiting a tag it does not know yet (the engine waits for the next tag-list read) or a bounded load wait
- * must not see Node exit under it. The periodic tag refresh stays unref'd, so an idle process still exits.
- */
+/** The system clock, but a one-shot timer keeps the process alive while a call waits. */
 const waitingClock: Clock = {
   ...systemClock,
   setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms) as unknown as TimerHandle,
@@ -55,11 +45,7 @@ export class EmbeddedLeaf {
     private readonly giveBack = true,
   ) {}
 
-  /**
-   * One ID of `tag`: a bigint, synchronously, while the tag's segments hold IDs (no promise allocated); a
-   * Promise<bigint> while it waits for a segment. Errors are LeafErrors (`tag_not_found`, `segment_unavailable`,
-   * `store_unavailable`, `invalid_tag`, `closed`, …), thrown or through the promise.
-   */
+  /** A bigint synchronously while buffered, else a Promise<bigint>; LeafErrors either way. */
   nextId(tag: string): bigint | Promise<bigint> {
     const last = this.lastTag;
     if (last !== undefined && last.name === tag) return last.next();
@@ -88,11 +74,7 @@ export class EmbeddedLeaf {
     return handle;
   }
 
-  /**
-   * Stops serving, gives back the unused top of each tag's latest claim (unless `giveBack: false`; bounded, see
-   * SegmentEngine.close), then closes the database. Calls after close throw `closed`, and a call waiting for a
-   * segment fails. Safe to call twice.
-   */
+  /** Stops serving, gives back (bounded; unless `giveBack: false`), closes the database. Safe to call twice. */
   close(): Promise<void> {
     if (this.closing === null) {
       this.state.closed = true;

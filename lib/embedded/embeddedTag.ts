@@ -4,10 +4,7 @@ import type { SegmentTag } from '../segment/segmentTag';
 /** The largest `take`, as the client's: the IDs come back as an array of bigints. */
 export const MAX_TAKE = 1_000_000;
 
-/**
- * One tag of an embedded leaf: `leaf.tag('orders')`. The engine's tag handle with IDs as bigints, like the
- * client's `LeafTag`: `next()` is a bigint synchronously while buffered, else a Promise<bigint>.
- */
+/** One tag of an embedded leaf: the engine's handle with bigint IDs, like the client's `LeafTag`. */
 export class EmbeddedTag {
   constructor(
     readonly name: string,

@@ -7,11 +7,7 @@ import { DATABASE_URL_FORMS, serverUrlProblem, storeUrlTarget } from '../store/t
 
 /** `createLeaf`'s options. */
 export interface EmbeddedOptions {
-  /**
-   * The database, in the forms the server's DATABASE_URL takes: `mysql://user:pass@host:port/db` (several hosts
-   * `host1:3306,host2:3306` for Galera), `postgres://user:pass@host:port/db` (or `postgresql://`), `file:path` or
-   * `sqlite:path`; a plain path is a SQLite file too.
-   */
+  /** Any form DATABASE_URL takes: mysql://…, postgres://…, file:path, sqlite:path, or a plain SQLite path. */
   databaseUrl: string;
   /** Where the per-dialect migrations live. Default: the `drizzle/` folder shipped with the package. */
   migrationsDir?: string;

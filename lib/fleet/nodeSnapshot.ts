@@ -1,4 +1,3 @@
-import type { RateTracker } from '../metrics/rateTracker';
 import type { SegmentEngine } from '../segment/engine';
 import type { TagSnapshot } from '../segment/snapshot';
 import type { SnowflakeNode } from '../snowflake/node';
@@ -7,7 +6,8 @@ import type { NodeSnapshot, NodeSnowflakeState, NodeTagState } from './types';
 
 export interface SnapshotSources {
   segments: Pick<SegmentEngine, 'tags' | 'snapshot'>;
-  rates: Pick<RateTracker, 'ratePerSec'>;
+  /** IDs per second of a tag over the last seconds (the console's RateTracker). */
+  rates: { ratePerSec(bizTag: string): number };
   snowflake: Pick<SnowflakeNode, 'status'> | null;
   /** The snowflake lease length: a lease runs out this long after its last renewal. */
   leaseMs: number;

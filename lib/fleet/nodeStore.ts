@@ -18,30 +18,18 @@ export type NodeRegistration = Pick<
   'nodeId' | 'instanceId' | 'address' | 'version' | 'startedAt' | 'snapshot'
 >;
 
-/**
- * The database primitives of the fleet registry (its port; registry.ts composes them). Each claim of an identity is
- * conditional in the database, so two processes racing for one node id cannot both win it; times on its clock.
- */
+/** The fleet registry's database port: each claim of an identity is conditional, times on the database clock. */
 export interface NodeStore {
-  /**
-   * Claims `nodeId` for this instance: inserts the row, or takes it only if it is already ours, `stopped`, or its
-   * heartbeat is older than `goneMs`. False when a live row of another instance holds it.
-   */
+  /** Inserts the row, or takes it if ours, stopped, or silent past `goneMs`; false while another holds it live. */
   registerNode(reg: NodeRegistration, goneMs: number): Promise<boolean>;
-  /**
-   * Takes a row another instance left, only while it is exactly as we last saw it (`instanceId`, `heartbeatAt`):
-   * its holder died without a goodbye. False when it moved (the holder lives, or someone else took it).
-   */
+  /** Takes a row only while exactly as we last saw it (its holder died without a goodbye). */
   takeOverNode(reg: NodeRegistration, seen: Pick<NodeRow, 'instanceId' | 'heartbeatAt'>): Promise<boolean>;
   /** The heartbeat: heartbeat_at = now, state `up`, and the snapshot unless null (unchanged). False when not ours. */
   beatNode(nodeId: string, instanceId: string, snapshot: string | null): Promise<boolean>;
   /** Graceful stop: state `stopped`, if the row is still ours. */
   stopNode(nodeId: string, instanceId: string): Promise<void>;
   getNode(nodeId: string): Promise<NodeRow | undefined>;
-  /**
-   * Every row, and the database's clock read by the same query (to tell who is gone). Without snapshots (each
-   * `snapshot` empty) it is cheap enough for a metrics scrape.
-   */
+  /** Every row with the database clock of the same query; without snapshots, cheap enough for a scrape. */
   listNodes(withSnapshots?: boolean): Promise<{ dbNow: number; rows: NodeRow[] }>;
   /** Deletes rows whose last heartbeat is older than `olderThanMs` (gone or stopped long ago); how many went. */
   pruneNodes(olderThanMs: number): Promise<number>;

@@ -3,10 +3,7 @@ import { runwaySeconds } from './runway';
 import { decodeSnapshotWith } from './snapshotCodec';
 import type { NodeState, NodeView } from './types';
 
-/**
- * What a `leaf_node` row means to a reader: `stopped` after a goodbye, `gone` when its heartbeat is older than
- * `goneMs` on the database's clock (`dbNow`, read with the rows), else `up`.
- */
+/** `stopped` after a goodbye, `gone` once its heartbeat is older than `goneMs` on the database clock, else `up`. */
 export function nodeState(row: Pick<NodeRow, 'state' | 'heartbeatAt'>, dbNow: number, goneMs: number): NodeState {
   if (row.state === 'stopped') return 'stopped';
   return dbNow - row.heartbeatAt > goneMs ? 'gone' : 'up';

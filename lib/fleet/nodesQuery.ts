@@ -1,11 +1,7 @@
 import { parseBizTag } from '../bizTag';
 import { LeafError } from '../errors';
 
-/**
- * The query of `GET /api/admin/nodes`: `?tag=<bizTag>` reduces each node's tags map to that tag, `?tags=none` leaves
- * the map out (a console polling a fleet of 10,000 tags). Returns what nodeAnswer() takes: undefined (all tags),
- * a bizTag, or null (none).
- */
+/** `?tag=` keeps one tag of each node's map, `?tags=none` leaves it out: undefined (all), a bizTag, or null (none). */
 export function parseNodesQuery(params: URLSearchParams): string | null | undefined {
   const tag = params.get('tag');
   const tags = params.get('tags');

@@ -34,16 +34,7 @@ const PRUNE_EVERY_MS = 60_000;
 /** Claim rounds at start (a round ends when the row changed hands under us) before refusing. */
 const REGISTER_ROUNDS = 3;
 
-/**
- * This process's row in `leaf_node`: the identity check at start, the heartbeat (one row write per beat, whatever
- * the number of tags), the goodbye, and reads of the whole fleet for the console and metrics.
- *
- * Identity: a node id is held by one live process. At start a live row of another process is watched for a bit
- * more than one heartbeat: if its heartbeat does not move, its process died without a goodbye (kill -9 and an
- * immediate restart) and the row is taken over; if it moves, a twin is running (a copied env file, two containers
- * with one hostname:port) and this process refuses to start, naming the twin — before taking the snowflake worker
- * lease, which would otherwise go back and forth between the two. A running node never fights for its row.
- */
+/** This process's `leaf_node` row: identity at start, the heartbeat, the goodbye, fleet reads (docs/design.md#fleet-registry). */
 export class NodeRegistry {
   readonly nodeId: string;
   readonly instanceId = randomUUID();
@@ -91,10 +82,7 @@ export class NodeRegistry {
     this.lostSignal = { promise, resolve };
   }
 
-  /**
-   * Settles when another process has taken this node's identity (with its row, when it could be read): this
-   * process was silent long enough to look dead. The server exits then, naming the other process — a twin.
-   */
+  /** Settles when another process took this node's identity (it found this one silent): the server exits, naming it. */
   whenLost(): Promise<NodeRow | undefined> {
     return this.lostSignal.promise;
   }
@@ -103,19 +91,12 @@ export class NodeRegistry {
     return this.state;
   }
 
-  /**
-   * How long a held row is watched for a heartbeat before it counts as left behind by a dead process: a beat and
-   * a half (at least a beat and a second), so a live holder whose event loop is briefly busy still shows it is
-   * alive, while a restart after kill -9 waits only this long (4.5 s by default).
-   */
+  /** A beat and a half (at least a beat and a second): a busy live holder still beats, a kill -9 restart waits only this. */
   get watchMs(): number {
     return this.heartbeatMs + Math.max(1_000, Math.floor(this.heartbeatMs / 2));
   }
 
-  /**
-   * Claims this node's identity, then heartbeats until stop(). Throws LeafError('invalid_config') naming the other
-   * process when the identity is live elsewhere, or store_unavailable.
-   */
+  /** Throws invalid_config naming the other process when the identity is live elsewhere, or store_unavailable. */
   async start(): Promise<void> {
     await this.register();
     if (this.state !== 'up') return; // stopped while registering

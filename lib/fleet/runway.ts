@@ -1,9 +1,6 @@
 import type { FleetTagView, NodeState, NodeTagState } from './types';
 
-/**
- * Runway: how long a buffer lasts at the current rate if the database went away now — the number Leaf's design
- * is built around (a step of 600 × peak QPS buys ten minutes of outage per segment).
- */
+/** How long a buffer lasts at the current rate without the database (a step of 600 × QPS buys ten minutes). */
 
 /** Seconds `buffered` IDs last at `ratePerSec`; null when the tag is idle (it would last for ever). */
 export function runwaySeconds(buffered: number, ratePerSec: number): number | null {
@@ -11,11 +8,7 @@ export function runwaySeconds(buffered: number, ratePerSec: number): number | nu
   return buffered / ratePerSec;
 }
 
-/**
- * The step a tag needs so one segment outlasts `outageSeconds` (a database restart or failover) at its current
- * rate, or null when its current step already does (or it is idle). A node that has just loaded holds two
- * segments, but right after switching it holds one: one segment is what it can count on.
- */
+/** The step that makes one segment outlast `outageSeconds` at the current rate; null when it already does or idle. */
 export function stepNeeded(step: number, ratePerSec: number, outageSeconds: number): number | null {
   if (!(ratePerSec > 0)) return null;
   const needed = Math.ceil(ratePerSec * outageSeconds);

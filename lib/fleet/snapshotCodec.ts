@@ -1,11 +1,6 @@
 import type { NextSegmentState, NodeSnapshot, NodeTagState } from './types';
 
-/**
- * The `leaf_node.snapshot` column: a node's state written by every heartbeat. With 10,000 tags the JSON is most of
- * the beat's cost, so each tag is a bare array (`[buffered, step, ratePerSec, next, issued]`) rather than an object
- * with field names — half the size with 10,000 tags (~520 KB; the tag names are the rest) — and rates are rounded
- * so an idle tag encodes the same each beat.
- */
+/** The heartbeat's `leaf_node.snapshot`: each tag a bare array, half the JSON of named fields with 10,000 tags. */
 
 const FORMAT = 1;
 const NEXT_STATES: readonly NextSegmentState[] = ['ready', 'loading', 'failed', 'none'];
@@ -46,18 +41,12 @@ export const EMPTY_SNAPSHOT: NodeSnapshot = {
   tags: {},
 };
 
-/**
- * The snapshot a row holds. A row this version cannot read (another format, a hand edit) shows as empty rather
- * than failing the whole node list.
- */
+/** A row this version cannot read shows as empty rather than failing the whole node list. */
 export function decodeSnapshot(text: string): NodeSnapshot {
   return decodeSnapshotWith(text, (state) => state);
 }
 
-/**
- * decodeSnapshot, each tag's state passed through `view` as it is built: one object per tag, not two (the
- * registry reads every node's snapshot once a second: 30,000 tags with 10,000 tags on 3 nodes).
- */
+/** decodeSnapshot, each tag passed through `view` as it is built: one object per tag, not two. */
 export function decodeSnapshotWith<T>(
   text: string,
   view: (state: NodeTagState) => T,

@@ -1,7 +1,4 @@
-/**
- * The fleet's wire types: what a node publishes in its `leaf_node` heartbeat and what `GET /api/admin/nodes`
- * answers. Types only, safe in a client bundle.
- */
+/** The fleet's wire types (a node's heartbeat, GET /api/admin/nodes); types only, safe in a client bundle. */
 
 /** What the next segment of a tag is doing on one node. */
 export const NEXT_STATES = ['ready', 'loading', 'failed', 'none'] as const;

@@ -52,14 +52,7 @@ export interface FormatSnapshot {
   buffered: number;
 }
 
-/**
- * Formatted, period-reset IDs: `ORD-20261202-000001`. A node takes the period from its own clock in the format's
- * zone at the moment it serves each ID, and every period's sequence is a segment-mode tag of its own (PeriodSource),
- * so each period counts from 1 on every node without coordination, and the sequence number and the date parts of
- * an ID always come from the same period. A node whose clock is behind keeps serving the old period from the old
- * period's counter for those seconds: still unique, since each period has its own counter. A period this node has
- * left is dropped (its buffers go) after `loadWaitMs` has passed, so a request still waiting on it finishes.
- */
+/** Formatted, period-reset IDs: each period a segment-mode tag of its own (docs/design.md#formatted-ids-period-reset-sequences). */
 export class FormatEngine {
   private readonly store: FormatSource;
   private readonly clock: Clock;
@@ -107,10 +100,7 @@ export class FormatEngine {
     this.directory.stop();
   }
 
-  /**
-   * Stops serving; with `giveBack`, each period's latest claim gives back its unused top, as the segment mode does
-   * (only while no other node claimed the period after it). Returns what was given back, per `tag@period`.
-   */
+  /** Stops serving; with `giveBack`, each period's latest claim gives back its unused top, per `tag@period`. */
   async close(options: { giveBack: boolean; timeoutMs?: number }): Promise<GivenBack[]> {
     this.stop();
     return this.sequences.close(options);
@@ -191,10 +181,7 @@ export class FormatEngine {
       : renderRanges(ranges, view.render);
   }
 
-  /**
-   * A period known to be used up answers at once once its buffers cannot serve the request, without a claim (and
-   * its log line) per request: one Map lookup while the period is not used up.
-   */
+  /** A used-up period answers at once, without a claim per request: one Map lookup while it is not used up. */
   private refuseWhenUsedUp(tag: string, count: number): void {
     const exhausted = this.periods.exhausted(tag);
     if (exhausted !== null && this.sequences.tag(tag).buffered < count) throw exhausted;

@@ -44,23 +44,13 @@ export interface PeriodClaim {
 export interface FormatSource {
   /** Formats that exist (deleted ones left out). */
   listFormats(): Promise<FormatRow[]>;
-  /**
-   * One atomic statement: creates the period's row if missing and claims up to `step` sequence numbers above its
-   * max_id, never past `cap` (10^width − 1). Two callers, in any processes, never get overlapping numbers.
-   */
+  /** One atomic statement: the period's row made if missing, up to `step` numbers claimed, never past `cap`. */
   claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim>;
-  /**
-   * A graceful stop gives back the unused top of this node's latest claim of a period: max_id from `claimedMaxId`
-   * down to `newMaxId`, only while the row still holds `claimedMaxId` (SegmentSource.giveBack's compare-and-set).
-   */
+  /** A graceful stop's compare-and-set: max_id from `claimedMaxId` down to `newMaxId` while the row still holds it. */
   giveBackPeriod(bizTag: string, periodKey: string, claimedMaxId: number, newMaxId: number): Promise<boolean>;
 }
 
-/**
- * leaf_format and leaf_format_period, for the engine and the admin API. Deleting a format marks its row deleted and
- * keeps its periods, so re-creating it continues above them and must keep the pattern's shape and reset (rules.ts,
- * `format_conflict`). Each change writes its leaf_audit row in the same transaction.
- */
+/** leaf_format and its periods; a deleted format keeps its periods, so a re-created one continues above them. */
 export interface FormatStore extends FormatSource {
   getFormat(bizTag: string): Promise<FormatRow | undefined>;
   /** The tag's periods, newest first; only `periodKeys` when given. */

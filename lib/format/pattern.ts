@@ -1,11 +1,4 @@
-/**
- * A formatted tag's pattern: literal text, date parts in braces and exactly one zero-padded sequence, e.g.
- * `ORD-{yyyyMMdd}-{seq:6}`. Pure: shared by the server (rendering IDs) and the console (the live preview).
- *
- * Syntax: `{seq:N}` is the sequence, N digits wide (1–MAX_SEQ_WIDTH). Any other brace group is a run of date parts
- * (`{yyyyMMdd}`, `{HH}`) from DATE_TOKENS, each of fixed width, so two IDs of one pattern differ exactly where their
- * date or sequence differs. `{{` and `}}` are literal braces; a lone brace is refused.
- */
+/** A pattern: literal text, date parts in braces, exactly one `{seq:N}` (e.g. `ORD-{yyyyMMdd}-{seq:6}`); pure. */
 
 /** Date parts, longest first (the parser tries them in this order). All fixed width. */
 export const DATE_TOKENS = ['yyyy', 'yy', 'MM', 'dd', 'HH', 'mm', 'ss'] as const;
@@ -130,10 +123,7 @@ export function patternShape(pattern: FormatPattern): string {
     .join('');
 }
 
-/**
- * The IDs of one period at one moment: the text around the sequence is built once, so each ID is one pad and one
- * concatenation. Throws RangeError for a sequence number the width cannot hold (the engine never asks for one).
- */
+/** One period's IDs at one moment: the text around the sequence built once, one pad and one concatenation per ID. */
 export function idRenderer(pattern: FormatPattern, fields: DateFields): (seq: number) => string {
   let head = '';
   let tail = '';

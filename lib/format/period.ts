@@ -1,9 +1,6 @@
 import type { DateFields, DateToken } from './pattern';
 
-/**
- * When a formatted tag's sequence starts again from 1: each period of the format's zone has its own counter,
- * keyed by the period (leaf_format_period.period_key).
- */
+/** When a formatted tag's sequence starts again from 1: each period of the zone has its own counter. */
 export const RESET_PERIODS = ['never', 'daily', 'monthly', 'yearly'] as const;
 export type ResetPeriod = (typeof RESET_PERIODS)[number];
 
@@ -11,10 +8,7 @@ export function isResetPeriod(value: unknown): value is ResetPeriod {
   return typeof value === 'string' && (RESET_PERIODS as readonly string[]).includes(value);
 }
 
-/**
- * The date parts a pattern must show so that two periods never render alike. `yy` does not name a year (2026 and
- * 2126 share it), so a resetting pattern needs `yyyy`.
- */
+/** The date parts a pattern must show so two periods never render alike (`yy` is not a year: `yyyy`). */
 export const PERIOD_TOKENS: Readonly<Record<ResetPeriod, readonly DateToken[]>> = {
   never: [],
   yearly: ['yyyy'],

@@ -4,10 +4,7 @@ import type { Allocation, TagInfo } from '../segment/segmentSource';
 import type { FormatSource } from './formatStore';
 import type { ResetPeriod } from './period';
 
-/**
- * The sequence of one formatted tag in one period, as the segment engine names it: `orders@20261202` (`@` is never
- * in a tag, so the name splits back without doubt; `orders@` is a `never` format's one period).
- */
+/** A period's sequence as the segment engine names it, `orders@20261202` (`@` is never in a tag). */
 export function periodTag(bizTag: string, periodKey: string): string {
   return `${bizTag}@${periodKey}`;
 }
@@ -34,13 +31,7 @@ export interface PeriodFormat {
   reset: ResetPeriod;
 }
 
-/**
- * The segment engine's store for formatted tags: each period a node serves is one "tag" of a SegmentEngine of its
- * own, so the double buffer, the 10% preload, the dynamic step, bounded waits and backoff are the segment mode's,
- * unchanged. Its tag list is the periods the format engine has entered (held in memory, no query); a claim is one
- * leaf_format_period statement, clipped at the width's cap; none left is `sequence_exhausted`, remembered per
- * period and cap so a used-up period stops asking the database (a wider sequence asks again).
- */
+/** Each period a segment-mode tag of its own SegmentEngine: the double buffer and its rules, unchanged. */
 export class PeriodSource {
   private readonly periods = new Map<string, PeriodFormat>();
   private readonly exhaustedAt = new Map<string, number>();

@@ -17,11 +17,7 @@ export type Preview =
   | { ok: true; periodKey: string; ids: string[]; exhausted: boolean }
   | { ok: false; field: 'pattern' | 'timeZone'; error: string };
 
-/**
- * The next IDs a format would issue now: the current period in the zone, counting from 1, or from above the
- * period's count when it is known. The console's live preview; the server renders with the same idRenderer.
- * (Nodes may still hold numbers below the count in their buffers, so the IDs served next can be lower.)
- */
+/** The next IDs a format would issue now, for the console's preview (nodes may still hold lower ones). */
 export function previewIds({ pattern, resetPeriod, timeZone, now, known, count }: PreviewInput): Preview {
   const checked = checkFormat(pattern, resetPeriod);
   if (!checked.ok) return { ok: false, field: 'pattern', error: checked.error };

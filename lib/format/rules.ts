@@ -2,11 +2,7 @@ import { LeafError } from '../errors';
 import { type FormatPattern, parsePattern, patternShape } from './pattern';
 import { PERIOD_TOKENS, type ResetPeriod } from './period';
 
-/**
- * The rules that keep a formatted tag's IDs unique, for the API, the store and the console's form alike.
- * A pattern must show every date part that names its period; once a format exists only the sequence width may
- * grow (a wider ID is longer than any narrower one of the same pattern, so they cannot meet).
- */
+/** What keeps a formatted tag's IDs unique: every date part of its period shown; later, only a wider sequence. */
 export interface FormatSpec {
   pattern: string;
   resetPeriod: ResetPeriod;
@@ -30,10 +26,7 @@ export function checkFormat(
   return parsed;
 }
 
-/**
- * Why `after` may not replace `before` (an edit, or re-creating a deleted format above its old periods), or null:
- * the reset period and the pattern stay, except that the sequence may grow wider.
- */
+/** Why `after` may not replace `before`, or null: reset and pattern stay, the sequence may only grow wider. */
 export function changeProblem(before: FormatSpec, after: FormatSpec): string | null {
   if (before.resetPeriod !== after.resetPeriod) {
     return `The reset period stays ${before.resetPeriod}: the periods already counted would be counted again.`;

@@ -1,11 +1,7 @@
 import { LeafError, isLeafError } from '../errors';
 import type { Logger } from '../log';
 
-/**
- * Every HTTP answer leaf-ts gives is built here: the fast lane writes it to node:http, the Next routes turn it
- * into a Response (`toResponse`), and server.ts writes it raw to a socket the parser gave up on (`rawHttp`).
- * Errors are always `{"error":{"code","message"[,"fields"]}}` JSON and never carry a stack or a driver's words.
- */
+/** Every HTTP answer is built here; errors are `{"error":{"code","message"[,"fields"]}}`, never a stack. */
 export interface Answer {
   status: number;
   headers: Readonly<Record<string, string>>;
@@ -68,10 +64,7 @@ export function notFound(): Answer {
   return errorAnswer(routeNotFound());
 }
 
-/**
- * Any thrown value as an answer: a LeafError speaks for itself; anything else is a fault of ours, logged with
- * `context` and answered 500 `internal_error` without details.
- */
+/** A LeafError speaks for itself; anything else is ours: logged with `context`, answered 500 without details. */
 export function failure(error: unknown, logger: Logger, context: Record<string, unknown>): Answer {
   if (isLeafError(error)) return errorAnswer(error);
   logger.log('error', 'unexpected_error', { ...context, error });

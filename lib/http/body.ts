@@ -3,11 +3,7 @@ import { fieldErrors } from '../admin/schema';
 import { LeafError } from '../errors';
 import { BODY_LIMITS } from './bodyLimits';
 
-/**
- * Reads and validates a JSON request body (the admin and auth routes). Every way it can go wrong is a typed
- * 4xx: too large (413), not JSON by its content type (415), not parseable (400 `invalid_request`), not what the
- * schema wants (400 `validation_failed` with per-field messages). Never a raw ZodError, never a 500.
- */
+/** A JSON request body, validated: every failure a typed 4xx (413, 415, 400 `validation_failed`), never a 500. */
 export async function readJsonBody<T>(request: Request, schema: ZodType<T>): Promise<T> {
   const text = await readBodyText(request);
   const type = request.headers.get('content-type') ?? '';
@@ -31,11 +27,7 @@ export function payloadTooLarge(): LeafError {
   return new LeafError('payload_too_large', `Bodies are limited to ${BODY_LIMITS.maxBytes} bytes.`);
 }
 
-/**
- * The body as text, keeping at most `maxBytes`. A larger body (chunked, so nobody could refuse it up front) is
- * read to its end and dropped, within the discard bounds, before the 413: answering while the client still sends
- * would close a socket with unread bytes, and the reset that follows can swallow the answer.
- */
+/** At most `maxBytes` kept; a larger body is drained (within bounds) before the 413, so no reset eats the answer. */
 async function readBodyText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > BODY_LIMITS.maxBytes) throw payloadTooLarge(); // server.ts has already drained it

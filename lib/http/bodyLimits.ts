@@ -1,8 +1,4 @@
-/**
- * Request bodies. Admin bodies are small JSON: anything larger is refused. A refused body is still read to its
- * end and dropped (nginx's lingering close) so the client gets the answer instead of a reset — but only so
- * much of it, for so long, so a slow or endless body cannot hold a socket.
- */
+/** Admin bodies are small JSON; a refused one is drained (nginx's lingering close), only so much and so long. */
 export const BODY_LIMITS = Object.freeze({
   /** The largest body any route accepts. */
   maxBytes: 16 * 1024,

@@ -1,9 +1,4 @@
-/**
- * The client's address for the audit trail and the login throttle. server.ts sets this header on every request it
- * hands to Next, from the socket (or, from a trusted proxy, its X-Forwarded-For), overwriting whatever the client
- * sent under that name — so the app trusts it only because server.ts is the one process that can reach Next. The
- * fast lane never reads or sets it.
- */
+/** The client's address, stamped by server.ts on every request it hands to Next (overwriting a client's copy). */
 import { isIP } from 'node:net';
 import type { ProxyMatcher } from './trustedProxies';
 
@@ -18,11 +13,7 @@ export function socketAddress(remote: string | undefined): string {
   return remote.startsWith('::ffff:') && remote.includes('.') ? remote.slice(7) : remote;
 }
 
-/**
- * Who sent the request: the socket's address, unless that is a trusted proxy; then the nearest address in
- * X-Forwarded-For (read from the right, as each proxy appends) that is not a trusted proxy itself. A client can
- * write anything at the left of the header, so nothing left of the first untrusted hop is believed.
- */
+/** The socket's address, or behind a trusted proxy the nearest untrusted hop of X-Forwarded-For, read from the right. */
 export function requestAddress(
   remote: string | undefined,
   forwardedFor: string | string[] | undefined,

@@ -17,9 +17,7 @@ export function leaseCountIn(url: string, q: number): number {
 /** No count any route accepts is longer; a longer one is refused before it is read. */
 const MAX_COUNT_DIGITS = String(MAX_LEASE_COUNT).length;
 
-/**
- * Reads `count` from the query string; 0 when absent. Rejects repeats, signs, decimals, and values above `max`.
- */
+/** 0 when absent; refuses repeats, signs, decimals and values above `max`. */
 function parseCount(url: string, from: number, max: number): number {
   let found: string | null = null;
   let start = from;

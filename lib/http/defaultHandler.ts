@@ -3,10 +3,7 @@ import { type IdHandler, createIdHandler } from './idHandler';
 
 let handler: IdHandler | null = null;
 
-/**
- * The process-wide ID handler, bound to the runtime singleton and this process's configuration. Used by
- * server.ts and by the Next routes; built on first use, after server.ts has checked the configuration.
- */
+/** The process-wide ID handler for server.ts and the Next routes, built on first use. */
 export function processIdHandler(): IdHandler {
   return (handler ??= createIdHandler({
     runtime: runtimeOrNotReady,

@@ -1,8 +1,4 @@
-/**
- * GET /api/health: the store pinged (bounded), each database host probed on its own (a probe shared and reused, so a
- * load balancer polling health costs at most one connection per host per `hostsCacheMs`), the engine's tag list.
- * 200 while the store is down — the node still serves from its buffers — with `degraded` in the body.
- */
+/** GET /api/health: the store pinged and each host probed (bounded, shared); 200 while buffers serve, `degraded`. */
 import { hostProblems } from '../admin/hostHealth';
 import type { HealthView } from '../admin/views';
 import type { Clock } from '../clock';
@@ -17,12 +13,7 @@ export type HostsProbe = (
   timeoutMs: number,
 ) => Promise<HostHealth[] | undefined> | undefined;
 
-/**
- * The per-host probe of /api/health, bounded in cost: a load balancer polling health must not open one connection
- * per host per poll. One probe at a time (callers during it share it), and its result is reused for `ttlMs` after
- * it settles. A probe that throws counts as a settled "no hosts list" for as long. Keyed by store, so a new runtime
- * is probed afresh. Undefined for a store without hosts (SQLite).
- */
+/** At most one probe at a time, its result reused for `ttlMs`: a load balancer's polls cost one connection per host. */
 export function hostsProbeCache(clock: Clock, ttlMs: number): HostsProbe {
   let store: Pick<LeafStore, 'hosts'> | null = null;
   let pending: Promise<HostHealth[] | undefined> | null = null;

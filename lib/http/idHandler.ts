@@ -11,30 +11,20 @@ import { decodeTag, matchRoute } from './routes';
 export type { IdRuntime } from './issue';
 export { ID_ROUTES } from './routes';
 
-/**
- * The ID routes, framework-free, and the one list of them: the custom server's fast lane calls this handler
- * first, and Next's catch-all route (`app/api/[...rest]`) calls it for whatever no page or admin route owns, so
- * the contract is written once. The hot path does no URL object, no regex and no JSON.stringify.
- */
+/** The ID routes, framework-free, listed once: the fast lane and Next's catch-all both call this handler. */
 export interface IdRouteDeps {
   /** The engines and store, synchronously when up, else a promise (first request during start-up). */
   runtime(): IdRuntime | Promise<IdRuntime>;
   logger?: Logger;
   /** Bound on the store ping of /api/health. */
   healthTimeoutMs?: number;
-  /**
-   * How long the per-host probe of /api/health (one fresh connection per database host) is reused, counted from
-   * when it finished; concurrent health calls share one probe in flight. Default 1000 ms; 0: no reuse once it has finished.
-   */
+  /** How long the per-host health probe is reused after it finished (default 1000 ms; 0: no reuse). */
   hostsCacheMs?: number;
   /** Time source of the health probe's bound and of the host-probe cache. */
   clock?: Clock;
   /** When set (LEAF_ID_TOKEN), ID routes need `Authorization: Bearer <it>`; health stays open. Ignored with `access`. */
   idToken?: string | null;
-  /**
-   * Who may use the ID routes: LEAF_ID_TOKEN and the per-tag access tokens (lib/auth/scopedTokens.ts). Default: a
-   * table of `idToken` alone, loaded. Until it is loaded, requests wait for the runtime (which loads it).
-   */
+  /** LEAF_ID_TOKEN and the access tokens; until the table is loaded, requests wait for the runtime. */
   access?: IdAccess;
 }
 

@@ -1,13 +1,21 @@
 /** What each ID route asks of the engines, and its answer (idBodies.ts): synchronously when the buffers serve. */
 import { LeafError } from '../errors';
 import { formatNotFound } from '../format/rules';
-import type { Runtime } from '../runtime';
+import type { FormatEngine } from '../format/engine';
+import type { SegmentEngine } from '../segment/engine';
+import type { SnowflakeNode } from '../snowflake/node';
+import type { LeafStore } from '../store/leafStore';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
 import { type Answer, jsonOk } from './answer';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
 
-/** The part of the runtime the ID routes use (`formats` absent: no formatted tag exists). */
-export type IdRuntime = Pick<Runtime, 'segments' | 'store' | 'snowflake'> & Partial<Pick<Runtime, 'formats'>>;
+/** What the ID routes use of a running node (`formats` absent: no formatted tag exists). */
+export interface IdRuntime {
+  segments: SegmentEngine;
+  store: LeafStore;
+  snowflake: SnowflakeNode | null;
+  formats?: FormatEngine;
+}
 
 export function issueSegment(
   { segments: engine }: IdRuntime,

@@ -1,9 +1,4 @@
-/**
- * Where a console write comes from. The session cookie is SameSite=Strict, which stops other sites but not a page on
- * a sibling subdomain (same site, other origin): a write without a Bearer token must come from the console's own
- * origin. Browsers say so in Sec-Fetch-Site, older ones in Origin; a request with neither is no browser's and carries
- * no cookie it did not mean to.
- */
+/** Where a console write comes from: without a Bearer token it must be the console's own origin. */
 /** The scheme server.ts stamps on every request it hands to Next (overwriting a client's copy), as the client used it. */
 export const CLIENT_SCHEME_HEADER = 'x-leaf-client-scheme';
 
@@ -29,10 +24,7 @@ export function foreignWrite(method: string, headers: HeaderReader): string | nu
   return host !== '' && host === headers.get('host') ? null : `Origin: ${origin}`;
 }
 
-/**
- * The scheme the client used: server.ts speaks plain HTTP, so `https` only when a trusted proxy (LEAF_TRUSTED_PROXIES)
- * terminated TLS and says so in X-Forwarded-Proto; anyone else's header is ignored.
- */
+/** `https` only when a trusted proxy terminated TLS and says so; anyone else's X-Forwarded-Proto is ignored. */
 export function requestScheme(
   socketIsTrustedProxy: boolean,
   forwardedProto: string | string[] | undefined,

@@ -7,10 +7,7 @@ import { BODY_LIMITS } from './bodyLimits';
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 export const ALLOWED_METHODS = 'GET, POST, PATCH, DELETE';
 
-/**
- * Answers, before any lane, the requests no route should see: unknown methods (405) and a declared body larger
- * than any route accepts (413, without buffering it). Null for everything else.
- */
+/** Before any lane: unknown methods (405) and declared bodies larger than any route takes (413); else null. */
 export function precheck(method: string, url: string, contentLength: string | undefined): Answer | null {
   if (!KNOWN_METHODS.has(method)) {
     return errorAnswer(new LeafError('method_not_allowed', `${method} is not supported.`, { allow: ALLOWED_METHODS }));

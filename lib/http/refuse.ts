@@ -2,13 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Answer } from './answer';
 import { BODY_LIMITS } from './bodyLimits';
 
-/**
- * Sends an answer to a request refused before its body was read (413, 405), then closes the connection — after
- * reading the body to its end and dropping it. Closing a socket while the client is still sending makes the
- * kernel answer the next bytes with a reset, and a client that gets the reset before it has read the answer
- * loses the answer ("connection closed without a response"). Bounded by BODY_LIMITS: a body larger than
- * `discardBytes`, or slower than `discardMs`, is cut off and the client may see the reset.
- */
+/** Answers a request refused before its body was read, drains the body, then closes: no reset eats the answer. */
 export function refuseWithBody(req: IncomingMessage, res: ServerResponse, answer: Answer, limits = BODY_LIMITS): void {
   const send = () => {
     if (res.headersSent || res.destroyed) return;

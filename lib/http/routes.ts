@@ -1,6 +1,4 @@
-/**
- * The one list of ID routes and the matching of a path against it, without a URL object or a regex (the hot path).
- */
+/** The one list of ID routes, matched without a URL object or a regex (the hot path). */
 import { invalidTag, parseBizTag } from '../bizTag';
 
 export type RouteKind =
@@ -13,12 +11,7 @@ export type RouteKind =
   | 'health'
   | 'formatted';
 
-/**
- * Every ID route. `param`: the path ends in one segment after the prefix (a tag, an ID, or Leaf's snowflake key,
- * which is validated like a tag and otherwise ignored); else the path is exactly the prefix. The range lease,
- * `/api/id/segment/{tag}/range`, is matched only once a path under the segment prefix is not a single tag, so the
- * single-ID route pays nothing for it (RANGE_SUFFIX). The formatted route comes last, so no older route pays for it.
- */
+/** `param`: one path segment after the prefix (a tag, an ID, Leaf's key). The range route costs single IDs nothing. */
 export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
   { path: '/api/id/segment/', param: true, kind: 'segment' },
   { path: '/api/segment/get/', param: true, kind: 'leaf-segment' },

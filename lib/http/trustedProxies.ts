@@ -1,7 +1,4 @@
-/**
- * LEAF_TRUSTED_PROXIES: the load balancers whose X-Forwarded-For is believed. Behind HAProxy every socket is the
- * proxy's, so without this the audit trail names the proxy and one wrong login locks every user out together.
- */
+/** LEAF_TRUSTED_PROXIES: the load balancers whose X-Forwarded-For (and X-Forwarded-Proto) is believed. */
 import net from 'node:net';
 
 export const TRUSTED_PROXIES_GRAMMAR = 'a comma list of IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, ::1)';

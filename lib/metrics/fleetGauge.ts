@@ -1,10 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { NodeRegistry } from '../fleet/registry';
 
-/**
- * `leaf_fleet_nodes{state}`: nodes in the registry by state (up, gone, stopped) as this node last read it. The
- * scrape reads the registry without snapshots (cached for a second); a failed read keeps the last counts.
- */
+/** `leaf_fleet_nodes{state}` as this node last read the registry; a failed read keeps the last counts. */
 export function registerFleetGauge(registry: Registry, fleet: Pick<NodeRegistry, 'stateCounts'>): void {
   let last: Record<string, number> | null = null;
   new Gauge({

@@ -4,10 +4,7 @@ import type { SegmentLoadRecord } from '../segment/buffer';
 /** Records kept per tag: enough for the console's table and step chart, bounded so a flapping store cannot grow it. */
 export const LOAD_LOG_CAPACITY = 200;
 
-/**
- * The recent segment loads of each tag, as the engine reports them through `onLoad`. A fixed ring per tag:
- * recording never allocates once a tag's ring is full, and reading copies only when the console asks.
- */
+/** Each tag's recent segment loads in a fixed ring: recording never allocates once the ring is full. */
 export class LoadLog {
   private readonly capacity: number;
   private readonly rings = new Map<string, Ring>();

@@ -1,8 +1,4 @@
-/**
- * A node-wide counter summed over per-tag counters that can vanish (a deleted tag's buffer goes) or restart at 0
- * (a tag deleted and re-created): the sum must never go down, or Prometheus sees a counter reset. What a tag had
- * counted when it was last seen is kept as `retired` once its own counter goes away or goes back.
- */
+/** A node-wide sum over per-tag counters that vanish or restart at 0, which must never go down (a reset). */
 export class MonotonicSum {
   private retired = 0;
   private last = new Map<string, number>();

@@ -9,16 +9,7 @@ import type { SnowflakeNode } from '../snowflake/node';
 import { MonotonicSum } from './monotonicSum';
 import { DEFAULT_METRICS_TAGS, type MetricsTagSelection, selectTags } from './tagSelection';
 
-/**
- * Prometheus metrics, for an existing Grafana. Everything of the engine is read at scrape time (`scrape()`), so
- * the ID path does no metric work; segment loads are counted as they happen.
- *
- * Per-tag series (`biz_tag` label) exist only for the tags LEAF_METRICS_TAGS selects (default: the 100 busiest
- * plus any tag with a problem), since a Prometheus server multiplies them by every node; node-wide totals without
- * the label are always present. A tag's counters are its totals since this process started, so a tag that drops
- * out of the selection and comes back reappears with a higher value, never a lower one (no false reset); the
- * `*_all_total` sums keep what vanished tags had counted, so they never go down either.
- */
+/** Prometheus metrics, read at scrape time (nothing on the ID path); per-tag series only for the tags selected. */
 export interface PrometheusMetrics {
   registry: Registry;
   observeLoad(bizTag: string, record: SegmentLoadRecord): void;
@@ -256,10 +247,7 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
   };
 }
 
-/**
- * Whether the store answers, asked at most once per `ttlMs` (concurrent scrapes share the probe in flight) and
- * each probe bounded by `timeoutMs`: a scrape never costs more than one cheap query every few seconds.
- */
+/** Whether the store answers, probed at most once per `ttlMs` (shared) and bounded by `timeoutMs`. */
 function cachedProbe(
   clock: Clock,
   ttlMs: number,

@@ -1,9 +1,6 @@
 import type { Clock } from '../clock';
 
-/**
- * Per-tag consumption over time, from periodic samples of each tag's issued-ID total. The hot path counts
- * nothing: totals are derived from segment positions and sampled here once a second.
- */
+/** Per-tag consumption, sampled once a second from totals derived from segment positions. */
 export interface RatePoint {
   /** Bucket start, ms since the Unix epoch. */
   t: number;

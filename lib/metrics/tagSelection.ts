@@ -1,8 +1,4 @@
-/**
- * Which tags get per-tag (`biz_tag`-labelled) series in /api/metrics (LEAF_METRICS_TAGS). A Prometheus server
- * multiplies every series by every node, so with thousands of tags the default is bounded: the busiest tags, plus
- * any tag with a problem. Node-wide totals without the label are always there.
- */
+/** Which tags get `biz_tag` series (LEAF_METRICS_TAGS): bounded by default, the busiest plus any with a problem. */
 export type MetricsTagSelection = { kind: 'all' } | { kind: 'none' } | { kind: 'top'; n: number };
 
 export const DEFAULT_METRICS_TAGS: MetricsTagSelection = { kind: 'top', n: 100 };
@@ -25,11 +21,7 @@ export interface TagCandidate {
   problem: boolean;
 }
 
-/**
- * The tags to label. `top:N`: the N with the highest rate (busy ones only; ties by name, so the set is stable),
- * and every tag with a problem whatever its rate — the series an alert needs are never cut off. `none` drops
- * problem tags too: the operator asked for totals only.
- */
+/** `top:N`: the N busiest (ties by name) plus every tag with a problem; `none`: totals only. */
 export function selectTags(selection: MetricsTagSelection, candidates: readonly TagCandidate[]): Set<string> {
   if (selection.kind === 'all') return new Set(candidates.map((c) => c.bizTag));
   if (selection.kind === 'none') return new Set();

@@ -1,7 +1,4 @@
-/**
- * One tag's double buffer. Pure state plus the transitions that belong to it; the engine decides when to load.
- * JS runs one request at a time, so no locks: the only concurrency is the in-flight load promise.
- */
+/** One tag's double buffer: its state and every transition of it (docs/design.md#segments). */
 
 import { type Id, WIDE_BASE_UNIT, idBigint } from './id';
 import type { UnusedRun } from './giveBack';
@@ -10,34 +7,23 @@ import { type Semantics, claimedRange } from './semantics';
 /** Fraction of a segment consumed before the next one is fetched in the background (Leaf: 10%). */
 export const PRELOAD_RATIO = 0.1;
 
-/**
- * A claimed run of IDs. Its positions are JS numbers: the IDs themselves on an ordinary segment (`base` null), so
- * serving is one increment; on a wide segment — one whose IDs pass 2^53 — offsets above `base`, a multiple of
- * WIDE_BASE_UNIT, so they stay exact numbers too (lib/segment/id.ts).
- */
+/** A claimed run of IDs as number positions: the IDs, or offsets above `base` past 2^53 (docs/design.md#ids-up-to-2631). */
 export interface Segment {
-  /** First position of the segment. */
   readonly start: number;
-  /** Last position of the segment (inclusive). */
+  /** Inclusive. */
   readonly max: number;
   readonly step: number;
-  /** Next position to hand out; the segment is used up when next > max. */
+  /** Used up when next > max. */
   next: number;
-  /** When next reaches this, the following segment is fetched. */
   readonly preloadAt: number;
-  /** null: positions are IDs; else each ID is base + position. */
   readonly base: bigint | null;
-  /**
-   * The hot path hands out `next` while it is below this, asking nothing else. While no next segment is loading or
-   * ready: preloadAt − 1, so the ID that brings `next` to the preload point goes the slow way, which starts the load
-   * (as the check after every ID did); once one is: max + 1. Set only by the TagBuffer holding the segment.
-   */
+  /** The hot path serves `next` while below this, asking nothing (docs/design.md#tag-handles-and-the-hot-path). */
   mark: number;
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** The segment a claim owns: which IDs depends on the claim's own semantics (see semantics.ts). */
+/** The segment a claim owns: which IDs depends on the claim's own semantics. */
 export function createSegment(maxId: Id, step: number, semantics: Semantics): Segment {
   const { first, last } = claimedRange(idBigint(maxId), step, semantics);
   const base = last <= MAX_SAFE ? null : (first / WIDE_BASE_UNIT) * WIDE_BASE_UNIT;
@@ -52,13 +38,10 @@ export function segmentBounds(s: Pick<Segment, 'start' | 'max' | 'base'>): { fir
   return { first: base + BigInt(s.start), last: base + BigInt(s.max) };
 }
 
-/**
- * A wide segment's mark: below every position, so its IDs always go the slow way, which adds the base (the
- * ordinary hot path stays one comparison and never meets a bigint).
- */
+/** Below every position: a wide segment's IDs go the slow way, which adds the base. */
 const WIDE_MARK = -1;
 
-/** Every segment is built here, so all share one shape (the hot path reads them without a shape check). */
+/** Every segment is built here, so all share one shape for the hot path. */
 function segmentOf(start: number, max: number, step: number, base: bigint | null): Segment {
   const preloadAt = start + Math.ceil(step * PRELOAD_RATIO);
   return { start, max, step, next: start, preloadAt, base, mark: base === null ? preloadAt - 1 : WIDE_MARK };
@@ -81,16 +64,13 @@ export interface RetryBackoff {
   readonly maxMs: number;
 }
 
-/**
- * Fields are read directly (the hot path reads `current`), but change only through the methods below, so every
- * transition of a tag's state is in one place.
- */
+/** Read directly by the hot path, changed only through its methods. */
 export class TagBuffer {
   readonly bizTag: string;
   private _minStep: number;
   private _step: number;
   private _lastLoadAt: number | undefined = undefined;
-  /** NO_SEGMENT rather than null, so the hot path's read of it needs no null or shape check. */
+  /** NO_SEGMENT rather than null: no null check on the hot path. */
   private _current: Segment = NO_SEGMENT;
   private _pending: Segment | null = null;
   private _loading: Promise<void> | null = null;
@@ -108,50 +88,42 @@ export class TagBuffer {
     this._step = dbStep;
   }
 
-  /** The DB's step: first load's step and the floor of the dynamic step. */
+  /** The row's step: the floor of the dynamic step. */
   get minStep(): number {
     return this._minStep;
   }
 
-  /** Step of the most recently loaded segment. */
   get step(): number {
     return this._step;
   }
 
-  /** Clock time of the last successful load; undefined before the first. */
   get lastLoadAt(): number | undefined {
     return this._lastLoadAt;
   }
 
-  /** The segment IDs are served from; its `next` advances on the hot path. */
   get current(): Segment | null {
     return this._current === NO_SEGMENT ? null : this._current;
   }
 
-  /**
-   * The hot path's read of `current`: the current segment, or an empty one (NO_SEGMENT, whose mark sends every
-   * caller the slow way) — never null.
-   */
+  /** `current` for the hot path: never null (NO_SEGMENT sends every caller the slow way). */
   get head(): Segment {
     return this._current;
   }
 
-  /** The next segment, fetched ahead; null until ready. */
   get pending(): Segment | null {
     return this._pending;
   }
 
-  /** The one load in flight, shared by every waiter. */
+  /** The one load in flight, which every waiter shares. */
   get loading(): Promise<void> | null {
     return this._loading;
   }
 
-  /** Consecutive failed loads, for background retry backoff. */
   get failures(): number {
     return this._failures;
   }
 
-  /** No background preload before this clock time (after a failure). */
+  /** No background preload before this (a backoff after failures). */
   get retryAfter(): number {
     return this._retryAfter;
   }
@@ -160,36 +132,28 @@ export class TagBuffer {
     return this._lastError;
   }
 
-  /** Requests that found both segments empty and had to await a load. */
   get waits(): number {
     return this._waits;
   }
 
-  /** Requests that failed (store down, load too slow, …). */
   get failedRequests(): number {
     return this._failedRequests;
   }
 
-  /** The engine let go of this buffer (the tag was deleted): it serves nothing any more. */
   get retired(): boolean {
     return this._retired;
   }
 
-  /** The tag list says the row's step is now `dbStep`: the floor of later dynamic steps. */
   setDbStep(dbStep: number): void {
     this._minStep = dbStep;
   }
 
-  /** `load` is now the one load in flight. */
   beginLoad(load: Promise<void>): void {
     this._loading = load;
     this.placeMark();
   }
 
-  /**
-   * A load claimed `segment` at clock time `at`: install it, and clear the failure streak. `firstLoad` means the
-   * store chose the step (the row's own), which then becomes the floor too.
-   */
+  /** `firstLoad`: the store chose the step (the row's own), which becomes the floor too. */
   loadSucceeded(segment: Segment, at: number, firstLoad: boolean): void {
     if (this._retired) return; // claimed after the tag went: a gap, never served
     if (firstLoad) this._minStep = segment.step;
@@ -199,7 +163,6 @@ export class TagBuffer {
     this.placeMark();
   }
 
-  /** The in-flight load landed: background loads may run at once again. */
   loadRecovered(): void {
     this._loading = null;
     this._failures = 0;
@@ -208,10 +171,7 @@ export class TagBuffer {
     this.placeMark();
   }
 
-  /**
-   * The in-flight load failed at clock time `now`: no background preload until a backoff that doubles with each
-   * consecutive failure has passed.
-   */
+  /** No background preload until a backoff that doubles with each consecutive failure. */
   loadFailed(error: Error, now: number, backoff: RetryBackoff): void {
     this._loading = null;
     this._failures++;
@@ -228,41 +188,35 @@ export class TagBuffer {
     this._failedRequests++;
   }
 
-  /** Remaining IDs in the current segment. */
   remainingInCurrent(): number {
     const c = this._current;
     return Math.max(0, c.max - c.next + 1);
   }
 
-  /** IDs the two segments still hold. */
   available(): number {
     const p = this._pending;
     return this.remainingInCurrent() + (p === null ? 0 : p.max - p.next + 1);
   }
 
-  /** `count` IDs went out in a lease claimed for it alone (never through the two segments): they count as issued. */
+  /** A lease claimed for itself went out: its IDs count as issued. */
   countLeasedDirectly(count: number): void {
     this.issuedBefore += count;
   }
 
-  /** IDs issued by this tag so far. Derived, so the hot path counts nothing. */
+  /** Derived, so the hot path counts nothing. */
   issuedTotal(): number {
     const c = this._current;
     return this.issuedBefore + c.next - c.start;
   }
 
-  /**
-   * The engine dropped this buffer (the tag was deleted or the store said it is gone). Its segments go, so anything
-   * still holding the buffer — a tag handle, the engine's last-tag cache — finds nothing to serve and looks the tag
-   * up again, without a check per ID; a load landing later is not installed. What it issued stays counted.
-   */
+  /** The tag went: whoever still holds this buffer finds nothing to serve and looks the tag up again. */
   retire(): void {
     this.replaceCurrent(null);
     this._pending = null;
     this._retired = true;
   }
 
-  /** Retires the buffer (see retire) and says which of its IDs it never handed out: the rest of current, pending whole. */
+  /** Retires the buffer, answering the IDs it never handed out. */
   retireUnused(): UnusedRun[] {
     const runs: UnusedRun[] = [];
     const current = this.current;
@@ -272,7 +226,6 @@ export class TagBuffer {
     return runs;
   }
 
-  /** Installs a freshly loaded segment: as current when there is nothing left to serve, else as pending. */
   private install(segment: Segment): void {
     if (this.remainingInCurrent() === 0) this.replaceCurrent(segment);
     else this._pending = segment;
@@ -284,10 +237,7 @@ export class TagBuffer {
     this._current = segment ?? NO_SEGMENT;
   }
 
-  /**
-   * The segment to serve from: the current one while it has IDs left, else the pending one, which becomes
-   * current. null when both are used up.
-   */
+  /** Current while it has IDs, else pending (which becomes current); null when both are used up. */
   servingSegment(): Segment | null {
     const c = this._current;
     if (c.next <= c.max) return c;
@@ -299,11 +249,7 @@ export class TagBuffer {
     return pending;
   }
 
-  /**
-   * Where the hot path must stop and ask again (see Segment.mark): at the preload point while nothing is loading and
-   * no next segment is ready — past it, every ID asks, as the engine's preload rule needs — else at the end. Run after
-   * every change of the current segment, the pending one or the load in flight, so the mark always matches them.
-   */
+  /** After every change of current, pending or the load: the preload point while nothing is coming, else the end. */
   private placeMark(): void {
     const c = this._current;
     if (c === NO_SEGMENT) return;
@@ -312,6 +258,6 @@ export class TagBuffer {
   }
 }
 
-/** Serves nothing, ever: where a tag handle or the engine's last-tag cache points until it finds a tag's buffer. */
+/** Serves nothing, ever: where a handle or the last-tag cache points until it finds a buffer. */
 export const NO_BUFFER: TagBuffer = new TagBuffer('', 1);
 NO_BUFFER.retire();

@@ -1,9 +1,4 @@
-/**
- * A segment engine's claims from the store: each one checked before anything is served from it (a usable row, and
- * above every claim this engine had finished when it began — the regression guard), logged and reported, and
- * remembered for a graceful stop: the latest claim per tag (the only one whose unused top may be given back) and the
- * claims still in flight (a stop waits for them).
- */
+/** Each claim checked before anything is served from it (the regression guard), and remembered for the give-back. */
 import type { Clock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable } from '../errors';
 import type { Logger } from '../log';
@@ -53,11 +48,7 @@ export class SegmentClaims {
     return Promise.allSettled([...this.pending]);
   }
 
-  /**
-   * One claim from the store (`step` undefined: the row's own). The regression guard compares with the highest ID of
-   * the claims this engine had finished when this one began: those were committed before its UPDATE, so it must lie
-   * above them; a claim running at the same time (a lease beside a segment load) may land in either order.
-   */
+  /** The guard: above every claim finished when this one began (those committed before its UPDATE). */
   async claim(buffer: TagBuffer, step: number | undefined, purpose: ClaimPurpose): Promise<Segment> {
     if (this.o.closed()) throw engineClosed();
     const { clock, logger, onLoad } = this.o;

@@ -19,38 +19,33 @@ export interface SegmentEngineOptions {
   store: SegmentSource;
   clock?: Clock;
   logger?: Logger;
-  /** How often the tag list is re-read from the store (Leaf: 60 s). 0 disables the timer. */
+  /** Tag-list re-read (Leaf: 60 s); 0: none. */
   refreshIntervalMs?: number;
-  /** How long a request that finds both segments empty waits for the in-flight load. */
+  /** How long a request that finds both segments empty waits for the load. */
   loadWaitMs?: number;
-  /** An unknown tag triggers a tag-list re-read at most this often, so unknown tags cannot flood the store. */
+  /** An unknown tag re-reads the list at most this often: unknown tags cannot flood the store. */
   missRefreshMinIntervalMs?: number;
-  /** Backoff after a failed background load: base and cap. Requests that find both segments empty retry at once. */
+  /** Backoff after a failed background load (a waiting request retries at once). */
   retryBaseMs?: number;
   retryMaxMs?: number;
-  /** Told of every segment load, ok or failed (metrics, the console's load log). Not on the per-ID path. */
+  /** Every segment load, ok or failed (metrics, the load log); never per ID. */
   onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
 }
 
-/**
- * Leaf's segment mode: per tag, a double buffer of ID ranges claimed from the store.
- * Requests are served from memory; the store sees one write per segment.
- */
+/** Leaf's segment mode: per tag a double buffer claimed from the store, one write per segment (docs/design.md#segments). */
 export class SegmentEngine {
   private readonly clock: Clock;
   private readonly buffers = new TagBuffers();
-  /** The tag list, kept fresh from the store. */
   private readonly directory: TagDirectory;
   private readonly claims: SegmentClaims;
   private readonly loader: SegmentLoader;
   private readonly store: SegmentSource;
   private readonly logger: Logger;
-  /** Closed: nothing is served, loaded or claimed any more (set once, by close). */
+  /** Closed: nothing is served, loaded or claimed any more. */
   private frozen = false;
-  /** The tag `nextId` served last and its buffer: a caller on one tag skips the map lookup (a string compare). */
+  /** The tag `nextId` served last: a caller on one tag skips the map lookup. */
   private lastTag = '';
   private lastBuffer: TagBuffer = NO_BUFFER;
-  /** What tag handles use of this engine. */
   private readonly forHandles: HandleEngine = {
     bufferOf: (bizTag) => this.buffers.get(bizTag),
     serveSlowly: (buffer) => this.serveSlowly(buffer),
@@ -86,7 +81,7 @@ export class SegmentEngine {
     });
   }
 
-  /** Reads the tag list once and starts the periodic refresh. Resolves even when the store is down. */
+  /** Resolves even when the store is down. */
   start(): Promise<void> {
     return this.directory.start();
   }
@@ -95,7 +90,7 @@ export class SegmentEngine {
     this.directory.stop();
   }
 
-  /** Re-reads the tag list: new tags appear, deleted tags go, DB steps update. Single-flight. */
+  /** Single-flight: new tags appear, deleted ones go, steps update. */
   refreshTags(): Promise<void> {
     return this.directory.refresh();
   }
@@ -107,14 +102,10 @@ export class SegmentEngine {
     this.buffers.applyTagList(tags, this.logger);
   }
 
-  /**
-   * One ID: synchronously when a buffer can serve it (the common case, no promise allocated),
-   * else a promise that settles once the in-flight load has landed or failed.
-   * Throws (synchronously or through the promise) a LeafError. An ID above 2^53−1 is a bigint (lib/segment/id.ts).
-   */
+  /** Synchronously when a buffer can serve it (no promise allocated), else a promise; a LeafError either way. */
   nextId(bizTag: string): Id | Promise<Id> {
     const buffer = bizTag === this.lastTag ? this.lastBuffer : this.lookUpForNext(bizTag);
-    // The hot path: below the segment's mark there is nothing to decide (see Segment.mark).
+    // The hot path: below the mark there is nothing to decide.
     const segment = buffer.head;
     const id = segment.next;
     if (id < segment.mark) {
@@ -128,8 +119,7 @@ export class SegmentEngine {
   private nextIdSlowly(bizTag: string, buffer: TagBuffer): Id | Promise<Id> {
     const id = this.serveSlowly(buffer);
     if (id !== null) return id;
-    // The wait may end on another buffer (a re-created tag): look it up next time. '' with NO_BUFFER, never with a
-    // real buffer, so a caller asking for '' cannot be served another tag's IDs.
+    // The wait may end on another buffer (a re-created tag). '' only ever with NO_BUFFER.
     this.lastTag = '';
     this.lastBuffer = NO_BUFFER;
     return this.takeSlow(bizTag, 1, newRanges()).then(firstId);
@@ -142,11 +132,7 @@ export class SegmentEngine {
     return buffer;
   }
 
-  /**
-   * One ID at or past the current segment's mark: moves on to the next segment when this one is used up and starts
-   * the preload when due; every ID of a wide segment (above 2^53, its mark below every position) comes here to get
-   * its base added. null when both segments are used up.
-   */
+  /** An ID at or past the mark: a segment switch, the preload, a wide segment's base; null when both are used up. */
   private serveSlowly(buffer: TagBuffer): Id | null {
     const segment = buffer.servingSegment();
     if (segment === null) return null;
@@ -155,24 +141,17 @@ export class SegmentEngine {
     return segment.base === null ? id : idAt(segment.base, id);
   }
 
-  /**
-   * A handle on one tag: `handle.next()` is `nextId(bizTag)` without the per-call lookup, and stays right when the
-   * tag is deleted or re-created under it (see SegmentTag). The tag need not be known yet: it is looked up on use.
-   */
+  /** `nextId` without the per-call lookup, right through a delete or re-create (segmentTag.ts). */
   tag(bizTag: string): SegmentTag {
     return new SegmentTag(bizTag, this.forHandles);
   }
 
-  /** `count` IDs, synchronously when the buffers hold enough, else a promise. */
   takeIds(bizTag: string, count: number): Id[] | Promise<Id[]> {
     const ranges = this.takeRanges(bizTag, count);
     return ranges instanceof Promise ? ranges.then(expandRanges) : expandRanges(ranges);
   }
 
-  /**
-   * `count` IDs as inclusive ranges, one per segment touched: the cheapest form for a caller that formats them
-   * (the HTTP batch route), since IDs within a segment are consecutive.
-   */
+  /** `count` IDs as inclusive ranges, one per segment touched: cheapest for the HTTP batch route. */
   takeRanges(bizTag: string, count: number): IdRanges | Promise<IdRanges> {
     if (!Number.isSafeInteger(count) || count < 1) {
       throw new LeafError('invalid_count', 'count must be a positive integer');
@@ -183,14 +162,7 @@ export class SegmentEngine {
     return this.takeSlow(bizTag, count, out);
   }
 
-  /**
-   * A range lease: exactly `count` IDs (1 to MAX_LEASE_COUNT) as inclusive increasing runs, for a caller that hands
-   * them out itself. From the two segments when they hold enough (synchronously, like a batch). Otherwise a lease
-   * larger than a segment of the tag's current step is claimed for itself — one `allocate(tag, count)` of exactly
-   * its size, one run, the double buffer left as it was for single IDs — so a huge lease costs one claim, not
-   * count/step of them, and does not inflate the dynamic step. A smaller one waits for the next segment like a
-   * batch (a segment holds at least the step, so one or two loads). Every wait is bounded by `loadWaitMs`.
-   */
+  /** Exactly `count` IDs as runs; one larger than a segment is claimed for itself (docs/design.md#range-leases). */
   leaseRanges(bizTag: string, count: number): IdRanges | Promise<IdRanges> {
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_LEASE_COUNT) {
       throw new LeafError('invalid_count', `count must be a whole number from 1 to ${readableLimit(MAX_LEASE_COUNT)}.`);
@@ -224,7 +196,7 @@ export class SegmentEngine {
     }
   }
 
-  /** Takes IDs from the buffer into `out` until it holds `count`. Returns whether it got there. */
+  /** Whether `out` got to `count` from the buffer. */
   private fill(buffer: TagBuffer, count: number, out: IdRanges): boolean {
     while (out.count < count) {
       const segment = buffer.servingSegment();
@@ -244,7 +216,6 @@ export class SegmentEngine {
     if (buffer === undefined) buffer = await this.lookUpMissingTag(bizTag);
     try {
       while (!this.fill(buffer, count, out)) {
-        // Both segments are used up: share the in-flight load, or start one (a failed load is retried here).
         await this.loader.loaded(buffer);
         if (this.buffers.get(bizTag) !== buffer) throw tagNotFound(bizTag);
       }
@@ -255,7 +226,7 @@ export class SegmentEngine {
     return out;
   }
 
-  /** A tag this node does not know may have been created a moment ago through another node (TagDirectory.find). */
+  /** A tag unknown here may have been created a moment ago through another node. */
   private async lookUpMissingTag(bizTag: string): Promise<TagBuffer> {
     await this.directory.find(
       () => this.buffers.has(bizTag),
@@ -264,13 +235,7 @@ export class SegmentEngine {
     return this.buffers.get(bizTag) as TagBuffer;
   }
 
-  /**
-   * Graceful stop. First, synchronously, nothing more is served, loaded or claimed: every buffer is retired and what
-   * its segments had not handed out is noted. Then, with `giveBack`, claims still in flight are awaited, and each
-   * tag's latest claim gives back its unused top (see giveBack.ts) by one compare-and-set — all of it within
-   * `timeoutMs`; a tag whose claim has not landed by then, or whose row moved, or a store that fails or hangs, gives
-   * back nothing (shutdown.ts). Returns what was given back. Does not close the store.
-   */
+  /** Stops serving at once, then gives back the unused top of each tag's latest claim (docs/operations.md#give-back-restarts-that-skip-no-ids). */
   close(options: CloseOptions): Promise<GivenBack[]> {
     const unused = this.freeze();
     return giveBackUnused({
@@ -283,7 +248,7 @@ export class SegmentEngine {
     });
   }
 
-  /** Stops serving at once: every buffer retired, and the IDs its two segments had not handed out, per tag. */
+  /** Every buffer retired; what its segments had not handed out, per tag. */
   private freeze(): Map<string, UnusedRun[]> {
     this.frozen = true;
     this.stop();
@@ -293,7 +258,6 @@ export class SegmentEngine {
     return unused;
   }
 
-  /** Tags currently known, sorted. */
   tags(): string[] {
     return [...this.buffers.keys()].sort();
   }
@@ -303,7 +267,7 @@ export class SegmentEngine {
     return buffer === undefined ? undefined : tagSnapshot(buffer);
   }
 
-  /** IDs issued per tag so far (cheap: derived from segment positions). */
+  /** Derived from segment positions. */
   issuedTotals(): Map<string, number> {
     return this.buffers.issuedTotals();
   }

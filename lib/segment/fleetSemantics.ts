@@ -5,11 +5,7 @@ import type { Semantics } from './semantics';
 /** Who the audit trail names for a switch made at start by LEAF_SEGMENT_SEMANTICS. */
 export const CONFIG_ACTOR = 'config:LEAF_SEGMENT_SEMANTICS';
 
-/**
- * LEAF_SEGMENT_SEMANTICS at start, before the node serves: the fleet default in the database becomes `semantics`,
- * through the same switch (and one-ID skip) as the admin API, audited, and logged once when it changed anything.
- * How a first leaf-ts node started beside Java Leaf nodes is safe before anyone opens a console.
- */
+/** LEAF_SEGMENT_SEMANTICS at start, before serving: the fleet default switched (one-ID skip, audited) if needed. */
 export async function ensureFleetSemantics(options: {
   store: SemanticsStore;
   semantics: Semantics;

@@ -1,10 +1,4 @@
-/**
- * What a node may give back on a graceful stop: the unused top of its latest claim of a tag (issue 11).
- *
- * The rule: only IDs this node claimed and never handed out, only when they reach up to the top of the tag's
- * latest claim by this node, and only while the row still holds what that claim left (the store's compare-and-set).
- * Then every ID above the new max_id's next claim start is one nobody was ever given.
- */
+/** What a graceful stop may give back: the unused top of this node's latest claim, by compare-and-set (docs/operations.md#give-back-restarts-that-skip-no-ids). */
 import type { Id } from './id';
 import { type Semantics, claimedRange } from './semantics';
 
@@ -24,10 +18,7 @@ export interface LatestClaim {
   purpose: 'segment' | 'lease';
 }
 
-/**
- * The lowest ID `x` such that every ID from `x` to the top of `latest` is in `unused` — the unused runs are this
- * node's, so their union is unused and nobody else's — or null when the claim's own top ID went out.
- */
+/** The lowest `x` with every ID from `x` to `latest`'s top unused, or null when its top ID went out. */
 export function unusedTop(latest: LatestClaim, unused: readonly UnusedRun[]): bigint | null {
   if (latest.purpose !== 'segment') return null;
   const top = claimedRange(BigInt(latest.maxId), latest.step, latest.semantics).last;
@@ -40,10 +31,7 @@ export function unusedTop(latest: LatestClaim, unused: readonly UnusedRun[]): bi
   return first > top ? null : first;
 }
 
-/**
- * The max_id after giving back `[first, top]`: the next claim by any node, in the claim's semantics, starts exactly
- * at `first` — `leaf-ts` claims start at max_id + 1, `leaf` ones (Java Leaf) at max_id.
- */
+/** The max_id after giving back `[first, top]`: the next claim in the claim's semantics starts at `first`. */
 export function givenBackMaxId(first: bigint, semantics: Semantics): bigint {
   return semantics === 'leaf' ? first : first - 1n;
 }

@@ -1,8 +1,4 @@
-/**
- * Segment IDs span Leaf's whole `max_id` column, a signed BIGINT: up to 2^63−1. An ID is a JS number while it is a
- * safe integer (≤ 2^53−1, every ordinary tag) and a bigint only above, so each value has exactly one form and the
- * hot path of an ordinary tag never touches a bigint.
- */
+/** IDs up to 2^63−1: a number while safe, a bigint only above, so an ordinary tag never meets a bigint. */
 export type Id = number | bigint;
 
 /** The largest ID: Leaf's max_id is a signed BIGINT. */
@@ -32,10 +28,7 @@ export function parseId(value: unknown): Id | undefined {
   return big >= -MAX_ID - 1n && big <= MAX_ID ? toId(big) : undefined;
 }
 
-/**
- * Segments whose IDs pass 2^53 count in offsets from a base, a multiple of this: an offset then stays below
- * 2^52 + a segment's size, well inside a number, so such a segment serves with the same number arithmetic.
- */
+/** Past 2^53 a segment counts offsets from a base, a multiple of this: every offset stays a number. */
 export const WIDE_BASE_UNIT = 2n ** 52n;
 
 /** The ID at `offset` above `base` (a wide segment's base; null for an ordinary one, whose offsets are the IDs). */

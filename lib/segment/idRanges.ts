@@ -1,14 +1,7 @@
-/**
- * IDs as inclusive runs of segment positions — what a batch, a lease and the HTTP layer pass around instead of one
- * number per ID (IDs within a segment are consecutive, so a batch of 10,000 is one or two runs).
- */
+/** IDs as inclusive runs of positions: a batch of 10,000 is one or two runs, never 10,000 numbers. */
 import { type Id, idAt } from './id';
 
-/**
- * `bounds` = `[first0, last0, first1, last1, …]`; `count` is how many IDs they hold. `bases` is null while every run
- * is of ordinary segments (the positions are the IDs); else run i's IDs are `bases[i]` + its positions, `bases[i]`
- * null for an ordinary run (see Segment in buffer.ts).
- */
+/** `bounds` [first0, last0, first1, …] holding `count` IDs; `bases[i]` for a run of a wide segment, else null. */
 export interface IdRanges {
   bounds: number[];
   count: number;
@@ -23,11 +16,7 @@ function lastBase({ bases }: IdRanges): bigint | null {
   return bases === null ? null : (bases[bases.length - 1] as bigint | null);
 }
 
-/**
- * Adds the IDs `first`..`last` (positions counted from `base`). A run that starts right after the one before (the
- * common case: the next segment) extends it, when both count from the same base (two wide segments across a base
- * boundary stay two runs).
- */
+/** A run right after the one before (the next segment) extends it, when both count from the same base. */
 export function appendRun(out: IdRanges, first: number, last: number, base: bigint | null): void {
   const { bounds } = out;
   out.count += last - first + 1;

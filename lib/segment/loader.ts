@@ -1,8 +1,4 @@
-/**
- * Loading a tag's next segment: the preload at 10 %, the one load in flight per tag that waiters share, every wait
- * bounded by `loadWaitMs`, the backoff after a failed background load, and a lease's claim of its own. The walk of
- * a request that must wait runs engine → buffer → loader → claims → store and does not come back to the engine.
- */
+/** Loading a tag's next segment: preload, the shared load, bounded waits, backoff, a lease's own claim. */
 import type { Clock } from '../clock';
 import { TIMED_OUT, within } from '../deadline';
 import { LeafError, isLeafError, storeUnavailable } from '../errors';

@@ -11,14 +11,7 @@ export interface HandleEngine {
   takeIds(bizTag: string, count: number): Id[] | Promise<Id[]>;
 }
 
-/**
- * One tag of a SegmentEngine, for a caller that asks for it over and over: `engine.tag('orders')`. `next()` is
- * `engine.nextId('orders')` without the per-call lookup — it keeps the tag's buffer. When the engine lets that
- * buffer go (the tag deleted, perhaps re-created, by the tag-list refresh) the buffer is emptied, so the handle finds
- * nothing to serve, looks the tag up again and serves from the engine's buffer of the day, or fails as `nextId`
- * does (`tag_not_found`, …): never from a buffer the engine no longer owns. A handle of a tag the engine does not
- * know yet looks it up on first use, as `nextId` does. Parallel to the client's `LeafTag`.
- */
+/** `nextId` of one tag without the per-call lookup; after a delete or re-create it looks the tag up again. */
 export class SegmentTag {
   private buffer: TagBuffer;
 

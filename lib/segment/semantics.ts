@@ -1,12 +1,4 @@
-/**
- * Claim semantics: which IDs a claim that moved max_id to `maxId` by `step` owns.
- *
- * - `leaf`: Leaf's Java server — `[maxId − step, maxId − 1]` (its `value = maxId − step`, IDs while `value < max`).
- * - `leaf-ts`: this project's own — `[maxId − step + 1, maxId]`: max_id is the highest ID claimed.
- *
- * A fleet mixing Java Leaf nodes and leaf-ts nodes on one row must agree, so the setting lives in the database
- * (leaf_semantics) and each claim reads it in its own transaction: one claim, one semantics.
- */
+/** Which IDs a claim owns: `leaf` (Java Leaf) or `leaf-ts` (docs/design.md#claim-semantics-running-beside-java-leaf). */
 export const SEMANTICS = ['leaf', 'leaf-ts'] as const;
 export type Semantics = (typeof SEMANTICS)[number];
 
@@ -25,10 +17,7 @@ export function storedSemantics(value: unknown): Semantics | undefined {
   return isSemantics(value) ? value : undefined;
 }
 
-/**
- * The IDs a claim owns, first and last inclusive. The engine passes bigints (max_id may be anywhere up to 2^63−1;
- * once per claim); numbers suit callers that know their values are small (tests, tools).
- */
+/** The IDs a claim owns, inclusive: bigints from the engine (once per claim), numbers for small values. */
 export function claimedRange(maxId: number, step: number, semantics: Semantics): { first: number; last: number };
 export function claimedRange(maxId: bigint, step: number, semantics: Semantics): { first: bigint; last: bigint };
 export function claimedRange(
@@ -42,11 +31,7 @@ export function claimedRange(
   return semantics === 'leaf' ? { first: maxId - size, last: maxId - 1n } : { first: maxId - size + 1n, last: maxId };
 }
 
-/**
- * How much max_id must grow when a tag's semantics changes, so the first claim of the new semantics starts above
- * every ID of the old: leaf-ts may have served max_id itself and leaf would start at it — one ID up. Leaf served
- * up to max_id − 1 and leaf-ts starts at max_id + 1: nothing (one ID, max_id, is skipped by nature).
- */
+/** How much max_id grows when a tag's semantics changes: leaf-ts → leaf one ID, leaf → leaf-ts none. */
 export function switchBump(from: Semantics, to: Semantics): 0 | 1 {
   return from === 'leaf-ts' && to === 'leaf' ? 1 : 0;
 }

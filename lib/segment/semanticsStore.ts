@@ -17,12 +17,7 @@ export interface SemanticsSwitch {
   bumped: number;
 }
 
-/**
- * Switching semantics (fleetSemantics.ts at start, the admin API): one transaction that changes leaf_semantics and,
- * for each tag whose effective semantics goes leaf-ts → leaf, raises max_id by one (the last leaf-ts claim may have
- * served max_id itself, the first leaf claim would start at it), tombstones included; with `audit`, its entry in
- * the same transaction.
- */
+/** A switch is one transaction: leaf_semantics changed and each tag going leaf-ts → leaf raised by one. */
 export interface SemanticsStore {
   getSemantics(): Promise<SemanticsSettings>;
   /** The effective semantics of one tag (its own row, else the default). */

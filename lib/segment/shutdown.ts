@@ -1,9 +1,4 @@
-/**
- * The asynchronous half of a segment engine's graceful stop, once it is frozen (nothing served, loaded or claimed
- * any more): wait for the claims still in flight, then give back each tag's latest claim's unused top (giveBack.ts)
- * by one compare-and-set — all of it within `timeoutMs`. A tag whose claim has not landed by then, whose row moved,
- * or a store that fails or hangs gives back nothing.
- */
+/** The asynchronous half of a graceful stop: claims in flight awaited, each latest claim given back, bounded. */
 import type { Clock } from '../clock';
 import { Deadline, TIMED_OUT } from '../deadline';
 import type { Logger } from '../log';

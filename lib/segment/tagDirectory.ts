@@ -1,9 +1,4 @@
-/**
- * The list of names an engine serves (segment tags, formatted tags), kept fresh from the store: re-read every
- * `refreshIntervalMs` (Leaf: 60 s), one read at a time, and on a miss — a name this node does not know may have
- * been created a moment ago through another node — at most once per `missRefreshMinIntervalMs`, so a flood of
- * unknown names costs one read per interval. The engine owns its maps; `reread` fills them.
- */
+/** The names an engine serves, re-read every `refreshIntervalMs`, one read at a time, and on a miss (rate-limited). */
 import type { Clock, TimerHandle } from '../clock';
 import { type LeafError, storeUnavailable } from '../errors';
 import type { Logger } from '../log';
@@ -61,11 +56,7 @@ export class TagDirectory {
     }
   }
 
-  /**
-   * For a name `known()` says is missing: waits for the next allowed re-read (a read already in flight may predate
-   * the name, so it counts only as a first look), then returns if it is known now; else throws the store's failure
-   * when the last read failed, or `notFound()`. A miss waits at most the interval plus one read.
-   */
+  /** Waits for the next allowed re-read; a miss never waits for the periodic one. */
   async find(known: () => boolean, notFound: () => LeafError): Promise<void> {
     if (this.refreshing !== null) await this.refreshing;
     if (!known()) await this.nextMissRefresh();

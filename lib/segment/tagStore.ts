@@ -26,20 +26,12 @@ export interface TagChanges {
   description?: string | null;
 }
 
-/**
- * leaf_alloc: the segment engine's claims (SegmentSource, its port) and the console's edits of the rows (the admin
- * API's port, declared here beside the engine's, since both are the segment mode's one table). The edits keep the
- * tag rules (lib/store/tagRules.ts). With `audit`, each change writes its leaf_audit row (before and after) in the
- * same transaction: a change without its audit row cannot commit, and a refused change writes none.
- */
+/** leaf_alloc: the engine's claims and the console's edits, which keep the tag rules and write their audit row. */
 export interface TagStore extends SegmentSource {
   /** Full rows, for the console. */
   listTagRows(): Promise<TagRow[]>;
   getTag(bizTag: string): Promise<TagRow | undefined>;
-  /**
-   * Inserts a tag. A deleted tag's tombstone is honoured: without `maxId` the new row continues at the old
-   * max_id; a lower `maxId` is refused (`max_id_below_tombstone`). `tag_exists` when the row is there.
-   */
+  /** A deleted tag's tombstone is honoured: continues at its max_id, and a lower `maxId` is refused. */
   createTag(tag: NewTag, audit?: AuditStamp): Promise<TagRow>;
   /** `tag_not_found` when missing. */
   updateTag(bizTag: string, changes: TagChanges, audit?: AuditStamp): Promise<TagRow>;

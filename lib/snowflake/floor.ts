@@ -1,22 +1,14 @@
 import { LeafError } from '../errors';
 import { LEAF_EPOCH_MS, decompose } from './layout';
 
-/**
- * LEAF_SNOWFLAKE_MIN_ID, the floor: every ID a node issues must sort above it (typically the highest ID Leaf
- * issued before the cut-over). The rule works by millisecond: a node issues only in milliseconds after the floor's,
- * so no worker id or sequence can land at or below it, and it costs nothing per ID — the generator simply starts
- * its clock fence at the floor's millisecond, where its clock-step-back handling already refuses to go below.
- */
+/** LEAF_SNOWFLAKE_MIN_ID: IDs only in milliseconds after the floor's, so every ID sorts above it, at no cost per ID. */
 
 /** The millisecond (since 1970) the floor carries under this epoch; IDs are issued only after it. */
 export function floorTimestampMs(minId: bigint, epochMs: number): number {
   return decompose(minId, epochMs).timestampMs;
 }
 
-/**
- * Refuses a start whose smallest ID of the current millisecond (worker 0, sequence 0) is at or below the floor,
- * with one line naming the floor, the time it carries and how far ahead of this clock that is.
- */
+/** Refuses a start whose clock has not passed the floor's millisecond, in one line. */
 export function checkFloor(minId: bigint | null, epochMs: number, nowMs: number): void {
   if (minId === null) return;
   const floorMs = floorTimestampMs(minId, epochMs);

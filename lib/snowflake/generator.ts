@@ -14,10 +14,7 @@ export interface SnowflakeGeneratorOptions {
   maxBackwardWaitMs?: number;
   /** Highest timestamp this worker id may already have used (from its lease row): IDs start after it. */
   lastTimestampMs?: number;
-  /**
-   * The floor (LEAF_SNOWFLAKE_MIN_ID): IDs carry only milliseconds after the floor's, so every one sorts above it —
-   * also after a clock step back, which meets the floor's millisecond as it meets the last issued ID.
-   */
+  /** The floor: only milliseconds after its own, also after a clock step back. */
   minId?: bigint | null;
   /** No ID may carry a timestamp at or past this (the lease reservation); `extendUntil` moves it. */
   issueUntilMs?: number;
@@ -29,10 +26,7 @@ const RANDOM_SEQUENCE_START = 100;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Snowflake IDs for one worker id. Synchronous while the clock moves forward; a promise only when it must wait
- * (sequence used up in a millisecond, or a small step back of the clock). Never issues an ID at or below the last.
- */
+/** One worker id's IDs: synchronous while the clock moves on, a promise only when it must wait; never at or below the last. */
 export class SnowflakeGenerator {
   readonly workerId: number;
   readonly epochMs: number;
@@ -70,10 +64,7 @@ export class SnowflakeGenerator {
     if (!this.retired) this.issueUntilMs = untilMs;
   }
 
-  /**
-   * Stops this generator for good: a take() still awaiting (a full millisecond, a clock step back) fails
-   * instead of issuing past the fence its node is about to release.
-   */
+  /** A take() still waiting fails instead of issuing past the fence its node is about to release. */
   retire(): void {
     this.retired = true;
     this.issueUntilMs = Number.NEGATIVE_INFINITY;

@@ -1,7 +1,4 @@
-/**
- * Snowflake bit layout, one home for every shift and mask (as sonyflake does):
- * 1 sign bit (0) | 41 bits milliseconds since the epoch | 10 bits worker id | 12 bits sequence.
- */
+/** Snowflake's bit layout, every shift and mask from it (as sonyflake): 41 ms | 10 worker | 12 sequence. */
 export const BITS_TIME = 41;
 export const BITS_WORKER = 10;
 export const BITS_SEQUENCE = 12;
@@ -20,10 +17,7 @@ export const MAX_SNOWFLAKE = (1n << 63n) - 1n;
 /** Default epoch: 2026-01-01T00:00:00Z. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
 
-/**
- * Leaf's epoch (`twepoch` of its SnowflakeIDGenImpl, Twitter's): 2010-11-04T01:42:54.657Z. Leaf's layout is this
- * one (timestampLeftShift 22, workerIdShift 12), so with this epoch Leaf's IDs and ours share one number line.
- */
+/** Leaf's (Twitter's) epoch, 2010-11-04T01:42:54.657Z: with it, Leaf's IDs and ours share one number line. */
 export const LEAF_EPOCH_MS = 1_288_834_974_657;
 
 /** The ID's high part for one millisecond and worker; add the sequence to it. */

@@ -18,11 +18,7 @@ export interface WorkerLease {
 /** How many expired leases to try before giving up on this round (others may be racing for them). */
 const EXPIRED_ATTEMPTS = 16;
 
-/**
- * Leases a worker id of `workerIds`: its own previous one (a restart), else a never-used one, else an expired one.
- * Each claim is one conditional statement in the store for one id of the set, so two nodes never hold the same id
- * and no race can hand this node an id outside its set.
- */
+/** Its own previous id, else a never-used one, else an expired one: each claim one conditional statement. */
 export async function acquireWorker(
   store: WorkerStore,
   nodeId: string,
@@ -70,11 +66,7 @@ export interface SnowflakeNodeOptions {
   random?: () => number;
 }
 
-/**
- * `fencing`: holds a worker id whose previous holder may have used timestamps up to now + a lease; waits them out.
- * `unrenewed`: renewals have failed past the last reservation (database down, or this node's host cut off from the
- * majority), so it refuses until one succeeds — the lease may be about to expire and go to another node.
- */
+/** `fencing`: waits out a previous holder's reservation; `unrenewed`: refuses until a renewal succeeds. */
 export type SnowflakeState = 'starting' | 'fencing' | 'ready' | 'unrenewed' | 'lost' | 'stopped';
 
 export interface SnowflakeStatus {
@@ -95,11 +87,7 @@ export interface SnowflakeStatus {
   lastError: string | null;
 }
 
-/**
- * A snowflake worker: its lease lifecycle and its generator. The lease row's fence is raised ahead of the clock
- * on every renewal (the reservation), and the generator may only issue below the reservation, so a successor —
- * this node restarted, or another node after expiry — always starts above every ID this one issued.
- */
+/** A worker's lease and generator: issues only below the reservation, so a successor starts above (docs/design.md#snowflake). */
 export class SnowflakeNode {
   readonly nodeId: string;
   readonly epochMs: number;

@@ -1,9 +1,6 @@
 import { MAX_WORKER_ID } from './layout';
 
-/**
- * LEAF_WORKER_IDS: the snowflake worker ids this node may lease. Java Leaf nodes beside a leaf-ts fleet hold ids
- * ZooKeeper gave them; a leaf-ts fleet that leases only from a disjoint set can never take one of theirs.
- */
+/** LEAF_WORKER_IDS: the only worker ids this node leases, so a fleet beside Java Leaf never takes one of theirs. */
 export class WorkerIdSet {
   /** Ascending, no repeats. */
   readonly ids: readonly number[];
@@ -42,10 +39,7 @@ export class WorkerIdSet {
 
 export const WORKER_IDS_GRAMMAR = `worker ids from 0 to ${MAX_WORKER_ID}: a range (512-1023), a list (3,5,7) or both (0-9,100-199)`;
 
-/**
- * `512-1023`, `3,5,7`, `0-9,100-199` (spaces around the separators allowed; overlaps merge). The set, or what is
- * wrong with the text in a few words.
- */
+/** `512-1023`, `3,5,7`, `0-9,100-199`: the set, or what is wrong with the text. */
 export function parseWorkerIds(text: string): WorkerIdSet | { problem: string } {
   const ids = new Set<number>();
   for (const [i, raw] of text.split(',').entries()) {

@@ -8,11 +8,7 @@ export interface WorkerRow {
   heartbeatAt: number;
 }
 
-/**
- * The database primitives of worker-id leasing (the snowflake node's port); `acquireWorker` in node.ts composes
- * them. Every claim is one conditional statement, so two nodes racing for an id cannot both win it. Lease times are
- * on the database's clock, so nodes with skewed clocks agree on expiry.
- */
+/** Worker-id leasing's database port: each claim conditional, lease times on the database clock. */
 export interface WorkerStore {
   listWorkers(): Promise<WorkerRow[]>;
   /** Re-takes `workerId` if its row still names `nodeId` (a restart), live lease or not. */

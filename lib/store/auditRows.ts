@@ -1,10 +1,6 @@
 import type { AuditAction, AuditStamp } from '../audit';
 
-/**
- * A row as its audit entry keeps it (lib/admin/auditStore.ts's AuditEntryRow): a token's or a format's row as it is,
- * a tag's as tagRules.ts shapes it (max_id as a decimal string), a switch's semantics. Typed loosely here so that
- * writing the trail needs none of the modules whose rows it keeps.
- */
+/** A row as its audit entry keeps it, typed loosely so writing the trail needs none of their modules. */
 type EntryRow = object;
 
 /** The limits of leaf_audit's text columns (lib/store/schema): a longer value is cut, never refused. */

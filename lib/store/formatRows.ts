@@ -53,10 +53,7 @@ export function periodRow(r: PeriodStored): FormatPeriodRow {
   };
 }
 
-/**
- * What a create does with the row found under the tag's name (read in the same transaction): refused when it
- * exists; when a deleted one is there, allowed only with its reset and pattern shape (the periods continue).
- */
+/** A create over a deleted format is allowed only with its reset and pattern shape (its periods continue). */
 export function checkCreate(found: FormatStored | undefined, format: NewFormat): void {
   if (found === undefined) return;
   if (found.deletedAt === null) throw new LeafError('tag_exists', `Formatted tag "${format.bizTag}" already exists.`);
@@ -78,10 +75,7 @@ function conflict(bizTag: string, problem: string): LeafError {
   return new LeafError('format_conflict', `Formatted tag "${bizTag}": ${problem}`, { fields: { pattern: problem } });
 }
 
-/**
- * A claim that asked for `step` numbers below `cap` and whose first number is `first` (the old max_id + 1): it
- * owns first … min(first + step − 1, cap), none when first is past the cap.
- */
+/** First number `first` (old max_id + 1): owns first … min(first + step − 1, cap); none past the cap. */
 export function claimFrom(first: number, step: number, cap: number): PeriodClaim {
   const lastSeq = Math.min(first + step - 1, cap);
   return { lastSeq, count: Math.max(0, lastSeq - first + 1) };

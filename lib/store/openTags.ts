@@ -8,11 +8,7 @@ import { SqliteExecutor } from './sqlite/executor';
 import { SqliteTags } from './sqlite/tags';
 import { type StoreTarget, seedDemoTag } from './target';
 
-/**
- * Opens only the tags of the database the target names — its executor (migrations included) and the leaf_alloc
- * repository, nothing else: what leaf-ts/embedded needs, so its build carries no other repository nor the ports of
- * the server's modules (fleet, auth, admin) they implement. A new SQLite database gets the demo tag, as openStore does.
- */
+/** Only the tags of a database (its executor and leaf_alloc): what leaf-ts/embedded needs, nothing else. */
 export async function openTags({
   mysql,
   postgres,

@@ -1,29 +1,17 @@
-/**
- * Retrying a statement against a database server, whatever the dialect: each attempt's failure is read by the
- * dialect's `classify` (mysql/errors.ts) as one of three outcomes, and only where running it again cannot hand out an
- * ID twice is it run again, on another host where the host was at fault.
- *
- * - `committed-not`: the statement certainly did not take effect, so running it again cannot double it.
- * - `unknown-outcome`: the connection died or the query timed out after a statement that commits by itself (or a
- *   COMMIT) was sent. It may have committed.
- * - `fatal`: anything else (a syntax error or a duplicate key is the same on every retry).
- */
+/** Retrying a statement on a database server, whatever the dialect (docs/design.md#executors-hosts-and-retries). */
 
 export type Outcome = 'committed-not' | 'unknown-outcome' | 'fatal';
 
-/**
- * Where the failure happened. `connect`: getting a connection. `uncommitted`: a statement inside a transaction
- * before COMMIT was sent (it cannot commit anything by itself). `may-commit`: an autocommit statement or COMMIT.
- */
+/** `uncommitted`: inside a transaction before COMMIT was sent; `may-commit`: autocommit or COMMIT. */
 export type Phase = 'connect' | 'uncommitted' | 'may-commit';
 
 export interface Classified {
   outcome: Outcome;
-  /** The host, not the statement, is at fault (not in the primary component, or unreachable): try another one. */
+  /** The host, not the statement, is at fault: try another one. */
   moveHost: boolean;
 }
 
-/** A failure of one attempt, with where it happened and which host (index in the URL's list) it met, if known. */
+/** A failure of one attempt: where it happened, and which host (index in the URL's list) if known. */
 export class AttemptFault extends Error {
   override readonly name = 'AttemptFault';
   constructor(
@@ -36,32 +24,27 @@ export class AttemptFault extends Error {
 }
 
 export interface RetryPolicy {
-  /** What a failure says about the statement that met it: the dialect's reading of its driver's errors. */
   classify: (error: unknown, phase: Phase) => Classified;
   /** At most this many attempts in all. */
   attempts: number;
   /** No new attempt starts later than this many ms after the first began. */
   budgetMs: number;
-  /**
-   * Whether an unknown outcome may be retried: only where doing it twice is harmless — a claim (a lost segment
-   * is a gap), an idempotent write, a read. Otherwise the caller gets store_unavailable.
-   */
+  /** Only where doing it twice is harmless (a claim, an idempotent write, a read). */
   retryUnknown: boolean;
   /** First backoff; doubles per attempt, jittered to 50–150 %, never past the budget. */
   backoffMs?: number;
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
-  /** Told of each host that failed in a way that means "use another host for a while". */
+  /** A host to set aside for a while. */
   onHostFault?: (host: number) => void;
-  /** Told of each failure that is about to be retried (counted by the store, e.g. MysqlStore.retries). */
+  /** Each failure about to be retried (the store counts them). */
   onRetry?: (failure: RetryFailure, phase: Phase) => void;
 }
 
 export interface AttemptContext {
-  /** 1 for the first attempt. */
   attempt: number;
-  /** Hosts that failed an earlier attempt of this operation: the next attempt prefers the others. */
+  /** Hosts that failed an earlier attempt of this operation. */
   exclude: ReadonlySet<number>;
 }
 
@@ -69,11 +52,7 @@ export type RetryFailure = { cause: unknown; classified: Classified };
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Runs `attempt` until it succeeds, or fails in a way that must not be retried, or the attempts or the budget
- * run out. Only AttemptFaults are considered for retry; anything else (a LeafError such as tag_exists) is thrown
- * as is. On giving up, `fail` builds the error (the store wraps it as store_unavailable).
- */
+/** Only AttemptFaults are retried; anything else (a LeafError such as tag_exists) is thrown as is. */
 export async function withRetries<T>(
   attempt: (ctx: AttemptContext) => Promise<T>,
   policy: RetryPolicy,
@@ -95,11 +74,7 @@ export async function withRetries<T>(
         exclude.add(error.host);
         policy.onHostFault?.(error.host);
       }
-      // The retry decision. A `committed-not` failure changed nothing: running the statement again is safe.
-      // An `unknown-outcome` one may have committed: it is retried only where a second run is harmless — for a
-      // claim that means the first claim counts as possibly taken (its segment becomes a gap) and the segment is
-      // built only from the answer of the claim that answered. A segment is NEVER derived from reading max_id
-      // afterwards: another node may have claimed in between, and that read would hand out its IDs again.
+      // Never derive a segment from a later read of max_id: another node may have claimed in between.
       const retryable =
         classified.outcome === 'committed-not' || (classified.outcome === 'unknown-outcome' && policy.retryUnknown);
       if (!retryable || n >= policy.attempts) throw fail({ cause: error.cause, classified });
@@ -111,11 +86,7 @@ export async function withRetries<T>(
   }
 }
 
-/**
- * The hosts (indexes, in the URL's order, which is the order of preference) the next attempt may use: neither set
- * aside until a moment still ahead (`asideUntil`, by `now`) nor failed earlier in this operation (`exclude`). When
- * every host is excluded, all are allowed again rather than none.
- */
+/** Hosts (URL order) neither set aside nor failed in this operation; when none is left, all are allowed again. */
 export function allowedHosts(asideUntil: readonly number[], exclude: ReadonlySet<number>, now: number): number[] {
   const all = asideUntil.map((_, i) => i);
   const untried = all.filter((i) => !exclude.has(i));

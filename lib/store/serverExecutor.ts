@@ -1,9 +1,4 @@
-/**
- * What a database server's executor offers the server repositories (lib/store/server): statements on their own or in
- * a transaction, each run with the dialect's timeout, host choice and retry rules (retry.ts with the dialect's own
- * reading of its driver's errors), every answer as `{ rows, affected }` whatever the driver. The repositories write
- * SQL once with drizzle's `sql`; each executor compiles it for its dialect.
- */
+/** What a server's executor offers the repositories: answers as `{ rows, affected }` (docs/design.md#executors-hosts-and-retries). */
 import type { SQL } from 'drizzle-orm';
 
 /** A statement written out by hand in the dialect's own placeholders (migrations, probes, the claims). */
@@ -32,17 +27,11 @@ export type Tx = <R = Record<string, unknown>>(query: Query) => Promise<ExecResu
 export interface ServerExecutor {
   /** A read: retried whatever happened, since running it twice changes nothing. */
   read<R = Record<string, unknown>>(query: Query): Promise<R[]>;
-  /**
-   * A write on its own (autocommit). `retryUnknown`: whether it may run again after an unknown outcome (the
-   * connection died after it was sent) — only where doing it twice is harmless; there is no default.
-   */
+  /** Autocommit; `retryUnknown`: may it run again after an unknown outcome (no default). */
   write<R = Record<string, unknown>>(query: Query, retryUnknown: boolean): Promise<ExecResult<R>>;
   /** A conditional write (a claim): true when it changed exactly one row. */
   changedOne(query: Query, retryUnknown: boolean): Promise<boolean>;
-  /**
-   * BEGIN … COMMIT around `fn`; any throw rolls back. Run again from the start after a failure before COMMIT was
-   * sent (`fn` must be re-runnable); never after an unknown outcome of the COMMIT: the caller gets store_unavailable.
-   */
+  /** Run again after a failure before COMMIT (`fn` re-runnable); never after an unknown COMMIT. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

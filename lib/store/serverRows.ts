@@ -9,10 +9,7 @@ import { exactId } from './exactId';
 import { type FormatStored, periodRow } from './formatRows';
 import { storedToken } from './tokenRows';
 
-/**
- * Rows as a database server's driver answers them — mysql2 and pg alike: keyed by column name, BIGINTs as decimal
- * strings — and what they become. Both server dialects read them here, so each dialect's files keep only the I/O.
- */
+/** Rows as mysql2 and pg answer them (by column name, BIGINTs as decimal strings), and what they become. */
 
 export interface RawTokenRow {
   id: string;

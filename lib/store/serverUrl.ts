@@ -1,9 +1,4 @@
-/**
- * `scheme://user:pass@host1:port1,host2:port2/db?opt=value`: a database server target with one or several hosts (a
- * Galera cluster, a Patroni cluster), parsed by hand because WHATWG URL refuses a comma-separated host list. The
- * hosts keep the URL's order: the store prefers the first usable one. mysql/url.ts and postgres/url.ts name the
- * scheme, the default port and how the query options are read.
- */
+/** `scheme://user:pass@h1:p1,h2:p2/db?opt=v`, parsed by hand (WHATWG URL refuses a host list); order kept. */
 
 export interface ServerHost {
   host: string;

@@ -12,11 +12,7 @@ import type { AuditAction, AuditStamp, AuditTagRow } from '../audit';
 import type { NewTag, TagChanges, TagRow } from '../segment/tagStore';
 import type { SemanticsSettings } from '../segment/semanticsStore';
 
-/**
- * The rules of a tag change as pure functions, like formatRows.ts: each takes what the change's transaction read
- * (its rows locked) and says what to write, or which refusal to throw. Every dialect and the test fakes run these;
- * a dialect only does the I/O. Behind each rule the one promise: never the same ID twice.
- */
+/** The rules of a tag change as pure functions over what its transaction read locked; dialects only do I/O. */
 
 export function tagExists(bizTag: string): LeafError {
   return new LeafError('tag_exists', `Tag "${bizTag}" already exists.`);
@@ -58,10 +54,7 @@ export function existingTag(bizTag: string, row: TagRow | undefined): TagRow {
   return row;
 }
 
-/**
- * A create's max_id, from the tombstone a deleted tag left (read locked in the same transaction): without `maxId`
- * the new row continues at the tombstone's; a lower `maxId` is refused; with neither, 1, as Leaf.
- */
+/** A create's max_id: continues at a tombstone's, refuses a lower `maxId`; with neither, 1, as Leaf. */
 export function planCreate({ bizTag, maxId }: Pick<NewTag, 'bizTag' | 'maxId'>, tombstoneMaxId: Id | undefined): Id {
   if (tombstoneMaxId !== undefined && maxId !== undefined && maxId < tombstoneMaxId)
     throw belowTombstone(bizTag, tombstoneMaxId);
@@ -105,10 +98,7 @@ export function settingsFromRows(rows: Array<{ bizTag: string; semantics: string
   return settings;
 }
 
-/**
- * A switch: the effective semantics before and after, and how much max_id must grow (switchBump: leaf-ts → leaf
- * skips one ID, since the last leaf-ts claim may have served max_id and the first leaf claim would start at it).
- */
+/** A switch: semantics before and after, and the bump (leaf-ts → leaf skips one ID). */
 export interface SwitchPlan {
   before: Semantics;
   after: Semantics;
@@ -121,10 +111,7 @@ export function planDefaultSwitch(fleet: Semantics | undefined, to: Semantics): 
   return { before, after: to, bump: switchBump(before, to), changes: before !== to };
 }
 
-/**
- * A switch of one tag (`to` null: remove its own row, so it follows the default). `writesRow` when the request
- * differs from the tag's own row as stored: then its leaf_semantics row is written (or removed) and the switch audited.
- */
+/** `writesRow` when the request differs from the tag's own row as stored: then it is written and audited. */
 export function planTagSwitch(stored: StoredSemantics, to: Semantics | null): SwitchPlan & { writesRow: boolean } {
   const before = effectiveSemantics(stored);
   const after = to ?? stored.fleet ?? DEFAULT_SEMANTICS;

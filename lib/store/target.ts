@@ -24,10 +24,7 @@ export function isServerUrl(url: string): boolean {
   return SERVER_URL.test(url);
 }
 
-/**
- * What a database URL (DATABASE_URL, or embedded's databaseUrl) opens: a server's parsed target, or a SQLite file
- * (`file:path`, `sqlite:path`, or a plain path). Throws DatabaseUrlError for a server URL that does not parse.
- */
+/** What a database URL opens: a server's parsed target or a SQLite file; DatabaseUrlError otherwise. */
 export function storeUrlTarget(url: string): Omit<StoreTarget, 'migrationsDir'> {
   if (/^mysql:/i.test(url)) return { mysql: parseMysqlUrl(url), postgres: null, sqliteFile: '' };
   if (/^postgres(ql)?:/i.test(url)) return { mysql: null, postgres: parsePostgresUrl(url), sqliteFile: '' };

@@ -1,4 +1,3 @@
-import { LeafError } from '../errors';
 import type { StoredToken, TokenRow } from '../auth/tokenStore';
 
 /** A leaf_token row as either dialect reads it (times may arrive as decimal strings, tags as JSON text). */
@@ -24,20 +23,11 @@ export function storedToken(r: TokenStored): StoredToken {
   };
 }
 
-/** The row without its hash. */
-export function tokenRow({ tokenHash: _hash, ...row }: StoredToken): TokenRow {
-  return row;
-}
-
 /** The columns of a new row (field names of the drizzle schemas). */
 export function tokenInsert(
   t: StoredToken,
 ): Omit<TokenStored, 'tags'> & { tags: string; createdAt: number; revokedAt: number | null } {
   return { ...t, tags: JSON.stringify(t.tags) };
-}
-
-export function tokenNotFound(id: string): LeafError {
-  return new LeafError('token_not_found', `Token "${id}" does not exist.`);
 }
 
 function parseTags(text: string): string[] {
@@ -47,4 +37,9 @@ function parseTags(text: string): string[] {
   } catch {
     return []; // written by hand: a token that covers nothing, rather than failing the whole table
   }
+}
+
+/** The row without its hash. */
+export function tokenRow({ tokenHash: _hash, ...row }: StoredToken): TokenRow {
+  return row;
 }

@@ -9,9 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { IdAccess } from '@/lib/auth/scopedTokens';
 import { loadConfig } from '@/lib/config';
 import { silentLogger } from '@/lib/log';
-import { RateTracker } from '@/lib/metrics/rateTracker';
 import { type CoreRuntime, closeCore, openCore } from '@/lib/runtimeCore';
-import { systemClock } from '@/lib/clock';
 import { type TempDir, tempDir } from '../support/context';
 import { codeOf } from '../support/outcomes';
 
@@ -24,7 +22,6 @@ afterEach(async () => {
 
 const hooks = () => ({
   onLoad: () => {},
-  rates: new RateTracker({ clock: systemClock }),
   access: new IdAccess(null),
 });
 

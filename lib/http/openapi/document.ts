@@ -1,8 +1,4 @@
-/**
- * The OpenAPI 3.1 description of every route, served at /api/openapi.json and kept as docs/openapi.json. Request
- * bodies come from the zod schemas the routes parse with; answers from components.ts. The contract tests check every
- * answer they receive against it (test/support/openapiCheck.ts).
- */
+/** The OpenAPI 3.1 document of every route (docs/openapi.json), which the contract tests check every answer against. */
 import { LEAF_VERSION } from '../../version';
 import { ADMIN_PATHS } from './adminPaths';
 import { SCHEMAS } from './components';

@@ -1,8 +1,4 @@
-/**
- * JSON Schema (2020-12, the dialect of OpenAPI 3.1) written against the TypeScript types the code answers with:
- * `shape<T>()` must name exactly T's properties, so a field added to or dropped from an answer type breaks the build
- * until its schema follows; the contract tests then check every real answer against the schema.
- */
+/** JSON Schema (2020-12, OpenAPI 3.1's) written against the answer types: `shape<T>()` must name exactly T's fields. */
 export type JsonSchema = { [keyword: string]: unknown };
 
 export const str: JsonSchema = { type: 'string' };
@@ -21,10 +17,7 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 
 type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
 
-/**
- * An object schema with exactly T's properties, none other allowed; `optional` lists those T marks optional
- * (the type checks both lists against T).
- */
+/** Exactly T's properties, none other; `optional` lists those T marks optional (the type checks both). */
 export function shape<T>() {
   return <const P extends { [K in keyof Required<T>]: JsonSchema }>(
     properties: P & Record<Exclude<keyof P, keyof T>, never>,

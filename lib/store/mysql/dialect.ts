@@ -30,11 +30,7 @@ export const mysqlDialect: ServerDialect = {
     decode: (result) => (result.affected === 1 ? decodeClaim(result.insertId, bizTag) : undefined),
   }),
 
-  /**
-   * One INSERT … ON DUPLICATE KEY UPDATE whose LAST_INSERT_ID(expr) marks the claim's first number (1 on insert, the
-   * old max_id + 1 on update), which the OK packet carries. Assignments run left to right: `step` reads the old max_id
-   * before max_id moves.
-   */
+  /** LAST_INSERT_ID(expr) marks the first number, carried in the OK packet; `step` reads max_id before it moves. */
   claimPeriod: (bizTag, periodKey, step, cap) => ({
     query: raw(
       'INSERT INTO `leaf_format_period` (biz_tag, period_key, max_id, step, update_time) ' +

@@ -1,19 +1,4 @@
-/**
- * What a MySQL/MariaDB failure says about the statement that met it (lib/store/retry.ts's outcomes) — the whole
- * basis of retrying on Galera, where a claim on one node can lose certification against a claim on another, and a
- * node outside the primary component refuses every statement:
- *
- * - `committed-not`: 1213 (deadlock, and Galera's certification failure, raised at commit even in autocommit), 1205
- *   (lock wait timeout), 1047 (WSREP has not yet prepared node for application use: not synced, or a non-primary
- *   partition), any failure to get a connection (nothing was sent), and a lost connection inside a transaction
- *   that had not sent COMMIT (the server rolls it back).
- * - `unknown-outcome`: the connection died or the query timed out after a statement that commits by itself (or a
- *   COMMIT) was sent. So does 1180 (error during COMMIT): a Galera node that leaves the primary component while a
- *   write set is being replicated answers a statement in flight with it ("Error while appending streaming
- *   replication fragment (provider status: Not connected to Primary Component)"), and the write set may have
- *   reached the others; the node is at fault, so another host is tried.
- * - `fatal`: anything else (a server error such as a syntax error or a duplicate key is the same on every retry).
- */
+/** What a MySQL/MariaDB failure says about the statement that met it (docs/design.md#executors-hosts-and-retries). */
 
 import { isLeafError } from '../../errors';
 import type { Classified, Phase } from '../retry';

@@ -22,23 +22,22 @@ import { compileFor } from '../server/compile';
 import { migrateOnFirstReachable } from './migrate';
 import { type MysqlTarget, parseMysqlUrl } from './url';
 
-/** Failures the executor retried, by kind, since it opened (tests and diagnostics read them). */
+/** Failures retried since the executor opened, by kind. */
 export interface MysqlRetryStats {
-  /** 1213: a deadlock, or on Galera a lost certification against a write committed on another node. */
+  /** 1213: a deadlock, or a lost Galera certification. */
   certification: number;
   /** 1205 */
   lockWait: number;
-  /** 1047 (or 1180 on a statement in flight): a Galera node not in the primary component (or not synced). */
+  /** 1047 (1180 in flight): a Galera node outside the primary component. */
   notPrimary: number;
-  /** No connection could be had from a host. */
   connect: number;
-  /** The connection was lost or the query timed out: retried only where running twice is harmless. */
+  /** Lost connection or query timeout: retried only where running twice is harmless. */
   lostConnection: number;
 }
 
 const compile = compileFor(new MySqlDialect());
 
-/** mysql2's answer as every executor gives it: a SELECT's rows, or a write's OK packet. */
+/** A SELECT's rows, or a write's OK packet. */
 function answer<R>(result: unknown): ExecResult<R> {
   if (Array.isArray(result)) return { rows: result as R[], affected: 0 };
   const header = result as ResultSetHeader;
@@ -48,31 +47,26 @@ function answer<R>(result: unknown): ExecResult<R> {
 /** A statement of an attempt; `phase` says whether it can commit by itself (see retry.ts). */
 type Run = <R = unknown>(text: string, values: unknown[], phase: Phase) => Promise<R>;
 
-/**
- * Attempts per operation: a Galera certification conflict or a dead host costs one each. Eight, because one hot
- * row claimed through three nodes at once loses certification several times in a row (4 left ~4 % of such claims
- * failing on a real cluster, test/cluster/galeraStore.test.ts); the budget (queryTimeoutMs) still bounds them.
- */
+/** Per operation: a hot row claimed through three Galera nodes loses certification several times in a row. */
 const ATTEMPTS = 8;
 
 export interface MysqlOptions {
-  /** mysql://user:pass@host:port[,host:port…]/database, or the same parsed (lib/config.ts does it at start). */
+  /** mysql://user:pass@host:port[,host:port…]/database, or the same parsed. */
   url: string | MysqlTarget;
   /** Per host. */
   connectionLimit?: number;
   connectTimeoutMs?: number;
-  /** Every query is bounded: a hung database turns into a typed error, not a hung request. */
+  /** Every query is bounded: a hung database is a typed error, not a hung request. */
   queryTimeoutMs?: number;
-  /** Root of the per-dialect migrations; `./drizzle` by default. */
+  /** `./drizzle` by default. */
   migrationsDir?: string;
-  /** With several hosts: how long a host that failed is set aside before it is tried again. */
+  /** How long a host that failed is set aside. */
   restoreHostMs?: number;
 }
 
 /** The pool options of every host: exact BIGINTs (as decimal strings), UTC, utf8mb4. */
 function poolOptions(target: MysqlTarget, connectionLimit: number, connectTimeoutMs: number): PoolOptions {
   return {
-    // Query options of the URL first: explicit options win, as they do over mysql2's own `uri`.
     ...target.options,
     user: target.user,
     password: target.password,
@@ -89,24 +83,18 @@ function poolOptions(target: MysqlTarget, connectionLimit: number, connectTimeou
   };
 }
 
-/**
- * MySQL / MariaDB through one mysql2 pool per host (a Galera cluster may list several): drizzle only compiles
- * (sql.ts), mysql2 runs each statement with the per-query timeout on a connection from the first host that is neither
- * set aside nor already failed in this operation, again on failure as retry.ts decides with errors.ts's reading.
- * Every write says whether it may run again after an unknown outcome; a transaction never does.
- */
+/** MySQL / MariaDB / Galera through one mysql2 pool per host (docs/design.md#executors-hosts-and-retries). */
 export class MysqlExecutor implements ServerExecutor {
-  /** Retried failures by kind (never reset). */
   readonly retries: MysqlRetryStats = { certification: 0, lockWait: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
   private readonly cluster: PoolCluster;
-  /** Per host (URL order): until when it is set aside after 1047 or a lost connection (performance.now()). */
+  /** Per host: set aside until (performance.now()) after 1047 or a lost connection. */
   private readonly asideUntil: number[];
   private readonly namespaces = new Map<string, PoolNamespace>();
-  /** Pooled connections (mysql2's core Connection) whose session was made causal (see attempt). */
+  /** Connections whose session was made causal. */
   private readonly causal = new WeakSet<object>();
   private closed = false;
 
-  /** Opens one pool per host and applies migrations on the first reachable host (under a lock, so nodes may start together). */
+  /** Migrations on the first reachable host, under a lock. */
   static async open({
     url,
     connectionLimit = 8,
@@ -122,19 +110,14 @@ export class MysqlExecutor implements ServerExecutor {
   }
 
   private constructor(
-    /** The URL's hosts, in order, and credentials. */
     readonly target: MysqlTarget,
-    /** What every host's pool connects with (a probe of one host uses the same). */
     readonly options: PoolOptions,
     private readonly queryTimeoutMs: number,
     private readonly restoreHostMs: number,
   ) {
     this.asideUntil = target.hosts.map(() => 0);
     const several = target.hosts.length > 1;
-    // mysql2's own failover: one pool per host, in the URL's order. With several hosts a host whose connect fails
-    // goes offline at once (removeNodeErrorCount 1) for restoreHostMs, and canRetry moves the same getConnection
-    // on to the next host — each at most once, since a failed one is offline. With one host there is nowhere to
-    // go: it is never set aside (and canRetry is off, else it would loop on that host), exactly a single pool.
+    // mysql2's failover: a host whose connect fails goes offline for restoreHostMs; one host is never set aside.
     this.cluster = mysql.createPoolCluster({
       canRetry: several,
       removeNodeErrorCount: several ? 1 : Number.MAX_SAFE_INTEGER,
@@ -144,31 +127,22 @@ export class MysqlExecutor implements ServerExecutor {
     target.hosts.forEach((h, i) => this.cluster.add(hostId(i), { ...options, host: h.host, port: h.port }));
   }
 
-  /** A read: retried whatever happened, since running it twice changes nothing. */
+  /** Retried whatever happened: running it twice changes nothing. */
   async read<R>(query: Query): Promise<R[]> {
     return (await this.write<R>(query, true)).rows;
   }
 
-  /**
-   * A write on its own (autocommit). Each caller says whether it may run again after an unknown outcome (the
-   * connection died after it was sent): only where doing it twice is harmless — there is no default, so a new write
-   * cannot inherit the reads' yes.
-   */
+  /** Autocommit; whether it may run again after an unknown outcome has no default. */
   write<R>(query: Query, retryUnknown: boolean): Promise<ExecResult<R>> {
     const { sql: text, params } = compile(query);
     return this.attempt(retryUnknown, async (run) => answer<R>(await run(text, params, 'may-commit')));
   }
 
-  /** A conditional write (a claim): true when it changed exactly one row. */
   async changedOne(query: Query, retryUnknown: boolean): Promise<boolean> {
     return (await this.write(query, retryUnknown)).affected === 1;
   }
 
-  /**
-   * One connection, BEGIN … COMMIT; any throw rolls back. Every statement keeps the query timeout. A failure
-   * before COMMIT was sent changed nothing, so the whole transaction is run again (fn must be re-runnable); a lost
-   * answer to COMMIT is an unknown outcome and is not retried: the caller gets store_unavailable.
-   */
+  /** Run again after a failure before COMMIT (fn must be re-runnable); never after an unknown COMMIT. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.attempt(false, async (run, rollback) => {
       try {
@@ -191,11 +165,7 @@ export class MysqlExecutor implements ServerExecutor {
     await this.cluster.end();
   }
 
-  /**
-   * Runs `work` on a connection from the preferred host, again on failure as withRetries decides. A connection that
-   * failed below the server's own error packets (lost, timed out) is destroyed, never returned to its pool: a late
-   * answer on it would be read as the next statement's.
-   */
+  /** A connection that failed below the server's error packets is destroyed: a late answer would be misread. */
   private attempt<T>(retryUnknown: boolean, work: (run: Run, rollback: () => Promise<void>) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(storeUnavailable(new Error('the store is closed')));
     return withRetries(
@@ -224,10 +194,7 @@ export class MysqlExecutor implements ServerExecutor {
           });
         };
         try {
-          // Once per connection: causal reads and writes. A Galera node acknowledges a commit once the others
-          // have it, but applies it on them a little later: without this, a tag created through one node was "not
-          // found" by an update or claim through another right after (galeraStore.test.ts). On a server without
-          // Galera the variable does nothing; where it does not exist at all (MySQL: 1193) it is not needed.
+          // Causal reads on Galera: a commit through one node is applied on the others a little later.
           const core = conn.connection as object;
           if (!this.causal.has(core)) {
             await run('SET SESSION wsrep_sync_wait = 7', [], 'uncommitted').catch((fault: AttemptFault) => {
@@ -264,7 +231,7 @@ export class MysqlExecutor implements ServerExecutor {
     else this.retries.lostConnection++;
   }
 
-  /** A connection from the first allowed host (retry.ts's allowedHosts); mysql2 moves on down that list by itself when a connect fails. */
+  /** From the first allowed host; mysql2 moves down the list by itself when a connect fails. */
   private connection(exclude: ReadonlySet<number>): Promise<PoolConnection> {
     return this.namespace(allowedHosts(this.asideUntil, exclude, performance.now())).getConnection();
   }
@@ -273,8 +240,7 @@ export class MysqlExecutor implements ServerExecutor {
     const key = allowed.join(',');
     let ns = this.namespaces.get(key);
     if (ns === undefined) {
-      // mysql2's PoolCluster takes a RegExp pattern as well as a glob (lib/pool_cluster.js, patternRegExp); its
-      // typings only say string. Nodes keep the order they were added in, so ORDER still prefers the URL's order.
+      // PoolCluster takes a RegExp as well as a glob (its typings say string); ORDER keeps the URL's order.
       const pattern =
         allowed.length === this.target.hosts.length
           ? '*'
@@ -285,7 +251,7 @@ export class MysqlExecutor implements ServerExecutor {
     return ns;
   }
 
-  /** Which of our hosts a pooled connection talks to (each pool was created with its host's own address). */
+  /** Which of our hosts a pooled connection talks to. */
   private hostOf(conn: PoolConnection): number | undefined {
     const config = (conn.connection as unknown as { config?: { host?: string; port?: number } }).config;
     const i = this.target.hosts.findIndex((h) => h.host === config?.host && h.port === config?.port);

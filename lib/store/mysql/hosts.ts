@@ -2,10 +2,7 @@ import mysql, { type Connection, type PoolOptions } from 'mysql2/promise';
 import type { HostHealth } from '../leafStore';
 import { type MysqlHost, hostLabel } from './url';
 
-/**
- * Each host on its own, in parallel, each within `timeoutMs`: a fresh connection straight to that host (not the
- * executor's pools, whose failover would hide which host answered), `SELECT 1`, then its Galera status when it has one.
- */
+/** Each host on a fresh connection of its own (the pools' failover would hide which answered), in parallel. */
 export function probeHosts(hosts: MysqlHost[], options: PoolOptions, timeoutMs: number): Promise<HostHealth[]> {
   return Promise.all(hosts.map((h) => probeHost(h, options, timeoutMs)));
 }

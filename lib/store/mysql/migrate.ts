@@ -4,11 +4,7 @@ import { pending, readMigrations } from '../migrations';
 import { classify } from './errors';
 import type { MysqlHost } from './url';
 
-/**
- * Migrations run once, at start, on the first host (URL order) that connects and is ready; a host that refuses in
- * a way another host would not (unreachable, 1047 outside the primary component) is skipped, anything else stops
- * the start.
- */
+/** Once, at start, on the first ready host; one another host would not refuse for is skipped. */
 export async function migrateOnFirstReachable(
   hosts: MysqlHost[],
   options: PoolOptions,
@@ -42,10 +38,7 @@ export interface MysqlMigrateOptions {
   forceTableLock?: boolean;
 }
 
-/**
- * Applies the pending migrations under a lock between nodes (GET_LOCK; on Galera, where GET_LOCK locks nothing
- * between nodes, a lease row in `__leaf_migration_lock`); returns how many.
- */
+/** Under a lock between nodes: GET_LOCK, or on Galera a lease row in `__leaf_migration_lock`. */
 export async function migrateMysql(
   conn: Connection,
   migrationsDir?: string,
@@ -76,11 +69,7 @@ const ER_LOCK_DEADLOCK = 1213;
 const TABLE_LOCK_LEASE_MS = 120_000;
 const TABLE_LOCK_POLL_MS = 250;
 
-/**
- * Whether this server is a Galera node. There GET_LOCK is no lock at all between nodes: MariaDB 10.11 grants it
- * on every node at once (a node-local lock, proven by test/cluster/galeraStore.test.ts), older builds refuse
- * it with 1235. Either way the lease row below is the lock.
- */
+/** On Galera GET_LOCK locks nothing between nodes (node-local in 10.11, 1235 in older builds). */
 async function isGaleraNode(conn: Connection): Promise<boolean> {
   const [rows] = await conn.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'");
   return String((rows as Array<{ Value?: unknown }>)[0]?.Value ?? '').toUpperCase() === 'ON';

@@ -1,8 +1,4 @@
-/**
- * `mysql://user:pass@host1:port1,host2:port2/db?opt=value`: a MySQL/MariaDB target with one or several hosts (a
- * Galera cluster), in the URL's order: the store prefers the first reachable one, so operators spread leaf-ts nodes
- * over the cluster by listing a different host first on each node. The grammar is serverUrl.ts's.
- */
+/** A MySQL/MariaDB target with one or several hosts (Galera), first reachable preferred: list a different one first per node. */
 import { DatabaseUrlError, type ServerHost, hostLabel, parseServerUrl } from '../serverUrl';
 
 export { DatabaseUrlError as MysqlUrlError, hostLabel };

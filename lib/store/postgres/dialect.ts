@@ -7,10 +7,7 @@ import { type ClaimRow, claimStatement, decodeClaim } from './claim';
 /** The advisory-lock classes of a tag's and a format's name (two-int form: apart from the migration lock's key). */
 const NAME_LOCK = { tag: 0x1eaf, format: 0x1eb0 } as const;
 
-/**
- * PostgreSQL: what differs from MySQL (server/dialect.ts). The database clock is the statement's own start, so each
- * statement reads it anew (now() would be its transaction's start).
- */
+/** PostgreSQL's differences; the clock is the statement's own start (now() is the transaction's). */
 export const postgresDialect: ServerDialect = {
   name: 'postgres',
   nowMs: sql.raw('floor(extract(epoch from statement_timestamp()) * 1000)::bigint'),
@@ -39,10 +36,7 @@ export const postgresDialect: ServerDialect = {
     decode: (result) => decodeClaim(result.rows as unknown as ClaimRow[], bizTag),
   }),
 
-  /**
-   * One INSERT … ON CONFLICT DO UPDATE … RETURNING: every SET reads the row as it was, RETURNING answers it as it is
-   * now, so the claim's first number is the new max_id − the new step + 1.
-   */
+  /** RETURNING answers the row as it is now: the first number is the new max_id − the new step + 1. */
   claimPeriod: (bizTag, periodKey, step, cap) => ({
     query: raw(
       'INSERT INTO leaf_format_period AS p (biz_tag, period_key, max_id, step, update_time) ' +

@@ -1,19 +1,4 @@
-/**
- * What a PostgreSQL failure says about the statement that met it (lib/store/retry.ts's outcomes), as mysql/errors.ts
- * does for MySQL:
- *
- * - `committed-not`: an ERROR-severity answer — PostgreSQL raises none once a commit record is written (an error past
- *   that point is a PANIC), so the statement's transaction rolled back. Retried where that may help: 40001
- *   (serialization failure), 40P01 (deadlock), 55P03 (lock_timeout); 25006 (read-only transaction: a standby, or a
- *   primary just demoted) and 57P03 (cannot connect now: starting up, shutting down, in recovery) move to another host.
- *   Any failure to get a connection (nothing was sent), and a lost connection inside a transaction before COMMIT
- *   was sent, are committed-not too.
- * - `unknown-outcome`: the connection died, was terminated (FATAL 57P01 admin shutdown, 57P02 crash shutdown), or
- *   the client-side bound ran out after a statement that commits by itself (or a COMMIT) was sent. So does a commit
- *   answered with "canceling wait for synchronous replication": committed on the primary alone, it may vanish in
- *   a failover (SyncCommitUnacknowledged, raised by the executor). The host is at fault, so another is tried.
- * - `fatal`: anything else (a syntax error or a duplicate key is the same on every retry).
- */
+/** What a PostgreSQL failure says about the statement that met it (docs/design.md#executors-hosts-and-retries). */
 
 import { isLeafError } from '../../errors';
 import type { Classified, Phase } from '../retry';
@@ -27,11 +12,7 @@ export const CANNOT_CONNECT_NOW = '57P03';
 const RETRY_SAME_HOST = new Set([SERIALIZATION_FAILURE, DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE]);
 const RETRY_OTHER_HOST = new Set([READ_ONLY_SQL_TRANSACTION, CANNOT_CONNECT_NOW]);
 
-/**
- * A commit the primary made but whose wait for the synchronous standby was cancelled: the server answers success
- * with only a WARNING, and the row lives on the primary alone until the standby catches up — a failover meanwhile
- * loses it. Never counted as acknowledged.
- */
+/** A commit whose wait for the synchronous standby was cancelled: never acknowledged (a failover may lose it). */
 export class SyncCommitUnacknowledged extends Error {
   override readonly name = 'SyncCommitUnacknowledged';
   readonly code = 'SYNC_COMMIT_UNACKNOWLEDGED';

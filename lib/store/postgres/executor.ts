@@ -19,19 +19,18 @@ import { migrateOnPrimary } from './migrate';
 import { type PgConfig, poolConfig } from './pool';
 import { type PostgresTarget, parsePostgresUrl } from './url';
 
-/** Failures the executor retried, by kind, since it opened (tests and diagnostics read them). */
+/** Failures retried since the executor opened, by kind. */
 export interface PostgresRetryStats {
   /** 40001 / 40P01 */
   serialization: number;
-  /** A host that is not the writable primary (a standby, read-only, starting up). */
+  /** A host that is not the writable primary. */
   notPrimary: number;
-  /** No connection could be had from a host. */
   connect: number;
-  /** Lost connection, client-side timeout, or an unacknowledged synchronous commit: retried only where harmless. */
+  /** Lost connection, timeout, unacknowledged synchronous commit: retried only where harmless. */
   lostConnection: number;
 }
 
-/** What a statement answers: its rows (objects keyed by column name, int8 as decimal strings) and how many rows it touched. */
+/** Rows keyed by column name (int8 as decimal strings), and how many rows it touched. */
 export interface PgResult<R = Record<string, unknown>> {
   rows: R[];
   rowCount: number;
@@ -48,25 +47,20 @@ function answer<R>(result: PgResult): ExecResult<R> {
 const ATTEMPTS = 8;
 
 export interface PostgresOptions {
-  /** postgres://user:pass@host:port[,host:port…]/database, or the same parsed (lib/config.ts does it at start). */
+  /** postgres://user:pass@host:port[,host:port…]/database, or the same parsed. */
   url: string | PostgresTarget;
   /** Per host. */
   connectionLimit?: number;
-  /** Bounds connecting and waiting for a pooled connection, per host. */
+  /** Connecting and waiting for a pooled connection, per host. */
   connectTimeoutMs?: number;
-  /** Every statement is bounded from the client side (a commit waiting for a sync standby too): a typed error, not a hung request. */
+  /** Every statement, bounded from the client side (a commit waiting for a sync standby too). */
   queryTimeoutMs?: number;
   migrationsDir?: string;
-  /** With several hosts: how long a host that failed is set aside before it is tried again. */
+  /** How long a host that failed is set aside. */
   restoreHostMs?: number;
 }
 
-/**
- * PostgreSQL through one node-postgres pool per host of the URL: drizzle only compiles; each statement runs
- * with a client-side bound on a connection from the first host that is neither set aside nor already failed in this
- * operation and that is the writable primary (checked once per connection: never a write, nor a read, through a
- * standby), again on failure as retry.ts decides with errors.ts's reading.
- */
+/** PostgreSQL through one node-postgres pool per host, only ever on the primary (docs/design.md#executors-hosts-and-retries). */
 export class PostgresExecutor implements ServerExecutor {
   readonly retries: PostgresRetryStats = { serialization: 0, notPrimary: 0, connect: 0, lostConnection: 0 };
   private readonly pools: pg.Pool[];
@@ -93,7 +87,6 @@ export class PostgresExecutor implements ServerExecutor {
 
   private constructor(
     readonly target: PostgresTarget,
-    /** Per host (URL order): what its pool connects with (a probe of one host uses the same). */
     readonly configs: PgConfig[],
     connectionLimit: number,
     private readonly queryTimeoutMs: number,
@@ -111,7 +104,6 @@ export class PostgresExecutor implements ServerExecutor {
     return (await this.write<R>(query, true)).rows;
   }
 
-  /** A statement on its own (autocommit); `retryUnknown` as ServerExecutor says. */
   write<R>(query: Query, retryUnknown: boolean): Promise<ExecResult<R>> {
     const { sql: text, params } = compile(query);
     return this.attempt(retryUnknown, async (run) => answer<R>(await run(text, params, 'may-commit')));
@@ -121,11 +113,7 @@ export class PostgresExecutor implements ServerExecutor {
     return (await this.write(query, retryUnknown)).affected === 1;
   }
 
-  /**
-   * BEGIN … COMMIT on one connection (READ COMMITTED: each statement sees what committed before it began); any throw
-   * rolls back. Run again after a failure before COMMIT was sent; never after an unknown outcome of the COMMIT: the
-   * caller gets store_unavailable.
-   */
+  /** READ COMMITTED; run again after a failure before COMMIT, never after an unknown COMMIT. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.attempt(false, async (run, rollback) => {
       try {
@@ -149,10 +137,7 @@ export class PostgresExecutor implements ServerExecutor {
     await Promise.all(this.pools.map((p) => p.end()));
   }
 
-  /**
-   * Runs `work` on a connection from the preferred host, again on failure as withRetries decides. A connection that
-   * failed below the server's ERRORs (lost, timed out, terminated) is destroyed, never returned to its pool.
-   */
+  /** A connection that failed below the server's ERRORs is destroyed, never returned to its pool. */
   private attempt<T>(retryUnknown: boolean, work: (run: Run, rollback: () => Promise<void>) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(storeUnavailable(new Error('the store is closed')));
     return withRetries(
@@ -209,7 +194,7 @@ export class PostgresExecutor implements ServerExecutor {
     );
   }
 
-  /** One statement within queryTimeoutMs, measured here: statement_timeout does not bound a commit's wait for a sync standby. */
+  /** Bounded here: statement_timeout does not bound a commit's wait for a sync standby. */
   private async bounded(client: pg.PoolClient, text: string, values: unknown[]): Promise<PgResult> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const query = client.query({ text, values });
@@ -230,10 +215,7 @@ export class PostgresExecutor implements ServerExecutor {
     }
   }
 
-  /**
-   * A connection from the first allowed host (retry.ts's allowedHosts) that is the writable primary, moving down the
-   * list within this attempt when a host fails to connect or is not the primary (each such host is set aside).
-   */
+  /** From the first allowed host that is the writable primary; each host that is not is set aside. */
   private async connection(exclude: ReadonlySet<number>): Promise<{ client: pg.PoolClient; host: number }> {
     let last: unknown;
     let lastHost: number | undefined;

@@ -21,11 +21,7 @@ interface RoleRow {
   replicas: Array<{ name: string; state: string | null }>;
 }
 
-/**
- * Each host on its own, in parallel, each within `timeoutMs`: a fresh connection straight to that host (not the
- * executor's pools, whose failover would hide which host answered), `SELECT 1`, then what it is; the roles are
- * put together from every host's answer (roles.ts).
- */
+/** Each host on a fresh connection of its own, in parallel; roles put together from every answer. */
 export async function probeHosts(configs: PgConfig[], timeoutMs: number): Promise<HostHealth[]> {
   const probed = await Promise.all(configs.map((c) => probeHost(c, timeoutMs)));
   const roles = assignRoles(probed.map((p) => p.probe));

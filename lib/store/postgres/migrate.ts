@@ -3,10 +3,7 @@ import { pending, readMigrations } from '../migrations';
 import { NotPrimary, classify } from './errors';
 import type { PgConfig } from './pool';
 
-/**
- * Migrations run once, at start, on the first host (URL order) that connects and is the primary; a host that
- * refuses in a way another host would not (unreachable, a standby) is skipped, anything else stops the start.
- */
+/** Once, at start, on the first host that is the primary; a standby or an unreachable host is skipped. */
 export async function migrateOnPrimary(configs: PgConfig[], migrationsDir: string | undefined): Promise<void> {
   let last: unknown;
   for (const config of configs) {
@@ -40,10 +37,7 @@ export async function migrateOnPrimary(configs: PgConfig[], migrationsDir: strin
 const MIGRATION_LOCK = '30510766488515699';
 const LOCK_POLL_MS = 250;
 
-/**
- * Applies the pending migrations under pg_advisory_lock, so nodes starting together never apply one twice; each
- * migration and its journal row in one transaction (PostgreSQL's DDL is transactional). Returns how many.
- */
+/** Under pg_advisory_lock; each migration and its journal row in one transaction (DDL is transactional). */
 export async function migratePostgres(
   client: pg.Client,
   migrationsDir?: string,

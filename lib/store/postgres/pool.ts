@@ -11,10 +11,7 @@ function utcTimestamp(text: string): Date {
   return new Date(`${text.replace(' ', 'T')}Z`);
 }
 
-/**
- * Type parsers of this store's connections only (pg's global ones stay as the embedding application set them): int8
- * and numeric keep pg's default, decimal strings (exact past 2^53); timestamps without zone are read as UTC.
- */
+/** This store's own type parsers: int8 and numeric as decimal strings, timestamps without zone as UTC. */
 const TYPES: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === TIMESTAMP_WITHOUT_ZONE && format !== 'binary'
@@ -22,11 +19,7 @@ const TYPES: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/**
- * What every connection to `host` is opened with: bounded connect, keep-alive, UTC sessions, this store's type
- * parsers, statement_timeout as a server-side backstop (the executor bounds each statement itself as well) and no
- * transaction left idle for long, should a client vanish mid-transaction.
- */
+/** Bounded connect, keep-alive, UTC sessions, statement_timeout as a server-side backstop, no idle transaction. */
 export function poolConfig(
   target: PostgresTarget,
   host: ServerHost,

@@ -14,12 +14,7 @@ export interface RoleProbe {
   replicas: Array<{ name: string; state: string | null }>;
 }
 
-/**
- * Each host's role from what the hosts said: the primary as itself; a standby as `sync standby` or `async standby`
- * when the primary lists it (by name) with a readable sync_state, else plain `standby`. With more than one host in
- * the URL, the primary says whether any commit waits for a standby (`synchronous`): without one, a failover can
- * promote a standby that never saw claims the primary acknowledged.
- */
+/** Roles from every host's answer: the primary, and standbys as sync or async when the primary lists them. */
 export function assignRoles(probes: Array<RoleProbe | null>): Array<NonNullable<HostHealth['postgres']> | null> {
   const primary = probes.find((p) => p !== null && !p.standby) ?? null;
   const byName = new Map((primary?.replicas ?? []).map((r) => [r.name, r.state]));

@@ -1,8 +1,4 @@
-/**
- * `postgres://user:pass@host1:port1,host2:port2/db?opt=value` (or `postgresql://`): a PostgreSQL target with one or
- * several hosts (a Patroni cluster), in the URL's order; the store writes only through the one that is the primary
- * (target_session_attrs=read-write semantics, whatever the URL says). The grammar is serverUrl.ts's.
- */
+/** A PostgreSQL target with one or several hosts (Patroni); writes only through the primary. */
 import { DatabaseUrlError, type ServerHost, parseServerUrl } from '../serverUrl';
 
 export interface PostgresTarget {

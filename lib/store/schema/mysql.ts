@@ -23,11 +23,7 @@ export const leafAlloc = mysqlTable('leaf_alloc', {
 
 export type LeafAllocRow = typeof leafAlloc.$inferSelect;
 
-/**
- * Snowflake worker ids leased from the database. Times are ms since the Unix epoch: lease_expires_at and
- * heartbeat_at on the database's clock; last_timestamp is the fence — the holder issues no ID with a timestamp at
- * or past it without renewing, so a successor starts above it.
- */
+/** Worker-id leases; times in ms on the database clock; last_timestamp is the fence a successor starts above. */
 export const leafWorker = mysqlTable(
   'leaf_worker',
   {
@@ -48,11 +44,7 @@ export const leafAllocTombstone = mysqlTable('leaf_alloc_tombstone', {
   deletedAt: timestamp('deleted_at').notNull().defaultNow(),
 });
 
-/**
- * The fleet registry: one row per live node identity, rewritten by its heartbeat (one write per node per beat).
- * Times are ms since the Unix epoch on the database's clock, so nodes with skewed clocks agree on who is gone.
- * `snapshot` is the node's compact JSON state (lib/fleet/types.ts, NodeSnapshot).
- */
+/** The fleet registry: one row per live node identity, rewritten by its heartbeat; times on the database clock. */
 export const leafNode = mysqlTable('leaf_node', {
   nodeId: varchar('node_id', { length: 255 }).primaryKey().notNull(),
   instanceId: varchar('instance_id', { length: 64 }).notNull(),
@@ -82,21 +74,13 @@ export const leafAudit = mysqlTable(
   (t) => [index('leaf_audit_biz_tag').on(t.bizTag, t.id)],
 );
 
-/**
- * Which claim semantics a tag follows (lib/segment/semantics.ts): `leaf` serves [max_id − step, max_id − 1] as Leaf's
- * Java server does, `leaf-ts` [max_id − step + 1, max_id]. The row `*` is the fleet default; no row at all means
- * `leaf-ts`. A side table, so leaf_alloc stays exactly Leaf's. Every claim reads it in its own transaction.
- */
+/** A tag's claim semantics (`*` the fleet default; none: `leaf-ts`), a side table so leaf_alloc stays Leaf's. */
 export const leafSemantics = mysqlTable('leaf_semantics', {
   bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   semantics: varchar('semantics', { length: 8 }).notNull(),
 });
 
-/**
- * Per-tag access tokens (lib/auth/scopedTokens.ts): only the SHA-256 of each token is kept, never the token.
- * `tags` is a JSON array of tag names. Revoked rows stay (revoked_at set), so the console and the audit trail
- * can still name them. Times are ms since the Unix epoch.
- */
+/** Per-tag access tokens: only their SHA-256, `tags` a JSON array; revoked rows stay. */
 export const leafToken = mysqlTable('leaf_token', {
   id: varchar('id', { length: 16 }).primaryKey().notNull(),
   name: varchar('name', { length: 128 }).notNull(),
@@ -107,11 +91,7 @@ export const leafToken = mysqlTable('leaf_token', {
   revokedAt: bigint('revoked_at', { mode: 'number' }),
 });
 
-/**
- * Formatted tags (lib/format): a pattern such as `ORD-{yyyyMMdd}-{seq:6}` whose sequence restarts each period
- * (`never`, `daily`, `monthly`, `yearly`) in `time_zone`. `step` is the first claim's size of each period. A side
- * table, so leaf_alloc stays exactly Leaf's. Times are ms since the Unix epoch.
- */
+/** Formatted tags: a pattern whose sequence restarts each period in `time_zone`; a side table. */
 export const leafFormat = mysqlTable('leaf_format', {
   bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   pattern: varchar('pattern', { length: 256 }).notNull(),
@@ -125,11 +105,7 @@ export const leafFormat = mysqlTable('leaf_format', {
   deletedAt: bigint('deleted_at', { mode: 'number' }),
 });
 
-/**
- * One sequence per formatted tag and period: `period_key` is '' (never), `yyyy`, `yyyyMM` or `yyyyMMdd` in the
- * format's zone. max_id is the highest sequence number claimed in the period; step the size of the latest claim.
- * Rows outlive their format, so a re-created format continues above them.
- */
+/** One sequence per formatted tag and period (`period_key` '' or its date); rows outlive their format. */
 export const leafFormatPeriod = mysqlTable(
   'leaf_format_period',
   {

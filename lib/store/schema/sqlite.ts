@@ -15,11 +15,7 @@ export const leafAlloc = sqliteTable('leaf_alloc', {
 
 export type LeafAllocRow = typeof leafAlloc.$inferSelect;
 
-/**
- * Snowflake worker ids leased from the database. Times are ms since the Unix epoch: lease_expires_at and
- * heartbeat_at on the database's clock; last_timestamp is the fence — the holder issues no ID with a timestamp at
- * or past it without renewing, so a successor starts above it.
- */
+/** Worker-id leases; times in ms on the database clock; last_timestamp is the fence a successor starts above. */
 export const leafWorker = sqliteTable(
   'leaf_worker',
   {
@@ -42,11 +38,7 @@ export const leafAllocTombstone = sqliteTable('leaf_alloc_tombstone', {
     .default(sql`CURRENT_TIMESTAMP`),
 });
 
-/**
- * The fleet registry: one row per live node identity, rewritten by its heartbeat (one write per node per beat).
- * Times are ms since the Unix epoch on the database's clock, so nodes with skewed clocks agree on who is gone.
- * `snapshot` is the node's compact JSON state (lib/fleet/types.ts, NodeSnapshot).
- */
+/** The fleet registry: one row per live node identity, rewritten by its heartbeat; times on the database clock. */
 export const leafNode = sqliteTable('leaf_node', {
   nodeId: text('node_id', { length: 255 }).primaryKey().notNull(),
   instanceId: text('instance_id', { length: 64 }).notNull(),
@@ -76,21 +68,13 @@ export const leafAudit = sqliteTable(
   (t) => [index('leaf_audit_biz_tag').on(t.bizTag, t.id)],
 );
 
-/**
- * Which claim semantics a tag follows (lib/segment/semantics.ts): `leaf` serves [max_id − step, max_id − 1] as Leaf's
- * Java server does, `leaf-ts` [max_id − step + 1, max_id]. The row `*` is the fleet default; no row at all means
- * `leaf-ts`. A side table, so leaf_alloc stays exactly Leaf's. Every claim reads it in its own transaction.
- */
+/** A tag's claim semantics (`*` the fleet default; none: `leaf-ts`), a side table so leaf_alloc stays Leaf's. */
 export const leafSemantics = sqliteTable('leaf_semantics', {
   bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   semantics: text('semantics', { length: 8 }).notNull(),
 });
 
-/**
- * Per-tag access tokens (lib/auth/scopedTokens.ts): only the SHA-256 of each token is kept, never the token.
- * `tags` is a JSON array of tag names. Revoked rows stay (revoked_at set), so the console and the audit trail
- * can still name them. Times are ms since the Unix epoch.
- */
+/** Per-tag access tokens: only their SHA-256, `tags` a JSON array; revoked rows stay. */
 export const leafToken = sqliteTable('leaf_token', {
   id: text('id', { length: 16 }).primaryKey().notNull(),
   name: text('name', { length: 128 }).notNull(),
@@ -101,11 +85,7 @@ export const leafToken = sqliteTable('leaf_token', {
   revokedAt: integer('revoked_at', { mode: 'number' }),
 });
 
-/**
- * Formatted tags (lib/format): a pattern such as `ORD-{yyyyMMdd}-{seq:6}` whose sequence restarts each period
- * (`never`, `daily`, `monthly`, `yearly`) in `time_zone`. `step` is the first claim's size of each period. A side
- * table, so leaf_alloc stays exactly Leaf's. Times are ms since the Unix epoch.
- */
+/** Formatted tags: a pattern whose sequence restarts each period in `time_zone`; a side table. */
 export const leafFormat = sqliteTable('leaf_format', {
   bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
   pattern: text('pattern', { length: 256 }).notNull(),
@@ -119,11 +99,7 @@ export const leafFormat = sqliteTable('leaf_format', {
   deletedAt: integer('deleted_at', { mode: 'number' }),
 });
 
-/**
- * One sequence per formatted tag and period: `period_key` is '' (never), `yyyy`, `yyyyMM` or `yyyyMMdd` in the
- * format's zone. max_id is the highest sequence number claimed in the period; step the size of the latest claim.
- * Rows outlive their format, so a re-created format continues above them.
- */
+/** One sequence per formatted tag and period (`period_key` '' or its date); rows outlive their format. */
 export const leafFormatPeriod = sqliteTable(
   'leaf_format_period',
   {

@@ -4,30 +4,21 @@ import type { Semantics } from '../../segment/semantics';
 import type { Columns, TableName } from './query';
 import type { ExecResult, Query } from '../serverExecutor';
 
-/**
- * What truly differs between the server dialects, for the one set of server repositories (this folder). Adding a
- * dialect means one of these, its executor and its error classification (docs/design.md#adding-a-server-dialect).
- */
+/** What truly differs between server dialects (docs/design.md#adding-a-server-dialect). */
 export interface ServerDialect {
   readonly name: 'mysql' | 'postgres';
   /** The database clock in ms since the Unix epoch: lease and heartbeat times are on it, so skewed nodes agree. */
   readonly nowMs: SQL;
   /** INSERT of `row` that writes nothing (0 rows) when its key exists. */
   insertIgnore(table: TableName, row: Columns): SQL;
-  /**
-   * INSERT of `row`, or where its `key` exists, the columns `update` gives from the row's current value of a column
-   * (`current`) and the value this statement brought (`incoming`).
-   */
+  /** INSERT, or where `key` exists, the columns `update` gives from the current and the incoming values. */
   upsert(
     table: TableName,
     row: Columns,
     key: readonly string[],
     update: (current: (column: string) => SQL, incoming: (column: string) => SQL) => Columns,
   ): SQL;
-  /**
-   * Serializes the creates and deletes of one tag or format name inside a transaction, where FOR UPDATE locks no row
-   * that is not there yet; null where FOR UPDATE's gap lock already does (InnoDB).
-   */
+  /** Serializes creates and deletes of one name where FOR UPDATE cannot; null where a gap lock does (InnoDB). */
   nameLock(kind: 'tag' | 'format', name: string): SQL | null;
   /** Locks every leaf_alloc row, and keeps new ones out, for a fleet semantics switch (the claims' lock order). */
   readonly lockAllTags: SQL;

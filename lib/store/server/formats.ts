@@ -20,10 +20,7 @@ import { TABLE, assignments, list } from './query';
 /** A statement runner: the executor's read, or a transaction's statement. */
 type Read = <R>(query: ReturnType<typeof sql>) => Promise<R[]>;
 
-/**
- * leaf_format and leaf_format_period on a database server: the rules are formatRows.ts's; a period claim is the
- * dialect's one statement, each change a transaction with its audit row.
- */
+/** leaf_format and its periods: formatRows.ts's rules; the period claim is the dialect's one statement. */
 export class ServerFormats implements FormatStore {
   constructor(
     private readonly exec: ServerExecutor,
@@ -50,11 +47,7 @@ export class ServerFormats implements FormatStore {
     return rows.map(periodFromRaw);
   }
 
-  /**
-   * One statement, atomic under the row lock (and Galera's certification): the period's row is created with numbers
-   * 1…, or its max_id moves up, clipped at the cap; the claim's numbers come from its own answer, never from a later
-   * read. Retried after an unknown outcome, like a segment claim: a claim that did land is then a gap.
-   */
+  /** The dialect's one statement: numbers from its own answer, never a later read; retried like a segment claim. */
   async claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim> {
     const claim = this.dialect.claimPeriod(bizTag, periodKey, step, cap);
     const first = claim.decode(await this.exec.write(claim.query, true));

@@ -5,11 +5,7 @@ import { NODE_COLUMNS, type RawNodeRow, nodeFromRaw } from '../serverRows';
 import type { ServerDialect } from './dialect';
 import { TABLE, assignments } from './query';
 
-/**
- * The fleet registry on a database server. Every claim of an identity is conditional in the database, atomic under
- * the row lock (and Galera's certification); every write but takeOverNode is harmless to run twice (each is
- * conditioned on our instance id), so those are retried after an unknown outcome. Times on the database's clock.
- */
+/** The fleet registry on a server: every identity claim conditional; all but takeOverNode harmless twice. */
 export class ServerNodes implements NodeStore {
   constructor(
     private readonly exec: ServerExecutor,

@@ -1,9 +1,6 @@
 import { SQL, sql } from 'drizzle-orm';
 
-/**
- * SQL for both server dialects, written once with drizzle's `sql` template: values become parameters and names are
- * quoted as each dialect quotes them (MySQL backticks, PostgreSQL double quotes) when the executor compiles it.
- */
+/** SQL for both server dialects, written once: values become parameters, names quoted per dialect. */
 export const TABLE = {
   alloc: sql.identifier('leaf_alloc'),
   tombstone: sql.identifier('leaf_alloc_tombstone'),

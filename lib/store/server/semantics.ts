@@ -25,12 +25,7 @@ interface SemanticsRow {
   semantics: string;
 }
 
-/**
- * leaf_semantics on a database server: a switch is one transaction (tagRules.ts plans it) that locks the leaf_alloc
- * rows first, then the leaf_semantics rows — the claims' own order, so a switch cannot fall between a claim and the
- * semantics it read (docs/design.md#claim-semantics-running-beside-java-leaf). Run again after a failure before its
- * COMMIT (a Galera certification failure), never after an unknown outcome (the audit row).
- */
+/** A switch locks leaf_alloc rows first, then leaf_semantics, the claims' order (docs/design.md#claim-semantics-running-beside-java-leaf). */
 export class ServerSemantics implements SemanticsStore {
   constructor(
     private readonly exec: ServerExecutor,
@@ -97,10 +92,7 @@ async function lockSemanticsRows(tx: Tx, bizTag?: string): Promise<StoredSemanti
   return { fleet: pick(rows, FLEET_DEFAULT_KEY), own: bizTag === undefined ? undefined : pick(rows, bizTag) };
 }
 
-/**
- * The tag's row and tombstone: max_id + `by` (0 still writes the row, so a claim in flight and this switch take
- * turns on its lock, and on Galera certify against each other).
- */
+/** max_id + `by` (0 still writes the row, so a claim in flight and the switch take turns on its lock). */
 async function bumpTag(tx: Tx, bizTag: string, by: 0 | 1): Promise<void> {
   const limit = MAX_ID - BigInt(by);
   await tx(sql`UPDATE ${TABLE.tombstone} SET max_id = max_id + ${by} WHERE biz_tag = ${bizTag} AND max_id <= ${limit}`);

@@ -9,10 +9,7 @@ import { ServerTags } from './tags';
 import { ServerTokens } from './tokens';
 import { ServerWorkers } from './workers';
 
-/**
- * A database server's store: one executor (the dialect's: pools per host, failover, retries as its errors.ts reads
- * the failures) and one repository per concern on it, written once for every server dialect.
- */
+/** A database server's store: the dialect's executor and one repository per concern, written once. */
 export class ServerStore implements LeafStore {
   readonly dialect: ServerDialect['name'];
   readonly tags: ServerTags;

@@ -27,12 +27,7 @@ export async function lockTagRow(tx: Tx, bizTag: string): Promise<TagRow | undef
   return rows[0] === undefined ? undefined : tagFromRaw(rows[0]);
 }
 
-/**
- * leaf_alloc on a database server. A claim is the dialect's one statement (one round trip per segment); its segment
- * comes only from its own answer, never from a later read of max_id, which could include another node's claim. The
- * admin edits run tagRules.ts in transactions over the row locked FOR UPDATE; an unknown outcome of their COMMIT is
- * not retried (the audit row would be written twice): the caller gets store_unavailable and may look and repeat.
- */
+/** leaf_alloc on a server: a claim is the dialect's one statement; edits are transactions over the locked row. */
 export class ServerTags implements TagStore {
   constructor(
     private readonly exec: ServerExecutor,

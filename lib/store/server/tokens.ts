@@ -4,7 +4,8 @@ import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
 import { auditInsert } from '../auditRows';
 import type { ServerExecutor } from '../serverExecutor';
 import { type RawTokenRow, tokenFromRaw } from '../serverRows';
-import { tokenNotFound, tokenRow } from '../tokenRows';
+import { tokenNotFound } from '../../errors';
+import { tokenRow } from '../tokenRows';
 import { insertAudit } from './audit';
 import { TABLE, valuesOf } from './query';
 

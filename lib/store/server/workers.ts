@@ -5,11 +5,7 @@ import { type RawWorkerRow, workerFromRaw } from '../serverRows';
 import type { ServerDialect } from './dialect';
 import { TABLE } from './query';
 
-/**
- * leaf_worker on a database server: each claim one conditional statement, atomic under the row lock (a racer's
- * UPDATE re-checks its WHERE on the row the winner committed; Galera certifies them against each other); times on the
- * database's clock. Each says whether it may run again after an unknown outcome.
- */
+/** leaf_worker on a server: each claim one conditional statement; times on the database clock. */
 export class ServerWorkers implements WorkerStore {
   constructor(
     private readonly exec: ServerExecutor,

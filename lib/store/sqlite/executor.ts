@@ -17,13 +17,7 @@ export interface SqliteOptions {
 /** The statements of the concern files run on this: drizzle over better-sqlite3, synchronous. */
 export type SqliteDb = BetterSQLite3Database;
 
-/**
- * One SQLite file in WAL mode, which several processes may share (migrated under BEGIN IMMEDIATE when opened).
- * Every call is synchronous. A statement on its own is atomic under SQLite's lock; a transaction is BEGIN IMMEDIATE,
- * which takes the write lock before its first read, so nothing it read can move before it writes. A writer waits up
- * to `busyTimeoutMs` for another process's lock; there is no retry beyond it: any driver error is store_unavailable
- * (typed LeafErrors thrown by the work pass through as they are).
- */
+/** One SQLite file in WAL mode, shared by processes; transactions BEGIN IMMEDIATE (the write lock first). */
 export class SqliteExecutor {
   readonly db: SqliteDb;
   /** True when this open created the database file, e.g. to seed a demo tag on first start. */

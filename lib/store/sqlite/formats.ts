@@ -15,10 +15,7 @@ import { leafFormat, leafFormatPeriod } from '../schema/sqlite';
 import type { SqliteDb, SqliteExecutor } from './executor';
 import { bigintParam, DB_NOW_MS, insertAudit } from './sql';
 
-/**
- * leaf_format and leaf_format_period on SQLite: the rules are formatRows.ts's; a period claim is one statement
- * (atomic under SQLite's write lock), each change an immediate transaction with its audit row.
- */
+/** leaf_format and its periods on SQLite: one-statement claims, changes in immediate transactions. */
 export class SqliteFormats implements FormatStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
@@ -48,10 +45,7 @@ export class SqliteFormats implements FormatStore {
     );
   }
 
-  /**
-   * One INSERT … ON CONFLICT DO UPDATE … RETURNING: the period's row is created with the first numbers, or its
-   * max_id moves up, clipped at the cap. SET reads the row as it was, so `step` is what this claim got.
-   */
+  /** ON CONFLICT DO UPDATE … RETURNING; SET reads the row as it was, so `step` is what this claim got. */
   async claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Promise<PeriodClaim> {
     // Bigints: better-sqlite3 binds a JS number as a REAL.
     const s = BigInt(step);

@@ -10,10 +10,7 @@ import { SqliteWorkers } from './workers';
 
 export type { SqliteOptions };
 
-/**
- * The embedded default: one SQLite file in WAL mode (executor.ts), which several processes may share, and one
- * repository per concern on it. Opening migrates it.
- */
+/** The embedded default: one SQLite file in WAL mode, shared by processes; opening migrates it. */
 export class SqliteStore implements LeafStore {
   readonly dialect = 'sqlite' as const;
   /** True when this open created the database file, e.g. to seed a demo tag on first start. */

@@ -19,10 +19,7 @@ import { insertAudit } from './sql';
 import { readTagRow } from './tagRows';
 import type { TagRow } from '../../segment/tagStore';
 
-/**
- * leaf_semantics on SQLite. A switch is one immediate transaction (tagRules.ts plans it), and so is a claim with its
- * read of the semantics (tags.ts): under SQLite's write lock a claim and a switch never interleave.
- */
+/** leaf_semantics on SQLite: a switch and a claim are immediate transactions, so they never interleave. */
 export class SqliteSemantics implements SemanticsStore {
   constructor(private readonly exec: SqliteExecutor) {}
 

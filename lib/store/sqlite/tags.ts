@@ -21,11 +21,7 @@ import { effectiveSemantics } from './semantics';
 import { bigintParam, insertAudit, maxIdText } from './sql';
 import { TAG_COLUMNS, readTagRow, readTombstone, toTagRow } from './tagRows';
 
-/**
- * leaf_alloc on SQLite. A claim is one UPDATE … RETURNING in an immediate transaction with the read of the tag's
- * semantics, atomic under SQLite's write lock, so several processes sharing the file never claim the same segment.
- * The admin edits run tagRules.ts in immediate transactions (nothing they read can move before they write).
- */
+/** leaf_alloc on SQLite: a claim is one UPDATE … RETURNING with its semantics read, under the write lock. */
 export class SqliteTags implements TagStore {
   constructor(private readonly exec: SqliteExecutor) {}
 

@@ -3,7 +3,8 @@ import type { AuditStamp } from '../../audit';
 import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
 import { auditInsert } from '../auditRows';
 import { leafToken } from '../schema/sqlite';
-import { storedToken, tokenInsert, tokenNotFound, tokenRow } from '../tokenRows';
+import { tokenNotFound } from '../../errors';
+import { storedToken, tokenInsert, tokenRow } from '../tokenRows';
 import type { SqliteExecutor } from './executor';
 import { insertAudit } from './sql';
 

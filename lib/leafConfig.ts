@@ -1,0 +1,75 @@
+/** The settings a node runs with (lib/config.ts reads and checks them): types only, for whatever takes them. */
+import type { LogLevel } from './log';
+import type { MetricsTagSelection } from './metrics/tagSelection';
+import type { Semantics } from './segment/semantics';
+import type { WorkerIdSet } from './snowflake/workerIds';
+import type { MysqlTarget } from './store/mysql/url';
+import type { PostgresTarget } from './store/postgres/url';
+
+export interface LeafConfig {
+  port: number;
+  host: string;
+  /** Next in development mode (NODE_ENV is not `production`). */
+  dev: boolean;
+  fastLane: boolean;
+  /** LEAF_GIVE_BACK: a graceful stop gives back the unused top of each tag's latest claim (lib/segment/giveBack.ts). */
+  giveBack: boolean;
+  logLevel: LogLevel;
+  /** Processes on one port (node:cluster). */
+  workers: number;
+  /** This process's index among the cluster's workers; null outside a cluster. */
+  workerIndex: number | null;
+  store: {
+    /** mysql://…, postgres://… or postgresql://…: a database server; null selects SQLite at `sqliteFile`. */
+    serverUrl: string | null;
+    /** A mysql:// URL parsed: its hosts in order (several for a Galera cluster), credentials, database, options. */
+    mysql: MysqlTarget | null;
+    /** A postgres:// URL parsed: its hosts in order (several for a Patroni cluster), credentials, database, options. */
+    postgres: PostgresTarget | null;
+    sqliteFile: string;
+    migrationsDir: string;
+  };
+  /** Where a generated admin token is kept. */
+  dataDir: string;
+  /** LEAF_ADMIN_TOKEN; null: generated at first start into `dataDir`. */
+  adminToken: string | null;
+  /** LEAF_ID_TOKEN; when set, the ID routes need `Authorization: Bearer <it>`. */
+  idToken: string | null;
+  /** LEAF_TOKEN_REFRESH_MS: how often each node re-reads the access tokens (the bound on a revoke reaching it). */
+  tokenRefreshMs: number;
+  snowflake: SnowflakeConfig;
+  /** This node in the fleet registry (`leaf_node`). */
+  node: NodeConfig;
+  /** `/api/bench/constant`, the benchmark's Next ceiling. */
+  benchRoutes: boolean;
+  /** LEAF_RUNWAY_WARN_SECONDS: a shorter runway (buffer without the database) is a warning in the console. */
+  runwayWarnSeconds: number;
+  /** LEAF_METRICS_TAGS: which tags get per-tag series in /api/metrics. */
+  metricsTags: MetricsTagSelection;
+  /** LEAF_SEGMENT_SEMANTICS: the fleet default made so at start, before serving; null: the database decides. */
+  segmentSemantics: Semantics | null;
+  /** LEAF_TRUSTED_PROXIES: load balancers whose X-Forwarded-For names the client (lib/http/trustedProxies.ts). */
+  trustedProxies: string[];
+}
+
+export interface SnowflakeConfig {
+  enabled: boolean;
+  epochMs: number;
+  /** LEAF_SNOWFLAKE_MIN_ID: every snowflake ID sorts above it; a node whose clock has not passed it refuses to start. */
+  minId: bigint | null;
+  leaseMs: number;
+  /** LEAF_WORKER_IDS: the only worker ids this node leases (default all, 0–1023). */
+  workerIds: WorkerIdSet;
+}
+
+export interface NodeConfig {
+  /** Unique among live nodes: LEAF_NODE_ID, else hostname:PORT (plus `#i` for a cluster worker). */
+  id: string;
+  /** host:port where this node listens, as other operators see it (the hostname when HOST is a wildcard). */
+  address: string;
+  heartbeatMs: number;
+  /** A node whose heartbeat is older than this (database clock) is shown as gone, and its identity may be taken. */
+  goneMs: number;
+  /** Gone or stopped rows older than this are deleted. */
+  pruneMs: number;
+}
