@@ -1,6 +1,9 @@
+import { HydrationBoundary } from '@tanstack/react-query';
 import type { Metadata, Viewport } from 'next';
+import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { AppHeader } from '@/components/console/AppHeader';
+import { sessionSeed } from './_server/sessionSeed';
 import { Providers } from './providers';
 import './globals.css';
 
@@ -18,13 +21,17 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/** Every page knows from the request whether an operator is signed in (sessionSeed): no round trip to find out. */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const session = sessionSeed((await headers()).get('cookie'));
   return (
     <html lang="en">
       <body>
         <Providers>
-          <AppHeader />
-          <main className="page">{children}</main>
+          <HydrationBoundary state={session}>
+            <AppHeader />
+            <main className="page">{children}</main>
+          </HydrationBoundary>
         </Providers>
       </body>
     </html>

@@ -39,24 +39,29 @@ test.describe('login', () => {
   test('the login link from the URL fragment signs in by itself and leaves no token in the address bar', async ({
     page,
   }) => {
-    // The page's first session check (sent before the cookie exists) answers late, after the login: it must
-    // not undo the login.
-    let first = true;
-    let lateAnswerSent!: () => void;
-    const lateAnswer = new Promise<void>((resolve) => (lateAnswerSent = resolve));
-    await page.route('**/api/auth/session', async (route) => {
-      if (!first) return route.continue();
-      first = false;
-      await new Promise((r) => setTimeout(r, 1_500));
-      await route.fulfill({ json: { authenticated: false } }); // what the server said before the cookie was set
-      lateAnswerSent();
+    // The session answer comes with the HTML; any session check the page still sends before the cookie exists
+    // answers late, after the login, with what the server said then: it must not undo the login.
+    let loggedIn = false;
+    const lateAnswers: Promise<void>[] = [];
+    await page.route('**/api/auth/login', async (route) => {
+      const response = await route.fetch();
+      loggedIn = true;
+      await route.fulfill({ response });
+    });
+    await page.route('**/api/auth/session', (route) => {
+      if (loggedIn) return route.continue();
+      const late = new Promise<void>((resolve) => setTimeout(resolve, 1_500)).then(() =>
+        route.fulfill({ json: { authenticated: false } }),
+      );
+      lateAnswers.push(late);
+      return late;
     });
     await page.goto(`/login#token=${ADMIN_TOKEN}`);
     await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
     expect(new URL(page.url()).hash).toBe('');
     expect(page.url()).not.toContain(ADMIN_TOKEN);
-    // Once the stale answer has landed (however slow the machine), the console must still be signed in.
-    await lateAnswer;
+    // Once every stale answer has landed (however slow the machine), the console must still be signed in.
+    await Promise.all(lateAnswers);
     await page.waitForTimeout(500); // room for a wrong redirect to happen; on a slow machine it can only pass, not flake
     await expect(page.getByRole('heading', { name: 'Tags', level: 1 })).toBeVisible();
     await expect(page).not.toHaveURL(/\/login/);

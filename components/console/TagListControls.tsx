@@ -3,14 +3,10 @@
 import { usePrefetchQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { TAG_LIST_SORT_KEYS } from '@/lib/admin/views';
 import type { TagListParams, TagListSortKey } from './api';
 import { showInt } from './display';
+import { FIRST_PAGE, PAGE_SIZE, listParamsFromUrl, listParamsToUrl } from './listParams';
 import { tagListQuery } from './queries';
-
-export const PAGE_SIZE = 50;
-/** What the dashboard shows first. */
-export const FIRST_PAGE: TagListParams = { q: '', sort: 'name', offset: 0, limit: PAGE_SIZE };
 
 /**
  * Asks for the first page (the one the address bar names) while the session check is still out, instead of after it: one round trip less before
@@ -22,32 +18,9 @@ export function PrefetchFirstPage() {
 }
 const SEARCH_DEBOUNCE_MS = 250;
 
-/** The list's state in the address bar (`?q=…&sort=-rate&page=2`), so a reload, Back or a shared link shows the same page. */
-export function listParamsFromUrl(search: string): Pick<TagListParams, 'q' | 'sort' | 'offset'> {
-  const url = new URLSearchParams(search);
-  const q = (url.get('q') ?? '').trim();
-  const sortParam = url.get('sort') ?? '';
-  const sort = (TAG_LIST_SORT_KEYS as readonly string[]).includes(sortParam.replace(/^-/, ''))
-    ? (sortParam as TagListParams['sort'])
-    : FIRST_PAGE.sort;
-  const page = Number(url.get('page'));
-  const offset = Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0;
-  return { q, sort, offset };
-}
-
 /** The list's state from the address bar; the first page where there is none (or on the server). */
 function urlListParams(): Pick<TagListParams, 'q' | 'sort' | 'offset'> {
   return typeof window === 'undefined' ? FIRST_PAGE : listParamsFromUrl(window.location.search);
-}
-
-/** The query string for `params`: only what differs from the first page, so the plain dashboard keeps a plain URL. */
-export function listParamsToUrl({ q, sort, offset }: Pick<TagListParams, 'q' | 'sort' | 'offset'>): string {
-  const url = new URLSearchParams();
-  if (q !== '') url.set('q', q);
-  if (sort !== FIRST_PAGE.sort) url.set('sort', sort);
-  if (offset > 0) url.set('page', String(Math.floor(offset / PAGE_SIZE) + 1));
-  const text = url.toString();
-  return text === '' ? '' : `?${text}`;
 }
 
 /**

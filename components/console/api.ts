@@ -4,6 +4,7 @@
  */
 
 import type { Semantics } from '@/lib/segment/semantics';
+import { tagListSearch } from './listParams';
 export type {
   AuditAction,
   AuditEntryRow,
@@ -65,10 +66,8 @@ export interface TagListParams {
   limit: number;
 }
 
-function tagListPath({ q, sort, offset, limit }: TagListParams): string {
-  const params = new URLSearchParams({ sort, offset: String(offset), limit: String(limit) });
-  if (q !== '') params.set('q', q);
-  return `/api/admin/tags?${params}`;
+function tagListPath(params: TagListParams): string {
+  return `/api/admin/tags?${tagListSearch(params)}`;
 }
 
 /** An error answer of the API, or a request that got no answer (status 0, code `network_error`). */

@@ -24,6 +24,17 @@ import {
   isApiError,
 } from './api';
 import { readIdToken } from './idToken';
+import {
+  auditKeys,
+  fleetKeys,
+  formatKeys,
+  healthKeys,
+  nodeKeys,
+  semanticsKeys,
+  sessionKeys,
+  tagKeys,
+  tokenKeys,
+} from './queryKeys';
 
 /** A mutation that calls an ID route (`/api/id/…`) rather than the admin API. */
 const ID_ROUTE = { idRoute: true } as const;
@@ -31,50 +42,8 @@ const ID_ROUTE = { idRoute: true } as const;
 /** Live views poll at this interval. */
 export const POLL_MS = 2_000;
 
-/** Keys go generic to specific, so an invalidation names exactly what changed. */
-export const tagKeys = {
-  all: ['tags'] as const,
-  /** Every page of the list (what a mutation invalidates); with params, one page. */
-  list: () => [...tagKeys.all, 'list'] as const,
-  page: (params: TagListParams) => [...tagKeys.list(), params] as const,
-  detail: (bizTag: string) => [...tagKeys.all, 'detail', bizTag] as const,
-};
-
-export const nodeKeys = {
-  all: ['nodes'] as const,
-  list: () => [...nodeKeys.all, 'list'] as const,
-  tags: (nodeId: string, q: string, limit: number) => [...nodeKeys.all, 'tags', nodeId, q, limit] as const,
-};
-
-export const fleetKeys = {
-  all: ['fleet'] as const,
-};
-
-export const semanticsKeys = { all: ['semantics'] as const };
-export const tokenKeys = { all: ['tokens'] as const };
-
-export const formatKeys = {
-  all: ['formats'] as const,
-  list: () => [...formatKeys.all, 'list'] as const,
-  detail: (bizTag: string) => [...formatKeys.all, 'detail', bizTag] as const,
-};
-
-export const healthKeys = {
-  all: ['health'] as const,
-};
-
 /** Health costs the server a probe of every database host (cached there for 1 s), so it is polled less often. */
 export const HEALTH_POLL_MS = 3_000;
-
-export const sessionKeys = {
-  all: ['session'] as const,
-};
-
-/** The whole trail, or one tag's entries (`tag` undefined: every entry). */
-export const auditKeys = {
-  all: ['audit'] as const,
-  list: (tag?: string) => [...auditKeys.all, 'list', tag ?? null] as const,
-};
 
 /** Newest first, page by page ("Older" loads the next); polled, so changes made through other nodes appear. */
 export const auditQuery = (tag?: string) =>
@@ -96,6 +65,8 @@ export const tagListQuery = (params: TagListParams) =>
   queryOptions({
     queryKey: tagKeys.page(params),
     queryFn: () => api.listTags(params),
+    // Fresh for one poll: the page that came with the HTML is not asked for again at once.
+    staleTime: POLL_MS,
     refetchInterval: POLL_MS,
     placeholderData: keepPreviousData,
   });

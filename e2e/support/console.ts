@@ -112,8 +112,26 @@ export class TagPage {
   }
 }
 
-/** `page` comes signed in (session cookie from the login route), so tests start where they mean to. */
-export const test = base.extend<{ signedIn: Page }>({
+/** Uncaught errors and React's hydration reports: a page rendered on the server must hydrate without them. */
+const PAGE_FAULT = /hydrat|Minified React error|did not match/i;
+
+/**
+ * `page` comes signed in (session cookie from the login route), so tests start where they mean to. Every test
+ * also fails on an uncaught page error or a hydration mismatch (server HTML that the browser rendered otherwise).
+ */
+export const test = base.extend<{ signedIn: Page; pageFaults: string[] }>({
+  pageFaults: [
+    async ({ page }, use) => {
+      const faults: string[] = [];
+      page.on('pageerror', (error) => faults.push(`pageerror: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && PAGE_FAULT.test(message.text())) faults.push(`console: ${message.text()}`);
+      });
+      await use(faults);
+      expect(faults, 'page errors or hydration mismatches').toEqual([]);
+    },
+    { auto: true },
+  ],
   signedIn: async ({ page }, use) => {
     const r = await page.request.post('/api/auth/login', { data: { token: ADMIN_TOKEN } });
     expect(r.status()).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_PAGE, PAGE_SIZE, listParamsFromUrl, listParamsToUrl } from '../../components/console/TagListControls';
+import { FIRST_PAGE, PAGE_SIZE, listParamsFromUrl, listParamsToUrl } from '../../components/console/listParams';
 
 describe('the tag list in the address bar', () => {
   it('the first page is the plain URL, and the plain URL is the first page', () => {

@@ -1,10 +1,8 @@
 import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { createTagSchema } from '@/lib/admin/schema';
-import { createTag, listTags } from '@/lib/admin/service';
-import { parseTagListQuery } from '@/lib/admin/tagList';
-import { withFleet } from '@/lib/admin/fleetViews';
-import { fleetNodes } from '@/app/_server/fleet';
+import { createTag } from '@/lib/admin/service';
+import { tagListAnswer } from '@/app/_server/tagList';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,13 +10,9 @@ export const dynamic = 'force-dynamic';
  * `?q=&sort=&offset=&limit=`: one page, searched and sorted on the server (lib/admin/tagList.ts), each row with
  * its fleet totals from the registry (one shared read a second, whatever the page size).
  */
-export const GET = route(async ({ request, runtime }) => {
-  const [page, nodes] = await Promise.all([
-    listTags(runtime, parseTagListQuery(new URL(request.url).searchParams)),
-    fleetNodes(runtime),
-  ]);
-  return json({ ...page, tags: withFleet(page.tags, nodes) });
-});
+export const GET = route(async ({ request, runtime }) =>
+  json(await tagListAnswer(runtime, new URL(request.url).searchParams)),
+);
 
 export const POST = route(async ({ request, runtime, who }) => {
   const input = await readJsonBody(request, createTagSchema);
