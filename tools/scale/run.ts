@@ -14,6 +14,7 @@
  * /tmp/scale-before/`, `npx next build` there, then `npm run scale -- --app /tmp/scale-before --label before`.
  * No top-level await: tsx runs this file as CommonJS.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,23 +63,7 @@ const RESULTS_MD = path.join(REPO_ROOT, 'tools/scale/results.md');
 
 function commitOf(dir: string): string {
   try {
-    const head = fs.readFileSync(path.join(dir, '.git'), 'utf8').trim();
-    const gitDir = head.startsWith('gitdir:') ? head.slice(8).trim() : path.join(dir, '.git');
-    const ref = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
-    if (!ref.startsWith('ref:')) return ref.slice(0, 7);
-    const common = fs.existsSync(path.join(gitDir, 'commondir'))
-      ? path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())
-      : gitDir;
-    const name = ref.slice(5);
-    for (const base of [gitDir, common]) {
-      const file = path.join(base, name);
-      if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim().slice(0, 7);
-    }
-    const packed = fs
-      .readFileSync(path.join(common, 'packed-refs'), 'utf8')
-      .split('\n')
-      .find((l) => l.endsWith(` ${name}`));
-    return packed?.slice(0, 7) ?? 'unknown';
+    return execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim();
   } catch {
     return 'unknown';
   }
@@ -104,6 +89,7 @@ async function main(): Promise<void> {
   hardCap.unref();
   const loadBefore = os.loadavg();
   let servers: NodeServer[] = [];
+  let stopTrickle: (() => Promise<void>) | undefined;
   try {
     log(
       `app ${args.app} (${commitOf(args.app)}), ${args.tags} tags, ${args.nodes} nodes, load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
@@ -117,7 +103,7 @@ async function main(): Promise<void> {
     const failures = await drawEverywhere(servers, args.tags, 1);
     const drawSeconds = (Date.now() - drawStart) / 1000;
     log(`drew IDs of every tag on every node in ${drawSeconds.toFixed(1)} s (${failures} failures)`);
-    const stopTrickle = trickle(servers, 20);
+    stopTrickle = trickle(servers, 20);
     await new Promise((r) => setTimeout(r, 3_000)); // the rate sampler sees the load
     const port = servers[0]!.port;
     const list = await median3(() => get(port, '/api/admin/tags'));
@@ -126,7 +112,6 @@ async function main(): Promise<void> {
       `/api/metrics: ${metrics.body.length} B, ${metrics.body.toString('utf8').split('\n').length} lines, ${metrics.ms.toFixed(0)} ms`,
     );
     const dashboard = await measureDashboard(port, WATCH_MS);
-    await stopTrickle();
     const result: ScaleResult = {
       label: args.label,
       commit: commitOf(args.app),
@@ -155,6 +140,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${md}\n`);
   } finally {
     clearTimeout(hardCap);
+    // The load stops before the nodes do, so a failure above is what this run reports.
+    await stopTrickle?.();
     await Promise.all(servers.map((s) => s.stop(5_000)));
     await stopAllChildren(0);
     fs.rmSync(dir, { recursive: true, force: true });
