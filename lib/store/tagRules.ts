@@ -7,7 +7,7 @@ import {
   storedSemantics,
   switchBump,
 } from '../segment/semantics';
-import { type AuditInsert, auditInsert } from './auditRows';
+import { type AuditInsert, auditInsert } from './rows/audit';
 import type { AuditAction, AuditStamp, AuditTagRow } from '../audit';
 import type { NewTag, TagChanges, TagRow } from '../segment/tagStore';
 import type { SemanticsSettings } from '../segment/semanticsStore';

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore';
 import type { AuditAction, AuditStamp } from '../../audit';
-import { type AuditInsert, auditInsert } from '../auditRows';
+import { type AuditInsert, type RawAuditRow, auditFromRaw, auditInsert } from '../rows/audit';
 import type { ServerExecutor, Tx } from '../serverExecutor';
-import { type RawAuditRow, auditFromRaw } from '../serverRows';
 import { TABLE, valuesOf } from './query';
 
 /** The INSERT of one leaf_audit row. */

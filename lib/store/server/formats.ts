@@ -9,10 +9,17 @@ import type {
   PeriodClaim,
 } from '../../format/formatStore';
 import { formatNotFound } from '../../format/rules';
-import { auditInsert } from '../auditRows';
-import { type FormatStored, checkCreate, checkEdit, claimFrom, formatRow } from '../formatRows';
+import { auditInsert } from '../rows/audit';
+import { checkCreate, checkEdit, claimFrom } from '../formatRules';
 import type { ServerExecutor, Tx } from '../serverExecutor';
-import { type RawFormatRow, type RawPeriodRow, formatFromRaw, periodFromRaw } from '../serverRows';
+import {
+  type FormatStored,
+  type RawFormatRow,
+  type RawPeriodRow,
+  formatFromRaw,
+  formatRow,
+  periodFromRaw,
+} from '../rows/formats';
 import { insertAudit } from './audit';
 import type { ServerDialect } from './dialect';
 import { TABLE, assignments, list } from './query';
@@ -20,7 +27,7 @@ import { TABLE, assignments, list } from './query';
 /** A statement runner: the executor's read, or a transaction's statement. */
 type Read = <R>(query: ReturnType<typeof sql>) => Promise<R[]>;
 
-/** leaf_format and its periods: formatRows.ts's rules; the period claim is the dialect's one statement. */
+/** leaf_format and its periods: formatRules.ts's rules; the period claim is the dialect's one statement. */
 export class ServerFormats implements FormatStore {
   constructor(
     private readonly exec: ServerExecutor,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { NodeRegistration, NodeRow, NodeStore } from '../../fleet/nodeStore';
 import type { ServerExecutor } from '../serverExecutor';
-import { NODE_COLUMNS, type RawNodeRow, nodeFromRaw } from '../serverRows';
+import { NODE_COLUMNS, type RawNodeRow, nodeFromRaw } from '../rows/nodes';
 import type { ServerDialect } from './dialect';
 import { TABLE, assignments } from './query';
 

@@ -6,7 +6,7 @@ import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
 import { exactId } from '../exactId';
 import type { ServerExecutor, Tx } from '../serverExecutor';
-import { type RawAllocRow, tagFromRaw } from '../serverRows';
+import { type RawAllocRow, tagFromRaw } from '../rows/tags';
 import {
   badStep,
   existingTag,

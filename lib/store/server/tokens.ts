@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { AuditStamp } from '../../audit';
 import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
-import { auditInsert } from '../auditRows';
+import { auditInsert } from '../rows/audit';
 import type { ServerExecutor } from '../serverExecutor';
-import { type RawTokenRow, tokenFromRaw } from '../serverRows';
 import { tokenNotFound } from '../../errors';
-import { tokenRow } from '../tokenRows';
+import { type RawTokenRow, tokenFromRaw, tokenRow } from '../rows/tokens';
 import { insertAudit } from './audit';
 import { TABLE, valuesOf } from './query';
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { WorkerRow, WorkerStore } from '../../snowflake/workerStore';
 import type { ServerExecutor } from '../serverExecutor';
-import { type RawWorkerRow, workerFromRaw } from '../serverRows';
+import { type RawWorkerRow, workerFromRaw } from '../rows/workers';
 import type { ServerDialect } from './dialect';
 import { TABLE } from './query';
 

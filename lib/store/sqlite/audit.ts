@@ -1,8 +1,7 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore';
 import type { AuditAction, AuditStamp } from '../../audit';
-import { auditRecord } from '../auditRecords';
-import { auditInsert } from '../auditRows';
+import { auditInsert, auditRecord } from '../rows/audit';
 import { leafAudit } from '../schema/sqlite';
 import type { SqliteExecutor } from './executor';
 import { insertAudit } from './sql';

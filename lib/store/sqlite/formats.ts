@@ -9,8 +9,9 @@ import type {
   PeriodClaim,
 } from '../../format/formatStore';
 import { formatNotFound } from '../../format/rules';
-import { auditInsert } from '../auditRows';
-import { type FormatStored, checkCreate, checkEdit, claimFrom, formatRow, periodRow } from '../formatRows';
+import { auditInsert } from '../rows/audit';
+import { checkCreate, checkEdit, claimFrom } from '../formatRules';
+import { type FormatStored, formatRow, periodRow } from '../rows/formats';
 import { leafFormat, leafFormatPeriod } from '../schema/sqlite';
 import type { SqliteDb, SqliteExecutor } from './executor';
 import { bigintParam, DB_NOW_MS, insertAudit } from './sql';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Id, idBigint } from '../../segment/id';
-import type { AuditInsert } from '../auditRows';
+import type { AuditInsert } from '../rows/audit';
 import { type leafAlloc, type leafAllocTombstone, leafAudit } from '../schema/sqlite';
 import type { SqliteDb } from './executor';
 

@@ -1,10 +1,10 @@
 import { asc, eq } from 'drizzle-orm';
 import type { AuditStamp } from '../../audit';
 import type { StoredToken, TokenRow, TokenStore } from '../../auth/tokenStore';
-import { auditInsert } from '../auditRows';
+import { auditInsert } from '../rows/audit';
 import { leafToken } from '../schema/sqlite';
 import { tokenNotFound } from '../../errors';
-import { storedToken, tokenInsert, tokenRow } from '../tokenRows';
+import { storedToken, tokenInsert, tokenRow } from '../rows/tokens';
 import type { SqliteExecutor } from './executor';
 import { insertAudit } from './sql';
 

@@ -1,4 +1,9 @@
-import type { StoredToken, TokenRow } from '../auth/tokenStore';
+import type { StoredToken, TokenRow } from '../../auth/tokenStore';
+
+/**
+ * Shapes of one table's rows: `Raw…Row` as mysql2 and pg answer them (column names, BIGINTs as decimal strings),
+ * `…Stored` as drizzle answers SQLite (field names), and the mapper from each to the domain row.
+ */
 
 /** A leaf_token row as either dialect reads it (times may arrive as decimal strings, tags as JSON text). */
 export interface TokenStored {
@@ -42,4 +47,26 @@ function parseTags(text: string): string[] {
 /** The row without its hash. */
 export function tokenRow({ tokenHash: _hash, ...row }: StoredToken): TokenRow {
   return row;
+}
+
+export interface RawTokenRow {
+  id: string;
+  name: string;
+  token_hash: string;
+  tags: string;
+  created_at: string | number;
+  created_by: string;
+  revoked_at: string | number | null;
+}
+
+export function tokenFromRaw(r: RawTokenRow): StoredToken {
+  return storedToken({
+    id: r.id,
+    name: r.name,
+    tokenHash: r.token_hash,
+    tags: r.tags,
+    createdAt: r.created_at,
+    createdBy: r.created_by,
+    revokedAt: r.revoked_at,
+  });
 }

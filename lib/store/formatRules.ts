@@ -1,57 +1,9 @@
 import { LeafError } from '../errors';
-import { isResetPeriod } from '../format/period';
 import { changeProblem } from '../format/rules';
-import type { FormatChanges, FormatPeriodRow, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
+import type { FormatChanges, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
+import type { FormatStored } from './rows/formats';
 
-/** A leaf_format row as either dialect reads it (BIGINTs may arrive as decimal strings). */
-export interface FormatStored {
-  bizTag: string;
-  pattern: string;
-  resetPeriod: string;
-  timeZone: string;
-  step: number;
-  description: string | null;
-  createdAt: number | string;
-  updatedAt: number | string;
-  deletedAt: number | string | null;
-}
-
-export function formatRow(r: FormatStored): FormatRow {
-  if (!isResetPeriod(r.resetPeriod)) {
-    throw new LeafError(
-      'tag_misconfigured',
-      `Formatted tag "${r.bizTag}" has reset period "${r.resetPeriod}", not never, daily, monthly or yearly.`,
-    );
-  }
-  return {
-    bizTag: r.bizTag,
-    pattern: r.pattern,
-    resetPeriod: r.resetPeriod,
-    timeZone: r.timeZone,
-    step: Number(r.step),
-    description: r.description,
-    createdAt: Number(r.createdAt),
-    updatedAt: Number(r.updatedAt),
-  };
-}
-
-export interface PeriodStored {
-  bizTag: string;
-  periodKey: string;
-  maxId: number | string;
-  step: number | string;
-  updateTime: number | string;
-}
-
-export function periodRow(r: PeriodStored): FormatPeriodRow {
-  return {
-    bizTag: r.bizTag,
-    periodKey: r.periodKey,
-    maxId: Number(r.maxId),
-    step: Number(r.step),
-    updateTime: Number(r.updateTime),
-  };
-}
+/** A formatted tag's create, edit and claim rules as pure functions, once for every dialect (like tagRules.ts). */
 
 /** A create over a deleted format is allowed only with its reset and pattern shape (its periods continue). */
 export function checkCreate(found: FormatStored | undefined, format: NewFormat): void {
