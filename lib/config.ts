@@ -14,7 +14,7 @@ import { SEMANTICS } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
 import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
 import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './http/trustedProxies';
-import { DATABASE_URL_FORMS, isServerUrl, serverUrlProblem, storeUrlTarget } from './store/target';
+import { DATABASE_URL_FORMS, type StoreLocation, serverUrlProblem, storeUrlTarget } from './store/target';
 
 /** Every setting, read once from the environment and checked; the only reader of `process.env` in lib/. */
 
@@ -159,10 +159,10 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       `LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (${e.LEAF_NODE_GONE_MS} ms) (got ${shown('LEAF_NODE_PRUNE_MS', env.LEAF_NODE_PRUNE_MS)})`,
     );
   }
-  const serverUrl = e.DATABASE_URL !== undefined && isServerUrl(e.DATABASE_URL) ? e.DATABASE_URL : null;
-  const target = e.DATABASE_URL === undefined ? undefined : storeUrlTarget(e.DATABASE_URL);
-  const sqliteFile =
-    target !== undefined && serverUrl === null ? target.sqliteFile : (e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE);
+  const location: StoreLocation =
+    e.DATABASE_URL === undefined
+      ? { kind: 'sqlite', sqliteFile: e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE }
+      : storeUrlTarget(e.DATABASE_URL);
   const workerIndex = e.LEAF_WORKER_INDEX === undefined ? null : Number(e.LEAF_WORKER_INDEX);
   // Each cluster worker is its own node: the worker index keeps identities unique and stable across restarts.
   const nodeId = (e.LEAF_NODE_ID ?? `${os.hostname()}:${e.PORT}`) + (workerIndex === null ? '' : `#${workerIndex}`);
@@ -176,16 +176,15 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     workers: e.LEAF_WORKERS,
     workerIndex,
     store: {
-      serverUrl,
-      mysql: target?.mysql ?? null,
-      postgres: target?.postgres ?? null,
-      sqliteFile,
+      ...location,
       migrationsDir: path.resolve(/*turbopackIgnore: true*/ e.LEAF_MIGRATIONS_DIR ?? 'drizzle'),
     },
     // A generated token lives beside the SQLite file, else in ./data.
     dataDir: path.resolve(
       /*turbopackIgnore: true*/ e.LEAF_DATA_DIR ??
-        (serverUrl === null ? path.dirname(path.resolve(/*turbopackIgnore: true*/ sqliteFile)) : 'data'),
+        (location.kind === 'sqlite'
+          ? path.dirname(path.resolve(/*turbopackIgnore: true*/ location.sqliteFile))
+          : 'data'),
     ),
     adminToken: e.LEAF_ADMIN_TOKEN ?? null,
     idToken: e.LEAF_ID_TOKEN ?? null,

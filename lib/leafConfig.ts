@@ -3,8 +3,7 @@ import type { LogLevel } from './log';
 import type { MetricsTagSelection } from './metrics/tagSelection';
 import type { Semantics } from './segment/semantics';
 import type { WorkerIdSet } from './snowflake/workerIds';
-import type { MysqlTarget } from './store/mysql/url';
-import type { PostgresTarget } from './store/postgres/url';
+import type { StoreTarget } from './store/target';
 
 export interface LeafConfig {
   port: number;
@@ -19,16 +18,8 @@ export interface LeafConfig {
   workers: number;
   /** This process's index among the cluster's workers; null outside a cluster. */
   workerIndex: number | null;
-  store: {
-    /** mysql://…, postgres://… or postgresql://…: a database server; null selects SQLite at `sqliteFile`. */
-    serverUrl: string | null;
-    /** A mysql:// URL parsed: its hosts in order (several for a Galera cluster), credentials, database, options. */
-    mysql: MysqlTarget | null;
-    /** A postgres:// URL parsed: its hosts in order (several for a Patroni cluster), credentials, database, options. */
-    postgres: PostgresTarget | null;
-    sqliteFile: string;
-    migrationsDir: string;
-  };
+  /** DATABASE_URL (a server, or `file:`) else LEAF_SQLITE_FILE; LEAF_MIGRATIONS_DIR. */
+  store: StoreTarget;
   /** Where a generated admin token is kept. */
   dataDir: string;
   /** LEAF_ADMIN_TOKEN; null: generated at first start into `dataDir`. */

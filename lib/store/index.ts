@@ -7,10 +7,11 @@ import { type StoreTarget, seedDemoTag } from './target';
 export { DEMO_TAG, type StoreTarget } from './target';
 
 /** Opens the store the configuration names, every repository of it (a server). A new SQLite database gets the demo tag. */
-export async function openStore({ mysql, postgres, sqliteFile, migrationsDir }: StoreTarget): Promise<LeafStore> {
-  if (mysql !== null) return MysqlStore.open({ url: mysql, migrationsDir });
-  if (postgres !== null) return PostgresStore.open({ url: postgres, migrationsDir });
-  const store = new SqliteStore({ file: sqliteFile, migrationsDir });
+export async function openStore(target: StoreTarget): Promise<LeafStore> {
+  const { migrationsDir } = target;
+  if (target.kind === 'mysql') return MysqlStore.open({ url: target.mysql, migrationsDir });
+  if (target.kind === 'postgres') return PostgresStore.open({ url: target.postgres, migrationsDir });
+  const store = new SqliteStore({ file: target.sqliteFile, migrationsDir });
   if (store.created) await seedDemoTag(store.tags);
   return store;
 }

@@ -4,31 +4,23 @@ import { type MysqlTarget, parseMysqlUrl } from './mysql/url';
 import { type PostgresTarget, parsePostgresUrl } from './postgres/url';
 import { DatabaseUrlError } from './serverUrl';
 
+/** Where the data lives: a MySQL/MariaDB (Galera) server, a PostgreSQL server, or a SQLite file. */
+export type StoreLocation =
+  | { kind: 'mysql'; mysql: MysqlTarget }
+  | { kind: 'postgres'; postgres: PostgresTarget }
+  | { kind: 'sqlite'; sqliteFile: string };
+
 /** Which database to open: the server's `config.store`, or `leaf-ts/embedded`'s own options. */
-export interface StoreTarget {
-  /** mysql://…: MySQL/MariaDB (Galera). */
-  mysql: MysqlTarget | null;
-  /** postgres://… or postgresql://…: PostgreSQL. With neither, SQLite at `sqliteFile`. */
-  postgres: PostgresTarget | null;
-  sqliteFile: string;
-  migrationsDir: string;
-}
+export type StoreTarget = StoreLocation & { migrationsDir: string };
 
 /** The forms a database URL takes, for messages. */
 export const DATABASE_URL_FORMS = 'mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or file:path';
 
-const SERVER_URL = /^(mysql|postgres|postgresql):/i;
-
-/** Whether the URL names a database server (else it names a SQLite file). */
-export function isServerUrl(url: string): boolean {
-  return SERVER_URL.test(url);
-}
-
 /** What a database URL opens: a server's parsed target or a SQLite file; DatabaseUrlError otherwise. */
-export function storeUrlTarget(url: string): Omit<StoreTarget, 'migrationsDir'> {
-  if (/^mysql:/i.test(url)) return { mysql: parseMysqlUrl(url), postgres: null, sqliteFile: '' };
-  if (/^postgres(ql)?:/i.test(url)) return { mysql: null, postgres: parsePostgresUrl(url), sqliteFile: '' };
-  return { mysql: null, postgres: null, sqliteFile: url.replace(/^(file|sqlite):(\/\/)?/i, '') };
+export function storeUrlTarget(url: string): StoreLocation {
+  if (/^mysql:/i.test(url)) return { kind: 'mysql', mysql: parseMysqlUrl(url) };
+  if (/^postgres(ql)?:/i.test(url)) return { kind: 'postgres', postgres: parsePostgresUrl(url) };
+  return { kind: 'sqlite', sqliteFile: url.replace(/^(file|sqlite):(\/\/)?/i, '') };
 }
 
 /** Why a server URL is refused (a start-up line's words, never its credentials); undefined when it parses. */

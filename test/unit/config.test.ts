@@ -3,9 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SQLITE_FILE, type Env, loadConfig } from '@/lib/config';
 import { DEFAULT_EPOCH_MS } from '@/lib/snowflake/layout';
+import type { LeafConfig } from '@/lib/leafConfig';
 
 const NOW = Date.parse('2026-12-02T00:00:00Z');
 const load = (env: Env) => loadConfig(env, NOW);
+const sqliteFileOf = (c: LeafConfig) => (c.store.kind === 'sqlite' ? c.store.sqliteFile : null);
 
 /** The message a bad value gets: it names the variable, what it got and what it accepts. */
 function problem(env: Env): string {
@@ -35,7 +37,7 @@ describe('loadConfig', () => {
       benchRoutes: false,
       runwayWarnSeconds: 120,
       metricsTags: { kind: 'top', n: 100 },
-      store: { serverUrl: null, sqliteFile: DEFAULT_SQLITE_FILE, migrationsDir: path.resolve('drizzle') },
+      store: { kind: 'sqlite', sqliteFile: DEFAULT_SQLITE_FILE, migrationsDir: path.resolve('drizzle') },
       dataDir: path.resolve('data'),
       snowflake: { enabled: true, epochMs: DEFAULT_EPOCH_MS, minId: null, leaseMs: 10_000 },
     });
@@ -68,16 +70,11 @@ describe('loadConfig', () => {
     ['LEAF_LOG_LEVEL=WARN', { LEAF_LOG_LEVEL: 'WARN' }, (c) => c.logLevel, 'warn'],
     ['LEAF_WORKERS', { LEAF_WORKERS: '4' }, (c) => c.workers, 4],
     ['an empty value counts as unset', { PORT: '', LEAF_LOG_LEVEL: '' }, (c) => [c.port, c.logLevel], [3000, 'info']],
-    [
-      'mysql URL',
-      { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' },
-      (c) => c.store.serverUrl,
-      'mysql://u:p@127.0.0.1:3306/leaf',
-    ],
+    ['mysql URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/leaf' }, (c) => c.store.kind, 'mysql'],
     [
       'mysql URL, parsed',
       { DATABASE_URL: 'mysql://u:p%40ss@127.0.0.1:3306/leaf?ssl=false' },
-      (c) => c.store.mysql,
+      (c) => (c.store.kind === 'mysql' ? c.store.mysql : null),
       {
         hosts: [{ host: '127.0.0.1', port: 3306 }],
         user: 'u',
@@ -89,9 +86,9 @@ describe('loadConfig', () => {
     [
       'mysql URL with several hosts, in order',
       { DATABASE_URL: 'mysql://u:p@127.0.0.1:3613,db-b,[::1]:3611/leaf?connectTimeout=500&charset=utf8mb4' },
-      (c) => [c.store.serverUrl?.startsWith('mysql://'), c.store.mysql],
+      (c) => [c.store.kind, c.store.kind === 'mysql' ? c.store.mysql : null],
       [
-        true,
+        'mysql',
         {
           hosts: [
             { host: '127.0.0.1', port: 3613 },
@@ -110,10 +107,9 @@ describe('loadConfig', () => {
       {
         DATABASE_URL: 'postgres://u:p%40ss@h1:5433,h2,[::1]:5434/leaf?sslmode=require&target_session_attrs=read-write',
       },
-      (c) => [c.store.serverUrl?.startsWith('postgres://'), c.store.mysql, c.store.postgres],
+      (c) => [c.store.kind, c.store.kind === 'postgres' ? c.store.postgres : null],
       [
-        true,
-        null,
+        'postgres',
         {
           hosts: [
             { host: 'h1', port: 5433 },
@@ -131,21 +127,21 @@ describe('loadConfig', () => {
     [
       'postgresql:// URL',
       { DATABASE_URL: 'postgresql://u@db/leaf' },
-      (c) => c.store.postgres?.hosts,
+      (c) => (c.store.kind === 'postgres' ? c.store.postgres.hosts : null),
       [{ host: 'db', port: 5432 }],
     ],
-    ['no mysql target for SQLite', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => c.store.mysql, null],
+    ['no server for a file: URL', { DATABASE_URL: 'file:./x/leaf.db' }, (c) => c.store.kind, 'sqlite'],
     [
       'file: URL',
       { DATABASE_URL: 'file:./x/leaf.db' },
-      (c) => [c.store.serverUrl, c.store.sqliteFile],
-      [null, './x/leaf.db'],
+      (c) => [c.store.kind, sqliteFileOf(c)],
+      ['sqlite', './x/leaf.db'],
     ],
-    ['sqlite:// URL', { DATABASE_URL: 'sqlite:///tmp/a.db' }, (c) => c.store.sqliteFile, '/tmp/a.db'],
+    ['sqlite:// URL', { DATABASE_URL: 'sqlite:///tmp/a.db' }, sqliteFileOf, '/tmp/a.db'],
     [
       'LEAF_SQLITE_FILE',
       { LEAF_SQLITE_FILE: '/tmp/l/leaf.db' },
-      (c) => [c.store.sqliteFile, c.dataDir],
+      (c) => [sqliteFileOf(c), c.dataDir],
       ['/tmp/l/leaf.db', '/tmp/l'],
     ],
     ['LEAF_DATA_DIR wins', { LEAF_SQLITE_FILE: '/tmp/l/leaf.db', LEAF_DATA_DIR: '/tmp/d' }, (c) => c.dataDir, '/tmp/d'],
