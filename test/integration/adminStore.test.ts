@@ -3,104 +3,18 @@
  * MysqlStore (real MariaDB), PostgresStore (real PostgreSQL) and SqliteStore (real file), the same table of cases for
  * all; and on both servers, raises racing allocations: max_id only grows and segments never overlap (a raise may leave a gap, nothing else does).
  */
-import Database from 'better-sqlite3';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LeafError, isLeafError } from '../../lib/errors';
 import { MysqlStore } from '../../lib/store/mysql';
 import { PostgresStore } from '../../lib/store/postgres';
-import { SqliteStore } from '../../lib/store/sqlite';
 import type { Id } from '../../lib/segment/id';
 import type { Allocation } from '../../lib/segment/segmentSource';
 import type { LeafStore } from '../../lib/store/leafStore';
-import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir } from '../support/context';
+import { type RawStore, rawStoreOpener } from '../support/rawStores';
 import { defined } from '../support/defined';
 import { rng } from '../../tools/harness';
 
-interface Harness {
-  store: LeafStore;
-  /** The server database's URL (not SQLite), for more pools on it. */
-  url?: string;
-  /** A raw statement on a connection of its own. */
-  exec(text: string, params: unknown[]): Promise<void>;
-  close(): Promise<void>;
-}
-
-let tmp: TempDir;
-let fileSeq = 0;
-const opened: Harness[] = [];
-
-beforeAll(() => {
-  tmp = tempDir('leaf-it-admin-');
-});
-afterAll(async () => {
-  for (const h of opened.splice(0)) await h.close().catch(() => undefined);
-  tmp?.remove();
-});
-
-const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>> = {
-  async postgres() {
-    const db = await freshPgDatabase();
-    const store = await PostgresStore.open({ url: db.url });
-    const conn = new pg.Client({ connectionString: db.url });
-    await conn.connect();
-    const h: Harness = {
-      store,
-      url: db.url,
-      async exec(text, params) {
-        let n = 0;
-        await conn.query(
-          text.replace(/\?/g, () => `$${++n}`),
-          params,
-        );
-      },
-      async close() {
-        await conn.end();
-        await store.close();
-        await db.drop();
-      },
-    };
-    opened.push(h);
-    return h;
-  },
-  async mysql() {
-    const db = await freshMysqlDatabase();
-    const store = await MysqlStore.open({ url: db.url });
-    const conn = await mysql.createConnection({ uri: db.url });
-    const h: Harness = {
-      store,
-      url: db.url,
-      async exec(text, params) {
-        await conn.query(text, params);
-      },
-      async close() {
-        await conn.end();
-        await store.close();
-        await db.drop();
-      },
-    };
-    opened.push(h);
-    return h;
-  },
-  async sqlite() {
-    const file = tmp.file(`admin-${fileSeq++}.db`);
-    const store = new SqliteStore({ file });
-    const conn = new Database(file, { timeout: 5_000 });
-    const h: Harness = {
-      store,
-      async exec(text, params) {
-        conn.prepare(text).run(...params);
-      },
-      async close() {
-        conn.close();
-        await store.close();
-      },
-    };
-    opened.push(h);
-    return h;
-  },
-};
+const openStore = rawStoreOpener('leaf-it-admin-');
 
 /** The LeafError a call must fail with. */
 async function refused(promise: Promise<unknown>, code: string): Promise<LeafError> {
@@ -121,10 +35,10 @@ const essentials = (row: { bizTag: string; maxId: Id; step: number; description:
   row && { bizTag: row.bizTag, maxId: row.maxId, step: row.step, description: row.description };
 
 describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operations', (dialect) => {
-  let h: Harness;
+  let h: RawStore;
   let s: LeafStore;
   beforeAll(async () => {
-    h = await factories[dialect]();
+    h = await openStore(dialect);
     s = h.store;
   });
 
@@ -296,7 +210,7 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: admin operati
   });
 
   it('listTagRows: every row, full, ordered by biz_tag', async () => {
-    const own = await factories[dialect](); // an empty database of its own
+    const own = await openStore(dialect); // an empty database of its own
     const l = own.store;
     expect(await l.tags.listTagRows()).toEqual([]);
     await l.tags.createTag({ bizTag: 'orders', step: 1000, maxId: 42, description: 'order ids' });
@@ -324,7 +238,7 @@ describe.each(['mysql', 'postgres'] as const)('%s store: raiseMaxId racing alloc
   let stores: LeafStore[] = [];
 
   beforeAll(async () => {
-    const h = await factories[dialect]();
+    const h = await openStore(dialect);
     stores = [h.store];
     const open = (url: string) =>
       dialect === 'mysql'

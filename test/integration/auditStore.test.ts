@@ -4,93 +4,23 @@
  * gone the change itself is rolled back; a refused change writes nothing; listing is newest first, pages by id and
  * filters by tag.
  */
-import Database from 'better-sqlite3';
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MysqlStore } from '../../lib/store/mysql';
-import { SqliteStore } from '../../lib/store/sqlite';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../lib/admin/auditStore';
 import type { AuditStamp } from '../../lib/audit';
 import type { LeafStore } from '../../lib/store/leafStore';
-import { type TempDir, freshMysqlDatabase, pgTestStore, tempDir } from '../support/context';
+import { type RawStore, rawStoreOpener } from '../support/rawStores';
 import { codeOf } from '../support/outcomes';
 
-interface Harness {
-  store: LeafStore;
-  /** Moves leaf_audit out of the way (and back), so an audit insert fails. */
-  hideAuditTable(hidden: boolean): Promise<void>;
-  close(): Promise<void>;
+const openStore = rawStoreOpener('leaf-it-audit-');
+
+/** Moves leaf_audit out of the way (and back), so an audit insert fails. */
+function hideAuditTable(h: RawStore, hidden: boolean): Promise<void> {
+  return h.exec(
+    hidden
+      ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden'
+      : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit',
+  );
 }
-
-let tmp: TempDir;
-const opened: Harness[] = [];
-beforeAll(() => {
-  tmp = tempDir('leaf-it-audit-');
-});
-afterAll(async () => {
-  for (const h of opened.splice(0)) await h.close().catch(() => undefined);
-  tmp?.remove();
-});
-
-const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>> = {
-  async postgres() {
-    const t = await pgTestStore();
-    const h: Harness = {
-      store: t.store,
-      async hideAuditTable(hidden) {
-        await t.query(
-          hidden
-            ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden'
-            : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit',
-        );
-      },
-      close: t.close,
-    };
-    opened.push(h);
-    return h;
-  },
-  async mysql() {
-    const db = await freshMysqlDatabase();
-    const store = await MysqlStore.open({ url: db.url });
-    const conn = await mysql.createConnection({ uri: db.url });
-    const h: Harness = {
-      store,
-      async hideAuditTable(hidden) {
-        await conn.query(
-          hidden ? 'RENAME TABLE leaf_audit TO leaf_audit_hidden' : 'RENAME TABLE leaf_audit_hidden TO leaf_audit',
-        );
-      },
-      async close() {
-        await conn.end();
-        await store.close();
-        await db.drop();
-      },
-    };
-    opened.push(h);
-    return h;
-  },
-  async sqlite() {
-    const file = tmp.file(`audit-${opened.length}.db`);
-    const store = new SqliteStore({ file });
-    const conn = new Database(file, { timeout: 5_000 });
-    const h: Harness = {
-      store,
-      async hideAuditTable(hidden) {
-        conn.exec(
-          hidden
-            ? 'ALTER TABLE leaf_audit RENAME TO leaf_audit_hidden'
-            : 'ALTER TABLE leaf_audit_hidden RENAME TO leaf_audit',
-        );
-      },
-      async close() {
-        conn.close();
-        await store.close();
-      },
-    };
-    opened.push(h);
-    return h;
-  },
-};
 
 let at = 1_800_000_000_000;
 const stamp = (actor = 'token:0123abcd'): AuditStamp => ({
@@ -112,10 +42,10 @@ async function everything(store: LeafStore, bizTag?: string, limit = 2): Promise
 }
 
 describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail', (dialect) => {
-  let h: Harness;
+  let h: RawStore;
   let s: LeafStore;
   beforeAll(async () => {
-    h = await factories[dialect]();
+    h = await openStore(dialect);
     s = h.store;
   });
 
@@ -185,7 +115,7 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
   it("the entry is written in the change's transaction: when it cannot be written, the change is rolled back", async () => {
     await s.tags.createTag({ bizTag: 't-tag', step: 10, maxId: 700, description: 'kept' }, stamp());
     const row = await s.tags.getTag('t-tag');
-    await h.hideAuditTable(true);
+    await hideAuditTable(h, true);
     try {
       expect(await codeOf(s.tags.updateTag('t-tag', { step: 99, description: 'lost' }, stamp()))).toBe(
         'store_unavailable',
@@ -200,7 +130,7 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
       expect(await s.tags.getTombstone('t-tag')).toBeUndefined();
       expect(await s.tags.getTag('t-new'), 'create rolled back').toBeUndefined();
     } finally {
-      await h.hideAuditTable(false);
+      await hideAuditTable(h, false);
     }
     // With the table back, the same edit goes through with its entry.
     await s.tags.updateTag('t-tag', { step: 99 }, stamp());
@@ -211,7 +141,7 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s store: audit trail',
   });
 
   it('lists newest first, pages by id without gaps or repeats, filters by tag; logins have no tag and no rows', async () => {
-    const own = await factories[dialect](); // a trail of its own
+    const own = await openStore(dialect); // a trail of its own
     const o = own.store;
     await o.tags.createTag({ bizTag: 'p-a', step: 1 }, stamp());
     await o.tags.createTag({ bizTag: 'p-b', step: 1 }, stamp());

@@ -3,73 +3,14 @@
  * listed with its hash and tags, its audit entry commits with it (with leaf_audit gone, nothing is created), a
  * revoke sets revoked_at once, and an unknown id is token_not_found.
  */
-import Database from 'better-sqlite3';
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newScopedToken } from '../../lib/auth/scopedTokens';
-import { MysqlStore } from '../../lib/store/mysql';
-import { SqliteStore } from '../../lib/store/sqlite';
 import type { AuditStamp } from '../../lib/audit';
-import type { LeafStore } from '../../lib/store/leafStore';
 import type { StoredToken } from '../../lib/auth/tokenStore';
-import { type TempDir, freshMysqlDatabase, pgTestStore, tempDir } from '../support/context';
+import { rawStoreOpener } from '../support/rawStores';
 import { codeOf } from '../support/outcomes';
 
-interface Harness {
-  store: LeafStore;
-  exec(statement: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-let tmp: TempDir;
-const opened: Harness[] = [];
-beforeAll(() => {
-  tmp = tempDir('leaf-it-tokens-');
-});
-afterAll(async () => {
-  for (const h of opened.splice(0)) await h.close().catch(() => undefined);
-  tmp?.remove();
-});
-
-const factories: Record<'mysql' | 'postgres' | 'sqlite', () => Promise<Harness>> = {
-  async postgres() {
-    const t = await pgTestStore();
-    const h: Harness = { store: t.store, exec: async (statement) => void (await t.query(statement)), close: t.close };
-    opened.push(h);
-    return h;
-  },
-  async mysql() {
-    const db = await freshMysqlDatabase();
-    const store = await MysqlStore.open({ url: db.url });
-    const conn = await mysql.createConnection({ uri: db.url });
-    const h: Harness = {
-      store,
-      exec: async (statement) => void (await conn.query(statement)),
-      async close() {
-        await conn.end();
-        await store.close();
-        await db.drop();
-      },
-    };
-    opened.push(h);
-    return h;
-  },
-  async sqlite() {
-    const file = tmp.file(`tokens-${opened.length}.db`);
-    const store = new SqliteStore({ file });
-    const conn = new Database(file, { timeout: 5_000 });
-    const h: Harness = {
-      store,
-      exec: async (statement) => void conn.exec(statement),
-      async close() {
-        conn.close();
-        await store.close();
-      },
-    };
-    opened.push(h);
-    return h;
-  },
-};
+const openStore = rawStoreOpener('leaf-it-tokens-');
 
 const stamp = (at: number): AuditStamp => ({ actor: 'token:abcdef01', address: '127.0.0.1', nodeId: 'n1', at });
 
@@ -89,7 +30,7 @@ function token(tags: string[], createdAt: number): StoredToken {
 for (const dialect of ['sqlite', 'mysql', 'postgres'] as const) {
   describe(`leaf_token on ${dialect}`, () => {
     it('creates, lists, revokes once, audits both in the same transaction', async () => {
-      const { store, exec } = await factories[dialect]();
+      const { store, exec } = await openStore(dialect);
       const a = token(['order', 'user'], 1_800_000_000_001);
       const b = token(['pay'], 1_800_000_000_002);
       expect(await store.tokens.createToken(a, stamp(a.createdAt))).toEqual({

@@ -35,14 +35,14 @@ declare module 'vitest' {
 
 const log = (line: string) => process.stderr.write(`[globalSetup] ${line}\n`);
 
-interface Started<T> {
-  value: T;
+interface Started {
+  url: string;
   stop(): Promise<void>;
 }
 
 interface Servers {
-  mysql: Started<{ url: string; available: boolean }>;
-  postgres: Started<string>;
+  mysql: Started;
+  postgres: Started;
 }
 
 /** On globalThis: vitest may load this module once per project, and the projects share one process. */
@@ -50,7 +50,10 @@ const SHARED = Symbol.for('leaf-ts.test.integrationServers');
 type Shared = { servers: Promise<Servers>; users: number };
 
 async function startServers(): Promise<Servers> {
-  const [mysql, postgres] = await Promise.all([startMariadb(), startPostgres()]);
+  const [mysql, postgres] = await Promise.all([
+    startShared('MariaDB', 'LEAF_TEST_MYSQL_URL', () => MariadbServer.create({ log })),
+    startShared('PostgreSQL', 'LEAF_TEST_PG_URL', () => PostgresServer.create({ log })),
+  ]);
   return { mysql, postgres };
 }
 
@@ -59,9 +62,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const shared = (global[SHARED] ??= { servers: startServers(), users: 0 });
   shared.users++;
   const { mysql, postgres } = await shared.servers;
-  project.provide('mysqlUrl', mysql.value.url);
-  project.provide('mariadbAvailable', mysql.value.available);
-  project.provide('pgUrl', postgres.value);
+  project.provide('mysqlUrl', mysql.url);
+  // Started here, the binaries exist; with an external server, a test may still start its own where installed.
+  project.provide('mariadbAvailable', process.env.LEAF_TEST_MYSQL_URL ? findMariadb() !== undefined : true);
+  project.provide('pgUrl', postgres.url);
   return async () => {
     if (--shared.users > 0) return;
     delete global[SHARED];
@@ -69,59 +73,44 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
-async function startMariadb(): Promise<Started<{ url: string; available: boolean }>> {
-  const external = process.env.LEAF_TEST_MYSQL_URL;
-  if (external) {
-    log('LEAF_TEST_MYSQL_URL is set: using that server, not starting one');
-    return { value: { url: external, available: findMariadb() !== undefined }, stop: async () => {} };
-  }
-
-  const started = Date.now();
-  const server = await MariadbServer.create({ log });
-  let url: string;
-  try {
-    url = await server.createAppUser('leaf_test', 'leaf');
-    log(
-      `MariaDB pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
-  } catch (error) {
-    await server.destroy();
-    throw error;
-  }
-  return {
-    value: { url, available: true },
-    stop: async () => {
-      const pid = server.pid;
-      await server.destroy();
-      log(`MariaDB pid ${pid} stopped, ${server.dir} removed`);
-    },
-  };
+/** What MariadbServer and PostgresServer share: a throwaway server with an app user. */
+interface ThrowawayServer {
+  readonly pid: number | undefined;
+  readonly port: number;
+  readonly dir: string;
+  createAppUser(database: string, user: string): Promise<string>;
+  destroy(): Promise<void>;
 }
 
-async function startPostgres(): Promise<Started<string>> {
-  const external = process.env.LEAF_TEST_PG_URL;
+/** The server that `externalVar` names, else a throwaway one with database `leaf_test` and user `leaf`. */
+async function startShared(
+  name: string,
+  externalVar: string,
+  create: () => Promise<ThrowawayServer>,
+): Promise<Started> {
+  const external = process.env[externalVar];
   if (external) {
-    log('LEAF_TEST_PG_URL is set: using that server, not starting one');
-    return { value: external, stop: async () => {} };
+    log(`${externalVar} is set: using that server, not starting one`);
+    return { url: external, stop: async () => {} };
   }
   const started = Date.now();
-  const server = await PostgresServer.create({ log });
+  const server = await create();
   let url: string;
   try {
     url = await server.createAppUser('leaf_test', 'leaf');
     log(
-      `PostgreSQL pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `${name} pid ${server.pid} on 127.0.0.1:${server.port} ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
   } catch (error) {
     await server.destroy();
     throw error;
   }
   return {
-    value: url,
+    url,
     stop: async () => {
       const pid = server.pid;
       await server.destroy();
-      log(`PostgreSQL pid ${pid} stopped, ${server.dir} removed`);
+      log(`${name} pid ${pid} stopped, ${server.dir} removed`);
     },
   };
 }
