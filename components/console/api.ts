@@ -4,7 +4,8 @@
  */
 
 import type { Semantics } from '@/lib/segment/semantics';
-import { tagListSearch } from './listParams';
+import { type TagListParams, tagListSearch } from './listParams';
+export type { TagListParams } from './listParams';
 export type {
   AuditAction,
   AuditEntryRow,
@@ -43,7 +44,6 @@ import type {
   SemanticsSettings,
   TagDetail,
   TagListPage,
-  TagListSortKey,
   TagView,
   TokenView,
 } from '@/lib/admin/views';
@@ -59,13 +59,6 @@ export type { CreateFormatRequest, UpdateFormatRequest } from '@/lib/admin/forma
 export type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest };
 
 /** The query of GET /api/admin/tags: search, sort (`-` for descending), one page. */
-export interface TagListParams {
-  q: string;
-  sort: TagListSortKey | `-${TagListSortKey}`;
-  offset: number;
-  limit: number;
-}
-
 function tagListPath(params: TagListParams): string {
   return `/api/admin/tags?${tagListSearch(params)}`;
 }

@@ -1,6 +1,13 @@
 /** The dashboard's list state as the address bar and the API spell it: a plain module, read by the page on the server too. */
-import { TAG_LIST_SORT_KEYS } from '@/lib/admin/views';
-import type { TagListParams } from './api';
+import { TAG_LIST_SORT_KEYS, type TagListSortKey } from '@/lib/admin/views';
+
+/** One page of the tag list: what the address bar holds, the API is asked and the query is keyed by. */
+export interface TagListParams {
+  q: string;
+  sort: TagListSortKey | `-${TagListSortKey}`;
+  offset: number;
+  limit: number;
+}
 
 export const PAGE_SIZE = 50;
 /** What the dashboard shows first. */

@@ -1,5 +1,5 @@
 /** The console's query keys, in a plain module so the server can seed the same cache entries the pages read. */
-import type { TagListParams } from './api';
+import type { TagListParams } from './listParams';
 
 /** Keys go generic to specific, so an invalidation names exactly what changed. */
 export const tagKeys = {

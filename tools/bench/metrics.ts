@@ -1,7 +1,9 @@
 /** leaf-ts's own DB writes during a row: segment loads scraped from /api/metrics across every cluster worker. */
 import http from 'node:http';
 import { ADMIN_TOKEN, TAG, sleep } from './config';
-import type { Server } from './servers';
+
+/** What these reads need of a bench server (servers.ts's Server has it). */
+type ScrapedServer = { name: string; base: string; workers: number };
 
 /** GET on a fresh connection (no keep-alive), so node:cluster hands each call to the next worker. */
 export function getFresh(url: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
@@ -27,7 +29,7 @@ export function getFresh(url: string, headers: Record<string, string>): Promise<
  * Prometheus counter leaf_segment_loads_total{biz_tag=…,outcome="ok"} of `tag`, scraped on fresh connections until
  * every cluster worker (told apart by its snowflake worker id and start time) has answered.
  */
-export async function segmentLoads(server: Server, tag: string = TAG): Promise<number> {
+export async function segmentLoads(server: ScrapedServer, tag: string = TAG): Promise<number> {
   const byWorker = new Map<string, number>();
   for (let attempt = 0; attempt < 40 && byWorker.size < server.workers; attempt++) {
     const { status, text } = await getFresh(`${server.base}/api/metrics`, { authorization: `Bearer ${ADMIN_TOKEN}` });
@@ -52,7 +54,7 @@ export async function segmentLoads(server: Server, tag: string = TAG): Promise<n
  * whole ms): the direct measurement behind the histogram leaf_segment_load_duration_seconds. One process only.
  */
 export async function loadDurations(
-  server: Server,
+  server: ScrapedServer,
   fromMs: number,
   toMs: number,
   tag: string = TAG,
