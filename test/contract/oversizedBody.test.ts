@@ -99,7 +99,9 @@ describe.each([
 ])('oversized bodies, %s', (_lane, server) => {
   it(`answers 413 JSON to every 1 MiB body, ${RUNS} times each, without one miss`, async () => {
     const misses = await hammer(portOf(server()));
-    expect(misses).toEqual([]);
+    const { child } = server();
+    const state = child.exitCode ?? child.signalCode ?? 'running';
+    expect(misses, `the server (${state}) wrote:\n${server().logs().slice(-4_000)}`).toEqual([]);
   }, 240_000);
 
   it('answers 413 JSON to a keep-alive client (fetch) and keeps serving', async () => {

@@ -53,6 +53,7 @@ export {
   startNodeServer,
   waitForHealth,
 } from './node';
+export { listensOn } from './listener';
 export { freePort, freePortSync } from './ports';
 export { type PrometheusScrape, type PrometheusServer, ensurePrometheus, startPrometheus } from './prometheus';
 export { type RedisServer, ensureRedis, startRedis } from './redis';

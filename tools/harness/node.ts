@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { isRunning, stopChild, track } from './children';
+import { listensOn } from './listener';
 import { freePort } from './ports';
 import { sleep } from './wait';
 
@@ -105,7 +106,12 @@ export async function waitForHealth(
   for (;;) {
     if (!isRunning(child))
       throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
-    if ((await httpGetStatus(port, '/api/health', 1_000)) === 200) return Date.now() - started;
+    // A 200 from a process that took the port before ours could bind it is not ours: ours then exits, refused.
+    if (
+      (await httpGetStatus(port, '/api/health', 1_000)) === 200 &&
+      (child.pid === undefined || listensOn(child.pid, port))
+    )
+      return Date.now() - started;
     if (!isRunning(child))
       throw new NotReadyError(`exited (${child.exitCode ?? child.signalCode}) before /api/health answered`, true);
     if (Date.now() - started > timeoutMs)
@@ -173,7 +179,8 @@ async function startOnce(
   } catch (error) {
     await stopChild(child, 0, { signal: 'SIGKILL' });
     const message = `${options.script ?? 'server.ts'} on port ${port} ${(error as Error).message}:\n${out}`;
-    const taken = error instanceof NotReadyError && error.exited && out.includes('EADDRINUSE');
+    const taken =
+      error instanceof NotReadyError && error.exited && /EADDRINUSE|is already in use by another process/.test(out);
     throw taken ? new PortTakenError(message, { cause: error }) : new Error(message, { cause: error });
   }
 }
