@@ -3,6 +3,7 @@
  * the port between our free-port check and our server's bind) must not count as our server being up.
  */
 import fs from 'node:fs';
+import { procPids, procStat } from './procStat';
 
 /** Whether `pid` or one of its descendants holds the socket listening on `port`; true where /proc cannot tell. */
 export function listensOn(pid: number, port: number): boolean {
@@ -37,46 +38,28 @@ function listeningInodes(port: number): Set<string> | undefined {
 
 /** The processes with one of `inodes` among their open files. */
 function holders(inodes: Set<string>): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  return procPids().filter((pid) => {
     let fds: string[];
     try {
-      fds = fs.readdirSync(`/proc/${entry}/fd`);
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
     } catch {
-      continue; // gone, or not ours to read
+      return false; // gone, or not ours to read
     }
-    for (const fd of fds) {
-      let link: string;
+    return fds.some((fd) => {
       try {
-        link = fs.readlinkSync(`/proc/${entry}/fd/${fd}`);
+        const inode = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        return inode !== undefined && inodes.has(inode);
       } catch {
-        continue;
+        return false; // closed meanwhile
       }
-      const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
-      if (inode !== undefined && inodes.has(inode)) {
-        found.push(Number(entry));
-        break;
-      }
-    }
-  }
-  return found;
+    });
+  });
 }
 
 function descendsFrom(pid: number, ancestor: number): boolean {
-  for (let current = pid, hops = 0; current > 1 && hops < 64; hops++) {
-    current = parentOf(current);
+  for (let current = procStat(pid)?.ppid ?? 0, hops = 0; current > 0 && hops < 64; hops++) {
     if (current === ancestor) return true;
+    current = procStat(current)?.ppid ?? 0;
   }
   return false;
-}
-
-function parentOf(pid: number): number {
-  try {
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after its last ')'.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
 }

@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { procPids, procStat } from './procStat';
 import { sleep } from './wait';
 
 export const MARK_VARIABLE = 'LEAF_HARNESS_MARK';
@@ -31,23 +32,16 @@ interface ProcEntry {
 /** Every live (non-zombie) process: PID, parent PID and environment ("" when unreadable). */
 function processTable(): ProcEntry[] {
   const table: ProcEntry[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
+  for (const pid of procPids()) {
+    const stat = procStat(pid);
+    if (stat === undefined || stat.state === 'Z') continue; // gone meanwhile, or a zombie
+    let environ = '';
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state === 'Z') continue;
-      let environ = '';
-      try {
-        environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
-      } catch {
-        // a kernel thread, or gone meanwhile
-      }
-      table.push({ pid: Number(entry), ppid: Number(ppid), environ: `\0${environ}` });
+      environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
     } catch {
-      // gone meanwhile
+      // a kernel thread, or gone meanwhile
     }
+    table.push({ pid, ppid: stat.ppid, environ: `\0${environ}` });
   }
   return table;
 }

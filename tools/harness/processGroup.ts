@@ -5,24 +5,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { onExit } from './exitHooks';
+import { procPids, procStat } from './procStat';
 import { sleep } from './wait';
 
 /** The PIDs whose process group is `pgid` (read from /proc/<pid>/stat), zombies left out. */
 export function groupPids(pgid: number): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read after the last ')'.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') pids.push(Number(entry));
-  }
-  return pids;
+  return procPids().filter((pid) => {
+    const stat = procStat(pid);
+    return stat !== undefined && stat.pgrp === pgid && stat.state !== 'Z';
+  });
 }
 
 /** A process's command line, for messages ("" once it is gone). */
