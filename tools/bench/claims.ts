@@ -15,7 +15,8 @@ import { SqliteStore } from '../../lib/store/sqlite';
 import { CLAIMS, CLAIM_CONCURRENCY, CLAIM_STEP, CLAIM_TAG, NOISY_OTHER_SHARE, progress } from './config';
 import { type CpuSnap, cpuSnap, withDescendants } from './cpu';
 import { fmtInt, fmtMs, fmtUs, pct } from './format';
-import { failures, percentile, rows } from './results';
+import { percentile } from '../harness';
+import { failures, rows } from './results';
 
 /** What the measurement needs of a store: the claim, one tag, close. */
 interface ClaimStore {

@@ -20,7 +20,8 @@ import { type CpuSnap, cpuSnap, serverPids } from './cpu';
 import { fmtInt, fmtRate, fmtSmall, fmtUs, pct } from './format';
 import { type IdKind, idsOf, idsPerResponse, probe } from './ids';
 import { loadDurations, segmentLoads } from './metrics';
-import { type Row, failures, percentile } from './results';
+import { percentile } from '../harness';
+import { type Row, failures } from './results';
 import type { Server } from './servers';
 
 // autocannon ships no types; this is the part used here.

@@ -1,5 +1,4 @@
 /** The finished rows of the results table, in order, and the correctness failures found on the way. */
-
 export interface Row {
   key: string;
   scenario: string;
@@ -32,13 +31,6 @@ export interface Claims {
   timed: number;
   p50Ms: number;
   p99Ms: number;
-}
-
-/** Nearest-rank percentile of unsorted values (NaN when empty). */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
 export const rows: Row[] = [];

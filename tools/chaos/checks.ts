@@ -162,14 +162,6 @@ export function maxOf(values: readonly number[]): number {
   return max;
 }
 
-/** Nearest-rank percentile of `values` (ms). */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] ?? NaN;
-}
-
 /** recvT of node i's first 200 of `kinds` to a request sent at or after `after`; null if none. */
 export function firstOkAfter(rec: Recorder, node: number, after: number, kinds: ReadonlySet<Kind>): number | null {
   let best: number | null = null;

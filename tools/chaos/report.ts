@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openStore } from '../../lib/store';
+import { percentile } from '../harness';
 import { defaultMigrationsDir } from '../../lib/store/migrations';
 import { storeUrlTarget } from '../../lib/store/target';
 import {
@@ -16,7 +17,6 @@ import {
   firstOkAfter,
   isSlowLoad,
   maxOf,
-  percentile,
   realTimeOrder,
   segmentDuplicates,
   snowflakeDuplicates,

@@ -6,7 +6,8 @@
  * not save, at most one per SIGKILL (measured: none in 3 kills with the recipe's retry-on, 23 without it). The
  * summary line: requests, failed, duplicates, p99.
  */
-import { maxOf, percentile } from './checks';
+import { percentile } from '../harness';
+import { maxOf } from './checks';
 import { fmt } from './config';
 import type { ChaosRun, NodeBounce } from './context';
 import { MEASURED_KINDS } from './record';

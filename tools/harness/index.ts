@@ -58,6 +58,7 @@ export { freePort, freePortSync } from './ports';
 export { type PrometheusScrape, type PrometheusServer, ensurePrometheus, startPrometheus } from './prometheus';
 export { type RedisServer, ensureRedis, startRedis } from './redis';
 export { rng, shuffled } from './rng';
+export { percentile } from './stats';
 export { pollFor, sleep } from './wait';
 export { spawnWatchdog } from './watchdog';
 export { commandLine, groupPids, signalGroup, spawnGroup, waitGroupGone } from './processGroup';

@@ -6,6 +6,7 @@
  * Performance.getMetrics) and the bytes its polls fetch.
  */
 import { type Browser, type BrowserContext, chromium } from '@playwright/test';
+import { percentile } from '../harness';
 import { SCALE_TOKEN, get } from './fleet';
 
 export interface DashboardFigures {
@@ -129,7 +130,4 @@ async function firstVisit(context: BrowserContext, rows: number): Promise<{ rows
   return { rowsMs, loadMs };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.floor(sorted.length / 2)]!);
-}
+const median = (values: number[]) => Math.round(percentile(values, 50));
