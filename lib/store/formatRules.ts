@@ -1,9 +1,8 @@
+/** A formatted tag's create, edit and claim rules as pure functions, once for every dialect (like tagRules.ts). */
 import { LeafError } from '../errors';
 import { changeProblem } from '../format/rules';
 import type { FormatChanges, FormatRow, NewFormat, PeriodClaim } from '../format/formatStore';
 import type { FormatStored } from './rows/formats';
-
-/** A formatted tag's create, edit and claim rules as pure functions, once for every dialect (like tagRules.ts). */
 
 /** A create over a deleted format is allowed only with its reset and pattern shape (its periods continue). */
 export function checkCreate(found: FormatStored | undefined, format: NewFormat): void {

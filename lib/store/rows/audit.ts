@@ -1,10 +1,6 @@
+/** leaf_audit's rows: the insert every dialect writes, and each dialect's read to an AuditRecord (docs/design.md). */
 import type { AuditEntryRow, AuditRecord } from '../../admin/auditStore';
 import type { AuditAction, AuditStamp } from '../../audit';
-
-/**
- * Shapes of one table's rows: `Raw…Row` as mysql2 and pg answer them (column names, BIGINTs as decimal strings),
- * `…Stored` as drizzle answers SQLite (field names), and the mapper from each to the domain row.
- */
 
 /** A row as its audit entry keeps it, typed loosely so writing the trail needs none of their modules. */
 type EntryRow = object;

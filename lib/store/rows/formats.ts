@@ -1,11 +1,7 @@
+/** leaf_format and leaf_format_period rows, as drizzle (…Stored) and the server drivers (Raw…) read them. */
 import { LeafError } from '../../errors';
 import { isResetPeriod } from '../../format/period';
 import type { FormatPeriodRow, FormatRow } from '../../format/formatStore';
-
-/**
- * Shapes of one table's rows: `Raw…Row` as mysql2 and pg answer them (column names, BIGINTs as decimal strings),
- * `…Stored` as drizzle answers SQLite (field names), and the mapper from each to the domain row.
- */
 
 /** A leaf_format row as either dialect reads it (BIGINTs may arrive as decimal strings). */
 export interface FormatStored {

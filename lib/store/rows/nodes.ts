@@ -1,9 +1,5 @@
+/** leaf_node rows as the server drivers read them (SQLite's repository reads its own through drizzle). */
 import type { NodeRow } from '../../fleet/nodeStore';
-
-/**
- * Shapes of one table's rows: `Raw…Row` as mysql2 and pg answer them (column names, BIGINTs as decimal strings),
- * `…Stored` as drizzle answers SQLite (field names), and the mapper from each to the domain row.
- */
 
 export interface RawNodeRow {
   node_id: string;

@@ -1,10 +1,6 @@
+/** leaf_alloc rows as the server drivers read them (SQLite's repository reads its own: sqlite/tagRows.ts). */
 import type { TagRow } from '../../segment/tagStore';
 import { exactId } from '../exactId';
-
-/**
- * Shapes of one table's rows: `Raw…Row` as mysql2 and pg answer them (column names, BIGINTs as decimal strings),
- * `…Stored` as drizzle answers SQLite (field names), and the mapper from each to the domain row.
- */
 
 export interface RawAllocRow {
   biz_tag: string;

@@ -1,9 +1,5 @@
+/** leaf_token rows, as drizzle (…Stored) and the server drivers (Raw…) read them, and the insert. */
 import type { StoredToken, TokenRow } from '../../auth/tokenStore';
-
-/**
- * Shapes of one table's rows: `Raw…Row` as mysql2 and pg answer them (column names, BIGINTs as decimal strings),
- * `…Stored` as drizzle answers SQLite (field names), and the mapper from each to the domain row.
- */
 
 /** A leaf_token row as either dialect reads it (times may arrive as decimal strings, tags as JSON text). */
 export interface TokenStored {

@@ -1,9 +1,5 @@
+/** leaf_worker rows as the server drivers read them (SQLite's repository reads its own through drizzle). */
 import type { WorkerRow } from '../../snowflake/workerStore';
-
-/**
- * Shapes of one table's rows: `Raw…Row` as mysql2 and pg answer them (column names, BIGINTs as decimal strings),
- * `…Stored` as drizzle answers SQLite (field names), and the mapper from each to the domain row.
- */
 
 export interface RawWorkerRow {
   worker_id: number;
