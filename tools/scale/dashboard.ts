@@ -61,8 +61,8 @@ export async function measureDashboard(port: number, watchMs: number): Promise<D
     });
     await page.goto('/');
     await page.waitForFunction(
-      (n) => document.querySelectorAll('tbody tr[data-testid^="tag-row-"]').length >= n,
-      expectedRows,
+      ({ rows, n }) => document.querySelectorAll(rows).length >= n,
+      { rows: TAG_ROWS, n: expectedRows },
       { timeout: 120_000, polling: 50 },
     );
     const watchFrom = Date.now();
@@ -93,6 +93,8 @@ export async function measureDashboard(port: number, watchMs: number): Promise<D
 }
 
 const VISITS = 3;
+/** The tag table's rows (not its header or an empty-state row). */
+const TAG_ROWS = 'tbody tr[data-testid^="tag-row-"]';
 
 async function signedInContext(browser: Browser, port: number): Promise<BrowserContext> {
   const context = await browser.newContext({
@@ -114,7 +116,7 @@ async function firstVisit(context: BrowserContext, rows: number): Promise<{ rows
   // A string, not a function: tsx wraps named functions in a helper that the page does not have.
   await page.addInitScript(`(() => {
     const check = () => {
-      if (document.querySelectorAll('tbody tr[data-testid^="tag-row-"]').length >= ${rows}) window.__rowsAt = performance.now();
+      if (document.querySelectorAll(${JSON.stringify(TAG_ROWS)}).length >= ${rows}) window.__rowsAt = performance.now();
       else requestAnimationFrame(check);
     };
     requestAnimationFrame(check);
