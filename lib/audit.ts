@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'tag.create',
   'tag.edit',
   'tag.raise',
+  'tag.ordering',
   'tag.delete',
   'auth.login',
   'auth.login_failed',

@@ -9,6 +9,7 @@ export const AUDIT_ACTION_LABEL: Record<AuditAction, string> = {
   'tag.raise': 'max_id raised',
   'tag.delete': 'deleted',
   'tag.semantics': 'semantics switched',
+  'tag.ordering': 'ordering changed',
   'fleet.semantics': 'fleet default semantics switched',
   'auth.login': 'login',
   'auth.login_failed': 'login refused',
@@ -33,6 +34,8 @@ function shown(row: AuditTagRow, field: Field): string {
 export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | 'after'>): string[] {
   const format = formatChanges(formatRow(entry.before), formatRow(entry.after));
   if (format !== null) return format;
+  if (entry.before !== null && entry.after !== null && 'ordering' in entry.before && 'ordering' in entry.after)
+    return [`ordering ${entry.before.ordering} → ${entry.after.ordering}`];
   const semantics = semanticsChange(entry);
   const before = tagRow(entry.before);
   const after = tagRow(entry.after);

@@ -12,7 +12,13 @@ export interface AuditSemantics {
   bumped?: number;
 }
 
-export type AuditEntryRow = AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow;
+/** A tag.ordering entry: the ordering before and after (lib/ordered). */
+export interface AuditOrdering {
+  ordering: 'strict' | 'none';
+}
+
+export type AuditEntryRow =
+  AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow | AuditOrdering;
 
 export interface AuditRecord extends AuditStamp {
   id: number;

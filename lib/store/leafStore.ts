@@ -6,6 +6,7 @@ import type { TagStore } from '../segment/tagStore';
 import type { TokenStore } from '../auth/tokenStore';
 import type { NodeStore } from '../fleet/nodeStore';
 import type { FormatStore } from '../format/formatStore';
+import type { OrderStore } from '../ordered/orderStore';
 import type { SemanticsStore } from '../segment/semanticsStore';
 import type { WorkerStore } from '../snowflake/workerStore';
 
@@ -19,6 +20,8 @@ export interface LeafStore {
   readonly formats: FormatStore;
   readonly tokens: TokenStore;
   readonly audit: AuditStore;
+  /** Strict tags and their owners' leases (lib/ordered). */
+  readonly order: OrderStore;
   ping(): Promise<void>;
   /** Every host of the URL on its own, probed in parallel within `timeoutMs`; absent on SQLite. */
   hosts?(timeoutMs?: number): Promise<HostHealth[]>;

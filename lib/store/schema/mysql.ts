@@ -117,3 +117,18 @@ export const leafFormatPeriod = mysqlTable(
   },
   (t) => [primaryKey({ columns: [t.bizTag, t.periodKey] })],
 );
+
+/** Strict tags (docs/design.md#ordered-tags): a row per tag set to ordering strict, holding its owner's lease. */
+export const leafOrder = mysqlTable('leaf_order', {
+  bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
+  /** Ms on the database clock when the tag became strict: no owner serves before every node has heard. */
+  strictSince: bigint('strict_since', { mode: 'number' }).notNull(),
+  /** Grows with every acquisition; 0 before the first. */
+  epoch: bigint('epoch', { mode: 'number' }).notNull().default(0),
+  ownerNode: varchar('owner_node', { length: 255 }),
+  ownerInstance: varchar('owner_instance', { length: 64 }),
+  ownerAddress: varchar('owner_address', { length: 255 }),
+  /** Ms on the database clock; 0 after a release. */
+  leaseExpiresAt: bigint('lease_expires_at', { mode: 'number' }).notNull().default(0),
+  acquiredAt: bigint('acquired_at', { mode: 'number' }).notNull().default(0),
+});

@@ -111,3 +111,18 @@ export const leafFormatPeriod = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.bizTag, t.periodKey] })],
 );
+
+/** Strict tags (docs/design.md#ordered-tags): a row per tag set to ordering strict, holding its owner's lease. */
+export const leafOrder = sqliteTable('leaf_order', {
+  bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
+  /** Ms on the database clock when the tag became strict: no owner serves before every node has heard. */
+  strictSince: integer('strict_since', { mode: 'number' }).notNull(),
+  /** Grows with every acquisition; 0 before the first. */
+  epoch: integer('epoch', { mode: 'number' }).notNull().default(0),
+  ownerNode: text('owner_node', { length: 255 }),
+  ownerInstance: text('owner_instance', { length: 64 }),
+  ownerAddress: text('owner_address', { length: 255 }),
+  /** Ms on the database clock; 0 after a release. */
+  leaseExpiresAt: integer('lease_expires_at', { mode: 'number' }).notNull().default(0),
+  acquiredAt: integer('acquired_at', { mode: 'number' }).notNull().default(0),
+});

@@ -11,6 +11,7 @@ export const TABLE = {
   token: sql.identifier('leaf_token'),
   format: sql.identifier('leaf_format'),
   period: sql.identifier('leaf_format_period'),
+  order: sql.identifier('leaf_order'),
 } as const;
 
 export type TableName = (typeof TABLE)[keyof typeof TABLE];

@@ -4,6 +4,7 @@ import { ServerAudit } from './audit';
 import type { ServerDialect } from './dialect';
 import { ServerFormats } from './formats';
 import { ServerNodes } from './nodes';
+import { ServerOrder } from './order';
 import { ServerSemantics } from './semantics';
 import { ServerTags } from './tags';
 import { ServerTokens } from './tokens';
@@ -19,6 +20,7 @@ export class ServerStore implements LeafStore {
   readonly formats: ServerFormats;
   readonly tokens: ServerTokens;
   readonly audit: ServerAudit;
+  readonly order: ServerOrder;
 
   constructor(
     private readonly exec: ServerExecutor,
@@ -33,6 +35,7 @@ export class ServerStore implements LeafStore {
     this.formats = new ServerFormats(exec, dialect);
     this.tokens = new ServerTokens(exec);
     this.audit = new ServerAudit(exec);
+    this.order = new ServerOrder(exec, dialect);
   }
 
   async ping(): Promise<void> {

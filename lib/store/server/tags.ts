@@ -35,10 +35,12 @@ export class ServerTags implements TagStore {
   ) {}
 
   async listTags(): Promise<TagInfo[]> {
-    const rows = await this.exec.read<Pick<RawAllocRow, 'biz_tag' | 'step'>>(
-      sql`SELECT biz_tag, step FROM ${TABLE.alloc} ORDER BY biz_tag`,
+    // With its ordering: a node that first hears of a tag made strict never serves it from its own buffer.
+    const rows = await this.exec.read<Pick<RawAllocRow, 'biz_tag' | 'step'> & { strict_tag: string | null }>(
+      sql`SELECT a.biz_tag, a.step, o.biz_tag AS strict_tag FROM ${TABLE.alloc} a
+          LEFT JOIN ${TABLE.order} o ON o.biz_tag = a.biz_tag ORDER BY a.biz_tag`,
     );
-    return rows.map((r) => ({ bizTag: r.biz_tag, step: r.step }));
+    return rows.map((r) => ({ bizTag: r.biz_tag, step: r.step, strict: r.strict_tag !== null }));
   }
 
   async listTagRows(): Promise<TagRow[]> {

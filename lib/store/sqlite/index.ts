@@ -3,6 +3,7 @@ import { SqliteAudit } from './audit';
 import { SqliteExecutor, type SqliteOptions } from './executor';
 import { SqliteFormats } from './formats';
 import { SqliteNodes } from './nodes';
+import { SqliteOrder } from './order';
 import { SqliteSemantics } from './semantics';
 import { SqliteTags } from './tags';
 import { SqliteTokens } from './tokens';
@@ -22,6 +23,7 @@ export class SqliteStore implements LeafStore {
   readonly formats: SqliteFormats;
   readonly tokens: SqliteTokens;
   readonly audit: SqliteAudit;
+  readonly order: SqliteOrder;
   private readonly exec: SqliteExecutor;
 
   constructor(options: SqliteOptions) {
@@ -34,6 +36,7 @@ export class SqliteStore implements LeafStore {
     this.formats = new SqliteFormats(this.exec);
     this.tokens = new SqliteTokens(this.exec);
     this.audit = new SqliteAudit(this.exec);
+    this.order = new SqliteOrder(this.exec);
   }
 
   async ping(): Promise<void> {

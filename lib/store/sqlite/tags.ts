@@ -5,7 +5,7 @@ import { tagNotFound } from '../../errors';
 import { type Id, MAX_ID } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import { exactId } from '../exactId';
-import { leafAlloc, leafAllocTombstone } from '../schema/sqlite';
+import { leafAlloc, leafAllocTombstone, leafOrder } from '../schema/sqlite';
 import {
   badStep,
   existingTag,
@@ -28,10 +28,12 @@ export class SqliteTags implements TagStore {
   async listTags(): Promise<TagInfo[]> {
     return this.exec.read((db) =>
       db
-        .select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step })
+        .select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step, strictTag: leafOrder.bizTag })
         .from(leafAlloc)
+        .leftJoin(leafOrder, eq(leafOrder.bizTag, leafAlloc.bizTag))
         .orderBy(asc(leafAlloc.bizTag))
-        .all(),
+        .all()
+        .map((r) => ({ bizTag: r.bizTag, step: r.step, strict: r.strictTag !== null })),
     );
   }
 
