@@ -32,6 +32,9 @@ export type LeafErrorCode =
   | 'too_many_attempts'
   | 'sequence_exhausted'
   | 'format_conflict'
+  | 'owner_unavailable'
+  | 'not_owner'
+  | 'strict_tag_range'
   | 'internal_error'
   | 'closed';
 
@@ -70,6 +73,12 @@ const STATUS: Record<LeafErrorCode, number> = {
   sequence_exhausted: 503,
   // A format edit (or re-creation) that could issue an ID again.
   format_conflict: 409,
+  // A strict tag whose owner cannot serve now (a handover, the database out of reach): retry after Retry-After.
+  owner_unavailable: 503,
+  // A request for the owner of a strict tag reached a node that does not own it (any more): retry.
+  not_owner: 503,
+  // A range lease would let a client hand out a strict tag's IDs out of order.
+  strict_tag_range: 409,
   // leaf-ts/embedded after close(): never an HTTP answer, but every code has a status.
   closed: 503,
   unsupported_media_type: 415,
