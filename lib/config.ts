@@ -115,6 +115,12 @@ const ENV_SCHEMA = z.object({
   LEAF_NODE_HEARTBEAT_MS: integer(100, 600_000, 3_000, 'an integer from 100 to 600000 (ms)'),
   LEAF_NODE_GONE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   LEAF_NODE_PRUNE_MS: integer(1, 365 * 86_400_000, 86_400_000, 'a positive integer (ms)'),
+  LEAF_NODE_ADDRESS: optional(
+    z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, { message: 'host:port where other nodes reach this one' }),
+  ),
+  LEAF_ORDER_LEASE_MS: integer(500, 600_000, 5_000, 'an integer from 500 to 600000 (ms)'),
+  LEAF_ORDER_MARGIN_MS: integer(50, 60_000, 1_000, 'an integer from 50 to 60000 (ms)'),
+  LEAF_ORDER_POLL_MS: integer(100, 60_000, 1_000, 'an integer from 100 to 60000 (ms)'),
   LEAF_METRICS_TAGS: optional(
     z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR }),
   ).transform((v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection))),
@@ -159,6 +165,13 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       `LEAF_NODE_PRUNE_MS must be at least LEAF_NODE_GONE_MS (${e.LEAF_NODE_GONE_MS} ms) (got ${shown('LEAF_NODE_PRUNE_MS', env.LEAF_NODE_PRUNE_MS)})`,
     );
   }
+  if (e.LEAF_ORDER_MARGIN_MS * 3 > e.LEAF_ORDER_LEASE_MS) {
+    // The owner stops a margin early and renews three times per lease: a margin above a third leaves no time to.
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_ORDER_MARGIN_MS must be at most a third of LEAF_ORDER_LEASE_MS (${e.LEAF_ORDER_LEASE_MS} ms) (got ${e.LEAF_ORDER_MARGIN_MS})`,
+    );
+  }
   const location: StoreLocation =
     e.DATABASE_URL === undefined
       ? { kind: 'sqlite', sqliteFile: e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE }
@@ -199,10 +212,17 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     node: {
       id: nodeId,
       // A wildcard bind says nothing to the operator reading a conflict line on another machine: name the host.
-      address: `${WILDCARD_HOSTS.has(e.HOST) ? os.hostname() : e.HOST}:${e.PORT}`,
+      address: e.LEAF_NODE_ADDRESS ?? `${WILDCARD_HOSTS.has(e.HOST) ? os.hostname() : e.HOST}:${e.PORT}`,
       heartbeatMs: e.LEAF_NODE_HEARTBEAT_MS,
       goneMs: e.LEAF_NODE_GONE_MS,
       pruneMs: e.LEAF_NODE_PRUNE_MS,
+    },
+    ordered: {
+      leaseMs: e.LEAF_ORDER_LEASE_MS,
+      marginMs: e.LEAF_ORDER_MARGIN_MS,
+      pollMs: e.LEAF_ORDER_POLL_MS,
+      // Two reads of leaf_order by every node, and the margin, before a tag made strict gets its first owner.
+      settleMs: 2 * e.LEAF_ORDER_POLL_MS + e.LEAF_ORDER_MARGIN_MS,
     },
     benchRoutes: e.LEAF_BENCH_ROUTES,
     runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,

@@ -31,6 +31,8 @@ export interface LeafConfig {
   snowflake: SnowflakeConfig;
   /** This node in the fleet registry (`leaf_node`). */
   node: NodeConfig;
+  /** Strict tags' owner leases (LEAF_ORDER_*; docs/design.md#ordered-tags). */
+  ordered: OrderedConfig;
   /** `/api/bench/constant`, the benchmark's Next ceiling. */
   benchRoutes: boolean;
   /** LEAF_RUNWAY_WARN_SECONDS: a shorter runway (buffer without the database) is a warning in the console. */
@@ -63,4 +65,15 @@ export interface NodeConfig {
   goneMs: number;
   /** Gone or stopped rows older than this are deleted. */
   pruneMs: number;
+}
+
+export interface OrderedConfig {
+  /** LEAF_ORDER_LEASE_MS: an owner's lease on the database clock. */
+  leaseMs: number;
+  /** LEAF_ORDER_MARGIN_MS: the owner stops this early, a successor starts this late (covers clock-rate drift). */
+  marginMs: number;
+  /** LEAF_ORDER_POLL_MS: how often each node reads leaf_order. */
+  pollMs: number;
+  /** How long a tag made strict waits for its first owner: every node has read leaf_order by then. */
+  settleMs: number;
 }

@@ -6,7 +6,7 @@ import type { LeafConfig } from './leafConfig';
 import type { Logger } from './log';
 import { registerFleetGauge } from './metrics/fleetGauge';
 import { LoadLog } from './metrics/loadLog';
-import { type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
+import { type MetricsSources, type PrometheusMetrics, createPrometheusMetrics } from './metrics/prometheus';
 import type { RateTracker } from './metrics/rateTracker';
 import type { SegmentLoadRecord } from './segment/buffer';
 import type { NodeRegistry } from './fleet/registry';
@@ -55,6 +55,7 @@ export interface ConsoleCore {
   store: LeafStore;
   fleet: NodeRegistry;
   rates: RateTracker;
+  ordered: NonNullable<MetricsSources['ordered']>;
 }
 
 export function startConsoleParts(
@@ -65,7 +66,7 @@ export function startConsoleParts(
 ): ConsoleRuntime {
   const { prometheus, loadLog } = parts;
   const { rates } = core;
-  prometheus.bind(core.segments, core.snowflake, { rates, store: core.store });
+  prometheus.bind(core.segments, core.snowflake, { rates, store: core.store, ordered: core.ordered });
   registerFleetGauge(prometheus.registry, core.fleet);
   const sampler = setInterval(() => rates.record(core.segments.issuedTotals()), 1_000);
   sampler.unref();

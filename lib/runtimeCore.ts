@@ -1,4 +1,5 @@
 /** What serves IDs, opened so a twin or a bad floor serves nothing, closed so the give-back stays safe. */
+import { randomUUID } from 'node:crypto';
 import type { IdAccess } from './auth/scopedTokens';
 import { TokenRefresher } from './auth/tokenRefresh';
 import { systemClock } from './clock';
@@ -11,11 +12,18 @@ import { RateTracker } from './metrics/rateTracker';
 import type { SegmentLoadRecord } from './segment/buffer';
 import { SegmentEngine } from './segment/engine';
 import { ensureFleetSemantics } from './segment/fleetSemantics';
+import { httpForward } from './ordered/forwarder';
+import { OrderedTags } from './ordered/orderedTags';
 import { checkFloor } from './snowflake/floor';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
 import type { LeafStore } from './store/leafStore';
 import { LEAF_VERSION } from './version';
+
+/** A relayed request that the owner has not answered by now fails (the client retries; the owner may be gone). */
+const FORWARD_TIMEOUT_MS = 1_000;
+/** A stop gives each lease this long to be given up; else it runs out by itself. */
+const RELEASE_TIMEOUT_MS = 1_000;
 
 export interface CoreRuntime {
   config: LeafConfig;
@@ -32,6 +40,10 @@ export interface CoreRuntime {
   tokens: TokenRefresher;
   /** Per-tag rates: the node's snapshot in the registry, and the console's charts. */
   rates: RateTracker;
+  /** Strict tags: which this node owns, and the relay to the owners of the others (lib/ordered). */
+  ordered: OrderedTags;
+  /** Ends the relay's keep-alive connections. */
+  closeForwarder: () => void;
 }
 
 /** What the core reports to, and reads from, the console's part. */
@@ -62,7 +74,23 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
       throw error;
     }
   }
-  const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad });
+  const relay = httpForward(FORWARD_TIMEOUT_MS);
+  const { leaseMs: orderLeaseMs, marginMs, pollMs, settleMs } = config.ordered;
+  // The engine asks `ordered` before every ID of a strict tag; `ordered` restarts the engine's tag on a handover.
+  const ordered: OrderedTags = new OrderedTags({
+    store: store.order,
+    engine: {
+      setStrict: (bizTag, strict) => segments.setStrict(bizTag, strict),
+      restartStrict: (bizTag) => segments.restartStrict(bizTag),
+    },
+    self: { nodeId: config.node.id, instanceId: randomUUID(), address: config.node.address },
+    terms: { leaseMs: orderLeaseMs, marginMs, settleMs },
+    pollMs,
+    forward: relay.forward,
+    clock: systemClock,
+    logger,
+  });
+  const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad, gate: ordered });
   const rates = new RateTracker({ clock: systemClock });
   const formats = new FormatEngine({ store: store.formats, logger });
   const snowflake = enabled
@@ -102,9 +130,21 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     intervalMs: config.tokenRefreshMs,
     logger,
   });
-  const core: CoreRuntime = { config, logger, store, segments, formats, snowflake, fleet, tokens, rates };
+  const core: CoreRuntime = {
+    config,
+    logger,
+    store,
+    segments,
+    formats,
+    snowflake,
+    fleet,
+    tokens,
+    rates,
+    ordered,
+    closeForwarder: relay.close,
+  };
   try {
-    await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start()]);
+    await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start(), ordered.start()]);
   } catch (error) {
     // Stop what started — the heartbeat above all: left beating, it would make the next attempt of this very process
     // find its own row live and refuse as a twin.
@@ -130,6 +170,8 @@ export async function closeCore(core: CoreRuntime): Promise<void> {
   given.push(...givenFormats);
   if (giveBack)
     core.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
-  await Promise.all([core.snowflake?.stop(), core.fleet.stop()]);
+  core.closeForwarder();
+  // The engine serves nothing now: the strict tags' next owners may start at once.
+  await Promise.all([core.snowflake?.stop(), core.fleet.stop(), core.ordered.close(RELEASE_TIMEOUT_MS)]);
   await core.store.close();
 }

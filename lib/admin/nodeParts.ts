@@ -10,13 +10,21 @@ import type { FormatStore } from '../format/formatStore';
 import type { Logger } from '../log';
 import type { LoadLog } from '../metrics/loadLog';
 import type { RateTracker } from '../metrics/rateTracker';
+import type { OrderStore } from '../ordered/orderStore';
 import type { SegmentEngine } from '../segment/engine';
 import type { SemanticsStore } from '../segment/semanticsStore';
 import type { TagStore } from '../segment/tagStore';
 import type { AuditStore } from './auditStore';
 
 export interface NodeParts {
-  store: { tags: TagStore; semantics: SemanticsStore; audit: AuditStore; formats: FormatStore; tokens: TokenStore };
+  store: {
+    tags: TagStore;
+    semantics: SemanticsStore;
+    audit: AuditStore;
+    formats: FormatStore;
+    tokens: TokenStore;
+    order: OrderStore;
+  };
   segments: SegmentEngine;
   formats: FormatEngine;
   tokens: TokenRefresher;

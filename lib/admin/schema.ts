@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, readableLimit } from '../bizTag';
 import { MAX_ID, parseId } from '../segment/id';
 import { SEMANTICS } from '../segment/semantics';
+import { ORDERINGS } from '../ordered/orderStore';
 import { MAX_STEP } from '../segment/step';
 
 /** One schema per form, shared by the console (instant feedback) and the routes (the authority); pure. */
@@ -48,11 +49,15 @@ export const description = z
   .transform((v) => (v.trim() === '' ? null : v))
   .nullable();
 
+/** `strict`: IDs increase across the whole fleet (lib/ordered); `none`: segment order, the default. */
+const ordering = z.enum(ORDERINGS, { error: 'One of "strict" or "none".' });
+
 export const createTagSchema = z.strictObject({
   bizTag,
   step,
   maxId: maxId.optional(),
   description: description.optional(),
+  ordering: ordering.optional(),
 });
 
 /** Claim semantics (lib/segment/semantics.ts): `leaf` as Leaf's Java server, `leaf-ts` this project's own. */
@@ -65,11 +70,17 @@ export const updateTagSchema = z
     maxId: maxId.optional(),
     /** null: the tag follows the fleet default again. */
     semantics: semantics.nullable().optional(),
+    ordering: ordering.optional(),
   })
   .refine(
-    (v) => v.step !== undefined || v.description !== undefined || v.maxId !== undefined || v.semantics !== undefined,
+    (v) =>
+      v.step !== undefined ||
+      v.description !== undefined ||
+      v.maxId !== undefined ||
+      v.semantics !== undefined ||
+      v.ordering !== undefined,
     {
-      message: 'Nothing to change: give step, description, maxId or semantics.',
+      message: 'Nothing to change: give step, description, maxId, semantics or ordering.',
     },
   );
 

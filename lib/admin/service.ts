@@ -8,6 +8,8 @@ import type { AuditRecord } from './auditStore';
 import type { AuditStamp } from '../audit';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
 import type { TagRow } from '../segment/tagStore';
+import type { OrderRead } from '../ordered/orderStore';
+import { orderingView } from './orderViews';
 import {
   type AuditQueryInput,
   type CreateTagInput,
@@ -43,7 +45,7 @@ export function tagFromParam(param: string): string {
   return parseBizTag(param);
 }
 
-function view(rt: AdminRuntime, row: TagRow, semantics: Semantics): TagView {
+function view(rt: AdminRuntime, row: TagRow, semantics: Semantics, order: OrderRead): TagView {
   const snap = rt.segments.snapshot(row.bizTag);
   return {
     bizTag: row.bizTag,
@@ -52,6 +54,7 @@ function view(rt: AdminRuntime, row: TagRow, semantics: Semantics): TagView {
     description: row.description,
     semantics,
     updateTime: row.updateTime.toISOString(),
+    ...orderingView(order, row.bizTag),
     engine:
       snap === undefined
         ? null
@@ -65,13 +68,17 @@ function withoutIdentity({ bizTag: _tag, ...rest }: TagSnapshot): Omit<TagSnapsh
 
 /** One page of the tag list (lib/admin/tagList.ts), each row with this node's engine state. */
 export async function listTags(rt: AdminRuntime, query: TagListQuery): Promise<TagListPage> {
-  const settings = await rt.store.semantics.getSemantics();
-  return listTagPage(rt, query, (row) => view(rt, row, settings.tags[row.bizTag] ?? settings.default));
+  const [settings, order] = await Promise.all([rt.store.semantics.getSemantics(), rt.store.order.readOrder()]);
+  return listTagPage(rt, query, (row) => view(rt, row, settings.tags[row.bizTag] ?? settings.default, order));
 }
 
-/** The view of a row just read or changed, with its effective semantics. */
+/** The view of a row just read or changed, with its effective semantics and its ordering. */
 async function freshView(rt: AdminRuntime, row: TagRow): Promise<TagView> {
-  return view(rt, row, await rt.store.semantics.tagSemantics(row.bizTag));
+  const [semantics, order] = await Promise.all([
+    rt.store.semantics.tagSemantics(row.bizTag),
+    rt.store.order.readOrder(),
+  ]);
+  return view(rt, row, semantics, order);
 }
 
 export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDetail> {
@@ -93,6 +100,8 @@ export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: R
     { bizTag: input.bizTag, step: input.step, maxId: input.maxId, description: input.description ?? null },
     auditStamp(rt, who),
   );
+  // Its own transaction and audit entry (tag.ordering): no node serves the tag before the settle time anyway.
+  if (input.ordering === 'strict') await rt.store.order.setOrdering(row.bizTag, 'strict', auditStamp(rt, who));
   await rt.segments.refreshTags(); // usable on this node at once; other nodes see it within their refresh
   return freshView(rt, row);
 }
@@ -120,6 +129,11 @@ export async function updateTag(
     await rt.store.semantics.setTagSemantics(bizTag, input.semantics, auditStamp(rt, who));
     row = await rt.store.tags.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
+  }
+  if (input.ordering !== undefined) {
+    // Its own transaction and audit entry (tag.ordering); every node hears within LEAF_ORDER_POLL_MS.
+    await rt.store.order.setOrdering(bizTag, input.ordering, auditStamp(rt, who));
+    row ??= await rt.store.tags.getTag(bizTag);
   }
   await rt.segments.refreshTags();
   return freshView(rt, row as TagRow);

@@ -3,6 +3,8 @@ import type { TagSnapshot } from '../segment/snapshot';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';
+import type { Ordering } from '../ordered/orderStore';
+import type { OwnerView } from './orderViews';
 import type { AuditAction, AuditTagRow } from '../audit';
 import type { AuditSemantics } from './auditStore';
 import type { AuditEntryRow } from './auditStore';
@@ -39,6 +41,10 @@ export interface TagView {
   /** Effective claim semantics: the tag's own setting, else the fleet default (GET /api/admin/semantics). */
   semantics: Semantics;
   updateTime: string;
+  /** `strict`: IDs increase across the whole fleet, served by one owner (docs/design.md#ordered-tags). */
+  ordering: Ordering;
+  /** A strict tag's owner; null otherwise, and before its first owner. */
+  owner: OwnerView | null;
   /** null when this node holds no buffer for the tag. */
   engine: EngineView | null;
   /** The tag across the fleet's up nodes (from the node registry); null without one. */

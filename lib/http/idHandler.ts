@@ -5,7 +5,15 @@ import { type Logger, silentLogger } from '../log';
 import { type Answer, failure, methodNotAllowed, routeNotFound } from './answer';
 import { countIn, leaseCountIn } from './count';
 import { health, hostsProbeCache } from './health';
-import { type IdRuntime, decodeSnowflake, issueFormatted, issueSegment, issueSnowflake, leaseSegment } from './issue';
+import {
+  type IdRuntime,
+  decodeSnowflake,
+  issueFormatted,
+  issueOwned,
+  issueSegment,
+  issueSnowflake,
+  leaseSegment,
+} from './issue';
 import { decodeTag, matchRoute } from './routes';
 
 export type { IdRuntime } from './issue';
@@ -83,7 +91,12 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
       switch (route.kind) {
         case 'segment': {
           const bizTag = allowedTag(grant, route.param);
-          result = withRuntime(deps, issueSegment, bizTag, countIn(url, q), false);
+          result = withRuntime(deps, issueSegment, bizTag, countIn(url, q), false, authorization);
+          break;
+        }
+        case 'segment-owner': {
+          const bizTag = allowedTag(grant, route.param);
+          result = withRuntime(deps, issueOwned, bizTag, countIn(url, q), false, authorization);
           break;
         }
         case 'segment-range': {
@@ -94,7 +107,7 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
         case 'leaf-segment': {
           const bizTag = allowedTag(grant, route.param);
           if (countIn(url, q) !== 0) throw new LeafError('invalid_request', LEAF_ROUTE_COUNT_MESSAGE);
-          result = withRuntime(deps, issueSegment, bizTag, 0, true);
+          result = withRuntime(deps, issueSegment, bizTag, 0, true, authorization);
           break;
         }
         case 'snowflake':
@@ -131,7 +144,13 @@ function allowedTag(grant: Grant, raw: string): string {
   return bizTag;
 }
 
-type Issue = (rt: IdRuntime, bizTag: string, count: number, plain: boolean) => Answer | Promise<Answer>;
+type Issue = (
+  rt: IdRuntime,
+  bizTag: string,
+  count: number,
+  plain: boolean,
+  authorization?: string | null,
+) => Answer | Promise<Answer>;
 
 /** Runs `issue` on the runtime: synchronously when it is up (the hot path allocates no promise). */
 function withRuntime(
@@ -140,7 +159,10 @@ function withRuntime(
   bizTag: string,
   count: number,
   plain: boolean,
+  authorization?: string | null,
 ): Answer | Promise<Answer> {
   const rt = deps.runtime();
-  return rt instanceof Promise ? rt.then((r) => issue(r, bizTag, count, plain)) : issue(rt, bizTag, count, plain);
+  return rt instanceof Promise
+    ? rt.then((r) => issue(r, bizTag, count, plain, authorization))
+    : issue(rt, bizTag, count, plain, authorization);
 }

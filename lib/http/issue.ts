@@ -2,11 +2,13 @@
 import { LeafError } from '../errors';
 import { formatNotFound } from '../format/rules';
 import type { FormatEngine } from '../format/engine';
+import type { OrderedTags, StrictRequest } from '../ordered/orderedTags';
 import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
 import type { LeafStore } from '../store/leafStore';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
-import { type Answer, jsonOk } from './answer';
+import { strictRangeRefused } from '../segment/serveGate';
+import { type Answer, jsonOk, plainText } from './answer';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
 
 /** What the ID routes use of a running node (`formats` absent: no formatted tag exists). */
@@ -15,14 +17,58 @@ export interface IdRuntime {
   store: LeafStore;
   snowflake: SnowflakeNode | null;
   formats?: FormatEngine;
+  /** Strict tags (lib/ordered): absent where no node runs them (the embedded package, unit tests). */
+  ordered?: OrderedTags;
 }
 
+/** `/api/id/segment/{tag}` and the Leaf route: a strict tag goes through its owner, any other tag is served here. */
 export function issueSegment(
-  { segments: engine }: IdRuntime,
+  rt: IdRuntime,
   bizTag: string,
   count: number,
   plain: boolean,
+  authorization?: string | null,
 ): Answer | Promise<Answer> {
+  const ordered = rt.ordered;
+  if (ordered === undefined || ordered.size === 0 || !ordered.isStrict(bizTag))
+    return serveSegment(rt.segments, bizTag, count, plain);
+  return ordered.issue(strictRequest(bizTag, count, plain, authorization, false), () =>
+    serveSegment(rt.segments, bizTag, count, plain),
+  );
+}
+
+/** `/api/id/owner/{tag}`: IDs of a strict tag only from its owner (never relayed again); any other tag as usual. */
+export function issueOwned(
+  rt: IdRuntime,
+  bizTag: string,
+  count: number,
+  _plain: boolean,
+  authorization?: string | null,
+): Answer | Promise<Answer> {
+  const ordered = rt.ordered;
+  if (ordered === undefined || !ordered.isStrict(bizTag)) return serveSegment(rt.segments, bizTag, count, false);
+  return ordered.issue(strictRequest(bizTag, count, false, authorization, true), () =>
+    serveSegment(rt.segments, bizTag, count, false),
+  );
+}
+
+function strictRequest(
+  bizTag: string,
+  count: number,
+  plain: boolean,
+  authorization: string | null | undefined,
+  ownerOnly: boolean,
+): StrictRequest {
+  const ownerPath = `/api/id/owner/${encodeURIComponent(bizTag)}${count === 0 ? '' : `?count=${count}`}`;
+  return { bizTag, ownerPath, authorization, ownerOnly, reshape: plain ? plainSingle : undefined };
+}
+
+/** The owner's `{"tag","id"}` as the Leaf route's plain-text ID. */
+function plainSingle(answer: Answer): Answer {
+  return plainText(String((JSON.parse(answer.body) as { id: string }).id));
+}
+
+function serveSegment(engine: SegmentEngine, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
   if (count === 0) {
     const id = engine.nextId(bizTag);
     if (typeof id !== 'object') return single(bizTag, id, plain);
@@ -33,7 +79,12 @@ export function issueSegment(
   return batch(bizTag, ranges);
 }
 
-export function leaseSegment({ segments: engine }: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {
+export function leaseSegment(
+  { segments: engine, ordered }: IdRuntime,
+  bizTag: string,
+  count: number,
+): Answer | Promise<Answer> {
+  if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
   const ranges = engine.leaseRanges(bizTag, count);
   if (ranges instanceof Promise) return ranges.then((r) => lease(bizTag, r));
   return lease(bizTag, ranges);

@@ -4,6 +4,7 @@ import { invalidTag, parseBizTag } from '../bizTag';
 export type RouteKind =
   | 'segment'
   | 'segment-range'
+  | 'segment-owner'
   | 'leaf-segment'
   | 'snowflake'
   | 'snowflake-decode'
@@ -14,6 +15,7 @@ export type RouteKind =
 /** `param`: one path segment after the prefix (a tag, an ID, Leaf's key). The range route costs single IDs nothing. */
 export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
   { path: '/api/id/segment/', param: true, kind: 'segment' },
+  { path: '/api/id/owner/', param: true, kind: 'segment-owner' },
   { path: '/api/segment/get/', param: true, kind: 'leaf-segment' },
   { path: '/api/id/snowflake', param: false, kind: 'snowflake' },
   { path: '/api/id/snowflake/', param: true, kind: 'snowflake-decode' },

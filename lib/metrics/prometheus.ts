@@ -24,6 +24,8 @@ export interface MetricsSources {
   rates?: { ratePerSec(bizTag: string): number };
   /** Probed at most once per `storeProbeTtlMs` for `leaf_store_up`; without it the series is absent. */
   store?: { ping(): Promise<void> };
+  /** Strict tags (lib/ordered): requests relayed to owners, leases taken and lost, tags owned here. */
+  ordered?: { forwarded: number; acquired: number; lost: number; size: number; owned(): string[] };
 }
 
 export interface PrometheusOptions {
@@ -162,7 +164,27 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     '1 when the snowflake worker holds a renewed lease; absent when snowflake mode is off.',
   );
 
+  const forwarded = counter('leaf_ordered_forwarded_total', "Requests for strict tags relayed to the tag's owner.");
+  const ownership = counter('leaf_ordered_ownership_changes_total', 'Strict-tag leases this node took or lost.', [
+    'change',
+  ]);
+  const owned = gauge('leaf_ordered_tags_owned', 'Strict tags this node owns and serves now.');
+  const strictTags = gauge('leaf_ordered_strict_tags', 'Tags set to ordering strict, as this node last read them.');
+
+  function updateOrdered(): void {
+    const ordered = sources.ordered;
+    if (ordered === undefined) return;
+    forwarded.reset();
+    forwarded.inc(ordered.forwarded);
+    ownership.reset();
+    ownership.inc({ change: 'acquired' }, ordered.acquired);
+    ownership.inc({ change: 'lost' }, ordered.lost);
+    owned.set(ordered.owned().length);
+    strictTags.set(ordered.size);
+  }
+
   function update(): void {
+    updateOrdered();
     for (const m of [...perTag.map((p) => p.metric), runway, loads]) m.reset();
     tagStates.reset();
     if (segments === null) return;

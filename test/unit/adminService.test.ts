@@ -22,7 +22,7 @@ describe('admin tag detail', () => {
     store.failWith = new Error('db down');
     await outcome(() => segments.takeIds('order', 30)).catch(() => undefined);
     const rt = {
-      store: { tags: store, semantics: store },
+      store: { tags: store, semantics: store, order: { readOrder: async () => ({ rows: [], dbNowMs: 0 }) } },
       segments,
       console: { loadLog, rates: new RateTracker({ clock }) },
     } as unknown as Pick<Runtime, 'store' | 'segments' | 'console'>;

@@ -43,6 +43,8 @@ const row = (bizTag: string): TagView => ({
   step: 1000,
   description: null,
   semantics: 'leaf-ts',
+  ordering: 'none',
+  owner: null,
   updateTime: new Date(T0).toISOString(),
   engine: null,
 });

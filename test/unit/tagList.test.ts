@@ -73,6 +73,7 @@ describe('tag list page', () => {
       store: {
         tags: { listTagRows: async () => rows() },
         semantics: { getSemantics: () => store.getSemantics() },
+        order: { readOrder: async () => ({ rows: [], dbNowMs: 0 }) },
       } as never,
       segments,
       console: { rates, loadLog: new LoadLog() },

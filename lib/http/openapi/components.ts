@@ -26,6 +26,8 @@ import { RESET_PERIODS } from '../../format/period';
 import type { RatePoint } from '../../metrics/rateTracker';
 import type { SegmentLoadRecord } from '../../segment/buffer';
 import { SEMANTICS } from '../../segment/semantics';
+import { ORDERINGS } from '../../ordered/orderStore';
+import type { OwnerView } from '../../admin/orderViews';
 import type { SemanticsSettings, SemanticsSwitch } from '../../segment/semanticsStore';
 import type { WorkerRow } from '../../snowflake/workerStore';
 import { NEXT_STATES, NODE_STATES } from '../../fleet/types';
@@ -81,6 +83,7 @@ const fleetTag = shape<FleetTagView>()({
   runwaySeconds: nullable(num),
 });
 
+const owner = shape<OwnerView>()({ nodeId: str, address: str, epoch: int, leaseAgeMs: int, leaseLeftMs: int });
 const tagView = shape<TagView>()(
   {
     bizTag: tag,
@@ -89,6 +92,8 @@ const tagView = shape<TagView>()(
     description: nullable(str),
     semantics,
     updateTime: isoTime,
+    ordering: oneOfValues(ORDERINGS),
+    owner: nullable(owner),
     engine: nullable(engine),
     fleet: nullable(fleetTag),
   },

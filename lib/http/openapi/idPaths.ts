@@ -20,7 +20,20 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
       summary: 'A range lease: exactly `count` IDs as inclusive runs, never served by any node again',
       security: idSecurity,
       parameters: [tagParam(), countParam(MAX_LEASE_COUNT, true)],
-      responses: { '200': answer('the lease', ref('RangeLease')), ...ID_ERRORS },
+      // 409 strict_tag_range: a strict tag's IDs come only from its owner, one request at a time.
+      responses: { '200': answer('the lease', ref('RangeLease')), ...ID_ERRORS, ...errors(409) },
+    },
+  },
+  '/api/id/owner/{tag}': {
+    get: {
+      summary:
+        "A strict tag's IDs from this node only if it owns the tag (else 503 not_owner, never relayed); any other tag as /api/id/segment/{tag}",
+      security: idSecurity,
+      parameters: [tagParam(), countParam(MAX_COUNT)],
+      responses: {
+        '200': answer('the IDs', { oneOf: [ref('SegmentId'), ref('SegmentIds')] }),
+        ...ID_ERRORS,
+      },
     },
   },
   '/api/id/formatted/{tag}': {
