@@ -4,7 +4,7 @@ import { type Id, idAt } from '../segment/id';
 import { type Answer, jsonText, plainText } from './answer';
 
 // An ID is a number, or a bigint above 2^53−1: string concatenation writes either in decimal.
-export function single(bizTag: string, id: Id, plain: boolean): Answer {
+export function single(bizTag: string, id: Id | string, plain: boolean): Answer {
   if (plain) return plainText(String(id));
   return jsonText('{"tag":"' + bizTag + '","id":"' + id + '"}');
 }

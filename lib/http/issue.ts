@@ -2,13 +2,13 @@
 import { LeafError } from '../errors';
 import { formatNotFound } from '../format/rules';
 import type { FormatEngine } from '../format/engine';
-import type { OrderedTags, StrictRequest } from '../ordered/orderedTags';
+import type { OrderedTags } from '../ordered/orderedTags';
 import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
 import type { LeafStore } from '../store/leafStore';
 import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
 import { strictRangeRefused } from '../segment/serveGate';
-import { type Answer, jsonOk, plainText } from './answer';
+import { type Answer, jsonOk } from './answer';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
 
 /** What the ID routes use of a running node (`formats` absent: no formatted tag exists). */
@@ -30,9 +30,10 @@ export function issueSegment(
   authorization?: string | null,
 ): Answer | Promise<Answer> {
   const ordered = rt.ordered;
-  if (ordered === undefined || ordered.size === 0 || !ordered.isStrict(bizTag))
+  // The owner of a strict tag serves it as any tag, synchronously; the others go through lib/ordered.
+  if (ordered === undefined || ordered.size === 0 || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag))
     return serveSegment(rt.segments, bizTag, count, plain);
-  return ordered.issue(strictRequest(bizTag, count, plain, authorization, false), () =>
+  return ordered.issue({ bizTag, count, plain, authorization, ownerOnly: false }, () =>
     serveSegment(rt.segments, bizTag, count, plain),
   );
 }
@@ -46,26 +47,11 @@ export function issueOwned(
   authorization?: string | null,
 ): Answer | Promise<Answer> {
   const ordered = rt.ordered;
-  if (ordered === undefined || !ordered.isStrict(bizTag)) return serveSegment(rt.segments, bizTag, count, false);
-  return ordered.issue(strictRequest(bizTag, count, false, authorization, true), () =>
+  if (ordered === undefined || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag))
+    return serveSegment(rt.segments, bizTag, count, false);
+  return ordered.issue({ bizTag, count, plain: false, authorization, ownerOnly: true }, () =>
     serveSegment(rt.segments, bizTag, count, false),
   );
-}
-
-function strictRequest(
-  bizTag: string,
-  count: number,
-  plain: boolean,
-  authorization: string | null | undefined,
-  ownerOnly: boolean,
-): StrictRequest {
-  const ownerPath = `/api/id/owner/${encodeURIComponent(bizTag)}${count === 0 ? '' : `?count=${count}`}`;
-  return { bizTag, ownerPath, authorization, ownerOnly, reshape: plain ? plainSingle : undefined };
-}
-
-/** The owner's `{"tag","id"}` as the Leaf route's plain-text ID. */
-function plainSingle(answer: Answer): Answer {
-  return plainText(String((JSON.parse(answer.body) as { id: string }).id));
 }
 
 function serveSegment(engine: SegmentEngine, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {

@@ -8,7 +8,9 @@ import { LeafError } from '../errors';
 import type { Answer } from '../http/answer';
 import type { Logger } from '../log';
 import type { ServeGate } from '../segment/serveGate';
-import type { Forward } from './forwarder';
+import { single } from '../http/idBodies';
+import { Coalescer } from './coalescer';
+import type { Forward, Relayed } from './forwarder';
 import type { LeaseTerms, OrderRow, OrderStore, OwnerClaim } from './orderStore';
 import { type OwnedEngine, Ownership } from './ownership';
 
@@ -24,16 +26,16 @@ export interface OrderedTagsOptions {
   logger: Logger;
 }
 
-/** One strict request: the route's own answer when served here, and how to ask the owner for the same IDs. */
+/** One strict request, as the route received it. */
 export interface StrictRequest {
   bizTag: string;
-  /** The owner route's path and query for these IDs (`/api/id/owner/{tag}?count=N`). */
-  ownerPath: string;
+  /** 0: one ID. */
+  count: number;
+  /** The Leaf route: one ID as plain text. */
+  plain: boolean;
   authorization: string | null | undefined;
   /** Answer only if this node owns the tag (the owner route): never relay again. */
   ownerOnly: boolean;
-  /** The owner's JSON answer as this route gives it (the Leaf route answers the ID as plain text). */
-  reshape?: (relayed: Answer) => Answer;
 }
 
 /** How often a request re-reads leaf_order, takes over or relays again before it answers 503. */
@@ -47,6 +49,8 @@ export class OrderedTags implements ServeGate {
   private readonly ownership: Ownership;
   private readonly monotonic: () => number;
   private timer: TimerHandle | null = null;
+  /** Per owner, tag and credential: the single-ID requests waiting for one relay. */
+  private readonly batches = new Map<string, Coalescer>();
   private polling: Promise<void> | null = null;
   lastPollAt: number | null = null;
   lastPollError: Error | null = null;
@@ -174,15 +178,37 @@ export class OrderedTags implements ServeGate {
 
   /** The owner's answer, or null when it no longer owns the tag (so the caller reads leaf_order again). */
   private async relay(address: string, request: StrictRequest): Promise<Answer | null> {
-    const relayed = await this.o.forward(address, request.ownerPath, request.authorization);
+    const { bizTag, count, authorization } = request;
+    if (count === 0) {
+      const { relayed, id } = await this.coalescer(address, bizTag, authorization).take();
+      if (relayed.status === 200 && id !== null) {
+        this.forwarded++;
+        return single(bizTag, id, request.plain);
+      }
+      return this.relayedAnswer(relayed);
+    }
+    const relayed = await this.o.forward(address, ownerPath(bizTag, count), authorization);
+    return this.relayedAnswer(relayed);
+  }
+
+  private relayedAnswer(relayed: Relayed): Answer | null {
     if (relayed.status === 503 && relayed.body.includes('"not_owner"')) return null;
-    this.forwarded++;
-    const answer: Answer = {
+    if (relayed.status === 200) this.forwarded++;
+    return {
       status: relayed.status,
       headers: { 'content-type': relayed.contentType, 'cache-control': 'no-store' },
       body: relayed.body,
     };
-    return relayed.status === 200 && request.reshape !== undefined ? request.reshape(answer) : answer;
+  }
+
+  private coalescer(address: string, bizTag: string, authorization: string | null | undefined): Coalescer {
+    const key = `${address} ${bizTag} ${authorization ?? ''}`;
+    let batch = this.batches.get(key);
+    if (batch === undefined) {
+      batch = new Coalescer((n) => this.o.forward(address, ownerPath(bizTag, n), authorization));
+      this.batches.set(key, batch);
+    }
+    return batch;
   }
 
   /** What the console and health show: each strict tag, its owner, epoch and lease. */
@@ -201,4 +227,9 @@ export class OrderedTags implements ServeGate {
     this.timer = null;
     await this.ownership.release(timeoutMs);
   }
+}
+
+/** The owner route for `count` IDs of `bizTag` (0: one). */
+function ownerPath(bizTag: string, count: number): string {
+  return `/api/id/owner/${encodeURIComponent(bizTag)}${count === 0 ? '' : `?count=${count}`}`;
 }
