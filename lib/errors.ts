@@ -143,4 +143,6 @@ export const RETRYABLE_CODES: ReadonlySet<LeafErrorCode> = new Set<LeafErrorCode
   'not_ready',
   'snowflake_unavailable',
   'closed',
+  'owner_unavailable',
+  'not_owner',
 ]);

@@ -8,6 +8,7 @@ import { AuditList } from './AuditList';
 import { BufferGauges } from './BufferGauges';
 import { RateChart, StepChart } from './Charts';
 import { DeleteTagForm, EditTagForm, RaiseMaxIdForm } from './EditTagForms';
+import { TagOrderingForm } from './Ordering';
 import { TagSemanticsForm } from './Semantics';
 import { chartWindow, currentStep, showAgo, showDecimal, showInt, showRate } from './display';
 import { LiveStamp } from './LiveStamp';
@@ -102,6 +103,7 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
         <EditTagForm key={`edit-${tag.bizTag}`} tag={tag} />
         <RaiseMaxIdForm tag={tag} />
         <TagSemanticsForm tag={tag} />
+        <TagOrderingForm tag={tag} />
         <DeleteTagForm bizTag={tag.bizTag} />
       </div>
 

@@ -10,6 +10,7 @@ import {
   decodeSnowflake,
   issueFormatted,
   issueOwned,
+  issueOwnedRuns,
   issueSegment,
   issueSnowflake,
   leaseSegment,
@@ -97,6 +98,11 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
         case 'segment-owner': {
           const bizTag = allowedTag(grant, route.param);
           result = withRuntime(deps, issueOwned, bizTag, countIn(url, q), false, authorization);
+          break;
+        }
+        case 'segment-owner-runs': {
+          const bizTag = allowedTag(grant, route.param);
+          result = withRuntime(deps, issueOwnedRuns, bizTag, Math.max(1, countIn(url, q)), false, authorization);
           break;
         }
         case 'segment-range': {

@@ -46,12 +46,33 @@ export function issueOwned(
   _plain: boolean,
   authorization?: string | null,
 ): Answer | Promise<Answer> {
+  return ownerOnly(rt, bizTag, count, authorization, () => serveSegment(rt.segments, bizTag, count, false));
+}
+
+/** `/api/id/owner/{tag}/runs?count=N`: as the owner route, the IDs as runs (a relaying node renders them). */
+export function issueOwnedRuns(
+  rt: IdRuntime,
+  bizTag: string,
+  count: number,
+  _plain: boolean,
+  authorization?: string | null,
+): Answer | Promise<Answer> {
+  return ownerOnly(rt, bizTag, count, authorization, () => {
+    const ranges = rt.segments.takeRanges(bizTag, count);
+    return ranges instanceof Promise ? ranges.then((r) => lease(bizTag, r)) : lease(bizTag, ranges);
+  });
+}
+
+function ownerOnly(
+  rt: IdRuntime,
+  bizTag: string,
+  count: number,
+  authorization: string | null | undefined,
+  serveHere: () => Answer | Promise<Answer>,
+): Answer | Promise<Answer> {
   const ordered = rt.ordered;
-  if (ordered === undefined || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag))
-    return serveSegment(rt.segments, bizTag, count, false);
-  return ordered.issue({ bizTag, count, plain: false, authorization, ownerOnly: true }, () =>
-    serveSegment(rt.segments, bizTag, count, false),
-  );
+  if (ordered === undefined || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag)) return serveHere();
+  return ordered.issue({ bizTag, count, plain: false, authorization, ownerOnly: true }, serveHere);
 }
 
 function serveSegment(engine: SegmentEngine, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {

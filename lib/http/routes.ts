@@ -5,6 +5,7 @@ export type RouteKind =
   | 'segment'
   | 'segment-range'
   | 'segment-owner'
+  | 'segment-owner-runs'
   | 'leaf-segment'
   | 'snowflake'
   | 'snowflake-decode'
@@ -36,7 +37,8 @@ export function matchRoute(path: string): Route | null {
     if (!r.param) return { kind: r.kind, param: '' };
     const rest = segmentAfter(path, r.path);
     if (rest !== null) return { kind: r.kind, param: rest };
-    return r.kind === 'segment' ? rangeRoute(path, r.path) : UNKNOWN;
+    if (r.kind === 'segment') return suffixRoute(path, r.path, RANGE_SUFFIX, 'segment-range');
+    return r.kind === 'segment-owner' ? suffixRoute(path, r.path, RUNS_SUFFIX, 'segment-owner-runs') : UNKNOWN;
   }
   for (const prefix of OWNED_PREFIXES) {
     if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return UNKNOWN;
@@ -45,11 +47,13 @@ export function matchRoute(path: string): Route | null {
 }
 
 const RANGE_SUFFIX = '/range';
+/** The owner's IDs as runs, for a node relaying to it (lib/ordered/coalescer.ts). */
+const RUNS_SUFFIX = '/runs';
 
-/** `{prefix}{tag}/range` as the range lease of that tag; anything else under the prefix is unknown. */
-function rangeRoute(path: string, prefix: string): Route {
-  const tag = path.endsWith(RANGE_SUFFIX) ? segmentAfter(path.slice(0, -RANGE_SUFFIX.length), prefix) : null;
-  return tag === null ? UNKNOWN : { kind: 'segment-range', param: tag };
+/** `{prefix}{tag}{suffix}` as `kind` of that tag (a range lease, an owner's runs); anything else is unknown. */
+function suffixRoute(path: string, prefix: string, suffix: string, kind: RouteKind): Route {
+  const tag = path.endsWith(suffix) ? segmentAfter(path.slice(0, -suffix.length), prefix) : null;
+  return tag === null ? UNKNOWN : { kind, param: tag };
 }
 
 /** The one path segment after `prefix`, or null when there is none or more than one. */

@@ -1,35 +1,36 @@
 /**
- * Single-ID requests for one strict tag, relayed to its owner in batches: while one relay is in flight the next
- * requests wait, then go as one `?count=N`. Every request in a batch arrived before the batch left, and each answer
- * waits for its batch, so a request sent after an answer came back is in a later batch, answered above it
- * (docs/design.md#ordered-tags).
+ * Requests for one strict tag, relayed to its owner in batches: while one relay is in flight the next requests
+ * wait, then go as one. Every request in a batch arrived before the batch left, and each answer waits for its batch,
+ * so a request sent after an answer came back is in a later batch, answered above it (docs/design.md#ordered-tags).
+ * The owner answers runs (`/runs`), split here in arrival order; each answer is rendered on this node.
  */
+import { MAX_COUNT } from '../bizTag';
+import { type IdRanges, rangesOfRuns, takeFront } from '../segment/idRanges';
 import type { Relayed } from './forwarder';
 
 interface Waiter {
+  /** IDs asked for (a single ID: 1). */
+  count: number;
   resolve(outcome: BatchOutcome): void;
   reject(error: unknown): void;
 }
 
-/** The relayed answer of a batch, and this request's ID in it (null when the owner did not answer 200). */
+/** The owner's answer to a batch, and this request's IDs in it (null when the owner did not answer 200). */
 export interface BatchOutcome {
   relayed: Relayed;
-  id: string | null;
+  ids: IdRanges | null;
 }
-
-/** The largest batch one relay carries (the owner route's count limit is far above). */
-const MAX_BATCH = 1_000;
 
 export class Coalescer {
   private queue: Waiter[] = [];
   private inFlight = false;
 
-  /** `send(count)` asks the owner for `count` IDs (0: one, answered as `{"id"}`). */
+  /** `send(count)` asks the owner for `count` IDs as runs. */
   constructor(private readonly send: (count: number) => Promise<Relayed>) {}
 
-  take(): Promise<BatchOutcome> {
+  take(count: number): Promise<BatchOutcome> {
     return new Promise<BatchOutcome>((resolve, reject) => {
-      this.queue.push({ resolve, reject });
+      this.queue.push({ count, resolve, reject });
       if (!this.inFlight) void this.flush();
     });
   }
@@ -37,21 +38,29 @@ export class Coalescer {
   private async flush(): Promise<void> {
     this.inFlight = true;
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
+      const batch = this.nextBatch();
       try {
-        const relayed = await this.send(batch.length === 1 ? 0 : batch.length);
-        const ids = relayed.status === 200 ? idsOf(relayed.body) : [];
-        batch.forEach((w, i) => w.resolve({ relayed, id: ids[i] ?? null }));
+        const relayed = await this.send(batch.reduce((n, w) => n + w.count, 0));
+        const all = relayed.status === 200 ? rangesOfRuns(runsOf(relayed.body)) : null;
+        for (const w of batch) w.resolve({ relayed, ids: all === null ? null : takeFront(all, w.count) });
       } catch (error) {
         for (const w of batch) w.reject(error);
       }
     }
     this.inFlight = false;
   }
+
+  /** The waiting requests, oldest first, up to what one owner request may ask for. */
+  private nextBatch(): Waiter[] {
+    let total = 0;
+    let n = 0;
+    while (n < this.queue.length && total + (this.queue[n] as Waiter).count <= MAX_COUNT)
+      total += this.queue[n++]!.count;
+    return this.queue.splice(0, Math.max(1, n));
+  }
 }
 
-/** The IDs of an owner's answer, `{"tag","id"}` or `{"tag","ids":[…]}`, as decimal strings. */
-function idsOf(body: string): string[] {
-  const parsed = JSON.parse(body) as { id?: string; ids?: string[] };
-  return parsed.ids ?? (parsed.id === undefined ? [] : [parsed.id]);
+/** The runs of an owner's `/runs` answer: `{"tag","count","ranges":[{"start","end"}…]}`. */
+function runsOf(body: string): Array<{ start: string; end: string }> {
+  return (JSON.parse(body) as { ranges: Array<{ start: string; end: string }> }).ranges;
 }

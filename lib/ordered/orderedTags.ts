@@ -8,7 +8,8 @@ import { LeafError } from '../errors';
 import type { Answer } from '../http/answer';
 import type { Logger } from '../log';
 import type { ServeGate } from '../segment/serveGate';
-import { single } from '../http/idBodies';
+import { batch, single } from '../http/idBodies';
+import { firstId } from '../segment/idRanges';
 import { Coalescer } from './coalescer';
 import type { Forward, Relayed } from './forwarder';
 import type { LeaseTerms, OrderRow, OrderStore, OwnerClaim } from './orderStore';
@@ -179,21 +180,15 @@ export class OrderedTags implements ServeGate {
   /** The owner's answer, or null when it no longer owns the tag (so the caller reads leaf_order again). */
   private async relay(address: string, request: StrictRequest): Promise<Answer | null> {
     const { bizTag, count, authorization } = request;
-    if (count === 0) {
-      const { relayed, id } = await this.coalescer(address, bizTag, authorization).take();
-      if (relayed.status === 200 && id !== null) {
-        this.forwarded++;
-        return single(bizTag, id, request.plain);
-      }
-      return this.relayedAnswer(relayed);
-    }
-    const relayed = await this.o.forward(address, ownerPath(bizTag, count), authorization);
-    return this.relayedAnswer(relayed);
+    const wanted = Math.max(1, count);
+    const { relayed, ids } = await this.coalescer(address, bizTag, authorization).take(wanted);
+    if (relayed.status !== 200 || ids === null || ids.count !== wanted) return this.relayedAnswer(relayed);
+    this.forwarded++;
+    return count === 0 ? single(bizTag, firstId(ids), request.plain) : batch(bizTag, ids);
   }
 
   private relayedAnswer(relayed: Relayed): Answer | null {
     if (relayed.status === 503 && relayed.body.includes('"not_owner"')) return null;
-    if (relayed.status === 200) this.forwarded++;
     return {
       status: relayed.status,
       headers: { 'content-type': relayed.contentType, 'cache-control': 'no-store' },
@@ -205,7 +200,7 @@ export class OrderedTags implements ServeGate {
     const key = `${address} ${bizTag} ${authorization ?? ''}`;
     let batch = this.batches.get(key);
     if (batch === undefined) {
-      batch = new Coalescer((n) => this.o.forward(address, ownerPath(bizTag, n), authorization));
+      batch = new Coalescer((n) => this.o.forward(address, ownerRunsPath(bizTag, n), authorization));
       this.batches.set(key, batch);
     }
     return batch;
@@ -229,7 +224,7 @@ export class OrderedTags implements ServeGate {
   }
 }
 
-/** The owner route for `count` IDs of `bizTag` (0: one). */
-function ownerPath(bizTag: string, count: number): string {
-  return `/api/id/owner/${encodeURIComponent(bizTag)}${count === 0 ? '' : `?count=${count}`}`;
+/** The owner's route for `count` IDs of `bizTag` as runs. */
+function ownerRunsPath(bizTag: string, count: number): string {
+  return `/api/id/owner/${encodeURIComponent(bizTag)}/runs?count=${count}`;
 }

@@ -50,3 +50,35 @@ export function expandRanges(ranges: IdRanges): Id[] {
   }
   return ids;
 }
+
+/** Runs as decimal text (a lease's `ranges`) back to IdRanges: exact, with a base for any run past 2^53. */
+export function rangesOfRuns(runs: ReadonlyArray<{ start: string; end: string }>): IdRanges {
+  const out = newRanges();
+  for (const { start, end } of runs) {
+    const first = BigInt(start);
+    const last = BigInt(end);
+    if (last <= MAX_SAFE_ID) appendRun(out, Number(first), Number(last), null);
+    else appendRun(out, 0, Number(last - first), first);
+  }
+  return out;
+}
+
+/** The first `count` IDs of `from` as runs of their own, removed from `from` (which keeps the rest, in order). */
+export function takeFront(from: IdRanges, count: number): IdRanges {
+  const out = newRanges();
+  while (out.count < count && from.count > 0) {
+    const base = runBase(from, 0);
+    const first = from.bounds[0] as number;
+    const last = from.bounds[1] as number;
+    const n = Math.min(count - out.count, last - first + 1);
+    appendRun(out, first, first + n - 1, base);
+    from.count -= n;
+    if (first + n > last) {
+      from.bounds.splice(0, 2);
+      from.bases?.splice(0, 1);
+    } else from.bounds[0] = first + n;
+  }
+  return out;
+}
+
+const MAX_SAFE_ID = BigInt(Number.MAX_SAFE_INTEGER);

@@ -31,10 +31,10 @@ afterAll(async () => {
 
 const without = (node: NodeServer, nodes: readonly NodeServer[]) => nodes.filter((n) => n !== node);
 
-/** The node leaf_order names as the strict tag's owner, once one holds a live lease. */
-async function owner(store: LeafStore, nodes: readonly NodeServer[]): Promise<NodeServer> {
+/** The node leaf_order names as the strict tag's owner, once one holds a live lease (within `ms`). */
+async function owner(store: LeafStore, nodes: readonly NodeServer[], ms = 20_000): Promise<NodeServer> {
   return waitFor(
-    20_000,
+    ms,
     async () => {
       const { rows, dbNowMs } = await store.order.readOrder();
       const row = rows.find((r) => r.bizTag === STRICT);
@@ -87,14 +87,24 @@ describe.each(dialects.all)('a strict tag through owner faults, $name', (dialect
       // Clients keep sending to it while it sleeps: their requests wait, then come back 503 or via the new owner.
       second.child.kill('SIGSTOP');
       const stoppedAt = Date.now();
-      const successor = await owner(store, without(second, nodes));
-      await sleep(300); // answers from the successor come back to the clients
-      // Sent to the sleeping owner after those answers: it must not answer them from its old segment when it wakes.
-      const late = Array.from({ length: 4 }, () => timedTake(second.url, STRICT));
+      // On SQLite a process stopped inside a write holds the file's write lock: then nobody can take over until it
+      // wakes (docs/design.md#ordered-tags), and the probe below is left out.
+      const successor = await owner(store, without(second, nodes), 2 * LEASE_MS - 400).catch(() => null);
+      let late: Array<Promise<TimedAnswer | null>> = [];
+      if (successor !== null) {
+        await sleep(300); // answers from the successor come back to the clients
+        // Sent to the sleeping owner after those answers: it must not answer them from its old segment on waking.
+        late = Array.from({ length: 4 }, () => timedTake(second.url, STRICT));
+      }
       await sleep(stoppedAt + 2 * LEASE_MS - Date.now());
       second.child.kill('SIGCONT');
       for (const answer of await Promise.all(late)) if (answer !== null) lateAnswers.push(answer);
-      faults.push(`successor ${successor.port}, ${lateAnswers.length} answers from the woken owner`);
+      if (dialect.name !== 'sqlite file') expect(successor, 'no successor while the owner slept').not.toBeNull();
+      faults.push(
+        successor === null
+          ? 'no successor while it slept (SQLite write lock held)'
+          : `successor ${successor.port}, ${lateAnswers.length} answers from the woken owner`,
+      );
       await sleep(500);
 
       const third = await owner(store, nodes);

@@ -35,6 +35,8 @@ export const WIDE_MAX_ID = '100000000000000000';
 export const TARGET_WIDE_VS_NARROW = 0.9;
 /** A formatted tag (issue 11) on the SQLite fast-lane server: daily-reset IDs like BENCH-20261203-000000001. */
 export const FORMAT_TAG = 'bench_fmt';
+/** A tag set to ordering strict (lib/ordered): the fast-lane server owns it, a second node relays to it. */
+export const ORDERED_TAG = 'bench_strict';
 export const FORMAT_PATTERN = 'BENCH-{yyyyMMdd}-{seq:9}';
 /** The tag the client row leases from, on the SQLite fast-lane server. */
 export const CLIENT_TAG = 'client';
@@ -46,7 +48,17 @@ export const TARGET_CLIENT_IDS_PER_S = 100e6;
  * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `inproc` (the
  * in-process rows). Groups left out are not started at all.
  */
-export const ONLY_GROUPS = ['http', 'dialects', 'claims', 'wide', 'formatted', 'client', 'restart', 'inproc'] as const;
+export const ONLY_GROUPS = [
+  'http',
+  'dialects',
+  'claims',
+  'wide',
+  'formatted',
+  'ordered',
+  'client',
+  'restart',
+  'inproc',
+] as const;
 export type OnlyGroup = (typeof ONLY_GROUPS)[number];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -59,6 +71,9 @@ export function runs(group: OnlyGroup): boolean {
   return only.length === 0 || only.includes(group);
 }
 export const TARGET_VS_BARE = 0.8;
+/** Issue 29: a strict tag through its owner, and through another node, against an ordinary tag. */
+export const TARGET_STRICT_OWNER = 0.9;
+export const TARGET_STRICT_RELAY = 0.5;
 export const TARGET_TAKE_IDS_PER_S = 30e6;
 /** A row is flagged when processes other than the server and the load generator used more than this share of all cores. */
 export const NOISY_OTHER_SHARE = 0.1;

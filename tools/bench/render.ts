@@ -20,6 +20,8 @@ import {
   TARGET_CLIENT_IDS_PER_S,
   TARGET_TAKE_IDS_PER_S,
   TARGET_VS_BARE,
+  TARGET_STRICT_OWNER,
+  TARGET_STRICT_RELAY,
   TARGET_WIDE_VS_NARROW,
   WARMUP_S,
   WIDE_MAX_ID,
@@ -129,6 +131,8 @@ export function render(meta: Meta): { md: string; missed: string[] } {
         `; server CPU/req ${cpuRatio(`fast-${kind}`, `bare-${kind}`).toFixed(2)}× bare's`;
   const vsAlts = (key: string, by: 'req' | 'ids') =>
     ALTS.map(([k, name]) => `${fmtX(by === 'req' ? ratio(key, k) : idsRatio(key, k))} ${name}`).join(', ');
+  const orderedCell = (key: string, ordinary: string, target: number) =>
+    `**${fmtX(ratio(key, ordinary))} an ordinary tag** (same route, req/s; target ≥ ${target}× ${mark(ratio(key, ordinary) >= target)}); server CPU/req ${fmtX(cpuRatio(key, ordinary))}`;
   const ratioCell: Record<string, string> = {
     'fast-single': fastCell('single', vsBareSingle),
     'fast-batch': fastCell('batch', vsBareBatch),
@@ -150,6 +154,10 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     'wide-batch': `**${fmtX(wideVs('batch'))} the same row below 2^53** (target ≥ ${TARGET_WIDE_VS_NARROW}× ${mark(wideVs('batch') >= TARGET_WIDE_VS_NARROW)}); server CPU/req ${fmtX(cpuRatio('wide-batch', 'fast-batch'))}`,
     'fmt-single': `${fmtX(ratio('fmt-single', 'fast-single'))} the segment route's single (req/s); server CPU/req ${fmtX(cpuRatio('fmt-single', 'fast-single'))}`,
     'fmt-batch': `${fmtX(ratio('fmt-batch', 'fast-batch'))} the segment route's \`?count=${BATCH}\` (req/s); server CPU/req ${fmtX(cpuRatio('fmt-batch', 'fast-batch'))}`,
+    'ord-single': orderedCell('ord-single', 'fast-single', TARGET_STRICT_OWNER),
+    'ord-batch': orderedCell('ord-batch', 'fast-batch', TARGET_STRICT_OWNER),
+    'ord-relay-single': orderedCell('ord-relay-single', 'fast-single', TARGET_STRICT_RELAY),
+    'ord-relay-batch': orderedCell('ord-relay-batch', 'fast-batch', TARGET_STRICT_RELAY),
     'client-next': `${client?.ratio ?? ''}; ${fmtX(idsRatio('client-next', 'loop-nextId'))} in-process \`engine.nextId\`; ${fmtX(idsRatio('client-next', 'fast-single'))} the fast lane's single-ID row`,
     'sf-ours': `${fmtX(idsRatio('sf-ours', 'sf-sapphire'))} @sapphire/snowflake`,
   };
@@ -207,6 +215,11 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       ? []
       : [
           `- Above 2^53 ÷ below, same server and plumbing: single ${fmtX(wideVs('single'))}, \`?count=${BATCH}\` ${fmtX(wideVs('batch'))} (target ≥ ${TARGET_WIDE_VS_NARROW}×).`,
+        ]),
+    ...(row('ord-single') === undefined
+      ? []
+      : [
+          `- A strict tag ÷ an ordinary tag (req/s), through its owner: single ${fmtX(ratio('ord-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('ord-batch', 'fast-batch'))} (target ≥ ${TARGET_STRICT_OWNER}×); through another node: single ${fmtX(ratio('ord-relay-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('ord-relay-batch', 'fast-batch'))} (target ≥ ${TARGET_STRICT_RELAY}×).`,
         ]),
     ...(row('fmt-single') === undefined
       ? []

@@ -2,7 +2,7 @@
  * The HTTP rows of the table: which server, which route, what its responses carry, how their order is checked
  * and how its DB writes are known; and the groups they are measured in (single-ID rows, then batch rows).
  */
-import { BATCH, FORMAT_PATTERN, FORMAT_TAG, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
+import { BATCH, FORMAT_PATTERN, FORMAT_TAG, ORDERED_TAG, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
 import { type HttpRow, type Writes, httpRow } from './measure';
 import type { Server } from './servers';
 
@@ -72,6 +72,58 @@ export function wideRows(fast: Server): Record<string, HttpRow> {
       'gap',
       loads,
       WIDE_TAG,
+    ),
+  };
+}
+
+/**
+ * A strict tag (ordering strict) beside the ordinary rows: served by its owner (the fast-lane server), and through a
+ * second node on the same SQLite file, which relays every request to the owner (its CPU counts the owner's too).
+ */
+export function orderedRows(owner: Server, relay: Server): Record<string, HttpRow> {
+  const route = `/api/id/segment/${ORDERED_TAG}`;
+  const strict = `strict tag \`${ORDERED_TAG}\``;
+  const owners: Writes = { kind: 'none', note: "its owner's segment loads, as in the row through the owner" };
+  return {
+    'ord-single': httpRow(
+      owner,
+      'ord-single',
+      `leaf-ts, ${strict}, through its owner, single`,
+      route,
+      'seq',
+      'gap',
+      loads,
+      ORDERED_TAG,
+    ),
+    'ord-batch': httpRow(
+      owner,
+      'ord-batch',
+      `leaf-ts, ${strict}, through its owner, \`?count=${BATCH}\``,
+      `${route}?count=${BATCH}`,
+      'batch',
+      'gap',
+      loads,
+      ORDERED_TAG,
+    ),
+    'ord-relay-single': httpRow(
+      relay,
+      'ord-relay-single',
+      `leaf-ts, ${strict}, through another node, single`,
+      route,
+      'seq',
+      'gap',
+      owners,
+      ORDERED_TAG,
+    ),
+    'ord-relay-batch': httpRow(
+      relay,
+      'ord-relay-batch',
+      `leaf-ts, ${strict}, through another node, \`?count=${BATCH}\``,
+      `${route}?count=${BATCH}`,
+      'batch',
+      'gap',
+      owners,
+      ORDERED_TAG,
     ),
   };
 }
@@ -271,6 +323,8 @@ export const ROW_GROUPS = [
     'fast-single',
     'wide-single',
     'fmt-single',
+    'ord-single',
+    'ord-relay-single',
     'const-next',
     'next-single',
     'maria-single',
@@ -288,6 +342,8 @@ export const ROW_GROUPS = [
     'fast-batch',
     'wide-batch',
     'fmt-batch',
+    'ord-batch',
+    'ord-relay-batch',
     'next-batch',
     'maria-batch',
     'pg-batch',

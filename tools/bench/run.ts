@@ -74,13 +74,14 @@ import { type HttpRow, finishHttpRow, measureOnce } from './measure';
 import { planDuration } from './plan';
 import { type Meta, render } from './render';
 import { failures, notes, rows } from './results';
-import { ROW_GROUPS, dialectRows, fastRows, formattedRows, httpRows, wideRows } from './rows';
+import { ROW_GROUPS, dialectRows, fastRows, formattedRows, httpRows, orderedRows, wideRows } from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
 import {
   createFormat,
   createMariaTag,
   createTag,
   dbs,
+  orderedSetup,
   startGalera,
   startMaria,
   startPatroni,
@@ -157,7 +158,8 @@ async function main(): Promise<void> {
   );
   const http = runs('http');
   const dialects = !http && runs('dialects');
-  const needFast = http || dialects || runs('wide') || runs('formatted') || runs('client') || runs('restart');
+  const needFast =
+    http || dialects || runs('wide') || runs('formatted') || runs('ordered') || runs('client') || runs('restart');
   // server.ts starts Next (the console and the non-fast routes) beside the fast lane: every leaf-ts server needs the build.
   meta.build = needFast ? await ensureBuild() : 'not needed (BENCH_ONLY=inproc)';
 
@@ -277,10 +279,17 @@ async function main(): Promise<void> {
       ]),
     ];
   }
-  if (!http && (runs('wide') || runs('formatted') || runs('client'))) {
+  if (!http && (runs('wide') || runs('formatted') || runs('ordered') || runs('client'))) {
     fast = await leafServer('leaf-ts fast lane (SQLite)', {});
     servers = [fast];
-    if (runs('wide') || runs('formatted')) table = fastRows(fast);
+    if (runs('wide') || runs('formatted') || runs('ordered')) table = fastRows(fast);
+  }
+  if (fast !== null && runs('ordered')) {
+    const relay = await orderedSetup(fast, notes);
+    if (relay !== null) {
+      servers.push(relay);
+      Object.assign(table, orderedRows(fast, relay));
+    }
   }
   if (fast !== null && runs('formatted')) {
     const refused = await createFormat(fast, {

@@ -23,6 +23,8 @@ export interface Server {
   tail: string[];
   /** stderr lines (the servers log at warn, so any line is worth a look). */
   logLines: number;
+  /** A leaf-ts server's SQLite file (a second node may share it). */
+  sqliteFile?: string;
 }
 
 /**
@@ -112,18 +114,14 @@ export async function stopServer(server: Server): Promise<void> {
 /** A leaf-ts server (server.ts, fast lane on) on a fresh SQLite file of its own, unless `env` gives a DATABASE_URL. */
 export async function leafServer(name: string, env: Record<string, string>, dbPids: number[] = []): Promise<Server> {
   const dir = fs.mkdtempSync(path.join(tmpDir, 'db-'));
-  return startServer(
+  const sqliteFile = env.LEAF_SQLITE_FILE ?? path.join(dir, 'leaf.db');
+  const server = await startServer(
     name,
     'server.ts',
-    {
-      LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'),
-      LEAF_DATA_DIR: dir,
-      LEAF_ADMIN_TOKEN: ADMIN_TOKEN,
-      LEAF_FAST_LANE: 'on',
-      ...env,
-    },
+    { LEAF_SQLITE_FILE: sqliteFile, LEAF_DATA_DIR: dir, LEAF_ADMIN_TOKEN: ADMIN_TOKEN, LEAF_FAST_LANE: 'on', ...env },
     dbPids,
   );
+  return { ...server, sqliteFile };
 }
 
 /** Waits until every cluster worker answers /api/metrics (the primary hands connections to listening workers only). */

@@ -15,9 +15,9 @@ import {
   psql,
   withDatabase,
 } from '../harness';
-import { ADMIN_TOKEN, TAG, progress, sleep, tmpDir } from './config';
+import { ADMIN_TOKEN, ORDERED_TAG, TAG, progress, sleep, tmpDir } from './config';
 import { probe } from './ids';
-import type { Server } from './servers';
+import { type Server, leafServer } from './servers';
 
 /** What is running now, for the end of the run and for cleanup on error or signal. */
 export const dbs: {
@@ -178,7 +178,7 @@ export async function createMariaTag(server: Server): Promise<void> {
  */
 export async function createTag(
   server: Server,
-  body: { bizTag: string; step: number; maxId?: string; description: string },
+  body: { bizTag: string; step: number; maxId?: string; description: string; ordering?: 'strict' },
 ): Promise<string | null> {
   const refused = await postAdmin(server, '/api/admin/tags', body);
   if (refused !== null) return refused;
@@ -227,4 +227,29 @@ export async function createFormat(
   await probe(`${server.base}/api/id/formatted/${body.bizTag}`, 'formatted', body.bizTag);
   progress(`${server.name}: formatted tag ${body.bizTag} (${body.pattern}, ${body.resetPeriod}) created and serving`);
   return null;
+}
+
+/**
+ * The ordered rows' set-up: a strict tag created on `owner` and served by it (which makes it the owner), and a second
+ * node on the same SQLite file that relays to it; null (with the reason in `notes`) when refused.
+ */
+export async function orderedSetup(owner: Server, notes: string[]): Promise<Server | null> {
+  const refused = await createTag(owner, {
+    bizTag: ORDERED_TAG,
+    step: 1000,
+    ordering: 'strict',
+    description: 'npm run bench: a strict tag',
+  });
+  if (refused !== null || owner.sqliteFile === undefined || owner.child.pid === undefined) {
+    notes.push(`The strict-tag rows are skipped: ${refused ?? 'the owner has no SQLite file of its own'}`);
+    return null;
+  }
+  const relay = await leafServer(
+    'leaf-ts fast lane (SQLite, a second node relaying the strict tag)',
+    { LEAF_SQLITE_FILE: owner.sqliteFile },
+    [owner.child.pid],
+  );
+  await probe(`${relay.base}/api/id/segment/${ORDERED_TAG}`, 'seq', ORDERED_TAG);
+  progress(`${relay.name}: relays ${ORDERED_TAG} to ${owner.name}`);
+  return relay;
 }

@@ -36,6 +36,15 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
       },
     },
   },
+  '/api/id/owner/{tag}/runs': {
+    get: {
+      summary:
+        "As /api/id/owner/{tag}, the IDs as inclusive runs (the range lease's shape): what a node relaying a strict tag asks its owner for",
+      security: idSecurity,
+      parameters: [tagParam(), countParam(MAX_COUNT)],
+      responses: { '200': answer('the IDs as runs', ref('RangeLease')), ...ID_ERRORS },
+    },
+  },
   '/api/id/formatted/{tag}': {
     get: {
       summary: 'Formatted IDs (pattern with date parts and a per-period sequence)',
