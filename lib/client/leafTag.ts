@@ -9,7 +9,12 @@ const MAX_SAFE_ID = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface LeaseSource {
   lease(tag: string, count: number): Promise<Lease>;
+  /** IDs asked for now, for a strict tag (no lease may hold its IDs). */
+  take(tag: string, count: number): Promise<bigint[]>;
 }
+
+/** The most IDs one request asks for (the batch route's limit). */
+const MAX_REQUEST = 10_000;
 
 /** One tag in the client: the current lease and a standby fetched in the background (Leaf's double buffer). */
 export class LeafTag {
@@ -32,6 +37,11 @@ export class LeafTag {
   private closed = false;
   /** The last failed lease request of this tag, for callers who want to see why a prefetch did not land. */
   lastError: LeafClientError | null = null;
+  /**
+   * The tag is strict (the service refused a range lease): every call asks the service, after the call was made,
+   * so the IDs keep the fleet-wide order (docs/design.md#ordered-tags).
+   */
+  private strict = false;
 
   constructor(
     readonly name: string,
@@ -54,6 +64,7 @@ export class LeafTag {
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAKE) {
       throw new LeafClientError('invalid_count', `count must be an integer from 1 to ${MAX_TAKE}`);
     }
+    if (this.strict) return this.askNow(count);
     const out: bigint[] = [];
     return this.fill(out, count) ? out : this.takeSlow(out, count);
   }
@@ -75,8 +86,28 @@ export class LeafTag {
 
   private nextSlow(): bigint | Promise<bigint> {
     if (this.closed) throw closedError();
+    if (this.strict) return this.askNow(1).then((ids) => ids[0] as bigint);
     if (this.advance()) return this.next();
-    return this.waitForLease(1).then(() => this.next());
+    return this.waitForLease(1).then(
+      () => this.next(),
+      (error: unknown) => this.strictAfter(error, () => this.nextSlow()),
+    );
+  }
+
+  /** A refused range lease turns the tag strict, and `retry` asks again; any other failure stays one. */
+  private strictAfter<T>(error: unknown, retry: () => T | Promise<T>): T | Promise<T> {
+    if ((error as LeafClientError).code !== 'strict_tag_range') throw error;
+    this.strict = true;
+    return retry();
+  }
+
+  private async askNow(count: number): Promise<bigint[]> {
+    const out: bigint[] = [];
+    while (out.length < count) {
+      if (this.closed) throw closedError();
+      out.push(...(await this.source.take(this.name, Math.min(MAX_REQUEST, count - out.length))));
+    }
+    return out;
   }
 
   private fill(out: bigint[], count: number): boolean {
@@ -94,7 +125,11 @@ export class LeafTag {
   }
 
   private async takeSlow(out: bigint[], count: number): Promise<bigint[]> {
-    while (!this.fill(out, count)) await this.waitForLease(count - out.length);
+    try {
+      while (!this.fill(out, count)) await this.waitForLease(count - out.length);
+    } catch (error) {
+      return this.strictAfter(error, () => this.askNow(count - out.length).then((rest) => [...out, ...rest]));
+    }
     return out;
   }
 

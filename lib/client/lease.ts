@@ -58,6 +58,21 @@ export function parseLease(text: string, tag: string, count: number): Lease {
   return { count, bounds };
 }
 
+/** Confirms a batch answer `{"tag","ids":[…]}` of exactly `count` increasing IDs, or throws `bad_response`. */
+export function parseIds(text: string, tag: string, count: number): bigint[] {
+  let body: { tag?: unknown; ids?: unknown };
+  try {
+    body = (JSON.parse(text) ?? {}) as { tag?: unknown; ids?: unknown };
+  } catch {
+    throw bad('the answer is not JSON');
+  }
+  if (body.tag !== tag) throw bad(`the answer is for tag ${JSON.stringify(body.tag)}, not "${tag}"`);
+  if (!Array.isArray(body.ids) || body.ids.length !== count) throw bad(`the answer does not hold ${count} IDs`);
+  const ids = body.ids.map((id, i) => parseId(id, `ids[${i}]`));
+  for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) throw bad(`ids[${i}] is not above the one before`);
+  return ids;
+}
+
 /** The `{"error":{"code","message"}}` of a non-200 answer, or a `bad_response` naming the status. */
 export function parseErrorAnswer(status: number, text: string): LeafClientError {
   try {

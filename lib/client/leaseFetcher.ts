@@ -1,6 +1,6 @@
 import type { Clock } from '../clock';
 import { LeafClientError, closedError } from './errors';
-import { type Lease, parseErrorAnswer, parseLease } from './lease';
+import { type Lease, parseErrorAnswer, parseIds, parseLease } from './lease';
 
 /** What the client needs of an answer: the global `fetch`'s Response satisfies it. */
 export interface FetchAnswer {
@@ -40,7 +40,25 @@ export class LeaseFetcher {
     if (options.token !== undefined) this.headers.authorization = `Bearer ${options.token}`;
   }
 
-  async lease(tag: string, count: number): Promise<Lease> {
+  /** A range lease of `count` IDs, from the first server that gives it. */
+  lease(tag: string, count: number): Promise<Lease> {
+    return this.firstAnswer(`a lease of ${count} for "${tag}"`, (base) =>
+      this.attempt(`${base}/api/id/segment/${encodeURIComponent(tag)}/range?count=${count}`, (text) =>
+        parseLease(text, tag, count),
+      ),
+    );
+  }
+
+  /** `count` IDs (at most 10,000) asked for now: a strict tag's, which no lease may hold (docs/design.md#ordered-tags). */
+  take(tag: string, count: number): Promise<bigint[]> {
+    return this.firstAnswer(`${count} IDs of "${tag}"`, (base) =>
+      this.attempt(`${base}/api/id/segment/${encodeURIComponent(tag)}?count=${count}`, (text) =>
+        parseIds(text, tag, count),
+      ),
+    );
+  }
+
+  private async firstAnswer<T>(what: string, attempt: (base: string) => Promise<T>): Promise<T> {
     const failures: Array<{ url: string; failure: LeafClientError }> = [];
     const first = this.preferred;
     for (let i = 0; i < this.urls.length; i++) {
@@ -48,9 +66,9 @@ export class LeaseFetcher {
       const index = (first + i) % this.urls.length;
       const url = this.urls[index] as string;
       try {
-        const lease = await this.attempt(url, tag, count);
+        const answer = await attempt(url);
         this.preferred = index;
-        return lease;
+        return answer;
       } catch (error) {
         const failure = error as LeafClientError;
         if (failure.code === 'closed' || (failure.status !== undefined && FINAL_STATUSES.has(failure.status)))
@@ -66,7 +84,7 @@ export class LeaseFetcher {
     const same = answered[0];
     if (same !== undefined && answered.every((failure) => failure.code === same.code)) throw same;
     const causes = failures.map(({ url, failure }) => `${url}: ${failure.code} (${failure.message})`);
-    throw new LeafClientError('unavailable', `No server gave a lease of ${count} for "${tag}": ${causes.join('; ')}`);
+    throw new LeafClientError('unavailable', `No server gave ${what}: ${causes.join('; ')}`);
   }
 
   close(): void {
@@ -74,13 +92,12 @@ export class LeaseFetcher {
     for (const cancel of [...this.inFlight]) cancel();
   }
 
-  private attempt(base: string, tag: string, count: number): Promise<Lease> {
+  private attempt<T>(url: string, parse: (text: string) => T): Promise<T> {
     const { clock, timeoutMs } = this.options;
-    const url = `${base}/api/id/segment/${encodeURIComponent(tag)}/range?count=${count}`;
-    return new Promise<Lease>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       const controller = new AbortController();
       let settled = false;
-      const settle = (error: LeafClientError | null, lease?: Lease) => {
+      const settle = (error: LeafClientError | null, answer?: T) => {
         if (settled) return;
         settled = true;
         clock.clearTimeout(timer);
@@ -88,7 +105,7 @@ export class LeaseFetcher {
         if (error !== null) {
           controller.abort();
           reject(error);
-        } else resolve(lease as Lease);
+        } else resolve(answer as T);
       };
       const cancel = () => settle(closedError());
       const timer = clock.setTimeout(
@@ -101,10 +118,10 @@ export class LeaseFetcher {
         .then(async (answer) => {
           const text = await answer.text();
           if (answer.status !== 200) throw parseErrorAnswer(answer.status, text);
-          return parseLease(text, tag, count);
+          return parse(text);
         })
         .then(
-          (lease) => settle(null, lease),
+          (parsed) => settle(null, parsed),
           (error: unknown) =>
             settle(
               error instanceof LeafClientError

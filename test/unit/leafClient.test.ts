@@ -10,7 +10,16 @@ import { MAX_LEASE_GROWTH, nextLeaseSize } from '@/lib/client/leaseSize';
 import { FakeClock, flush } from '../support/fakes';
 
 type Behaviour =
-  'ok' | 'fail503' | 'hang' | 'malformed' | 'wrongCount' | 'overlap' | 'wrongTag' | 'notFound' | 'unauthorized';
+  | 'ok'
+  | 'fail503'
+  | 'hang'
+  | 'malformed'
+  | 'wrongCount'
+  | 'overlap'
+  | 'wrongTag'
+  | 'notFound'
+  | 'unauthorized'
+  | 'strict';
 
 interface Call {
   url: string;
@@ -40,7 +49,7 @@ class FakeFleet {
     const tag = decodeURIComponent(parsed.pathname.split('/')[4] as string);
     const count = Number(parsed.searchParams.get('count'));
     this.calls.push({ url, count, headers: init.headers, signal: init.signal });
-    const answer = (): FetchAnswer => this.answer(base, tag, count);
+    const answer = (): FetchAnswer => this.answer(base, tag, count, parsed.pathname.endsWith('/range'));
     const behaviour = this.behaviour.get(base) ?? 'ok';
     if (behaviour === 'hang') {
       return new Promise((resolve) => this.hung.push(() => resolve(answer())));
@@ -58,12 +67,17 @@ class FakeFleet {
     for (const go of held) go();
   }
 
-  private answer(base: string, tag: string, count: number): FetchAnswer {
+  private answer(base: string, tag: string, count: number, range: boolean): FetchAnswer {
     const behaviour = this.behaviour.get(base) ?? 'ok';
     const reply = (status: number, body: unknown) => ({
       status,
       text: async () => (typeof body === 'string' ? body : JSON.stringify(body)),
     });
+    if (behaviour === 'strict') {
+      if (range) return reply(409, { error: { code: 'strict_tag_range', message: 'strict' } });
+      const ids = Array.from({ length: count }, () => String(this.next++));
+      return reply(200, { tag, ids });
+    }
     if (behaviour === 'fail503') return reply(503, { error: { code: 'store_unavailable', message: 'down' } });
     if (behaviour === 'notFound') return reply(404, { error: { code: 'tag_not_found', message: 'no such tag' } });
     if (behaviour === 'unauthorized') return reply(401, { error: { code: 'unauthorized', message: 'token' } });
@@ -364,6 +378,20 @@ describe('failover and unconfirmed leases', () => {
     expect(fleet.calls).toHaveLength(2);
     await drain(client, 'orders', 1); // 45 left = half of 90
     expect(fleet.calls).toHaveLength(3);
+  });
+});
+
+describe('a strict tag', () => {
+  it('asks the service on every call once a range lease is refused, so no ID waits in a buffer', async () => {
+    const { fleet, client } = setup();
+    fleet.behaviour.set(A, 'strict');
+    const first = await client.nextId('orders');
+    const second = await client.nextId('orders');
+    const batch = await client.take('orders', 3);
+    expect([first, second, ...batch]).toEqual([1n, 2n, 3n, 4n, 5n]);
+    // One refused lease, then one request per call: nothing was held back for a later call.
+    expect(fleet.calls.map((c) => new URL(c.url).pathname.endsWith('/range'))).toEqual([true, false, false, false]);
+    expect(fleet.calls.slice(1).map((c) => c.count)).toEqual([1, 1, 3]);
   });
 });
 
