@@ -26,6 +26,8 @@ export interface NodeParts {
     order: OrderStore;
   };
   segments: SegmentEngine;
+  /** Strict tags (lib/ordered): re-read after a change here, so this node applies it at once. */
+  ordered: { poll(): Promise<void> };
   formats: FormatEngine;
   tokens: TokenRefresher;
   logger: Logger;

@@ -27,7 +27,7 @@ type AdminRuntime = Pick<NodeParts, 'store' | 'segments'> & {
   console: Pick<NodeParts['console'], 'rates' | 'loadLog'>;
 };
 /** Changes also need this node's id for their audit entries. */
-type ChangeRuntime = AdminRuntime & Pick<NodeParts, 'config'>;
+type ChangeRuntime = AdminRuntime & Pick<NodeParts, 'config' | 'ordered'>;
 
 /** Who asks for a change: the credential as the audit trail names it, and the client's address. */
 export interface Requester {
@@ -101,7 +101,10 @@ export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: R
     auditStamp(rt, who),
   );
   // Its own transaction and audit entry (tag.ordering): no node serves the tag before the settle time anyway.
-  if (input.ordering === 'strict') await rt.store.order.setOrdering(row.bizTag, 'strict', auditStamp(rt, who));
+  if (input.ordering === 'strict') {
+    await rt.store.order.setOrdering(row.bizTag, 'strict', auditStamp(rt, who));
+    await rt.ordered.poll();
+  }
   await rt.segments.refreshTags(); // usable on this node at once; other nodes see it within their refresh
   return freshView(rt, row);
 }
@@ -133,6 +136,7 @@ export async function updateTag(
   if (input.ordering !== undefined) {
     // Its own transaction and audit entry (tag.ordering); every node hears within LEAF_ORDER_POLL_MS.
     await rt.store.order.setOrdering(bizTag, input.ordering, auditStamp(rt, who));
+    await rt.ordered.poll(); // this node at once; the others within LEAF_ORDER_POLL_MS
     row ??= await rt.store.tags.getTag(bizTag);
   }
   await rt.segments.refreshTags();
