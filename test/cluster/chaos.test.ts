@@ -1,7 +1,7 @@
 /**
- * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, five times: on one MariaDB (≤ 2 min), on
+ * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, seven times: on one MariaDB (≤ 2 min), on
  * one PostgreSQL (`--db postgres`, ≤ 2 min), on a 3-node Galera cluster (`--db galera`, ≤ 3 min), on a 3-node synchronous
- * Patroni cluster (`--db patroni`, ≤ 3.5 min), and through HAProxy running ops/haproxy/haproxy.cfg (`--lb haproxy`, ≤ 2 min), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
+ * Patroni cluster (`--db patroni`, ≤ 3.5 min), through HAProxy running ops/haproxy/haproxy.cfg (`--lb haproxy`, ≤ 2 min), and the strict-tag run (`--ordered`, ≤ 1 min each on MariaDB and PostgreSQL), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
  * on any violation. Needs a Next build (scripts/test.sh makes one).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -76,4 +76,16 @@ it(
   'chaos through HAProxy (small): nodes SIGKILLed and stopped gracefully behind the recipe — no duplicate, no failed request but during a SIGKILL',
   () => chaos('--lb', 'haproxy'),
   160_000,
+);
+
+it(
+  'ordered chaos on MariaDB (small): the strict tag owner killed, paused, stopped and cut off, a database outage — nothing out of order, no duplicate',
+  () => chaos('--ordered', '--db', 'mariadb'),
+  180_000,
+);
+
+it(
+  'ordered chaos on PostgreSQL (small): the same faults — nothing out of order, no duplicate',
+  () => chaos('--ordered', '--db', 'postgres'),
+  180_000,
 );

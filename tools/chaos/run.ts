@@ -1,6 +1,9 @@
 /**
  * Chaos suite: `tsx tools/chaos/run.ts [--db mariadb|galera|postgres|patroni] [--lb haproxy] [--size small|full] [--seed N] [--keep-logs]`.
  *
+ * With `--ordered` (and `--db mariadb` or `postgres`) it is the strict-tag run instead (ordered.ts): the owner of a
+ * strict tag killed, paused, stopped and cut off from the database, and a database outage, under the real-time order check.
+ *
  * With `--lb haproxy` the clients reach the nodes through HAProxy running ops/haproxy/haproxy.cfg (lbScenario.ts):
  * nodes SIGKILLed and stopped gracefully, then started again, one at a time; the report (reportBalanced.ts) counts
  * every request that did not get a 200 — none may fail outside a SIGKILL — besides the usual ID checks.
@@ -68,9 +71,17 @@ import { runBalancedScenario } from './lbScenario';
 import { runGaleraScenario } from './galeraScenario';
 import { runPatroniScenario } from './patroniScenario';
 import { runScenario } from './scenario';
+import { runOrdered } from './ordered';
 
 async function main(): Promise<number> {
-  const { size: sizeName, seed, keepLogs, db, lb } = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const ordered = argv.includes('--ordered');
+  const { size: sizeName, seed, keepLogs, db, lb } = parseArgs(argv.filter((a) => a !== '--ordered'));
+  if (ordered) {
+    if (db !== 'mariadb' && db !== 'postgres')
+      throw new Error(`--ordered runs on --db mariadb or postgres (got ${db})`);
+    return runOrdered({ db, size: sizeName, seed });
+  }
   const galera = db === 'galera';
   const patroni = db === 'patroni';
   const balanced = lb === 'haproxy';
