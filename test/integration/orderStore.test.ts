@@ -1,0 +1,144 @@
+/**
+ * The strict-tag owner lease (leaf_order) on MysqlStore (real MariaDB), PostgresStore (real PostgreSQL) and SqliteStore
+ * (a real file), the same cases, on each database's own clock: setting the ordering (audited, a missing tag refused,
+ * the tag list carrying it); acquire refused while another's lease and the margin run, granted after, at once after
+ * a release, and never before the settle time; renew only of a live lease of the same epoch. Then four processes race
+ * for the lease on one database: every epoch has exactly one winner. Nothing sleeps a fixed time: each wait polls.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditStamp } from '../../lib/audit';
+import type { LeaseTerms, OwnerClaim } from '../../lib/ordered/orderStore';
+import { MysqlStore } from '../../lib/store/mysql';
+import { PostgresStore } from '../../lib/store/postgres';
+import { SqliteStore } from '../../lib/store/sqlite';
+import type { LeafStore } from '../../lib/store/leafStore';
+import type { TestDatabase } from '../../tools/harness';
+import { type TempDir, freshMysqlDatabase, freshPgDatabase, tempDir, waitFor } from '../support/context';
+import { killAllWorkers, startWorker } from '../support/procs';
+
+let tmp: TempDir;
+const dbs: TestDatabase[] = [];
+const stores: LeafStore[] = [];
+const stamp: AuditStamp = { actor: 'token:abcdef12', address: '127.0.0.1', nodeId: 'n1', at: 1_800_000_000_000 };
+
+beforeAll(() => {
+  tmp = tempDir('leaf-it-order-');
+});
+afterEach(async () => {
+  await killAllWorkers();
+});
+afterAll(async () => {
+  for (const s of stores) await s.close().catch(() => undefined);
+  for (const d of dbs) await d.drop().catch(() => undefined);
+  tmp?.remove();
+});
+
+type Dialect = 'mysql' | 'postgres' | 'sqlite';
+/** A store of its own, and where a worker process opens the same database. */
+const factories: Record<Dialect, () => Promise<{ store: LeafStore; where: { url?: string; file?: string } }>> = {
+  async postgres() {
+    const db = await freshPgDatabase();
+    dbs.push(db);
+    const store = await PostgresStore.open({ url: db.url });
+    stores.push(store);
+    return { store, where: { url: db.url } };
+  },
+  async mysql() {
+    const db = await freshMysqlDatabase();
+    dbs.push(db);
+    const store = await MysqlStore.open({ url: db.url });
+    stores.push(store);
+    return { store, where: { url: db.url } };
+  },
+  async sqlite() {
+    const file = tmp.file(`o-${stores.length}.db`);
+    const store = new SqliteStore({ file });
+    stores.push(store);
+    return { store, where: { file } };
+  },
+};
+
+const A: OwnerClaim = { nodeId: 'a', instanceId: 'a-1', address: '127.0.0.1:1001' };
+const B: OwnerClaim = { nodeId: 'b', instanceId: 'b-1', address: '127.0.0.1:1002' };
+
+describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: the owner lease', (dialect) => {
+  it('setting the ordering is audited, refused for a missing tag, and carried by the tag list', async () => {
+    const { store } = await factories[dialect]();
+    await store.tags.createTag({ bizTag: 's', step: 10 });
+    await store.tags.createTag({ bizTag: 'o', step: 10 });
+    expect(await store.order.setOrdering('s', 'strict', stamp)).toEqual({ before: 'none', after: 'strict' });
+    expect(await store.order.setOrdering('s', 'strict', stamp)).toEqual({ before: 'strict', after: 'strict' });
+    await expect(store.order.setOrdering('missing', 'strict', stamp)).rejects.toMatchObject({ code: 'tag_not_found' });
+    expect(await store.tags.listTags()).toEqual([
+      { bizTag: 'o', step: 10, strict: false },
+      { bizTag: 's', step: 10, strict: true },
+    ]);
+    const { rows } = await store.order.readOrder();
+    expect(rows).toEqual([expect.objectContaining({ bizTag: 's', epoch: 0, ownerNode: null, leaseExpiresAt: 0 })]);
+    expect(await store.order.setOrdering('s', 'none', stamp)).toEqual({ before: 'strict', after: 'none' });
+    expect((await store.order.readOrder()).rows).toEqual([]);
+    const audit = await store.audit.listAudit({ limit: 10, bizTag: 's' });
+    expect(audit.map((r) => [r.action, r.before, r.after])).toEqual([
+      ['tag.ordering', { ordering: 'strict' }, { ordering: 'none' }],
+      ['tag.ordering', { ordering: 'none' }, { ordering: 'strict' }],
+    ]);
+  });
+
+  it('a lease is taken once per epoch, kept from others until it and the margin ran out, and renewed only while live', async () => {
+    const { store } = await factories[dialect]();
+    await store.tags.createTag({ bizTag: 's', step: 10 });
+    await store.order.setOrdering('s', 'strict');
+    const terms: LeaseTerms = { leaseMs: 400, marginMs: 300, settleMs: 0 };
+    expect(await store.order.acquireOwner('s', A, terms, 0)).toBe(true);
+    expect(await store.order.acquireOwner('s', B, terms, 0)).toBe(false); // the epoch moved on
+    expect(await store.order.acquireOwner('s', B, terms, 1)).toBe(false); // A's lease is live
+    expect(await store.order.renewOwner('s', A.instanceId, 1, terms.leaseMs)).toBe(true);
+    expect(await store.order.renewOwner('s', B.instanceId, 1, terms.leaseMs)).toBe(false);
+    const row = (await store.order.readOrder()).rows[0]!;
+    expect(row).toMatchObject({ epoch: 1, ownerNode: 'a', ownerInstance: 'a-1', ownerAddress: '127.0.0.1:1001' });
+    // After the lease and the margin, by the database's clock, B takes it; A can no longer renew epoch 1.
+    await waitFor(10_000, async () => ((await store.order.acquireOwner('s', B, terms, 1)) ? true : undefined));
+    const { rows, dbNowMs } = await store.order.readOrder();
+    expect(dbNowMs).toBeGreaterThan(row.leaseExpiresAt + terms.marginMs);
+    expect(rows[0]).toMatchObject({ epoch: 2, ownerNode: 'b' });
+    expect(await store.order.renewOwner('s', A.instanceId, 1, terms.leaseMs)).toBe(false);
+    // A lease that ran out is not renewed: a successor may hold it already.
+    await waitFor(10_000, async () => {
+      const r = await store.order.readOrder();
+      return r.dbNowMs > r.rows[0]!.leaseExpiresAt ? true : undefined;
+    });
+    expect(await store.order.renewOwner('s', B.instanceId, 2, terms.leaseMs)).toBe(false);
+  });
+
+  it('a release lets the next owner start at once; no owner before the settle time', async () => {
+    const { store } = await factories[dialect]();
+    await store.tags.createTag({ bizTag: 's', step: 10 });
+    await store.order.setOrdering('s', 'strict');
+    const long: LeaseTerms = { leaseMs: 60_000, marginMs: 1_000, settleMs: 0 };
+    expect(await store.order.acquireOwner('s', A, { ...long, settleMs: 60_000 }, 0)).toBe(false);
+    expect(await store.order.acquireOwner('s', A, long, 0)).toBe(true);
+    expect(await store.order.acquireOwner('s', B, long, 1)).toBe(false);
+    await store.order.releaseOwner('s', B.instanceId, 1); // not B's: changes nothing
+    expect(await store.order.acquireOwner('s', B, long, 1)).toBe(false);
+    await store.order.releaseOwner('s', A.instanceId, 1);
+    expect(await store.order.acquireOwner('s', B, long, 1)).toBe(true);
+    // The owner itself may take the next epoch of its own live lease (a retry after a lost answer).
+    expect(await store.order.acquireOwner('s', B, long, 2)).toBe(true);
+    expect((await store.order.readOrder()).rows[0]).toMatchObject({ epoch: 3, ownerInstance: 'b-1' });
+  });
+
+  it('four processes racing for the lease: every epoch has exactly one winner', async () => {
+    const { store, where } = await factories[dialect]();
+    await store.tags.createTag({ bizTag: 'race', step: 10 });
+    await store.order.setOrdering('race', 'strict');
+    const workers = Array.from({ length: 4 }, (_, i) => startWorker('orderLease.mts', `${dialect}-w${i}`));
+    for (const w of workers) w.send({ type: 'config', dialect, ...where, tag: 'race', rounds: 60 });
+    await Promise.all(workers.map((w) => w.next('ready', 60_000)));
+    for (const w of workers) w.send({ type: 'go' });
+    const done = await Promise.all(workers.map((w) => w.next<{ type: string; won: number[] }>('done', 120_000)));
+    const won = done.flatMap((d) => d.won).sort((a, b) => a - b);
+    const last = (await store.order.readOrder()).rows[0]!.epoch;
+    expect(won).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+    expect(done.filter((d) => d.won.length > 0).length).toBeGreaterThan(1);
+  });
+});
