@@ -2,7 +2,9 @@
 import { LeafError } from '../errors';
 import { formatNotFound } from '../format/rules';
 import type { FormatEngine } from '../format/engine';
+import type { Relayed } from '../ordered/forwarder';
 import type { OrderedTags } from '../ordered/orderedTags';
+import { firstId } from '../segment/idRanges';
 import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
 import type { LeafStore } from '../store/leafStore';
@@ -33,9 +35,24 @@ export function issueSegment(
   // The owner of a strict tag serves it as any tag, synchronously; the others go through lib/ordered.
   if (ordered === undefined || ordered.size === 0 || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag))
     return serveSegment(rt.segments, bizTag, count, plain);
-  return ordered.issue({ bizTag, count, plain, authorization, ownerOnly: false }, () =>
-    serveSegment(rt.segments, bizTag, count, plain),
-  );
+  return ordered.issue({
+    bizTag,
+    count,
+    authorization,
+    ownerOnly: false,
+    serveHere: () => serveSegment(rt.segments, bizTag, count, plain),
+    fromIds: (ids) => (count === 0 ? single(bizTag, firstId(ids), plain) : batch(bizTag, ids)),
+    passOn: relayedAnswer,
+  });
+}
+
+/** An owner's answer other than the IDs (an error, say), passed on as it came. */
+function relayedAnswer(relayed: Relayed): Answer {
+  return {
+    status: relayed.status,
+    headers: { 'content-type': relayed.contentType, 'cache-control': 'no-store' },
+    body: relayed.body,
+  };
 }
 
 /** `/api/id/owner/{tag}`: IDs of a strict tag only from its owner (never relayed again); any other tag as usual. */
@@ -72,7 +89,20 @@ function ownerOnly(
 ): Answer | Promise<Answer> {
   const ordered = rt.ordered;
   if (ordered === undefined || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag)) return serveHere();
-  return ordered.issue({ bizTag, count, plain: false, authorization, ownerOnly: true }, serveHere);
+  // Never relayed: the answers below are never used.
+  return ordered.issue({
+    bizTag,
+    count,
+    authorization,
+    ownerOnly: true,
+    serveHere,
+    fromIds: notRelayed,
+    passOn: notRelayed,
+  });
+}
+
+function notRelayed(): never {
+  throw new LeafError('internal_error', 'The owner route never relays.');
 }
 
 function serveSegment(engine: SegmentEngine, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {

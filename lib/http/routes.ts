@@ -37,8 +37,8 @@ export function matchRoute(path: string): Route | null {
     if (!r.param) return { kind: r.kind, param: '' };
     const rest = segmentAfter(path, r.path);
     if (rest !== null) return { kind: r.kind, param: rest };
-    if (r.kind === 'segment') return suffixRoute(path, r.path, RANGE_SUFFIX, 'segment-range');
-    return r.kind === 'segment-owner' ? suffixRoute(path, r.path, RUNS_SUFFIX, 'segment-owner-runs') : UNKNOWN;
+    const suffixed = SUFFIX_ROUTES.find((s) => s.under === r.kind);
+    return suffixed === undefined ? UNKNOWN : suffixRoute(path, r.path, suffixed.suffix, suffixed.kind);
   }
   for (const prefix of OWNED_PREFIXES) {
     if (path === prefix || (prefix.endsWith('/') && path.startsWith(prefix))) return UNKNOWN;
@@ -46,9 +46,14 @@ export function matchRoute(path: string): Route | null {
   return null;
 }
 
-const RANGE_SUFFIX = '/range';
-/** The owner's IDs as runs, for a node relaying to it (lib/ordered/coalescer.ts). */
-const RUNS_SUFFIX = '/runs';
+/**
+ * `{path}{tag}{suffix}` routes under a tag route: the range lease, and the owner's IDs as runs for a node relaying
+ * a strict tag to it (lib/ordered/coalescer.ts).
+ */
+export const SUFFIX_ROUTES: ReadonlyArray<{ under: RouteKind; suffix: string; kind: RouteKind }> = [
+  { under: 'segment', suffix: '/range', kind: 'segment-range' },
+  { under: 'segment-owner', suffix: '/runs', kind: 'segment-owner-runs' },
+];
 
 /** `{prefix}{tag}{suffix}` as `kind` of that tag (a range lease, an owner's runs); anything else is unknown. */
 function suffixRoute(path: string, prefix: string, suffix: string, kind: RouteKind): Route {

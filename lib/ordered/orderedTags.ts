@@ -5,11 +5,9 @@
 import type { Clock, TimerHandle } from '../clock';
 import { TIMED_OUT, within } from '../deadline';
 import { LeafError } from '../errors';
-import type { Answer } from '../http/answer';
 import type { Logger } from '../log';
 import type { ServeGate } from '../segment/serveGate';
-import { batch, single } from '../http/idBodies';
-import { firstId } from '../segment/idRanges';
+import type { IdRanges } from '../segment/idRanges';
 import { Coalescer } from './coalescer';
 import type { Forward, Relayed } from './forwarder';
 import type { LeaseTerms, OrderRow, OrderStore, OwnerClaim } from './orderStore';
@@ -27,16 +25,20 @@ export interface OrderedTagsOptions {
   logger: Logger;
 }
 
-/** One strict request, as the route received it. */
-export interface StrictRequest {
+/** One strict request, as the route received it, and how its answer is made (lib/http builds every answer). */
+export interface StrictRequest<A> {
   bizTag: string;
   /** 0: one ID. */
   count: number;
-  /** The Leaf route: one ID as plain text. */
-  plain: boolean;
   authorization: string | null | undefined;
   /** Answer only if this node owns the tag (the owner route): never relay again. */
   ownerOnly: boolean;
+  /** Served here, by this node as owner. */
+  serveHere(): A | Promise<A>;
+  /** The IDs the owner gave for this request (exactly `count`, or one). */
+  fromIds(ids: IdRanges): A;
+  /** Any other answer of the owner, passed on as it came. */
+  passOn(relayed: Relayed): A;
 }
 
 /** How often a request re-reads leaf_order, takes over or relays again before it answers 503. */
@@ -152,11 +154,11 @@ export class OrderedTags implements ServeGate {
    * Served here while this node owns the tag; else relayed to the live owner; else this node takes the lease. A
    * few rounds (each re-reads leaf_order), then 503 `owner_unavailable`: a handover takes at most a lease.
    */
-  async issue(request: StrictRequest, serveHere: () => Answer | Promise<Answer>): Promise<Answer> {
+  async issue<A>(request: StrictRequest<A>): Promise<A> {
     const { bizTag } = request;
     let cause: unknown;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (this.ownership.mayServe(bizTag)) return serveHere();
+      if (this.ownership.mayServe(bizTag)) return request.serveHere();
       const owner = this.liveOwner(bizTag);
       if (owner !== null && owner.ownerInstance !== this.o.self.instanceId) {
         if (request.ownerOnly) throw this.refusal(bizTag);
@@ -178,22 +180,15 @@ export class OrderedTags implements ServeGate {
   }
 
   /** The owner's answer, or null when it no longer owns the tag (so the caller reads leaf_order again). */
-  private async relay(address: string, request: StrictRequest): Promise<Answer | null> {
+  private async relay<A>(address: string, request: StrictRequest<A>): Promise<A | null> {
     const { bizTag, count, authorization } = request;
     const wanted = Math.max(1, count);
     const { relayed, ids } = await this.coalescer(address, bizTag, authorization).take(wanted);
-    if (relayed.status !== 200 || ids === null || ids.count !== wanted) return this.relayedAnswer(relayed);
-    this.forwarded++;
-    return count === 0 ? single(bizTag, firstId(ids), request.plain) : batch(bizTag, ids);
-  }
-
-  private relayedAnswer(relayed: Relayed): Answer | null {
-    if (relayed.status === 503 && relayed.body.includes('"not_owner"')) return null;
-    return {
-      status: relayed.status,
-      headers: { 'content-type': relayed.contentType, 'cache-control': 'no-store' },
-      body: relayed.body,
-    };
+    if (relayed.status === 200 && ids !== null && ids.count === wanted) {
+      this.forwarded++;
+      return request.fromIds(ids);
+    }
+    return relayed.status === 503 && relayed.body.includes('"not_owner"') ? null : request.passOn(relayed);
   }
 
   private coalescer(address: string, bizTag: string, authorization: string | null | undefined): Coalescer {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { ID_ROUTES } from '../../lib/http/routes';
+import { ID_ROUTES, SUFFIX_ROUTES } from '../../lib/http/routes';
 import { openApiDocument } from '../../lib/http/openapi/document';
 import { OPENAPI_FILE, openApiText } from '../../scripts/openapi';
 
@@ -43,10 +43,7 @@ it('describes every route the app answers, and nothing else', () => {
   const described = paths.map((p) => p.replace(/\{[^}]+\}$/, '{}'));
   for (const route of [...appRoutes.map((r) => r.replace(/\{[^}]+\}$/, '{}')), ...idRoutes])
     expect(described, `${route} is answered but not described`).toContain(route);
-  const answered = new Set([
-    ...appRoutes.map((r) => r.replace(/\{[^}]+\}$/, '{}')),
-    ...idRoutes,
-    '/api/id/segment/{tag}/range',
-  ]);
+  const suffixed = SUFFIX_ROUTES.map((s) => `${ID_ROUTES.find((r) => r.kind === s.under)?.path}{tag}${s.suffix}`);
+  const answered = new Set([...appRoutes.map((r) => r.replace(/\{[^}]+\}$/, '{}')), ...idRoutes, ...suffixed]);
   for (const p of described) expect([...answered], `${p} is described but nothing answers it`).toContain(p);
 });
