@@ -77,6 +77,10 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: the owner lease', (
     expect(rows).toEqual([expect.objectContaining({ bizTag: 's', epoch: 0, ownerNode: null, leaseExpiresAt: 0 })]);
     expect(await store.order.setOrdering('s', 'none', stamp)).toEqual({ before: 'strict', after: 'none' });
     expect((await store.order.readOrder()).rows).toEqual([]);
+    // A deleted tag's ordering goes with it: the name created again starts ordinary.
+    await store.order.setOrdering('o', 'strict');
+    await store.tags.deleteTag('o');
+    expect((await store.order.readOrder()).rows).toEqual([]);
     const audit = await store.audit.listAudit({ limit: 10, bizTag: 's' });
     expect(audit.map((r) => [r.action, r.before, r.after])).toEqual([
       ['tag.ordering', { ordering: 'strict' }, { ordering: 'none' }],

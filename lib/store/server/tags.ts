@@ -6,6 +6,7 @@ import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
 import { exactId } from '../exactId';
 import type { ServerExecutor, Tx } from '../serverExecutor';
+import { deleteStrictSql } from '../rows/order';
 import { type RawAllocRow, tagFromRaw } from '../rows/tags';
 import {
   badStep,
@@ -123,6 +124,7 @@ export class ServerTags implements TagStore {
         ),
       );
       await tx(sql`DELETE FROM ${TABLE.alloc} WHERE biz_tag = ${bizTag}`);
+      await tx(deleteStrictSql(bizTag)); // its ordering goes too: the name created again starts ordinary
       await record(tx, audit, 'tag.delete', bizTag, before, undefined);
       return { maxId };
     });

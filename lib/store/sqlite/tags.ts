@@ -5,6 +5,7 @@ import { tagNotFound } from '../../errors';
 import { type Id, MAX_ID } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import { exactId } from '../exactId';
+import { deleteStrictSql } from '../rows/order';
 import { leafAlloc, leafAllocTombstone, leafOrder } from '../schema/sqlite';
 import {
   badStep,
@@ -121,6 +122,7 @@ export class SqliteTags implements TagStore {
         })
         .run();
       db.delete(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).run();
+      db.run(deleteStrictSql(bizTag)); // its ordering goes too: the name created again starts ordinary
       record(db, audit, 'tag.delete', bizTag, row, undefined);
       return { maxId: row.maxId };
     });
