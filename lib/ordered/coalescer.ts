@@ -25,8 +25,11 @@ export class Coalescer {
   private queue: Waiter[] = [];
   private inFlight = false;
 
-  /** `send(count)` asks the owner for `count` IDs as runs. */
-  constructor(private readonly send: (count: number) => Promise<Relayed>) {}
+  /** `send(count)` asks the owner for `count` IDs as runs; `onIdle` when nothing waits or travels any more. */
+  constructor(
+    private readonly send: (count: number) => Promise<Relayed>,
+    private readonly onIdle: () => void = () => undefined,
+  ) {}
 
   take(count: number): Promise<BatchOutcome> {
     return new Promise<BatchOutcome>((resolve, reject) => {
@@ -48,6 +51,7 @@ export class Coalescer {
       }
     }
     this.inFlight = false;
+    this.onIdle();
   }
 
   /** The waiting requests, oldest first, up to what one owner request may ask for. */

@@ -195,7 +195,11 @@ export class OrderedTags implements ServeGate {
     const key = `${address} ${bizTag} ${authorization ?? ''}`;
     let batch = this.batches.get(key);
     if (batch === undefined) {
-      batch = new Coalescer((n) => this.o.forward(address, ownerRunsPath(bizTag, n), authorization));
+      // Dropped once idle: owners move, and a key per old owner would stay forever.
+      batch = new Coalescer(
+        (n) => this.o.forward(address, ownerRunsPath(bizTag, n), authorization),
+        () => this.batches.delete(key),
+      );
       this.batches.set(key, batch);
     }
     return batch;

@@ -90,3 +90,19 @@ describe('relaying requests of a strict tag in batches', () => {
     expect((await notOwner.take(1)).ids).toBeNull();
   });
 });
+
+it('says when it is idle, so its owner can drop it', async () => {
+  const o = owner();
+  let idle = 0;
+  const c = new Coalescer(o.send, () => idle++);
+  const a = c.take(1);
+  const b = c.take(1);
+  o.answer();
+  await a;
+  expect(idle).toBe(0); // b still waits
+  await flush();
+  o.answer();
+  await b;
+  await flush();
+  expect(idle).toBe(1);
+});
