@@ -55,8 +55,6 @@ export class OrderedTags implements ServeGate {
   /** Per owner, tag and credential: the single-ID requests waiting for one relay. */
   private readonly batches = new Map<string, Coalescer>();
   private polling: Promise<void> | null = null;
-  lastPollAt: number | null = null;
-  lastPollError: Error | null = null;
   /** Requests this node relayed to an owner. */
   forwarded = 0;
 
@@ -133,12 +131,8 @@ export class OrderedTags implements ServeGate {
         this.ownership.confirm(row.bizTag, row.epoch, row.ownerInstance);
       }
       this.rows = next;
-      this.lastPollError = null;
     } catch (error) {
-      this.lastPollError = error as Error;
       this.o.logger.log('warn', 'order_poll_failed', { error });
-    } finally {
-      this.lastPollAt = this.o.clock.now();
     }
   }
 
@@ -203,12 +197,6 @@ export class OrderedTags implements ServeGate {
       this.batches.set(key, batch);
     }
     return batch;
-  }
-
-  /** What the console and health show: each strict tag, its owner, epoch and lease. */
-  view(): Array<OrderRow & { ownedHere: boolean; dbNowMs: number }> {
-    const dbNowMs = Math.round(this.monotonic() + this.dbOffset);
-    return [...this.rows.values()].map((r) => ({ ...r, ownedHere: this.ownership.mayServe(r.bizTag), dbNowMs }));
   }
 
   owned(): string[] {

@@ -52,11 +52,6 @@ export class Ownership {
     return held !== undefined && this.o.monotonic() < held.deadline;
   }
 
-  /** The epoch this node holds `bizTag` at, or null. */
-  epochOf(bizTag: string): number | null {
-    return this.held.get(bizTag)?.epoch ?? null;
-  }
-
   owned(): string[] {
     return [...this.held.keys()].sort();
   }
@@ -85,7 +80,7 @@ export class Ownership {
       return false;
     }
     if (!won) return false;
-    this.drop(bizTag);
+    this.held.delete(bizTag); // an older epoch of ours, run out: the restart below drops its segments
     this.o.engine.setStrict(bizTag, true);
     this.o.engine.restartStrict(bizTag);
     const epoch = seenEpoch + 1;

@@ -57,11 +57,9 @@ async function takeOnce(tag: string, count: number, load: TagLoad, o: OrderLoadO
     const targets = o.targets();
     const base = targets[Math.floor(random() * targets.length)];
     if (base === undefined) break;
-    const sentAt = performance.now();
-    const got = await get(`${base}/api/id/segment/${tag}${count === 0 ? '' : `?count=${count}`}`);
-    const receivedAt = performance.now();
-    if (got.status === 200) {
-      load.answers.push({ sentAt, receivedAt, ids: idsOf(got.body) });
+    const { got, answer } = await timedGet(base, tag, count);
+    if (answer !== null) {
+      load.answers.push(answer);
       return;
     }
     last = got.status === 0 ? 'no answer' : `${got.status} ${errorCode(got.body)}`;
@@ -74,10 +72,16 @@ async function takeOnce(tag: string, count: number, load: TagLoad, o: OrderLoadO
 
 /** One request to `base` as a client sends it, timed; null when it got no 200. */
 export async function timedTake(base: string, tag: string, count = 0): Promise<TimedAnswer | null> {
+  return (await timedGet(base, tag, count)).answer;
+}
+
+/** One request, what came back, and the timed answer when it was a 200. */
+async function timedGet(base: string, tag: string, count: number) {
   const sentAt = performance.now();
   const got = await get(`${base}/api/id/segment/${tag}${count === 0 ? '' : `?count=${count}`}`);
   const receivedAt = performance.now();
-  return got.status === 200 ? { sentAt, receivedAt, ids: idsOf(got.body) } : null;
+  const answer: TimedAnswer | null = got.status === 200 ? { sentAt, receivedAt, ids: idsOf(got.body) } : null;
+  return { got, answer };
 }
 
 function idsOf(body: string): bigint[] {
