@@ -7,6 +7,7 @@ import type { TokenStore } from '../auth/tokenStore';
 import type { NodeStore } from '../fleet/nodeStore';
 import type { FormatStore } from '../format/formatStore';
 import type { OrderStore } from '../ordered/orderStore';
+import type { SettingStore } from '../fleet/settingStore';
 import type { SemanticsStore } from '../segment/semanticsStore';
 import type { WorkerStore } from '../snowflake/workerStore';
 
@@ -22,6 +23,8 @@ export interface LeafStore {
   readonly audit: AuditStore;
   /** Strict tags and their owners' leases (lib/ordered). */
   readonly order: OrderStore;
+  /** Values the whole fleet must share, the first node's kept (lib/fleet/fleetSettings.ts). */
+  readonly settings: SettingStore;
   ping(): Promise<void>;
   /** Every host of the URL on its own, probed in parallel within `timeoutMs`; absent on SQLite. */
   hosts?(timeoutMs?: number): Promise<HostHealth[]>;

@@ -120,3 +120,12 @@ export const leafOrder = pgTable('leaf_order', {
   leaseExpiresAt: bigint('lease_expires_at', { mode: 'number' }).notNull().default(0),
   acquiredAt: bigint('acquired_at', { mode: 'number' }).notNull().default(0),
 });
+
+/** Settings every node of a fleet must share (the snowflake layout and epoch): the first node's, kept. */
+export const leafSetting = pgTable('leaf_setting', {
+  name: varchar('name', { length: 64 }).primaryKey().notNull(),
+  value: varchar('value', { length: 512 }).notNull(),
+  /** The node that recorded it, and when (ms, database clock). */
+  setBy: varchar('set_by', { length: 255 }).notNull(),
+  setAt: bigint('set_at', { mode: 'number' }).notNull(),
+});

@@ -126,3 +126,12 @@ export const leafOrder = sqliteTable('leaf_order', {
   leaseExpiresAt: integer('lease_expires_at', { mode: 'number' }).notNull().default(0),
   acquiredAt: integer('acquired_at', { mode: 'number' }).notNull().default(0),
 });
+
+/** Settings every node of a fleet must share (the snowflake layout and epoch): the first node's, kept. */
+export const leafSetting = sqliteTable('leaf_setting', {
+  name: text('name', { length: 64 }).primaryKey().notNull(),
+  value: text('value', { length: 512 }).notNull(),
+  /** The node that recorded it, and when (ms, database clock). */
+  setBy: text('set_by', { length: 255 }).notNull(),
+  setAt: integer('set_at', { mode: 'number' }).notNull(),
+});

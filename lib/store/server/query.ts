@@ -12,6 +12,7 @@ export const TABLE = {
   format: sql.identifier('leaf_format'),
   period: sql.identifier('leaf_format_period'),
   order: sql.identifier('leaf_order'),
+  setting: sql.identifier('leaf_setting'),
 } as const;
 
 export type TableName = (typeof TABLE)[keyof typeof TABLE];

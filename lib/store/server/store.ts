@@ -5,6 +5,7 @@ import type { ServerDialect } from './dialect';
 import { ServerFormats } from './formats';
 import { ServerNodes } from './nodes';
 import { ServerOrder } from './order';
+import { ServerSettings } from './settings';
 import { ServerSemantics } from './semantics';
 import { ServerTags } from './tags';
 import { ServerTokens } from './tokens';
@@ -21,6 +22,7 @@ export class ServerStore implements LeafStore {
   readonly tokens: ServerTokens;
   readonly audit: ServerAudit;
   readonly order: ServerOrder;
+  readonly settings: ServerSettings;
 
   constructor(
     private readonly exec: ServerExecutor,
@@ -36,6 +38,7 @@ export class ServerStore implements LeafStore {
     this.tokens = new ServerTokens(exec);
     this.audit = new ServerAudit(exec);
     this.order = new ServerOrder(exec, dialect);
+    this.settings = new ServerSettings(exec, dialect);
   }
 
   async ping(): Promise<void> {

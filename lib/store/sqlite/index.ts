@@ -4,6 +4,7 @@ import { SqliteExecutor, type SqliteOptions } from './executor';
 import { SqliteFormats } from './formats';
 import { SqliteNodes } from './nodes';
 import { SqliteOrder } from './order';
+import { SqliteSettings } from './settings';
 import { SqliteSemantics } from './semantics';
 import { SqliteTags } from './tags';
 import { SqliteTokens } from './tokens';
@@ -24,6 +25,7 @@ export class SqliteStore implements LeafStore {
   readonly tokens: SqliteTokens;
   readonly audit: SqliteAudit;
   readonly order: SqliteOrder;
+  readonly settings: SqliteSettings;
   private readonly exec: SqliteExecutor;
 
   constructor(options: SqliteOptions) {
@@ -37,6 +39,7 @@ export class SqliteStore implements LeafStore {
     this.tokens = new SqliteTokens(this.exec);
     this.audit = new SqliteAudit(this.exec);
     this.order = new SqliteOrder(this.exec);
+    this.settings = new SqliteSettings(this.exec);
   }
 
   async ping(): Promise<void> {
