@@ -11,8 +11,9 @@ import {
   parseMetricsTags,
 } from './metrics/tagSelection';
 import { SEMANTICS } from './segment/semantics';
-import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SNOWFLAKE } from './snowflake/layout';
-import { WORKER_IDS_GRAMMAR, WorkerIdSet, parseWorkerIds } from './snowflake/workerIds';
+import { DEFAULT_EPOCH_MS, LAYOUT_GRAMMAR, LEAF_EPOCH_MS, MAX_SNOWFLAKE, SnowflakeLayout } from './snowflake/layout';
+import { checkLifetime } from './snowflake/lifetime';
+import { WorkerIdSet, parseWorkerIds, workerIdsGrammar } from './snowflake/workerIds';
 import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './http/trustedProxies';
 import { DATABASE_URL_FORMS, type StoreLocation, serverUrlProblem, storeUrlTarget } from './store/target';
 
@@ -99,16 +100,18 @@ const ENV_SCHEMA = z.object({
   LEAF_SNOWFLAKE: onOff(true),
   LEAF_SNOWFLAKE_EPOCH: epoch,
   LEAF_SNOWFLAKE_MIN_ID: snowflakeId,
-  LEAF_NODE_ID: optional(z.string()),
-  LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
-  LEAF_WORKER_IDS: optional(
+  LEAF_SNOWFLAKE_LAYOUT: optional(
     z.string().transform((v, ctx) => {
-      const parsed = parseWorkerIds(v);
-      if (parsed instanceof WorkerIdSet) return parsed;
-      ctx.addIssue({ code: 'custom', message: `${WORKER_IDS_GRAMMAR} (${parsed.problem})` });
+      const parsed = SnowflakeLayout.parse(v);
+      if (parsed instanceof SnowflakeLayout) return parsed;
+      ctx.addIssue({ code: 'custom', message: `${LAYOUT_GRAMMAR} (${parsed.problem})` });
       return z.NEVER;
     }),
-  ).transform((v) => v ?? WorkerIdSet.ALL),
+  ).transform((v) => v ?? SnowflakeLayout.LEAF),
+  LEAF_NODE_ID: optional(z.string()),
+  LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
+  // Checked against the layout's worker bits once the layout is known (loadConfig).
+  LEAF_WORKER_IDS: optional(z.string()),
   LEAF_BENCH_ROUTES: onOff(false),
   LEAF_RUNWAY_WARN_SECONDS: integer(1, 86_400, 120, 'a whole number of seconds from 1 to 86400'),
   LEAF_TOKEN_REFRESH_MS: integer(100, 600_000, 5_000, 'an integer from 100 to 600000 (ms)'),
@@ -138,20 +141,25 @@ const ENV_SCHEMA = z.object({
 /** Throws LeafError('invalid_config'), one line per bad variable. */
 export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
   const parsed = ENV_SCHEMA.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
+  const workerIds = readWorkerIds(env);
+  if (!parsed.success || typeof workerIds === 'string') {
+    const lines = (parsed.error?.issues ?? []).map((issue) => {
       const name = String(issue.path[0]);
       return `${name} must be ${issue.message} (got ${shown(name, env[name])})`;
     });
+    if (typeof workerIds === 'string') lines.push(workerIds);
     throw new LeafError('invalid_config', lines.join('\n'));
   }
   const e = parsed.data;
+  const layout = e.LEAF_SNOWFLAKE_LAYOUT;
   if (e.LEAF_SNOWFLAKE_EPOCH > now) {
     throw new LeafError(
       'invalid_config',
       `LEAF_SNOWFLAKE_EPOCH must not be in the future (got ${JSON.stringify(env.LEAF_SNOWFLAKE_EPOCH)})`,
     );
   }
+  // A layout that runs out within a year refuses the start: IDs would stop (or, elsewhere, wrap) in production.
+  if (e.LEAF_SNOWFLAKE) checkLifetime(layout, e.LEAF_SNOWFLAKE_EPOCH, now);
   if (e.LEAF_NODE_GONE_MS <= 2 * e.LEAF_NODE_HEARTBEAT_MS) {
     // One late beat must not make a live node look gone (and let another process take its identity).
     throw new LeafError(
@@ -207,7 +215,8 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       epochMs: e.LEAF_SNOWFLAKE_EPOCH,
       minId: e.LEAF_SNOWFLAKE_MIN_ID,
       leaseMs: e.LEAF_WORKER_LEASE_MS,
-      workerIds: e.LEAF_WORKER_IDS,
+      workerIds: workerIds ?? WorkerIdSet.all(layout.maxWorkerId),
+      layout,
     },
     node: {
       id: nodeId,
@@ -230,6 +239,17 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     segmentSemantics: e.LEAF_SEGMENT_SEMANTICS,
     trustedProxies: e.LEAF_TRUSTED_PROXIES,
   };
+}
+
+/** LEAF_WORKER_IDS checked against the layout's worker bits: the set, null for all (or a bad layout), or the line. */
+function readWorkerIds(env: Env): WorkerIdSet | null | string {
+  const text = env.LEAF_WORKER_IDS;
+  const rawLayout = env.LEAF_SNOWFLAKE_LAYOUT;
+  const layout = rawLayout ? SnowflakeLayout.parse(rawLayout) : SnowflakeLayout.LEAF;
+  if (!text || !(layout instanceof SnowflakeLayout)) return null; // empty counts as unset
+  const parsed = parseWorkerIds(text, layout.maxWorkerId);
+  if (parsed instanceof WorkerIdSet) return parsed;
+  return `LEAF_WORKER_IDS must be ${workerIdsGrammar(layout.maxWorkerId)} (${parsed.problem}) (got ${shown('LEAF_WORKER_IDS', text)})`;
 }
 
 /** A refused value as the start-up line shows it: secrets by length only, a database URL by its scheme only. */

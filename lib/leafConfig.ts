@@ -2,6 +2,7 @@
 import type { LogLevel } from './log';
 import type { MetricsTagSelection } from './metrics/tagSelection';
 import type { Semantics } from './segment/semantics';
+import type { SnowflakeLayout } from './snowflake/layout';
 import type { WorkerIdSet } from './snowflake/workerIds';
 import type { StoreTarget } from './store/target';
 
@@ -51,8 +52,10 @@ export interface SnowflakeConfig {
   /** LEAF_SNOWFLAKE_MIN_ID: every snowflake ID sorts above it; a node whose clock has not passed it refuses to start. */
   minId: bigint | null;
   leaseMs: number;
-  /** LEAF_WORKER_IDS: the only worker ids this node leases (default all, 0–1023). */
+  /** LEAF_WORKER_IDS: the only worker ids this node leases (default all the layout has, 0–1023 in Leaf's). */
   workerIds: WorkerIdSet;
+  /** LEAF_SNOWFLAKE_LAYOUT: time unit and bits (default Leaf's 41/10/12 in ms). */
+  layout: SnowflakeLayout;
 }
 
 export interface NodeConfig {

@@ -15,6 +15,7 @@ import { ensureFleetSemantics } from './segment/fleetSemantics';
 import { httpForward } from './ordered/forwarder';
 import { OrderedTags } from './ordered/orderedTags';
 import { checkFloor } from './snowflake/floor';
+import { ensureFleetLayout } from './snowflake/fleetLayout';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
 import type { LeafStore } from './store/leafStore';
@@ -55,10 +56,19 @@ export interface CoreHooks {
 }
 
 export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHooks): Promise<CoreRuntime> {
-  const { enabled, epochMs, minId, leaseMs, workerIds } = config.snowflake;
+  const { enabled, epochMs, minId, leaseMs, workerIds, layout } = config.snowflake;
   // Before the store: a floor this clock has not passed refuses the start even while the database is down.
-  if (enabled) checkFloor(minId, epochMs, systemClock.now());
+  if (enabled) checkFloor(minId, epochMs, systemClock.now(), layout);
   const store = await openStore(config.store);
+  if (enabled) {
+    // Before a worker id is leased: a node of another layout or epoch could issue IDs the fleet already has.
+    try {
+      await ensureFleetLayout({ store: store.settings, layout, epochMs, nodeId: config.node.id });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
   if (config.segmentSemantics !== null) {
     // Before the first claim: every claim then reads the default this node was told to keep.
     try {
@@ -94,7 +104,16 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   const rates = new RateTracker({ clock: systemClock });
   const formats = new FormatEngine({ store: store.formats, logger });
   const snowflake = enabled
-    ? new SnowflakeNode({ store: store.workers, nodeId: config.node.id, epochMs, minId, leaseMs, workerIds, logger })
+    ? new SnowflakeNode({
+        store: store.workers,
+        nodeId: config.node.id,
+        epochMs,
+        layout,
+        minId,
+        leaseMs,
+        workerIds,
+        logger,
+      })
     : null;
   const { id, address, heartbeatMs, goneMs, pruneMs } = config.node;
   const fleet = new NodeRegistry({

@@ -8,7 +8,7 @@ import { firstId } from '../segment/idRanges';
 import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
 import type { LeafStore } from '../store/leafStore';
-import { MAX_SNOWFLAKE, decompose } from '../snowflake/layout';
+import { MAX_SNOWFLAKE } from '../snowflake/layout';
 import { strictRangeRefused } from '../segment/serveGate';
 import { type Answer, jsonOk } from './answer';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
@@ -157,6 +157,8 @@ export function issueSnowflake(
 }
 
 const DECIMAL_ID = /^[0-9]{1,19}$/;
+/** The last moment a JS Date holds (ECMA-262 §21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
 
 export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRuntime>, raw: string): Promise<Answer> {
   if (!DECIMAL_ID.test(raw) || BigInt(raw) > MAX_SNOWFLAKE) {
@@ -165,11 +167,24 @@ export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRunti
   const { snowflake } = await runtime();
   if (snowflake === null) throw snowflakeOff();
   const id = BigInt(raw);
-  const d = decompose(id, snowflake.epochMs);
+  const { layout, epochMs } = snowflake;
+  if (id > layout.maxId) {
+    throw new LeafError('invalid_id', `An ID of snowflake layout ${layout.text} is at most ${layout.maxId}.`);
+  }
+  const d = layout.decompose(id, epochMs);
+  if (d.timestampMs > MAX_DATE_MS) {
+    throw new LeafError(
+      'invalid_id',
+      `This ID carries a time past ${new Date(MAX_DATE_MS).toISOString()}, the last date there is.`,
+    );
+  }
   const body = {
     id: id.toString(),
+    layout: layout.text,
+    layoutBits: layout.describe(),
     timestamp: new Date(d.timestampMs).toISOString(),
     timestampMs: d.timestampMs,
+    region: d.region,
     workerId: d.workerId,
     sequence: d.sequence,
   };

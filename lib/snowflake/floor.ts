@@ -1,21 +1,27 @@
 import { LeafError } from '../errors';
-import { LEAF_EPOCH_MS, decompose } from './layout';
+import { LEAF_EPOCH_MS, type SnowflakeLayout } from './layout';
 
 /** LEAF_SNOWFLAKE_MIN_ID: IDs only in milliseconds after the floor's, so every ID sorts above it, at no cost per ID. */
 
 /** The millisecond (since 1970) the floor carries under this epoch; IDs are issued only after it. */
-export function floorTimestampMs(minId: bigint, epochMs: number): number {
-  return decompose(minId, epochMs).timestampMs;
+export function floorTimestampMs(minId: bigint, epochMs: number, layout: SnowflakeLayout): number {
+  return layout.decompose(minId, epochMs).timestampMs;
 }
 
 /** Refuses a start whose clock has not passed the floor's millisecond, in one line. */
-export function checkFloor(minId: bigint | null, epochMs: number, nowMs: number): void {
+export function checkFloor(minId: bigint | null, epochMs: number, nowMs: number, layout: SnowflakeLayout): void {
   if (minId === null) return;
-  const floorMs = floorTimestampMs(minId, epochMs);
-  if (nowMs > floorMs) return;
+  if (minId > layout.maxId)
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_SNOWFLAKE_MIN_ID ${minId} is above every ID of layout ${layout.text} (at most ${layout.maxId})`,
+    );
+  const floorMs = floorTimestampMs(minId, epochMs, layout);
+  // IDs start in the unit after the floor's: its whole unit must be behind this clock.
+  if (nowMs >= floorMs + layout.unitMs) return;
   // The usual cause: a Leaf-issued floor read under our default epoch, which puts it decades ahead.
   const hint =
-    epochMs !== LEAF_EPOCH_MS && floorTimestampMs(minId, LEAF_EPOCH_MS) < nowMs
+    epochMs !== LEAF_EPOCH_MS && floorTimestampMs(minId, LEAF_EPOCH_MS, layout) < nowMs
       ? '; a floor issued by Leaf needs LEAF_SNOWFLAKE_EPOCH=leaf'
       : '';
   throw new LeafError(

@@ -1,10 +1,14 @@
 import { type Clock, systemClock } from '../clock';
 import { LeafError } from '../errors';
 import { floorTimestampMs } from './floor';
-import { MAX_SEQUENCE, MAX_TIME_OFFSET, MAX_WORKER_ID, composeBase } from './layout';
+import { SnowflakeLayout } from './layout';
 
 export interface SnowflakeGeneratorOptions {
   workerId: number;
+  /** Default: Leaf's 41/10/12 in ms. */
+  layout?: SnowflakeLayout;
+  /** This region's number, carried in the layout's region bits (default 0). */
+  region?: number;
   /** Milliseconds since the Unix epoch; must not be in the future. */
   epochMs: number;
   clock?: Clock;
@@ -21,42 +25,55 @@ export interface SnowflakeGeneratorOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Each millisecond's sequence starts below this, as Leaf does, so low bits spread over shards. */
-const RANDOM_SEQUENCE_START = 100;
-
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** One worker id's IDs: synchronous while the clock moves on, a promise only when it must wait; never at or below the last. */
 export class SnowflakeGenerator {
   readonly workerId: number;
   readonly epochMs: number;
+  readonly layout: SnowflakeLayout;
+  readonly region: number;
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly maxBackwardWaitMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
-  private lastMs: number;
-  private sequence = MAX_SEQUENCE;
+  /** The time unit of the newest ID, counted from the epoch; -1 before the first. */
+  private lastUnit: number;
+  private sequence: number;
+  private readonly maxSequence: number;
+  private readonly sequenceScale: number;
+  private readonly unitMs: number;
   private base = 0n;
   private issueUntilMs: number;
   private retired = false;
 
   constructor(options: SnowflakeGeneratorOptions) {
     const clock = options.clock ?? systemClock;
-    validate(options.workerId, options.epochMs, clock.now());
+    const layout = options.layout ?? SnowflakeLayout.LEAF;
+    validate(layout, options.workerId, options.epochMs, clock.now());
+    this.layout = layout;
+    this.region = options.region ?? 0;
+    if (!Number.isInteger(this.region) || this.region < 0 || this.region > layout.maxRegion)
+      throw new LeafError('invalid_config', `region must be from 0 to ${layout.maxRegion} in layout ${layout.text}.`);
     this.workerId = options.workerId;
     this.epochMs = options.epochMs;
+    this.maxSequence = layout.maxSequence;
+    this.sequence = layout.maxSequence;
+    this.sequenceScale = layout.sequenceScale;
+    this.unitMs = layout.unitMs;
     this.clock = clock;
     this.random = options.random ?? Math.random;
     this.maxBackwardWaitMs = options.maxBackwardWaitMs ?? 5;
     this.sleep = options.sleep ?? defaultSleep;
-    const floorMs = options.minId == null ? -1 : floorTimestampMs(options.minId, options.epochMs);
-    this.lastMs = Math.max(options.lastTimestampMs ?? 0, options.epochMs - 1, floorMs);
+    const floorMs = options.minId == null ? -1 : floorTimestampMs(options.minId, options.epochMs, layout);
+    const fenceMs = Math.max(options.lastTimestampMs ?? 0, floorMs);
+    this.lastUnit = fenceMs < options.epochMs ? -1 : layout.unitOf(fenceMs, options.epochMs);
     this.issueUntilMs = options.issueUntilMs ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Timestamp (ms) of the newest ID issued, or the starting fence. */
+  /** Timestamp (ms) of the newest ID issued, or the starting fence: the start of its time unit. */
   get lastTimestampMs(): number {
-    return this.lastMs;
+    return this.epochMs + this.lastUnit * this.layout.unitMs;
   }
 
   /** Moves the lease reservation: IDs may be issued with timestamps below `untilMs`. */
@@ -73,21 +90,25 @@ export class SnowflakeGenerator {
   nextId(): bigint | Promise<bigint> {
     if (this.retired) throw new LeafError('snowflake_unavailable', 'This snowflake worker has stopped.');
     const now = this.clock.now();
-    if (now > this.lastMs) {
+    const unit = this.unitMs === 1 ? now - this.epochMs : Math.floor((now - this.epochMs) / this.unitMs);
+    if (unit > this.lastUnit) {
       if (now >= this.issueUntilMs) throw leaseExpired();
-      if (now - this.epochMs > MAX_TIME_OFFSET)
-        throw new LeafError('snowflake_unavailable', 'The 41-bit timestamp range of this epoch is used up.');
-      this.lastMs = now;
-      this.sequence = Math.floor(this.random() * RANDOM_SEQUENCE_START);
-      this.base = composeBase(now - this.epochMs, this.workerId);
-      return this.base | BigInt(this.sequence);
+      if (unit > this.layout.maxTime) throw usedUp(this.layout, this.epochMs);
+      this.lastUnit = unit;
+      const start = this.layout.randomSequenceStart;
+      this.sequence = start === 0 ? 0 : Math.floor(this.random() * start);
+      this.base = this.layout.composeBase(unit, this.region, this.workerId);
+      return this.base | BigInt(this.sequence * this.sequenceScale);
     }
-    if (now === this.lastMs) {
-      if (this.sequence < MAX_SEQUENCE) return this.base | BigInt(++this.sequence);
-      return this.sleep(1).then(() => this.nextId()); // 4096 used in this ms: the next one
+    if (unit === this.lastUnit) {
+      if (this.sequence < this.maxSequence) return this.base | BigInt(++this.sequence * this.sequenceScale);
+      // This unit's sequence is used up: the next unit.
+      return this.sleep(this.epochMs + (unit + 1) * this.layout.unitMs - now).then(() => this.nextId());
     }
-    const behind = this.lastMs - now;
-    if (behind <= this.maxBackwardWaitMs) return this.sleep(behind + 1).then(() => this.nextId());
+    const behind = this.lastTimestampMs - now;
+    if (behind <= this.maxBackwardWaitMs) {
+      return this.sleep(behind + this.layout.unitMs).then(() => this.nextId()); // to the unit after the last used
+    }
     throw new LeafError(
       'clock_moved_backwards',
       `The clock is ${behind} ms behind the last issued ID; snowflake IDs resume once it passes it.`,
@@ -108,14 +129,25 @@ function leaseExpired(): LeafError {
   return new LeafError('snowflake_unavailable', 'The worker id lease could not be renewed; snowflake IDs are paused.');
 }
 
-export function validate(workerId: number, epochMs: number, nowMs: number): void {
-  if (!Number.isInteger(workerId) || workerId < 0 || workerId > MAX_WORKER_ID) {
-    throw new LeafError('invalid_config', `worker id must be an integer from 0 to ${MAX_WORKER_ID} (got ${workerId}).`);
+function usedUp(layout: SnowflakeLayout, epochMs: number): LeafError {
+  return new LeafError(
+    'snowflake_unavailable',
+    `The ${layout.bits.time}-bit time of layout ${layout.text} ran out at ${new Date(layout.endMs(epochMs)).toISOString()} for this epoch.`,
+  );
+}
+
+export function validate(layout: SnowflakeLayout, workerId: number, epochMs: number, nowMs: number): void {
+  const max = layout.maxWorkerId;
+  if (!Number.isInteger(workerId) || workerId < 0 || workerId > max) {
+    throw new LeafError('invalid_config', `worker id must be an integer from 0 to ${max} (got ${workerId}).`);
   }
   if (!Number.isSafeInteger(epochMs) || epochMs < 0)
     throw new LeafError('invalid_config', `epoch must be a non-negative integer of ms (got ${epochMs}).`);
   if (epochMs > nowMs)
     throw new LeafError('invalid_config', `epoch ${new Date(epochMs).toISOString()} is in the future.`);
-  if (nowMs - epochMs > MAX_TIME_OFFSET)
-    throw new LeafError('invalid_config', 'epoch is more than 2^41 ms in the past.');
+  if (nowMs >= layout.endMs(epochMs))
+    throw new LeafError(
+      'invalid_config',
+      `the ${layout.bits.time}-bit time of layout ${layout.text} has run out for this epoch.`,
+    );
 }

@@ -5,7 +5,8 @@ import { type Logger, silentLogger } from '../log';
 import type { WorkerStore } from './workerStore';
 import { checkFloor } from './floor';
 import { SnowflakeGenerator, validate } from './generator';
-import { LEAF_EPOCH_MS } from './layout';
+import { LEAF_EPOCH_MS, SnowflakeLayout } from './layout';
+import { lifetimeOf } from './lifetime';
 import { WorkerIdSet } from './workerIds';
 
 /** A snowflake worker id held by this process. */
@@ -24,7 +25,7 @@ export async function acquireWorker(
   nodeId: string,
   instanceId: string,
   leaseMs: number,
-  workerIds: WorkerIdSet = WorkerIdSet.ALL,
+  workerIds: WorkerIdSet,
 ): Promise<WorkerLease> {
   const rows = (await store.listWorkers()).filter((r) => workerIds.has(r.workerId));
   const fenced = async (workerId: number): Promise<WorkerLease> => {
@@ -55,11 +56,13 @@ export interface SnowflakeNodeOptions {
   /** Who this node is: host:port, or a configured name. A restart with the same identity gets its id back. */
   nodeId: string;
   epochMs: number;
+  /** LEAF_SNOWFLAKE_LAYOUT; default Leaf's. */
+  layout?: SnowflakeLayout;
   /** LEAF_SNOWFLAKE_MIN_ID: every ID sorts above it; a start whose clock is not past it is refused. */
   minId?: bigint | null;
   /** Lease length; renewed every third of it. A node that cannot renew stops issuing within this time. */
   leaseMs?: number;
-  /** The only worker ids it may lease (LEAF_WORKER_IDS); default all. */
+  /** The only worker ids it may lease (LEAF_WORKER_IDS); default all the layout has. */
   workerIds?: WorkerIdSet;
   clock?: Clock;
   logger?: Logger;
@@ -76,6 +79,13 @@ export interface SnowflakeStatus {
   /** The ids it may lease, canonical (`512-1023`). */
   workerIds: string;
   epoch: string;
+  /** The layout's name as LEAF_SNOWFLAKE_LAYOUT takes it (`leaf`, `sonyflake`, `js-safe`, or the custom fields). */
+  layout: string;
+  /** For people: `41 bits of 1 ms | 10 worker | 12 sequence`. */
+  layoutBits: string;
+  /** When the layout's time runs out for this epoch (null: past year 275760), and the years until then. */
+  endsAt: string | null;
+  yearsLeft: number;
   /** `leaf` when the epoch is Leaf's (LEAF_SNOWFLAKE_EPOCH=leaf): its IDs and Leaf's share one number line. */
   epochPreset: 'leaf' | null;
   /** The floor (LEAF_SNOWFLAKE_MIN_ID) as a decimal string, or null. */
@@ -91,6 +101,7 @@ export interface SnowflakeStatus {
 export class SnowflakeNode {
   readonly nodeId: string;
   readonly epochMs: number;
+  readonly layout: SnowflakeLayout;
   readonly minId: bigint | null;
   readonly workerIds: WorkerIdSet;
   readonly instanceId = randomUUID();
@@ -112,14 +123,17 @@ export class SnowflakeNode {
     this.store = options.store;
     this.nodeId = options.nodeId;
     this.epochMs = options.epochMs;
+    this.layout = options.layout ?? SnowflakeLayout.LEAF;
     this.minId = options.minId ?? null;
     this.leaseMs = options.leaseMs ?? 10_000;
-    this.workerIds = options.workerIds ?? WorkerIdSet.ALL;
+    this.workerIds = options.workerIds ?? WorkerIdSet.all(this.layout.maxWorkerId);
+    if (this.workerIds.max > this.layout.maxWorkerId)
+      throw new LeafError('invalid_config', `worker ids ${this.workerIds.text} do not fit layout ${this.layout.text}.`);
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.random = options.random;
-    validate(0, this.epochMs, this.clock.now()); // a bad epoch fails at construction, not on a request
-    checkFloor(this.minId, this.epochMs, this.clock.now()); // so does a floor this clock has not passed
+    validate(this.layout, 0, this.epochMs, this.clock.now()); // a bad epoch fails at construction, not on a request
+    checkFloor(this.minId, this.epochMs, this.clock.now(), this.layout); // so does a floor this clock has not passed
   }
 
   /** Acquires a worker id (resolves either way) and keeps the lease renewed until `stop()`. */
@@ -171,6 +185,9 @@ export class SnowflakeNode {
       workerId: g?.workerId ?? null,
       workerIds: this.workerIds.text,
       epoch: new Date(this.epochMs).toISOString(),
+      layout: this.layout.text,
+      layoutBits: this.layout.describe(),
+      ...lifetimeOf(this.layout, this.epochMs, now),
       epochPreset: this.epochMs === LEAF_EPOCH_MS ? 'leaf' : null,
       minId: this.minId === null ? null : this.minId.toString(),
       lastTimestamp: g && g.lastTimestampMs >= this.epochMs ? new Date(g.lastTimestampMs).toISOString() : null,
@@ -225,6 +242,7 @@ export class SnowflakeNode {
     this.generator = new SnowflakeGenerator({
       workerId: lease.workerId,
       epochMs: this.epochMs,
+      layout: this.layout,
       minId: this.minId,
       clock: this.clock,
       random: this.random,

@@ -51,7 +51,16 @@ describe('Leaf preset and floor on a running server', () => {
     const id = leafId(ts, workerId, sequence).toString();
     const r = await fetch(`${server.url}/api/id/snowflake/${id}`);
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ id, timestamp: new Date(ts).toISOString(), timestampMs: ts, workerId, sequence });
+    expect(await r.json()).toEqual({
+      id,
+      layout: 'leaf',
+      layoutBits: '41 bits of 1 ms | 10 worker | 12 sequence',
+      timestamp: new Date(ts).toISOString(),
+      timestampMs: ts,
+      region: 0,
+      workerId,
+      sequence,
+    });
   });
 
   it('reports the preset and the floor in /api/health', async () => {

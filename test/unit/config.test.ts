@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SQLITE_FILE, type Env, loadConfig } from '@/lib/config';
-import { DEFAULT_EPOCH_MS } from '@/lib/snowflake/layout';
+import { DEFAULT_EPOCH_MS, LAYOUT_GRAMMAR } from '@/lib/snowflake/layout';
 import type { LeafConfig } from '@/lib/leafConfig';
 
 const NOW = Date.parse('2026-12-02T00:00:00Z');
@@ -195,6 +195,27 @@ describe('loadConfig', () => {
       '0-10,1023',
     ],
     ['LEAF_WORKER_IDS one id', { LEAF_WORKER_IDS: '0' }, (c) => c.snowflake.workerIds.ids, [0]],
+    ['LEAF_SNOWFLAKE_LAYOUT unset is leaf', {}, (c) => c.snowflake.layout.text, 'leaf'],
+    [
+      'LEAF_SNOWFLAKE_LAYOUT sonyflake',
+      { LEAF_SNOWFLAKE_LAYOUT: 'SonyFlake' },
+      (c) => c.snowflake.layout.text,
+      'sonyflake',
+    ],
+    [
+      'LEAF_SNOWFLAKE_LAYOUT custom',
+      { LEAF_SNOWFLAKE_LAYOUT: 'time=39,region=2,worker=14,sequence=8,unit=10ms' },
+      (c) => [c.snowflake.layout.text, c.snowflake.workerIds.size],
+      ['time=39,region=2,worker=14,sequence=8,unit=10ms', 16_384],
+    ],
+    [
+      "LEAF_WORKER_IDS in sonyflake's 16-bit space",
+      { LEAF_SNOWFLAKE_LAYOUT: 'sonyflake', LEAF_WORKER_IDS: '60000-65535' },
+      (c) => c.snowflake.workerIds.text,
+      '60000-65535',
+    ],
+    ['js-safe: all 128 worker ids', { LEAF_SNOWFLAKE_LAYOUT: 'js-safe' }, (c) => c.snowflake.workerIds.size, 128],
+
     ['LEAF_WORKER_IDS empty counts as unset', { LEAF_WORKER_IDS: '' }, (c) => c.snowflake.workerIds.size, 1024],
     ['LEAF_TRUSTED_PROXIES unset', {}, (c) => c.trustedProxies, []],
     [
@@ -241,6 +262,20 @@ describe('loadConfig', () => {
       'LEAF_METRICS_TAGS must be top:N (N from 0 to 100000; the N busiest tags plus tags with a problem), all, or none (got "top:-1")',
     ],
     [{ LEAF_WORKER_LEASE_MS: '0' }, 'LEAF_WORKER_LEASE_MS must be a positive integer (ms) (got "0")'],
+    [
+      { LEAF_SNOWFLAKE_LAYOUT: 'time=42,worker=10,sequence=12' },
+      `LEAF_SNOWFLAKE_LAYOUT must be ${LAYOUT_GRAMMAR} (the fields take 64 bits; at most 63 fit) (got "time=42,worker=10,sequence=12")`,
+    ],
+    [
+      { LEAF_SNOWFLAKE_LAYOUT: 'js-safe', LEAF_WORKER_IDS: '100-200' },
+      'LEAF_WORKER_IDS must be worker ids from 0 to 127: a range (512-1023), a list (3,5,7) or both (0-9,100-199) (200 is above 127) (got "100-200")',
+    ],
+    [
+      // 39 bits of ms from 2009 end in 2027: under a year after NOW, refused before anything opens.
+      { LEAF_SNOWFLAKE_LAYOUT: 'time=39,worker=10,sequence=12', LEAF_SNOWFLAKE_EPOCH: '2009-08-01T00:00:00Z' },
+      'LEAF_SNOWFLAKE_LAYOUT time=39,region=0,worker=10,sequence=12,unit=1ms with LEAF_SNOWFLAKE_EPOCH 2009-08-01T00:00:00.000Z runs out in 31 days, at 2027-01-01T21:56:53.888Z: its 39 time bits of 1 ms end there; choose a later epoch or more time bits (at least 1 year must be left)',
+    ],
+
     [
       { LEAF_TRUSTED_PROXIES: '10.0.0.0/33' },
       'LEAF_TRUSTED_PROXIES must be a comma list of IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, ::1) ("10.0.0.0/33" is neither) (got "10.0.0.0/33")',

@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { LeafError } from '@/lib/errors';
 import { SnowflakeGenerator, validate } from '@/lib/snowflake/generator';
-import {
-  BITS_SEQUENCE,
-  BITS_TIME,
-  BITS_WORKER,
-  DEFAULT_EPOCH_MS,
-  MAX_SEQUENCE,
-  MAX_SNOWFLAKE,
-  compose,
-  decompose,
-} from '@/lib/snowflake/layout';
+import { DEFAULT_EPOCH_MS, MAX_SNOWFLAKE, SnowflakeLayout, decompose } from '@/lib/snowflake/layout';
 import { FakeClock } from '../support/fakes';
 
 const EPOCH = DEFAULT_EPOCH_MS;
+const LEAF = SnowflakeLayout.LEAF;
+const MAX_SEQUENCE = LEAF.maxSequence;
+const compose = (t: number, w: number, s: number) => LEAF.compose(t, 0, w, s);
 
 function gen(clock: FakeClock, opts: Partial<ConstructorParameters<typeof SnowflakeGenerator>[0]> = {}) {
   const sleeps: number[] = [];
@@ -38,7 +32,9 @@ async function value(r: bigint | Promise<bigint>): Promise<bigint> {
 
 describe('snowflake layout', () => {
   it('is 1 + 41 + 10 + 12 bits', () => {
-    expect(1 + BITS_TIME + BITS_WORKER + BITS_SEQUENCE).toBe(64);
+    const { time, region, worker, sequence } = LEAF.bits;
+    expect([time, region, worker, sequence]).toEqual([41, 0, 10, 12]);
+    expect(LEAF.maxId).toBe(MAX_SNOWFLAKE);
   });
 
   it.each([
@@ -50,7 +46,7 @@ describe('snowflake layout', () => {
     const id = compose(t, w, s);
     expect(id).toBeGreaterThanOrEqual(0n);
     expect(id).toBeLessThanOrEqual(MAX_SNOWFLAKE);
-    expect(decompose(id, EPOCH)).toEqual({ timestampMs: EPOCH + t, workerId: w, sequence: s });
+    expect(decompose(id, EPOCH)).toEqual({ timestampMs: EPOCH + t, time: t, region: 0, workerId: w, sequence: s });
   });
 
   it('the largest layout value is 2^63-1', () => {
@@ -63,7 +59,7 @@ describe('SnowflakeGenerator', () => {
     const clock = new FakeClock(EPOCH + 1_000);
     const { g } = gen(clock);
     const id = await value(g.nextId());
-    expect(decompose(id, EPOCH)).toEqual({ timestampMs: EPOCH + 1_000, workerId: 7, sequence: 0 });
+    expect(decompose(id, EPOCH)).toMatchObject({ timestampMs: EPOCH + 1_000, workerId: 7, sequence: 0 });
   });
 
   it('starts each millisecond at a random low sequence', async () => {
@@ -158,12 +154,12 @@ describe('snowflake config validation', () => {
     ['epoch in the future', 0, now + 1],
     ['negative epoch', 0, -1],
   ])('refuses %s', (_name, workerId, epoch) => {
-    expect(() => validate(workerId, epoch, now)).toThrow(expect.objectContaining({ code: 'invalid_config' }));
+    expect(() => validate(LEAF, workerId, epoch, now)).toThrow(expect.objectContaining({ code: 'invalid_config' }));
   });
 
   it('refuses an epoch more than 2^41 ms before now', () => {
-    expect(() => validate(0, 0, 2 ** 41)).toThrow(expect.objectContaining({ code: 'invalid_config' }));
-    expect(() => validate(0, 1, 2 ** 41)).not.toThrow();
+    expect(() => validate(LEAF, 0, 0, 2 ** 41)).toThrow(expect.objectContaining({ code: 'invalid_config' }));
+    expect(() => validate(LEAF, 0, 1, 2 ** 41)).not.toThrow();
   });
 
   it.each([
@@ -171,7 +167,7 @@ describe('snowflake config validation', () => {
     [1023, now],
     [5, 0],
   ])('accepts worker %i, epoch %i', (workerId, epoch) => {
-    expect(() => validate(workerId, epoch, now)).not.toThrow();
+    expect(() => validate(LEAF, workerId, epoch, now)).not.toThrow();
   });
 });
 

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkFloor } from '@/lib/snowflake/floor';
 import { SnowflakeGenerator } from '@/lib/snowflake/generator';
-import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, MAX_SEQUENCE, decompose } from '@/lib/snowflake/layout';
+import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, SnowflakeLayout, decompose } from '@/lib/snowflake/layout';
+
+const LEAF = SnowflakeLayout.LEAF;
+const MAX_SEQUENCE = LEAF.maxSequence;
 import { SnowflakeNode } from '@/lib/snowflake/node';
 import { FakeClock, FakeWorkerStore, flush } from '../support/fakes';
 
@@ -48,7 +51,11 @@ describe('Leaf preset (LEAF_SNOWFLAKE_EPOCH=leaf)', () => {
     ['2019', Date.UTC(2019, 2, 14, 1, 59, 26, 535), 1023, 4095],
     ['2024', Date.UTC(2024, 9, 30, 23, 59, 59, 999), 513, 77],
   ])("decodes a Leaf ID of %s into Leaf's timestamp, worker id and sequence", (_year, ts, workerId, sequence) => {
-    expect(decompose(leafId(ts, workerId, sequence), LEAF_EPOCH_MS)).toEqual({ timestampMs: ts, workerId, sequence });
+    expect(decompose(leafId(ts, workerId, sequence), LEAF_EPOCH_MS)).toMatchObject({
+      timestampMs: ts,
+      workerId,
+      sequence,
+    });
   });
 
   it('issues exactly the ID Leaf would for the same millisecond, worker id and sequence', () => {
@@ -73,15 +80,17 @@ describe('Leaf preset (LEAF_SNOWFLAKE_EPOCH=leaf)', () => {
 describe('floor (LEAF_SNOWFLAKE_MIN_ID) at start', () => {
   it('refuses a floor carrying this very millisecond: its smallest ID (worker 0, sequence 0) is not above it', () => {
     const floor = leafId(NOW, 0, 0);
-    expect(() => checkFloor(floor, LEAF_EPOCH_MS, NOW)).toThrow(expect.objectContaining({ code: 'invalid_config' }));
-    expect(() => checkFloor(floor, LEAF_EPOCH_MS, NOW + 1)).not.toThrow();
+    expect(() => checkFloor(floor, LEAF_EPOCH_MS, NOW, LEAF)).toThrow(
+      expect.objectContaining({ code: 'invalid_config' }),
+    );
+    expect(() => checkFloor(floor, LEAF_EPOCH_MS, NOW + 1, LEAF)).not.toThrow();
   });
 
   it('refuses a floor in the future with one line naming it, its time and how far ahead it is', () => {
     const floor = leafId(NOW + 90_000, 3, 17);
     let message = '';
     try {
-      checkFloor(floor, LEAF_EPOCH_MS, NOW);
+      checkFloor(floor, LEAF_EPOCH_MS, NOW, LEAF);
     } catch (error) {
       message = (error as Error).message;
     }
@@ -92,10 +101,10 @@ describe('floor (LEAF_SNOWFLAKE_MIN_ID) at start', () => {
 
   it("says to use Leaf's epoch when a Leaf-issued floor only looks ahead under ours", () => {
     const floor = leafId(NOW - 60_000, 1, 1);
-    expect(() => checkFloor(floor, DEFAULT_EPOCH_MS, NOW)).toThrow(
+    expect(() => checkFloor(floor, DEFAULT_EPOCH_MS, NOW, LEAF)).toThrow(
       /days ahead of this clock .*; a floor issued by Leaf needs LEAF_SNOWFLAKE_EPOCH=leaf$/,
     );
-    expect(() => checkFloor(floor, LEAF_EPOCH_MS, NOW)).not.toThrow();
+    expect(() => checkFloor(floor, LEAF_EPOCH_MS, NOW, LEAF)).not.toThrow();
   });
 
   it('a node with a floor its clock has not passed refuses to be built', () => {

@@ -166,7 +166,7 @@ describe('worker id leases (fake clock)', () => {
 });
 
 function ids(text: string): WorkerIdSet {
-  const set = parseWorkerIds(text);
+  const set = parseWorkerIds(text, 1023);
   if (!(set instanceof WorkerIdSet)) throw new Error(set.problem);
   return set;
 }

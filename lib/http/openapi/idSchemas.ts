@@ -27,6 +27,10 @@ export const snowflakeStatus = shape<SnowflakeStatus>()({
   workerId: nullable(int),
   workerIds: str,
   epoch: isoTime,
+  layout: str,
+  layoutBits: str,
+  endsAt: nullable(isoTime),
+  yearsLeft: num,
   epochPreset: nullable(oneOfValues(['leaf'])),
   minId: nullable(decimalId),
   lastTimestamp: nullable(isoTime),
@@ -73,7 +77,16 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
   FormattedIds: object({ tag, ids: arrayOf(str) }),
   SnowflakeId: object({ id: decimalId }),
   SnowflakeIds: object({ ids: arrayOf(decimalId) }),
-  SnowflakeDecoded: object({ id: decimalId, timestamp: isoTime, timestampMs: int, workerId: int, sequence: int }),
+  SnowflakeDecoded: object({
+    id: decimalId,
+    layout: str,
+    layoutBits: str,
+    timestamp: isoTime,
+    timestampMs: int,
+    region: int,
+    workerId: int,
+    sequence: int,
+  }),
   Health: shape<HealthView>()({
     status: oneOfValues(['ok', 'degraded']),
     store: object(
