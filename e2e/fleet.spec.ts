@@ -58,6 +58,10 @@ test.describe.serial('fleet of two nodes', () => {
     await expect(page.getByTestId('fleet-nodes-up')).toHaveText('2', { timeout: 10_000 });
     await expect(rowB.getByTestId('node-tags-held')).toHaveText('0');
     await expect(rowA.getByTestId('node-worker-ids')).toHaveText('of 0-1023');
+    // The serving node's snowflake layout and when it runs out (Leaf's 2^41 ms from the default epoch, 2026).
+    await expect(page.getByTestId('snowflake-layout')).toHaveText('leaf');
+    await expect(page.getByTestId('snowflake-settings')).toContainText('41 bits of 1 ms | 10 worker | 12 sequence');
+    await expect(page.getByTestId('snowflake-ends')).toHaveText('2095-09-07');
     await expect(rowB.getByTestId('node-worker-ids')).toHaveText(/^of 600-603,\u200b?700$/);
     await expect(rowB.getByTestId('node-worker-id')).toHaveText(/^60[0-3]$|^700$/);
 

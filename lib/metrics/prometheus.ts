@@ -163,6 +163,10 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     'leaf_snowflake_lease_ok',
     '1 when the snowflake worker holds a renewed lease; absent when snowflake mode is off.',
   );
+  const yearsLeft = gauge(
+    'leaf_snowflake_layout_years_left',
+    "Years until the snowflake layout's time bits run out for its epoch; absent when snowflake mode is off.",
+  );
 
   const forwarded = counter('leaf_ordered_forwarded_total', "Requests for strict tags relayed to the tag's owner.");
   const ownership = counter('leaf_ordered_ownership_changes_total', 'Strict-tag leases this node took or lost.', [
@@ -257,12 +261,17 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
       sources = more;
       // An unlabelled gauge always prints a value: absent means not registered.
       if (sf === null) registry.removeSingleMetric('leaf_snowflake_lease_ok');
+      if (sf === null) registry.removeSingleMetric('leaf_snowflake_layout_years_left');
       if (more.store === undefined) registry.removeSingleMetric('leaf_store_up');
     },
     async scrape() {
       update();
       workerId.set(snowflake?.workerId ?? -1);
-      if (snowflake !== null) leaseOk.set(['ready', 'fencing'].includes(snowflake.status().state) ? 1 : 0);
+      if (snowflake !== null) {
+        const status = snowflake.status();
+        leaseOk.set(['ready', 'fencing'].includes(status.state) ? 1 : 0);
+        yearsLeft.set(status.yearsLeft);
+      }
       if (sources.store !== undefined) storeUp.set((await probeStore(sources.store)) ? 1 : 0);
       return registry.metrics();
     },

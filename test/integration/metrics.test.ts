@@ -67,7 +67,7 @@ const RULES_TEST = path.join(REPO_ROOT, 'ops/prometheus/leaf-alerts.test.yml');
 describe('alert rules (ops/prometheus)', () => {
   it('pass promtool check rules', () => {
     const r = spawnSync(promtool, ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(`${r.stdout}${r.stderr}`).toMatch(/SUCCESS: 6 rules found/);
+    expect(`${r.stdout}${r.stderr}`).toMatch(/SUCCESS: 7 rules found/);
     expect(r.status).toBe(0);
   });
 
@@ -114,6 +114,10 @@ describe('live round trip through a real Prometheus server', () => {
       expect(issued?.map((s) => [s.metric.instance, s.value[1]])).toEqual([[`127.0.0.1:${node.port}`, '7']]);
       expect((await server.query('leaf_store_up'))[0]?.value[1]).toBe('1');
       expect((await server.query('up{job="leaf"}'))[0]?.value[1]).toBe('1');
+      // Leaf's layout from 2026-01-01: 2^41 ms, about 69.7 years, less the time since.
+      const yearsLeft = Number((await server.query('leaf_snowflake_layout_years_left'))[0]?.value[1]);
+      expect(yearsLeft).toBeGreaterThan(60);
+      expect(yearsLeft).toBeLessThan(69.7);
       // The rules loaded and evaluate against real series (healthy: none firing for this node).
       const rules = (await fetch(`${server.url}/api/v1/rules`).then((r) => r.json())) as {
         data: { groups: Array<{ rules: Array<{ name: string; health: string }> }> };
@@ -124,6 +128,7 @@ describe('live round trip through a real Prometheus server', () => {
         'LeafNodeDown',
         'LeafSegmentLoadsFailing',
         'LeafSegmentRunwayLow',
+        'LeafSnowflakeLayoutEnding',
         'LeafSnowflakeLeaseLost',
         'LeafStoreUnreachable',
       ]);
