@@ -5,9 +5,11 @@
  * (nextId, beside a bare counter, a tag handle, UUID v7 and ULID, runs in tools/bench/idLoop.ts: one source per process.)
  * Between chunks of calls the loop yields one microtask turn so background preloads can land, as they would
  * between requests. Verifies that every ID is greater than the one before, and counts segment loads (DB writes).
- * Then snowflake: SnowflakeGenerator.nextId() (lib/snowflake/generator.ts, no lease: the pure generator) next to
- * @sapphire/snowflake's generate(), the same loop for both; each counts IDs not above the one before, then a
- * separate pass of SNOWFLAKE_CHECK_IDS IDs (sorted) counts exact duplicates.
+ * Then snowflake: SnowflakeGenerator.nextId() (lib/snowflake/generator.ts, no lease: the pure generator) in each
+ * layout preset, next to @sapphire/snowflake's generate() (Twitter's layout) and the npm sonyflake package's nextId()
+ * (Sony's fields, ms time), the same loop for all; each counts IDs not above the one before, then a separate pass of
+ * SNOWFLAKE_CHECK_IDS IDs (sorted; fewer for a layout whose limit would make it take longer than MEASURE_MS) counts
+ * exact duplicates.
  * Env: BENCH_INPROC_MS (measured time per mode, default 3000), BENCH_INPROC_WARMUP_MS (default 1000).
  * Prints one JSON line to stdout.
  */
@@ -15,8 +17,9 @@ import { SegmentEngine } from '../../lib/segment/engine';
 import type { Id } from '../../lib/segment/id';
 import { SqliteStore } from '../../lib/store/sqlite';
 import { SnowflakeGenerator } from '../../lib/snowflake/generator';
-import { DEFAULT_EPOCH_MS } from '../../lib/snowflake/layout';
+import { DEFAULT_EPOCH_MS, LAYOUT_PRESETS, SnowflakeLayout } from '../../lib/snowflake/layout';
 import { Snowflake } from '@sapphire/snowflake';
+import { Sonyflake } from 'sonyflake';
 
 const MEASURE_MS = Number(process.env.BENCH_INPROC_MS ?? 3000);
 const WARMUP_MS = Number(process.env.BENCH_INPROC_WARMUP_MS ?? 1000);
@@ -41,7 +44,10 @@ export interface Result {
 
 /** One snowflake generator's numbers (the JSON line's `snowflake` entries). */
 export interface SnowflakeResult {
+  /** `ours:<preset>`, `sapphire` or `sonyflake-npm`. */
   mode: string;
+  /** For ours: the most IDs per second one worker of the layout can issue. */
+  limitPerSec: number | null;
   ids: number;
   seconds: number;
   idsPerSec: number;
@@ -123,12 +129,18 @@ async function main(): Promise<void> {
   await store.close();
 
   // Snowflake: the same loop shape for both generators (chunks of calls, one microtask turn between chunks).
-  const ours = new SnowflakeGenerator({ workerId: 1, epochMs: DEFAULT_EPOCH_MS });
+  const gens: Record<string, () => bigint | Promise<bigint>> = {};
+  const limits: Record<string, number> = {};
+  for (const preset of LAYOUT_PRESETS) {
+    const layout = SnowflakeLayout.preset(preset);
+    const ours = new SnowflakeGenerator({ layout, workerId: 1, epochMs: DEFAULT_EPOCH_MS });
+    gens[`ours:${preset}`] = () => ours.nextId();
+    limits[`ours:${preset}`] = layout.idsPerSecond;
+  }
   const sapphire = new Snowflake(BigInt(DEFAULT_EPOCH_MS));
-  const gens: Record<string, () => bigint | Promise<bigint>> = {
-    ours: () => ours.nextId(),
-    sapphire: () => sapphire.generate(),
-  };
+  gens.sapphire = () => sapphire.generate();
+  const sonyflake = new Sonyflake({ epoch: DEFAULT_EPOCH_MS, machineId: 1 });
+  gens['sonyflake-npm'] = () => BigInt(sonyflake.nextId());
   async function snowflakeFor(mode: string, ms: number): Promise<SnowflakeResult> {
     const gen = gens[mode];
     if (gen === undefined) throw new Error(`unknown snowflake mode "${mode}" (known: ${Object.keys(gens).join(', ')})`);
@@ -157,6 +169,7 @@ async function main(): Promise<void> {
     const seconds = (now - t0) / 1000;
     return {
       mode,
+      limitPerSec: limits[mode] ?? null,
       ids,
       seconds,
       idsPerSec: ids / seconds,
@@ -169,7 +182,7 @@ async function main(): Promise<void> {
   async function duplicates(mode: string): Promise<number> {
     const gen = gens[mode];
     if (gen === undefined) throw new Error(`unknown snowflake mode "${mode}" (known: ${Object.keys(gens).join(', ')})`);
-    const all = new BigInt64Array(SNOWFLAKE_CHECK_IDS);
+    const all = new BigInt64Array(checkCount(mode));
     for (let i = 0; i < all.length; i++) {
       const id = gen();
       all[i] = typeof id === 'bigint' ? id : await id;
@@ -179,11 +192,14 @@ async function main(): Promise<void> {
     for (let i = 1; i < all.length; i++) if (all[i] === all[i - 1]) dups++;
     return dups;
   }
+  /** A limited layout (sonyflake: 25,600 IDs/s) checks what it issues in MEASURE_MS, not a fixed count. */
+  const checkCount = (mode: string) =>
+    Math.min(SNOWFLAKE_CHECK_IDS, Math.floor(((limits[mode] ?? Infinity) * MEASURE_MS) / 1000));
   const snowflake: SnowflakeResult[] = [];
-  for (const mode of ['ours', 'sapphire']) {
+  for (const mode of Object.keys(gens)) {
     await snowflakeFor(mode, WARMUP_MS);
     const r = await snowflakeFor(mode, MEASURE_MS);
-    r.checked = SNOWFLAKE_CHECK_IDS;
+    r.checked = checkCount(mode);
     r.duplicates = await duplicates(mode);
     snowflake.push(r);
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { track } from '../harness';
 import { BATCH, INPROC_MS, LOOP_MS, LOOP_WARMUP_MS, ROOT, ROUNDS, TARGET_VS_BARE, progress } from './config';
-import { fmtInt, fmtRate, fmtSmall, fmtX, mark } from './format';
+import { fmtInt, fmtRate, fmtSmall, fmtX, mark, pct } from './format';
 import type { LoopResult, LoopSource } from './idLoop';
 import type { Result as InProc, SnowflakeResult as InProcSnowflake } from './inProcess';
 import { failures, notes, rows } from './results';
@@ -23,6 +23,7 @@ export function pkgVersion(name: string): string {
   }
 }
 export const sapphireVersion = pkgVersion('@sapphire/snowflake');
+export const sonyflakeVersion = pkgVersion('sonyflake');
 export const redisClientVersion = pkgVersion('redis');
 export const mysql2Version = pkgVersion('mysql2');
 export const uuidVersion = pkgVersion('uuid');
@@ -59,7 +60,7 @@ export async function runChild<T>(
 export async function measureInProcess(): Promise<void> {
   progress(
     `in-process: SegmentEngine over SqliteStore(':memory:'), tag step 1000; takeIds(tag, ${BATCH}); then SnowflakeGenerator.nextId() ` +
-      `and @sapphire/snowflake ${sapphireVersion} generate(); ${INPROC_MS} ms each after 1 s warm-up (child process)`,
+      `in each layout preset, @sapphire/snowflake ${sapphireVersion} generate() and sonyflake ${sonyflakeVersion} nextId(); ${INPROC_MS} ms each after 1 s warm-up (child process)`,
   );
   const { take, snowflake } = await runChild<{ take: InProc; snowflake: InProcSnowflake[] }>(
     'tools/bench/inProcess.ts',
@@ -90,21 +91,30 @@ export async function measureInProcess(): Promise<void> {
     progress(`in-process take: ${fmtRate(r.idsPerSec)} IDs/s (${check})`);
   }
   for (const r of snowflake) {
-    const ours = r.mode === 'ours';
-    const key = ours ? 'sf-ours' : 'sf-sapphire';
+    const preset = r.mode.startsWith('ours:') ? r.mode.slice('ours:'.length) : null;
+    const ours = preset !== null;
+    // sf-ours stays Leaf's row (the report's ratios name it); each other preset has its own.
+    const key = preset === 'leaf' ? 'sf-ours' : `sf-${preset ?? r.mode}`;
     const scenario = ours
-      ? 'in-process snowflake: leaf-ts `SnowflakeGenerator.nextId()`'
-      : `in-process snowflake: \`@sapphire/snowflake\` ${sapphireVersion} \`generate()\``;
+      ? `in-process snowflake: leaf-ts \`SnowflakeGenerator.nextId()\`, layout ${preset}`
+      : r.mode === 'sapphire'
+        ? `in-process snowflake: \`@sapphire/snowflake\` ${sapphireVersion} \`generate()\` (Twitter's layout)`
+        : `in-process snowflake: npm \`sonyflake\` ${sonyflakeVersion} \`nextId()\` (Sony's fields, ms time)`;
     const clean = r.duplicates === 0 && r.notIncreasing === 0;
-    // Our generator must never repeat; the library's repeats are a finding about it, reported, not a bench failure.
+    // Our generator must never repeat; the libraries' repeats are a finding about them, reported, not a bench failure.
     if (ours && !clean)
       failures.push(
-        `in-process snowflake: ${r.duplicates} duplicates, ${r.notIncreasing} IDs not above the one before`,
+        `in-process snowflake ${preset}: ${r.duplicates} duplicates, ${r.notIncreasing} IDs not above the one before`,
       );
+    const limit =
+      r.limitPerSec === null
+        ? ''
+        : `; layout limit ${fmtRate(r.limitPerSec)} IDs/s per worker, reached ${pct(r.idsPerSec / r.limitPerSec)} %`;
     const check =
       `${clean ? '✔' : ours ? '✘' : '⚠'} ${r.notIncreasing.toLocaleString('en-US')} IDs not above the one before (timed loop); ` +
       `${r.duplicates.toLocaleString('en-US')} duplicates in ${r.checked.toLocaleString('en-US')} IDs (separate pass, sorted); ${r.promiseReturns.toLocaleString('en-US')} promise returns` +
-      (ours ? ' (4,096 per ms used up: waits for the next ms)' : '');
+      (ours ? " (a unit's sequence used up: waits for the next unit)" : '') +
+      limit;
     rows.push({
       key,
       scenario,

@@ -160,6 +160,8 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     'ord-relay-batch': orderedCell('ord-relay-batch', 'fast-batch', TARGET_STRICT_RELAY),
     'client-next': `${client?.ratio ?? ''}; ${fmtX(idsRatio('client-next', 'loop-nextId'))} in-process \`engine.nextId\`; ${fmtX(idsRatio('client-next', 'fast-single'))} the fast lane's single-ID row`,
     'sf-ours': `${fmtX(idsRatio('sf-ours', 'sf-sapphire'))} @sapphire/snowflake`,
+    'sf-sonyflake': `${fmtX(idsRatio('sf-sonyflake', 'sf-sonyflake-npm'))} npm sonyflake (which counts ms, not Sony's 10 ms)`,
+    'sf-js-safe': `${fmtX(idsRatio('sf-js-safe', 'sf-ours'))} layout leaf`,
   };
   for (const [k] of ALTS) {
     ratioCell[k] =
@@ -194,7 +196,8 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       `p99 of a claim ${fmtMs(row('claims-galera')?.p99 ?? NaN)} vs ${fmtMs(row('claims-maria')?.p99 ?? NaN)} ms (${fmtX(claimsRatio('claims-galera', 'claims-maria', 'p99Ms'))}).`,
     `- Both cores (LEAF_WORKERS=2) ÷ one process: single ${ratio('cluster-single', 'fast-single').toFixed(2)}×, \`?count=${BATCH}\` ${ratio('cluster-batch', 'fast-batch').toFixed(2)}× (the load generator shares the same 2 cores).`,
     `- Snowflake in-process: leaf-ts ${fmtRate(row('sf-ours')?.idsPerSec ?? NaN)} IDs/s vs @sapphire/snowflake ${sapphireVersion} ${fmtRate(row('sf-sapphire')?.idsPerSec ?? NaN)} IDs/s ` +
-      `(${fmtX(idsRatio('sf-ours', 'sf-sapphire'))}); over HTTP ${fmtInt(row('snowflake')?.reqPerSec ?? NaN)} req/s.`,
+      `(${fmtX(idsRatio('sf-ours', 'sf-sapphire'))}); over HTTP ${fmtInt(row('snowflake')?.reqPerSec ?? NaN)} req/s. ` +
+      `Layout sonyflake ${fmtRate(row('sf-sonyflake')?.idsPerSec ?? NaN)} IDs/s and js-safe ${fmtRate(row('sf-js-safe')?.idsPerSec ?? NaN)} IDs/s, each at its layout's limit per worker (see their rows).`,
   ];
   const loopNext = row('loop-nextId');
   keyRatios.push(
