@@ -24,6 +24,8 @@ export type { LeafConfig, NodeConfig, SnowflakeConfig };
 export const DEFAULT_SQLITE_FILE = './data/leaf.db';
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 export const MAX_WORKERS = 64;
+/** Regions split the ID space by remainder: more would leave few IDs per segment row and few snowflake workers. */
+export const MAX_REGIONS = 1024;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -112,6 +114,8 @@ const ENV_SCHEMA = z.object({
   LEAF_WORKER_LEASE_MS: integer(1, 86_400_000, 10_000, 'a positive integer (ms)'),
   // Checked against the layout's worker bits once the layout is known (loadConfig).
   LEAF_WORKER_IDS: optional(z.string()),
+  LEAF_REGIONS: integer(1, MAX_REGIONS, 1, `an integer from 1 to ${MAX_REGIONS}`),
+  LEAF_REGION: integer(0, MAX_REGIONS - 1, 0, `an integer from 0 to ${MAX_REGIONS - 1}`),
   LEAF_BENCH_ROUTES: onOff(false),
   LEAF_RUNWAY_WARN_SECONDS: integer(1, 86_400, 120, 'a whole number of seconds from 1 to 86400'),
   LEAF_TOKEN_REFRESH_MS: integer(100, 600_000, 5_000, 'an integer from 100 to 600000 (ms)'),
@@ -151,7 +155,19 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     throw new LeafError('invalid_config', lines.join('\n'));
   }
   const e = parsed.data;
-  const layout = e.LEAF_SNOWFLAKE_LAYOUT;
+  if (e.LEAF_REGION >= e.LEAF_REGIONS) {
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_REGION must be below LEAF_REGIONS (${e.LEAF_REGIONS}): regions are numbered from 0 (got ${shown('LEAF_REGION', env.LEAF_REGION)})`,
+    );
+  }
+  const layout = layoutWithRegions(e.LEAF_SNOWFLAKE_LAYOUT, e.LEAF_REGIONS);
+  if (!(layout instanceof SnowflakeLayout)) {
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_SNOWFLAKE_LAYOUT ${e.LEAF_SNOWFLAKE_LAYOUT.text} cannot carry ${e.LEAF_REGIONS} regions (LEAF_REGIONS): ${layout.problem}`,
+    );
+  }
   if (e.LEAF_SNOWFLAKE_EPOCH > now) {
     throw new LeafError(
       'invalid_config',
@@ -237,6 +253,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,
     metricsTags: e.LEAF_METRICS_TAGS,
     segmentSemantics: e.LEAF_SEGMENT_SEMANTICS,
+    region: { region: e.LEAF_REGION, regions: e.LEAF_REGIONS },
     trustedProxies: e.LEAF_TRUSTED_PROXIES,
   };
 }
@@ -245,11 +262,18 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
 function readWorkerIds(env: Env): WorkerIdSet | null | string {
   const text = env.LEAF_WORKER_IDS;
   const rawLayout = env.LEAF_SNOWFLAKE_LAYOUT;
-  const layout = rawLayout ? SnowflakeLayout.parse(rawLayout) : SnowflakeLayout.LEAF;
+  const named = rawLayout ? SnowflakeLayout.parse(rawLayout) : SnowflakeLayout.LEAF;
+  const regions = Number(env.LEAF_REGIONS || 1);
+  const layout = named instanceof SnowflakeLayout ? layoutWithRegions(named, regions) : named;
   if (!text || !(layout instanceof SnowflakeLayout)) return null; // empty counts as unset
   const parsed = parseWorkerIds(text, layout.maxWorkerId);
   if (parsed instanceof WorkerIdSet) return parsed;
   return `LEAF_WORKER_IDS must be ${workerIdsGrammar(layout.maxWorkerId)} (${parsed.problem}) (got ${shown('LEAF_WORKER_IDS', text)})`;
+}
+
+/** The layout with room for the regions (a bad LEAF_REGIONS is refused on its own line: take one region then). */
+function layoutWithRegions(layout: SnowflakeLayout, regions: number): SnowflakeLayout | { problem: string } {
+  return layout.forRegions(Number.isInteger(regions) && regions >= 1 && regions <= MAX_REGIONS ? regions : 1);
 }
 
 /** A refused value as the start-up line shows it: secrets by length only, a database URL by its scheme only. */

@@ -2,6 +2,7 @@
 import type { LogLevel } from './log';
 import type { MetricsTagSelection } from './metrics/tagSelection';
 import type { Semantics } from './segment/semantics';
+import type { RegionConfig } from './settings/region';
 import type { SnowflakeLayout } from './snowflake/layout';
 import type { WorkerIdSet } from './snowflake/workerIds';
 import type { StoreTarget } from './store/target';
@@ -42,6 +43,8 @@ export interface LeafConfig {
   metricsTags: MetricsTagSelection;
   /** LEAF_SEGMENT_SEMANTICS: the fleet default made so at start, before serving; null: the database decides. */
   segmentSemantics: Semantics | null;
+  /** LEAF_REGION of LEAF_REGIONS: each region its own database, its IDs apart from every other region's. */
+  region: RegionConfig;
   /** LEAF_TRUSTED_PROXIES: load balancers whose X-Forwarded-For names the client (lib/http/trustedProxies.ts). */
   trustedProxies: string[];
 }

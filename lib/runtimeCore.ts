@@ -16,6 +16,8 @@ import { httpForward } from './ordered/forwarder';
 import { OrderedTags } from './ordered/orderedTags';
 import { checkFloor } from './snowflake/floor';
 import { ensureFleetLayout } from './snowflake/fleetLayout';
+import { type RegionInfo, ensureRegion } from './settings/region';
+import { type RegionStride, regionStride } from './segment/regionIds';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
 import type { LeafStore } from './store/leafStore';
@@ -35,6 +37,10 @@ export interface CoreRuntime {
   formats: FormatEngine;
   /** null when snowflake mode is off (LEAF_SNOWFLAKE=off). */
   snowflake: SnowflakeNode | null;
+  /** This node's region as its database recorded it (one region when regions are off). */
+  region: RegionInfo;
+  /** Segment and formatted positions to IDs (n × R + region); null with regions off. */
+  stride: RegionStride | null;
   /** This node's row in the fleet registry, and reads of every node's (`fleet.nodes()`). */
   fleet: NodeRegistry;
   /** Keeps the process's IdAccess in step with leaf_token; `refresh()` after a create or revoke on this node. */
@@ -60,14 +66,14 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   // Before the store: a floor this clock has not passed refuses the start even while the database is down.
   if (enabled) checkFloor(minId, epochMs, systemClock.now(), layout);
   const store = await openStore(config.store);
-  if (enabled) {
-    // Before a worker id is leased: a node of another layout or epoch could issue IDs the fleet already has.
-    try {
-      await ensureFleetLayout({ store: store.settings, layout, epochMs, nodeId: config.node.id });
-    } catch (error) {
-      await store.close();
-      throw error;
-    }
+  let region: RegionInfo;
+  try {
+    // Before anything is issued: a node of another region, count, layout or epoch could repeat the fleet's IDs.
+    region = await ensureRegion({ store: store.settings, config: config.region, nodeId: config.node.id });
+    if (enabled) await ensureFleetLayout({ store: store.settings, layout, epochMs, nodeId: config.node.id });
+  } catch (error) {
+    await store.close();
+    throw error;
   }
   if (config.segmentSemantics !== null) {
     // Before the first claim: every claim then reads the default this node was told to keep.
@@ -102,13 +108,15 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   });
   const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad, gate: ordered });
   const rates = new RateTracker({ clock: systemClock });
-  const formats = new FormatEngine({ store: store.formats, logger });
+  const stride = regionStride(region.region, region.regions);
+  const formats = new FormatEngine({ store: store.formats, logger, stride });
   const snowflake = enabled
     ? new SnowflakeNode({
         store: store.workers,
         nodeId: config.node.id,
         epochMs,
         layout,
+        region: region.region,
         minId,
         leaseMs,
         workerIds,
@@ -156,6 +164,8 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     segments,
     formats,
     snowflake,
+    region,
+    stride,
     fleet,
     tokens,
     rates,

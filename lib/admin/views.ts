@@ -1,6 +1,7 @@
 import type { SegmentLoadRecord } from '../segment/buffer';
 import type { TagSnapshot } from '../segment/snapshot';
 import type { RatePoint } from '../metrics/rateTracker';
+import type { RegionInfo } from '../settings/region';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';
 import type { Ordering } from '../ordered/orderStore';
@@ -159,6 +160,8 @@ export interface HealthView {
   lastRefreshAt: string | null;
   lastRefreshError: string | null;
   snowflake: SnowflakeStatus | { state: 'off' };
+  /** This node's region and its database's identity (one region, 0 of 1, with regions off); null where none runs. */
+  region: RegionInfo | null;
 }
 
 export type { AuditAction, AuditEntryRow, AuditSemantics, AuditTagRow, SemanticsSettings, SemanticsSwitch };

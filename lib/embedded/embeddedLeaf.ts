@@ -4,6 +4,7 @@ import { LeafError } from '../errors';
 import { silentLogger } from '../log';
 import { SegmentEngine } from '../segment/engine';
 import { openTags } from '../store/openTags';
+import { ensureRegion } from '../settings/region';
 import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
 
@@ -12,6 +13,13 @@ export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf
   const settings = parseEmbeddedOptions(options);
   const logger = options.logger ?? silentLogger;
   const store = await openTags(settings.store);
+  try {
+    // Embedded IDs are the positions themselves: on a region's database they would repeat other regions' IDs.
+    await ensureRegion({ store: store.settings, config: { region: 0, regions: 1 }, nodeId: `embedded:${process.pid}` });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const engine = new SegmentEngine({
     store: store.tags,
     logger,

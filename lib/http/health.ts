@@ -41,7 +41,7 @@ export async function health(
   timeoutMs: number,
   probeHosts: HostsProbe,
 ): Promise<Answer> {
-  const { segments, store, snowflake } = runtime;
+  const { segments, store, snowflake, region } = runtime;
   // Every host on its own, in parallel with the ping; each probe is bounded by the same timeout, and its result
   // is shared by the health calls of the next second.
   const hostsProbe = probeHosts(store, timeoutMs);
@@ -69,6 +69,7 @@ export async function health(
     lastRefreshAt: engine.lastRefreshAt === null ? null : new Date(engine.lastRefreshAt).toISOString(),
     lastRefreshError: engine.lastRefreshError,
     snowflake: snowflake === null ? { state: 'off' } : snowflake.status(),
+    region: region ?? null,
   };
   return jsonOk(body);
 }

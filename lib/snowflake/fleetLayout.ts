@@ -1,5 +1,5 @@
 import { LeafError } from '../errors';
-import type { SettingStore } from '../fleet/settingStore';
+import type { SettingStore } from '../settings/settingStore';
 import { SnowflakeLayout } from './layout';
 
 /** The leaf_setting row every snowflake node of a fleet must agree with. */

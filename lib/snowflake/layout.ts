@@ -91,7 +91,7 @@ export class SnowflakeLayout {
   /** 2^shift of the sequence, as a number: the hot path multiplies instead of shifting a bigint. */
   readonly sequenceScale: number;
 
-  private constructor(spec: LayoutSpec) {
+  private constructor(private readonly spec: LayoutSpec) {
     this.name = spec.name;
     this.unitMs = spec.unitMs;
     this.bits = spec.bits;
@@ -151,6 +151,21 @@ export class SnowflakeLayout {
     const total = bits.time + bits.region + bits.worker + bits.sequence;
     if (total > 63) return { problem: `the fields take ${total} bits; at most 63 fit` };
     return new SnowflakeLayout({ name: 'custom', unitMs, bits, order: TWITTER_ORDER, randomSequenceStart: 0 });
+  }
+
+  /**
+   * This layout for a fleet of `regions` regions: one with region bits enough is itself; one without any gives the
+   * top bits of its worker field to the region (Twitter's datacenter bits); else what is wrong.
+   */
+  forRegions(regions: number): SnowflakeLayout | { problem: string } {
+    const needed = regions <= 1 ? 0 : Math.ceil(Math.log2(regions));
+    if (this.bits.region >= needed) return this;
+    if (this.bits.region > 0)
+      return { problem: `its ${this.bits.region} region bits hold ${this.maxRegion + 1} regions, not ${regions}` };
+    if (this.bits.worker - needed < 1)
+      return { problem: `its ${this.bits.worker} worker bits leave none once ${needed} go to ${regions} regions` };
+    const bits = { ...this.bits, region: needed, worker: this.bits.worker - needed };
+    return new SnowflakeLayout({ ...this.spec, bits });
   }
 
   /** The form LEAF_SNOWFLAKE_LAYOUT takes: a preset's name, or the custom fields. */

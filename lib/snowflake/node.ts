@@ -56,8 +56,10 @@ export interface SnowflakeNodeOptions {
   /** Who this node is: host:port, or a configured name. A restart with the same identity gets its id back. */
   nodeId: string;
   epochMs: number;
-  /** LEAF_SNOWFLAKE_LAYOUT; default Leaf's. */
+  /** LEAF_SNOWFLAKE_LAYOUT (with region bits for LEAF_REGIONS); default Leaf's. */
   layout?: SnowflakeLayout;
+  /** LEAF_REGION, carried in the layout's region bits; default 0. */
+  region?: number;
   /** LEAF_SNOWFLAKE_MIN_ID: every ID sorts above it; a start whose clock is not past it is refused. */
   minId?: bigint | null;
   /** Lease length; renewed every third of it. A node that cannot renew stops issuing within this time. */
@@ -83,6 +85,8 @@ export interface SnowflakeStatus {
   layout: string;
   /** For people: `41 bits of 1 ms | 10 worker | 12 sequence`. */
   layoutBits: string;
+  /** The region its IDs carry (LEAF_REGION; 0 with regions off). */
+  region: number;
   /** When the layout's time runs out for this epoch (null: past year 275760), and the years until then. */
   endsAt: string | null;
   yearsLeft: number;
@@ -102,6 +106,7 @@ export class SnowflakeNode {
   readonly nodeId: string;
   readonly epochMs: number;
   readonly layout: SnowflakeLayout;
+  readonly region: number;
   readonly minId: bigint | null;
   readonly workerIds: WorkerIdSet;
   readonly instanceId = randomUUID();
@@ -124,6 +129,9 @@ export class SnowflakeNode {
     this.nodeId = options.nodeId;
     this.epochMs = options.epochMs;
     this.layout = options.layout ?? SnowflakeLayout.LEAF;
+    this.region = options.region ?? 0;
+    if (!Number.isInteger(this.region) || this.region < 0 || this.region > this.layout.maxRegion)
+      throw new LeafError('invalid_config', `region ${this.region} does not fit layout ${this.layout.describe()}.`);
     this.minId = options.minId ?? null;
     this.leaseMs = options.leaseMs ?? 10_000;
     this.workerIds = options.workerIds ?? WorkerIdSet.all(this.layout.maxWorkerId);
@@ -187,6 +195,7 @@ export class SnowflakeNode {
       epoch: new Date(this.epochMs).toISOString(),
       layout: this.layout.text,
       layoutBits: this.layout.describe(),
+      region: this.region,
       ...lifetimeOf(this.layout, this.epochMs, now),
       epochPreset: this.epochMs === LEAF_EPOCH_MS ? 'leaf' : null,
       minId: this.minId === null ? null : this.minId.toString(),
@@ -243,6 +252,7 @@ export class SnowflakeNode {
       workerId: lease.workerId,
       epochMs: this.epochMs,
       layout: this.layout,
+      region: this.region,
       minId: this.minId,
       clock: this.clock,
       random: this.random,

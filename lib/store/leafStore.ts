@@ -7,7 +7,7 @@ import type { TokenStore } from '../auth/tokenStore';
 import type { NodeStore } from '../fleet/nodeStore';
 import type { FormatStore } from '../format/formatStore';
 import type { OrderStore } from '../ordered/orderStore';
-import type { SettingStore } from '../fleet/settingStore';
+import type { SettingStore } from '../settings/settingStore';
 import type { SemanticsStore } from '../segment/semanticsStore';
 import type { WorkerStore } from '../snowflake/workerStore';
 

@@ -1,4 +1,7 @@
+import type { SettingStore } from '../settings/settingStore';
 import type { TagStore } from '../segment/tagStore';
+import { ServerSettings } from './server/settings';
+import { SqliteSettings } from './sqlite/settings';
 import { MysqlExecutor } from './mysql/executor';
 import { mysqlDialect } from './mysql/dialect';
 import { PostgresExecutor } from './postgres/executor';
@@ -8,19 +11,28 @@ import { SqliteExecutor } from './sqlite/executor';
 import { SqliteTags } from './sqlite/tags';
 import { type StoreTarget, seedDemoTag } from './target';
 
-/** Only the tags of a database (its executor and leaf_alloc): what leaf-ts/embedded needs, nothing else. */
-export async function openTags(target: StoreTarget): Promise<{ tags: TagStore; close(): Promise<void> }> {
+/** What leaf-ts/embedded needs of a database, nothing else: leaf_alloc, and leaf_setting to check its region. */
+export interface TagsOnly {
+  tags: TagStore;
+  settings: SettingStore;
+  close(): Promise<void>;
+}
+
+/** Only the tags of a database (its executor, leaf_alloc and leaf_setting). */
+export async function openTags(target: StoreTarget): Promise<TagsOnly> {
   const { migrationsDir } = target;
   if (target.kind === 'mysql') {
     const exec = await MysqlExecutor.open({ url: target.mysql, migrationsDir });
-    return { tags: new ServerTags(exec, mysqlDialect), close: () => exec.close() };
+    const settings = new ServerSettings(exec, mysqlDialect);
+    return { tags: new ServerTags(exec, mysqlDialect), settings, close: () => exec.close() };
   }
   if (target.kind === 'postgres') {
     const exec = await PostgresExecutor.open({ url: target.postgres, migrationsDir });
-    return { tags: new ServerTags(exec, postgresDialect), close: () => exec.close() };
+    const settings = new ServerSettings(exec, postgresDialect);
+    return { tags: new ServerTags(exec, postgresDialect), settings, close: () => exec.close() };
   }
   const exec = new SqliteExecutor({ file: target.sqliteFile, migrationsDir });
   const tags = new SqliteTags(exec);
   if (exec.created) await seedDemoTag(tags);
-  return { tags, close: async () => exec.close() };
+  return { tags, settings: new SqliteSettings(exec), close: async () => exec.close() };
 }

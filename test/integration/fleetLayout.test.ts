@@ -2,9 +2,11 @@
  * The fleet's snowflake layout (leaf_setting) on real MariaDB, PostgreSQL and SQLite: the first node records its
  * layout and epoch; a node with the same bits (by any name) starts; one with another layout or epoch is refused
  * naming both and the node that recorded the fleet's. Three nodes racing to record different layouts: exactly one
- * layout wins, and every node that lost is refused.
+ * layout wins, and every node that lost is refused. A database's region: recorded once with an identity of its own;
+ * a node of another number or count is refused naming both.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureRegion } from '../../lib/settings/region';
 import { ensureFleetLayout } from '../../lib/snowflake/fleetLayout';
 import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, SnowflakeLayout } from '../../lib/snowflake/layout';
 import { MysqlStore } from '../../lib/store/mysql';
@@ -87,5 +89,27 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: the fleet snowflake
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     expect(rejected.map((o) => (o.reason as { code: string }).code)).toEqual(['invalid_config', 'invalid_config']);
+  });
+});
+
+describe.each(['mysql', 'postgres', 'sqlite'] as const)('%s: the region a database serves', (dialect) => {
+  it('recorded once, with its own identity; another number or count is refused naming both', async () => {
+    const [store] = await open[dialect](1);
+    const start = (region: number, regions: number, nodeId: string) =>
+      ensureRegion({ store: store!.settings, config: { region, regions }, nodeId });
+    const first = await start(1, 3, 'eu-a');
+    expect(first).toEqual({ region: 1, regions: 3, database: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(await start(1, 3, 'eu-b')).toEqual(first); // the same identity for every node of the database
+    await expect(start(0, 3, 'us-a')).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringMatching(
+        /^This node is region 0 of 3 \(LEAF_REGION, LEAF_REGIONS\), but its database serves region 1 of 3, recorded by eu-a at /,
+      ),
+    });
+    await expect(start(0, 1, 'plain')).rejects.toMatchObject({
+      message: expect.stringContaining(
+        'This node is one region (regions off) (LEAF_REGION, LEAF_REGIONS), but its database serves region 1 of 3',
+      ),
+    });
   });
 });

@@ -9,15 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Sonyflake } from 'sonyflake';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EPOCH_MS } from '../../lib/snowflake/layout';
-import {
-  type NodeServer,
-  cleanEnv,
-  freePort,
-  spawnServer,
-  startNodeServer,
-  stopChild,
-  waitForHealth,
-} from '../../tools/harness';
+import { type NodeServer, cleanEnv, launchServer, startNodeServer, stopChild } from '../../tools/harness';
 import { type TempDir, tempDir } from '../support/context';
 
 const TOKEN = 'snowflake-layout-admin-token';
@@ -41,21 +33,11 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-/** Spawns a server and resolves with 'up' once healthy, or its exit code, and its output. */
+/** Starts a server with `extra` and resolves with 'up' once healthy, or its exit code, and its output. */
 async function launch(extra: Record<string, string>): Promise<{ outcome: 'up' | number; out: string }> {
-  const port = await freePort();
-  let out = '';
-  const child = spawnServer({ port, env: { ...env, ...extra }, onOutput: (t) => (out += t) });
-  started.push(child);
-  const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
-  const outcome = await Promise.race([
-    waitForHealth(child, port, 90_000).then(
-      () => 'up' as const,
-      () => exited,
-    ),
-    exited,
-  ]);
-  return { outcome, out };
+  const server = await launchServer({ ...env, ...extra });
+  started.push(server.child);
+  return { outcome: await server.outcome, out: server.out() };
 }
 
 async function getJson<T>(server: NodeServer, path: string): Promise<T> {

@@ -49,6 +49,8 @@ export {
   type SpawnServerOptions,
   cleanEnv,
   httpGetStatus,
+  type LaunchedServer,
+  launchServer,
   spawnServer,
   startNodeServer,
   waitForHealth,

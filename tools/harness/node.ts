@@ -184,3 +184,27 @@ async function startOnce(
     throw taken ? new PortTakenError(message, { cause: error }) : new Error(message, { cause: error });
   }
 }
+
+/** A server started to see whether it comes up: 'up' once healthy, else its exit code; its output so far. */
+export interface LaunchedServer {
+  child: ChildProcess;
+  port: number;
+  outcome: Promise<'up' | number>;
+  out(): string;
+}
+
+/** Spawns a server on a free port for a test of its start (a refusal's exit code and line, or that it serves). */
+export async function launchServer(env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<LaunchedServer> {
+  const port = await freePort();
+  let out = '';
+  const child = spawnServer({ port, env, onOutput: (t) => (out += t) });
+  const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
+  const outcome = Promise.race([
+    waitForHealth(child, port, timeoutMs).then(
+      () => 'up' as const,
+      () => exited,
+    ),
+    exited,
+  ]);
+  return { child, port, outcome, out: () => out };
+}

@@ -17,7 +17,8 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
   },
   '/api/id/segment/{tag}/range': {
     get: {
-      summary: 'A range lease: exactly `count` IDs as inclusive runs, never served by any node again',
+      summary:
+        'A range lease: exactly `count` IDs as inclusive runs, never served by any node again. With regions (LEAF_REGIONS > 1) the answer carries `stride`: a run holds start, start + stride, … end',
       security: idSecurity,
       parameters: [tagParam(), countParam(MAX_LEASE_COUNT, true)],
       // 409 strict_tag_range: a strict tag's IDs come only from its owner, one request at a time.
@@ -39,7 +40,7 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
   '/api/id/owner/{tag}/runs': {
     get: {
       summary:
-        "As /api/id/owner/{tag}, the IDs as inclusive runs (the range lease's shape): what a node relaying a strict tag asks its owner for",
+        "As /api/id/owner/{tag}, the IDs as inclusive runs (the range lease's shape): what a node relaying a strict tag asks its owner for. With regions the runs are the region's positions n, which the relaying node renders as n × regions + region",
       security: idSecurity,
       parameters: [tagParam(), countParam(MAX_COUNT)],
       responses: { '200': answer('the IDs as runs', ref('RangeLease')), ...ID_ERRORS },

@@ -29,6 +29,7 @@ export const snowflakeStatus = shape<SnowflakeStatus>()({
   epoch: isoTime,
   layout: str,
   layoutBits: str,
+  region: int,
   endsAt: nullable(isoTime),
   yearsLeft: num,
   epochPreset: nullable(oneOfValues(['leaf'])),
@@ -68,11 +69,15 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
   }),
   SegmentId: object({ tag, id: decimalId }),
   SegmentIds: object({ tag, ids: arrayOf(decimalId) }),
-  RangeLease: object({
-    tag,
-    count: int,
-    ranges: arrayOf(object({ start: decimalId, end: decimalId })),
-  }),
+  RangeLease: object(
+    {
+      tag,
+      count: int,
+      stride: int,
+      ranges: arrayOf(object({ start: decimalId, end: decimalId })),
+    },
+    ['stride'],
+  ),
   FormattedId: object({ tag, id: str }),
   FormattedIds: object({ tag, ids: arrayOf(str) }),
   SnowflakeId: object({ id: decimalId }),
@@ -103,5 +108,6 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
     lastRefreshAt: nullable(isoTime),
     lastRefreshError: nullable(str),
     snowflake: { anyOf: [snowflakeStatus, snowflakeOff] },
+    region: nullable(object({ region: int, regions: int, database: str })),
   }),
 };

@@ -1,6 +1,6 @@
 /** leaf_setting's read, written once for every dialect (the insert-if-absent differs: each store writes its own). */
 import { type SQL, sql } from 'drizzle-orm';
-import type { PinnedSetting } from '../../fleet/settingStore';
+import type { PinnedSetting } from '../../settings/settingStore';
 
 export const SETTING = sql.identifier('leaf_setting');
 

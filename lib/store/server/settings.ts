@@ -1,4 +1,4 @@
-import type { PinnedSetting, SettingStore } from '../../fleet/settingStore';
+import type { PinnedSetting, SettingStore } from '../../settings/settingStore';
 import { type RawSettingRow, pinnedFromRaw, selectSettingSql } from '../rows/settings';
 import type { ServerExecutor } from '../serverExecutor';
 import type { ServerDialect } from './dialect';
