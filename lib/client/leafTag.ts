@@ -20,6 +20,10 @@ const MAX_REQUEST = 10_000;
 export class LeafTag {
   /** The hot path: the run's next ID as a number (BigInt(number) is twice as fast as bigint arithmetic). */
   private cursor = 0;
+  /** How far apart the run's IDs are: 1, or the region count of a regional fleet (the lease's stride). */
+  private step = 1;
+  /** The stride of the lease whose runs are queued. */
+  private queuedStep = 1;
   private left = 0;
   private wide = false;
   private wideBase = 0n;
@@ -52,7 +56,8 @@ export class LeafTag {
 
   next(): bigint | Promise<bigint> {
     if (this.left > 0) {
-      const n = this.cursor++;
+      const n = this.cursor;
+      this.cursor = n + this.step;
       if (--this.left <= this.prefetchAt) this.prefetch();
       return this.wide ? this.wideBase + BigInt(n) : BigInt(n);
     }
@@ -115,9 +120,10 @@ export class LeafTag {
       if (this.left === 0 && !this.advance()) return false;
       const n = Math.min(count - out.length, this.left);
       const from = this.cursor;
-      if (this.wide) for (let i = 0; i < n; i++) out.push(this.wideBase + BigInt(from + i));
-      else for (let i = 0; i < n; i++) out.push(BigInt(from + i));
-      this.cursor = from + n;
+      const step = this.step;
+      if (this.wide) for (let i = 0; i < n; i++) out.push(this.wideBase + BigInt(from + i * step));
+      else for (let i = 0; i < n; i++) out.push(BigInt(from + i * step));
+      this.cursor = from + n * step;
       this.left -= n;
       if (this.left <= this.prefetchAt) this.prefetch();
     }
@@ -149,6 +155,7 @@ export class LeafTag {
     this.leasePrefetchAt = lease.count - Math.ceil(lease.count * PREFETCH_AT_USED);
     this.queued = lease.bounds.slice(2);
     this.queuedCount = lease.count;
+    this.queuedStep = lease.stride;
     this.startRun(lease.bounds[0] as bigint, lease.bounds[1] as bigint);
     return true;
   }
@@ -157,7 +164,8 @@ export class LeafTag {
     this.wide = end > MAX_SAFE_ID;
     this.wideBase = this.wide ? start : 0n;
     this.cursor = this.wide ? 0 : Number(start);
-    this.left = Number(end - start) + 1;
+    this.step = this.queuedStep;
+    this.left = Number((end - start) / BigInt(this.step)) + 1;
     this.queuedCount -= this.left;
     // The lease-wide trigger as a count left in this run; negative means a later run of the lease holds it.
     this.prefetchAt = this.leasePrefetchAt >= 0 ? this.leasePrefetchAt - this.queuedCount : -1;

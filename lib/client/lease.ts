@@ -5,11 +5,18 @@ export const MAX_ID = 2n ** 63n - 1n;
 /** The range route's own limit on one lease. */
 export const MAX_LEASE_COUNT = 10_000_000;
 
-/** A confirmed lease: `count` IDs as inclusive, increasing, non-overlapping runs `[start0, end0, start1, end1, …]`. */
+/**
+ * A confirmed lease: `count` IDs as inclusive, increasing, non-overlapping runs `[start0, end0, start1, end1, …]`,
+ * each run's IDs `stride` apart (1; a region of R answers R: its IDs are n × R + region).
+ */
 export interface Lease {
   count: number;
   bounds: bigint[];
+  stride: number;
 }
+
+/** The most regions a fleet may have (LEAF_REGIONS), so the largest stride a lease may carry. */
+const MAX_STRIDE = 1024;
 
 /** A decimal ID as the service writes it: no sign, no leading zeros, no exponent. */
 const DECIMAL = /^(0|[1-9][0-9]{0,18})$/;
@@ -36,12 +43,16 @@ export function parseLease(text: string, tag: string, count: number): Lease {
   const {
     tag: answeredTag,
     count: answeredCount,
+    stride = 1,
     ranges,
-  } = (body ?? {}) as { tag?: unknown; count?: unknown; ranges?: unknown };
+  } = (body ?? {}) as { tag?: unknown; count?: unknown; stride?: unknown; ranges?: unknown };
   if (answeredTag !== tag) throw bad(`the lease is for tag ${JSON.stringify(answeredTag)}, not "${tag}"`);
   if (answeredCount !== count) throw bad(`the lease holds ${String(answeredCount)} IDs, not the ${count} asked for`);
   if (!Array.isArray(ranges) || ranges.length === 0 || ranges.length > count)
     throw bad('the lease has no usable ranges');
+  if (!Number.isInteger(stride) || (stride as number) < 1 || (stride as number) > MAX_STRIDE)
+    throw bad(`the lease's stride is not an integer from 1 to ${MAX_STRIDE}`);
+  const step = BigInt(stride as number);
   const bounds: bigint[] = [];
   let total = 0n;
   let previousEnd = -1n;
@@ -50,12 +61,13 @@ export function parseLease(text: string, tag: string, count: number): Lease {
     const end = parseId(range?.end, `ranges[${i}].end`);
     if (end < start) throw bad(`ranges[${i}] ends before it starts`);
     if (start <= previousEnd) throw bad(`ranges[${i}] overlaps or precedes the range before it`);
+    if ((end - start) % step !== 0n) throw bad(`ranges[${i}] does not end on its stride`);
     bounds.push(start, end);
-    total += end - start + 1n;
+    total += (end - start) / step + 1n;
     previousEnd = end;
   });
   if (total !== BigInt(count)) throw bad(`the ranges hold ${total} IDs, not ${count}`);
-  return { count, bounds };
+  return { count, bounds, stride: stride as number };
 }
 
 /** Confirms a batch answer `{"tag","ids":[…]}` of exactly `count` increasing IDs, or throws `bad_response`. */

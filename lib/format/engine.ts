@@ -10,6 +10,7 @@ import { formatNotFound } from './rules';
 import type { FormatRow, FormatSource } from './formatStore';
 import { type FormatPattern, idRenderer, parsePattern, sequenceCap } from './pattern';
 import { dateFields, periodKey } from './period';
+import type { RegionStride } from '../segment/regionIds';
 import { PeriodSource, periodTag } from './periodSource';
 
 export interface FormatEngineOptions {
@@ -24,6 +25,8 @@ export interface FormatEngineOptions {
   missRefreshMinIntervalMs?: number;
   /** Told of every claim, ok or failed, under the period's name (`orders@20261202`). */
   onLoad?: (periodTag: string, record: SegmentLoadRecord) => void;
+  /** LEAF_REGIONS > 1: the period's position n is the sequence n × R + region (docs/design.md#regions). */
+  stride?: RegionStride | null;
 }
 
 /** What the engine knows of one format: its row and, per second, the period and renderer of that second. */
@@ -55,6 +58,7 @@ export interface FormatSnapshot {
 /** Formatted, period-reset IDs: each period a segment-mode tag of its own (docs/design.md#formatted-ids-period-reset-sequences). */
 export class FormatEngine {
   private readonly store: FormatSource;
+  private readonly stride: RegionStride | null;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly dropAfterMs: number;
@@ -67,6 +71,7 @@ export class FormatEngine {
 
   constructor(options: FormatEngineOptions) {
     this.store = options.store;
+    this.stride = options.stride ?? null;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.directory = new TagDirectory({
@@ -148,7 +153,10 @@ export class FormatEngine {
     reset: FormatRow['resetPeriod'];
   } {
     const { width } = format.pattern;
-    return { step: format.row.step, width, cap: sequenceCap(width), reset: format.row.resetPeriod };
+    // In a region the cap is on the rendered sequence: positions stop where n × R + region would pass it.
+    const s = this.stride;
+    const cap = s === null ? sequenceCap(width) : Math.floor((sequenceCap(width) - s.region) / s.regions);
+    return { step: format.row.step, width, cap, reset: format.row.resetPeriod };
   }
 
   /** One formatted ID, synchronously while the period's buffers hold one, else a promise. Errors are LeafErrors. */
@@ -204,7 +212,7 @@ export class FormatEngine {
     const view: PeriodView = {
       key,
       tag: periodTag(format.row.bizTag, key),
-      render: idRenderer(format.pattern, fields),
+      render: regionRenderer(idRenderer(format.pattern, fields), this.stride),
     };
     format.view = view;
     format.second = second;
@@ -258,6 +266,12 @@ export class FormatEngine {
   heldPeriods(): string[] {
     return this.sequences.tags();
   }
+}
+
+/** The renderer of a region's positions: sequence n × R + region (numbers: a sequence has at most 15 digits). */
+function regionRenderer(render: (seq: number) => string, s: RegionStride | null): (seq: number) => string {
+  if (s === null) return render;
+  return (n) => render(n * s.regions + s.region);
 }
 
 function renderRanges(ranges: IdRanges, render: (seq: number) => string): string[] {

@@ -1,15 +1,19 @@
 /** The ID routes' answers written as strings: no JSON.stringify, no array of IDs on the hot path. */
 import { type IdRanges, runBase } from '../segment/idRanges';
 import { type Id, idAt } from '../segment/id';
+import { type RegionStride, regionId, regionIds } from '../segment/regionIds';
 import { type Answer, jsonText, plainText } from './answer';
 
 // An ID is a number, or a bigint above 2^53−1: string concatenation writes either in decimal.
-export function single(bizTag: string, id: Id | string, plain: boolean): Answer {
+export function single(bizTag: string, id: Id | string, plain: boolean, stride?: RegionStride | null): Answer {
+  if (stride != null && typeof id !== 'string') id = regionId(id, stride);
   if (plain) return plainText(String(id));
   return jsonText('{"tag":"' + bizTag + '","id":"' + id + '"}');
 }
 
-export function batch(bizTag: string, ranges: IdRanges): Answer {
+export function batch(bizTag: string, ranges: IdRanges, stride?: RegionStride | null): Answer {
+  if (stride != null)
+    return jsonText('{"tag":"' + bizTag + '","ids":["' + regionIds(ranges, stride).join('","') + '"]}');
   // Straight from the ranges: no array of IDs is built for a batch.
   const bounds = ranges.bounds;
   let body = '{"tag":"' + bizTag + '","ids":[';
@@ -59,17 +63,22 @@ function lowDigits(low: number): number | string {
   return low >= LOW_DIGITS / 10 ? low : String(LOW_DIGITS + low).slice(1);
 }
 
-/** A lease: one `{start,end}` per run, so its size does not grow with the count. */
-export function lease(bizTag: string, ranges: IdRanges): Answer {
+/**
+ * A lease: one `{start,end}` per run, so its size does not grow with the count. In a region of R, a run's IDs are
+ * start, start + R, … end, and the answer says `"stride":R`.
+ */
+export function lease(bizTag: string, ranges: IdRanges, stride?: RegionStride | null): Answer {
   const { bounds, count } = ranges;
-  let body = '{"tag":"' + bizTag + '","count":' + count + ',"ranges":[';
+  const at = (base: bigint | null, p: number) => (stride == null ? idAt(base, p) : regionId(idAt(base, p), stride));
+  let body = '{"tag":"' + bizTag + '","count":' + count + (stride == null ? '' : ',"stride":' + stride.regions);
+  body += ',"ranges":[';
   for (let r = 0; r < bounds.length; r += 2) {
     const base = runBase(ranges, r);
     body +=
       (r === 0 ? '{"start":"' : ',{"start":"') +
-      idAt(base, bounds[r] as number) +
+      at(base, bounds[r] as number) +
       '","end":"' +
-      idAt(base, bounds[r + 1] as number) +
+      at(base, bounds[r + 1] as number) +
       '"}';
   }
   return jsonText(body + ']}');

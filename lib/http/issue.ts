@@ -9,6 +9,8 @@ import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
 import type { LeafStore } from '../store/leafStore';
 import { MAX_SNOWFLAKE } from '../snowflake/layout';
+import type { RegionStride } from '../segment/regionIds';
+import type { RegionInfo } from '../settings/region';
 import { strictRangeRefused } from '../segment/serveGate';
 import { type Answer, jsonOk } from './answer';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
@@ -21,6 +23,10 @@ export interface IdRuntime {
   formats?: FormatEngine;
   /** Strict tags (lib/ordered): absent where no node runs them (the embedded package, unit tests). */
   ordered?: OrderedTags;
+  /** This node's region as its database recorded it; absent where no node runs (the embedded package). */
+  region?: RegionInfo;
+  /** LEAF_REGIONS > 1: segment positions become IDs n × R + region; absent or null with regions off. */
+  stride?: RegionStride | null;
 }
 
 /** `/api/id/segment/{tag}` and the Leaf route: a strict tag goes through its owner, any other tag is served here. */
@@ -34,14 +40,15 @@ export function issueSegment(
   const ordered = rt.ordered;
   // The owner of a strict tag serves it as any tag, synchronously; the others go through lib/ordered.
   if (ordered === undefined || ordered.size === 0 || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag))
-    return serveSegment(rt.segments, bizTag, count, plain);
+    return serveSegment(rt.segments, bizTag, count, plain, rt.stride);
   return ordered.issue({
     bizTag,
     count,
     authorization,
     ownerOnly: false,
-    serveHere: () => serveSegment(rt.segments, bizTag, count, plain),
-    fromIds: (ids) => (count === 0 ? single(bizTag, firstId(ids), plain) : batch(bizTag, ids)),
+    serveHere: () => serveSegment(rt.segments, bizTag, count, plain, rt.stride),
+    // The owner answers positions (its /runs route): rendered here, in this region, as the IDs they are.
+    fromIds: (ids) => (count === 0 ? single(bizTag, firstId(ids), plain, rt.stride) : batch(bizTag, ids, rt.stride)),
     passOn: relayedAnswer,
   });
 }
@@ -63,10 +70,13 @@ export function issueOwned(
   _plain: boolean,
   authorization?: string | null,
 ): Answer | Promise<Answer> {
-  return ownerOnly(rt, bizTag, count, authorization, () => serveSegment(rt.segments, bizTag, count, false));
+  return ownerOnly(rt, bizTag, count, authorization, () => serveSegment(rt.segments, bizTag, count, false, rt.stride));
 }
 
-/** `/api/id/owner/{tag}/runs?count=N`: as the owner route, the IDs as runs (a relaying node renders them). */
+/**
+ * `/api/id/owner/{tag}/runs?count=N`: as the owner route, the IDs as runs (a relaying node renders them). With
+ * regions these are the region's positions, not IDs: only a node of the same region renders them.
+ */
 export function issueOwnedRuns(
   rt: IdRuntime,
   bizTag: string,
@@ -105,26 +115,32 @@ function notRelayed(): never {
   throw new LeafError('internal_error', 'The owner route never relays.');
 }
 
-function serveSegment(engine: SegmentEngine, bizTag: string, count: number, plain: boolean): Answer | Promise<Answer> {
+function serveSegment(
+  engine: SegmentEngine,
+  bizTag: string,
+  count: number,
+  plain: boolean,
+  stride: RegionStride | null | undefined,
+): Answer | Promise<Answer> {
   if (count === 0) {
     const id = engine.nextId(bizTag);
-    if (typeof id !== 'object') return single(bizTag, id, plain);
-    return id.then((v) => single(bizTag, v, plain));
+    if (typeof id !== 'object') return single(bizTag, id, plain, stride);
+    return id.then((v) => single(bizTag, v, plain, stride));
   }
   const ranges = engine.takeRanges(bizTag, count);
-  if (ranges instanceof Promise) return ranges.then((r) => batch(bizTag, r));
-  return batch(bizTag, ranges);
+  if (ranges instanceof Promise) return ranges.then((r) => batch(bizTag, r, stride));
+  return batch(bizTag, ranges, stride);
 }
 
 export function leaseSegment(
-  { segments: engine, ordered }: IdRuntime,
+  { segments: engine, ordered, stride }: IdRuntime,
   bizTag: string,
   count: number,
 ): Answer | Promise<Answer> {
   if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
   const ranges = engine.leaseRanges(bizTag, count);
-  if (ranges instanceof Promise) return ranges.then((r) => lease(bizTag, r));
-  return lease(bizTag, ranges);
+  if (ranges instanceof Promise) return ranges.then((r) => lease(bizTag, r, stride));
+  return lease(bizTag, ranges, stride);
 }
 
 export function issueFormatted({ formats }: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {

@@ -42,6 +42,9 @@ class FakeFleet {
   next = 1n;
   /** Split every lease into runs of at most this many IDs (0: one run). */
   runSize = 0;
+  /** A region of `stride` regions, number `region`: each position p is the ID p × stride + region. */
+  stride = 1;
+  region = 0;
 
   readonly fetch: FetchLike = (url, init) => {
     const parsed = new URL(url);
@@ -102,6 +105,11 @@ class FakeFleet {
         ],
       });
     if (behaviour === 'wrongTag') return reply(200, { tag: `${tag}x`, count, ranges });
+    if (this.stride > 1) {
+      const at = (p: string) => String(BigInt(p) * BigInt(this.stride) + BigInt(this.region));
+      const regional = ranges.map((r) => ({ start: at(r.start), end: at(r.end) }));
+      return reply(200, { tag, count, stride: this.stride, ranges: regional });
+    }
     return reply(200, { tag, count, ranges });
   }
 }
@@ -435,6 +443,35 @@ describe('exact bigints', () => {
     expect(() => parseLease('{"tag":"t","count":3,"ranges":[{"start":"1","end":"3"}]}', 't', 2)).toThrow(
       /not the 2 asked for/,
     );
+  });
+});
+
+describe('leases of a region (a stride)', () => {
+  it('hands out every ID of a strided lease, run by run, through nextId and take, and nothing between', async () => {
+    const { fleet, client } = setup({ minLease: 6, maxLease: 6 });
+    fleet.stride = 3;
+    fleet.region = 2;
+    fleet.runSize = 4; // a lease of two runs: 4 positions, then 2
+    const ids = [...(await drain(client, 'orders', 5)), ...(await client.take('orders', 9))];
+    const positions = Array.from({ length: 14 }, (_, i) => BigInt(i + 1));
+    expect(ids).toEqual(positions.map((p) => p * 3n + 2n));
+  });
+
+  it('strided above 2^53: exact bigints', async () => {
+    const { fleet, client } = setup({ minLease: 4, maxLease: 4 });
+    fleet.stride = 2;
+    fleet.region = 1;
+    fleet.next = 2n ** 53n;
+    expect(await client.take('orders', 6)).toEqual([0n, 1n, 2n, 3n, 4n, 5n].map((d) => (2n ** 53n + d) * 2n + 1n));
+  });
+
+  it('refuses a stride out of range, or a run that does not end on its stride', () => {
+    const lease = (stride: unknown, start: string, end: string) =>
+      JSON.stringify({ tag: 't', count: 3, stride, ranges: [{ start, end }] });
+    expect(parseLease(lease(4, '5', '13'), 't', 3)).toEqual({ count: 3, stride: 4, bounds: [5n, 13n] });
+    expect(() => parseLease(lease(4, '5', '12'), 't', 3)).toThrow(/does not end on its stride/);
+    expect(() => parseLease(lease(4, '5', '17'), 't', 3)).toThrow(/hold 4 IDs, not 3/);
+    for (const bad of [0, 1.5, '2', 1025]) expect(() => parseLease(lease(bad, '5', '13'), 't', 3)).toThrow(/stride/);
   });
 });
 
