@@ -62,6 +62,7 @@ test.describe.serial('fleet of two nodes', () => {
     await expect(page.getByTestId('snowflake-layout')).toHaveText('leaf');
     await expect(page.getByTestId('snowflake-settings')).toContainText('41 bits of 1 ms | 10 worker | 12 sequence');
     await expect(page.getByTestId('snowflake-ends')).toHaveText('2095-09-07');
+    await expect(page.getByTestId('region-line')).toContainText('One region (LEAF_REGIONS unset)');
     await expect(rowB.getByTestId('node-worker-ids')).toHaveText(/^of 600-603,\u200b?700$/);
     await expect(rowB.getByTestId('node-worker-id')).toHaveText(/^60[0-3]$|^700$/);
 

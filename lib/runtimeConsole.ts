@@ -56,6 +56,7 @@ export interface ConsoleCore {
   fleet: NodeRegistry;
   rates: RateTracker;
   ordered: NonNullable<MetricsSources['ordered']>;
+  region: NonNullable<MetricsSources['region']>;
 }
 
 export function startConsoleParts(
@@ -66,7 +67,12 @@ export function startConsoleParts(
 ): ConsoleRuntime {
   const { prometheus, loadLog } = parts;
   const { rates } = core;
-  prometheus.bind(core.segments, core.snowflake, { rates, store: core.store, ordered: core.ordered });
+  prometheus.bind(core.segments, core.snowflake, {
+    rates,
+    store: core.store,
+    ordered: core.ordered,
+    region: core.region,
+  });
   registerFleetGauge(prometheus.registry, core.fleet);
   const sampler = setInterval(() => rates.record(core.segments.issuedTotals()), 1_000);
   sampler.unref();

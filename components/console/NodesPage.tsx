@@ -8,6 +8,7 @@ import { NODE_STATE_LABEL, showAgo, showInt, showUptime } from './display';
 import { LiveStamp } from './LiveStamp';
 import { NodeTagsPanel } from './NodeTagsPanel';
 import { useNodes } from './queries';
+import { RegionLine } from './RegionLine';
 import { SnowflakeSettings } from './SnowflakeSettings';
 
 /** Every node of the fleet, as the registry's heartbeats report them; a row expands to the node's tags. */
@@ -22,6 +23,7 @@ export function NodesPage() {
         <LiveStamp updatedAt={nodes.dataUpdatedAt} failing={nodes.isError} />
       </div>
       <FleetTotals />
+      <RegionLine />
       <SnowflakeSettings />
       {nodes.isError && (
         <Notice

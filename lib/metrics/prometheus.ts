@@ -26,6 +26,8 @@ export interface MetricsSources {
   store?: { ping(): Promise<void> };
   /** Strict tags (lib/ordered): requests relayed to owners, leases taken and lost, tags owned here. */
   ordered?: { forwarded: number; acquired: number; lost: number; size: number; owned(): string[] };
+  /** This node's region and its database's identity: `leaf_region_info`, so two databases of one number show. */
+  region?: { region: number; regions: number; database: string };
 }
 
 export interface PrometheusOptions {
@@ -168,6 +170,12 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     "Years until the snowflake layout's time bits run out for its epoch; absent when snowflake mode is off.",
   );
 
+  const regionInfo = gauge(
+    'leaf_region_info',
+    "Always 1: this node's region (LEAF_REGION), the region count and its database's identity.",
+    ['region', 'regions', 'database'],
+  );
+
   const forwarded = counter('leaf_ordered_forwarded_total', "Requests for strict tags relayed to the tag's owner.");
   const ownership = counter('leaf_ordered_ownership_changes_total', 'Strict-tag leases this node took or lost.', [
     'change',
@@ -263,6 +271,11 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
       if (sf === null) registry.removeSingleMetric('leaf_snowflake_lease_ok');
       if (sf === null) registry.removeSingleMetric('leaf_snowflake_layout_years_left');
       if (more.store === undefined) registry.removeSingleMetric('leaf_store_up');
+      if (more.region === undefined) registry.removeSingleMetric('leaf_region_info');
+      else {
+        const { region, regions, database } = more.region;
+        regionInfo.set({ region: String(region), regions: String(regions), database }, 1);
+      }
     },
     async scrape() {
       update();
