@@ -1,7 +1,7 @@
 /**
- * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, seven times: on one MariaDB (≤ 2 min), on
+ * Runs the chaos suite (tools/chaos/run.ts, small size) as a child process, nine times: on one MariaDB (≤ 2 min), on
  * one PostgreSQL (`--db postgres`, ≤ 2 min), on a 3-node Galera cluster (`--db galera`, ≤ 3 min), on a 3-node synchronous
- * Patroni cluster (`--db patroni`, ≤ 3.5 min), through HAProxy running ops/haproxy/haproxy.cfg (`--lb haproxy`, ≤ 2 min), and the strict-tag run (`--ordered`, ≤ 1 min each on MariaDB and PostgreSQL), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
+ * Patroni cluster (`--db patroni`, ≤ 3.5 min), through HAProxy running ops/haproxy/haproxy.cfg (`--lb haproxy`, ≤ 2 min), the strict-tag run (`--ordered`, ≤ 1 min each on MariaDB and PostgreSQL), and two regions on MariaDB and PostgreSQL (`--regions`, ≤ 1 min, and its control, both regions numbered 0, which must find duplicates), so its servers, databases and load loops live outside the vitest worker. The harness prints its progress (shown here as it comes) and one summary line; it exits non-zero
  * on any violation. Needs a Next build (scripts/test.sh makes one).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -16,8 +16,14 @@ afterAll(() => {
   if (child !== null && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 });
 
+const PASS_WITHOUT_DUPLICATES = /^chaos: .*duplicates=0 .*: PASS$/;
+
 /** Runs the suite with `options` and expects its PASS summary line and exit code 0. */
 async function chaos(...options: string[]): Promise<void> {
+  return chaosExpecting(PASS_WITHOUT_DUPLICATES, ...options);
+}
+
+async function chaosExpecting(summaryPattern: RegExp, ...options: string[]): Promise<void> {
   const seed = process.env.LEAF_CHAOS_SEED;
   const args = [
     '--import',
@@ -44,7 +50,7 @@ async function chaos(...options: string[]): Promise<void> {
   const code = await new Promise<number | string>((resolve) => proc.once('exit', (c, s) => resolve(c ?? String(s))));
   if (partial) console.log(partial);
   const summary = out.trim().split('\n').at(-1) ?? '';
-  expect(summary, `chaos run failed; output tail:\n${out.slice(-8_000)}`).toMatch(/^chaos: .*duplicates=0 .*: PASS$/);
+  expect(summary, `chaos run failed; output tail:\n${out.slice(-8_000)}`).toMatch(summaryPattern);
   expect(code).toBe(0);
 }
 
@@ -87,5 +93,17 @@ it(
 it(
   'ordered chaos on PostgreSQL (small): the same faults — nothing out of order, no duplicate',
   () => chaos('--ordered', '--db', 'postgres'),
+  180_000,
+);
+
+it(
+  'chaos across two regions (small): region 0 on MariaDB, region 1 on PostgreSQL, nodes killed, each database down in turn — no duplicate over the union, the other region at its rate',
+  () => chaos('--regions'),
+  180_000,
+);
+
+it(
+  'chaos across two regions, control: both numbered 0 (what must never be done) — the check finds the duplicates',
+  () => chaosExpecting(/^chaos: regions control .*duplicates=[1-9]\d* .*: PASS$/, '--regions', '--control'),
   180_000,
 );

@@ -4,6 +4,10 @@
  * With `--ordered` (and `--db mariadb` or `postgres`) it is the strict-tag run instead (ordered.ts): the owner of a
  * strict tag killed, paused, stopped and cut off from the database, and a database outage, under the real-time order check.
  *
+ * With `--regions` it is two regions that share no database (regions.ts): region 0 on MariaDB, region 1 on
+ * PostgreSQL, nodes killed and each database stopped in turn; no duplicate over the union, the other region at its
+ * rate. `--regions --control` numbers both regions 0 and passes only when duplicates are found.
+ *
  * With `--lb haproxy` the clients reach the nodes through HAProxy running ops/haproxy/haproxy.cfg (lbScenario.ts):
  * nodes SIGKILLed and stopped gracefully, then started again, one at a time; the report (reportBalanced.ts) counts
  * every request that did not get a 200 — none may fail outside a SIGKILL — besides the usual ID checks.
@@ -72,11 +76,22 @@ import { runGaleraScenario } from './galeraScenario';
 import { runPatroniScenario } from './patroniScenario';
 import { runScenario } from './scenario';
 import { runOrdered } from './ordered';
+import { runRegions } from './regions';
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const ordered = argv.includes('--ordered');
-  const { size: sizeName, seed, keepLogs, db, lb } = parseArgs(argv.filter((a) => a !== '--ordered'));
+  const regions = argv.includes('--regions');
+  const control = argv.includes('--control');
+  const {
+    size: sizeName,
+    seed,
+    keepLogs,
+    db,
+    lb,
+  } = parseArgs(argv.filter((a) => !['--ordered', '--regions', '--control'].includes(a)));
+  if (regions) return runRegions({ size: sizeName, seed, control });
+  if (control) throw new Error('--control goes with --regions');
   if (ordered) {
     if (db !== 'mariadb' && db !== 'postgres')
       throw new Error(`--ordered runs on --db mariadb or postgres (got ${db})`);
