@@ -1,5 +1,7 @@
 import { IdAccess } from './auth/scopedTokens';
 import { type LeafConfig, processConfig } from './config';
+import { systemClock } from './clock';
+import { TIMED_OUT, within } from './deadline';
 import { LeafError } from './errors';
 import { type Logger, createLogger } from './log';
 import { type ConsoleRuntime, createConsoleParts, startConsoleParts } from './runtimeConsole';
@@ -67,16 +69,29 @@ export function getRuntime(): Promise<Runtime> {
   return h.opening;
 }
 
-/** Synchronously once up, else a promise that opens it or fails with `not_ready`. */
+/**
+ * A request waits this long for a runtime still opening, then answers 503 `not_ready`: a restart after kill -9 waits
+ * out its old identity for seconds, and a balancer that still routes to the port retries elsewhere at once.
+ */
+const OPEN_WAIT_MS = 1_000;
+
+/** Synchronously once up, else a promise of it that fails with `not_ready` when it fails or takes too long. */
 export function runtimeOrNotReady(): Runtime | Promise<Runtime> {
-  return (
-    currentRuntime() ??
-    getRuntime().catch((cause: unknown) => {
-      throw new LeafError('not_ready', 'The service is starting or cannot reach its store; try again shortly.', {
-        cause,
-      });
-    })
+  const current = currentRuntime();
+  if (current !== null) return current;
+  return within(systemClock, OPEN_WAIT_MS, getRuntime()).then(
+    (runtime) => {
+      if (runtime === TIMED_OUT) throw notReady();
+      return runtime;
+    },
+    (cause: unknown) => {
+      throw notReady(cause);
+    },
   );
+}
+
+function notReady(cause?: unknown): LeafError {
+  return new LeafError('not_ready', 'The service is starting or cannot reach its store; try again shortly.', { cause });
 }
 
 /** The serving core, and the console's part around it (its hooks are in the engines from their start). */
