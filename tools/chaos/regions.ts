@@ -1,8 +1,8 @@
 /**
  * `npm run chaos -- --regions [--size small|full] [--seed N] [--control]`: two regions that share no database —
  * region 0 on MariaDB, region 1 on PostgreSQL, two nodes each, all leasing snowflake worker ids from the same set so
- * equal worker ids run in both. Clients of each region take segment and snowflake IDs from its nodes, retrying a 503
- * or a refused connection as a client does (bounded). The faults: a node of each region SIGKILLed and started again,
+ * equal worker ids run in both. Clients of each region take every kind of ID from its nodes — segment batches, range
+ * leases, formatted and snowflake IDs — retrying a 503 or a refused connection as a client does (bounded). The faults: a node of each region SIGKILLed and started again,
  * then each region's database stopped and started. The summary line: duplicates over the union of both regions
  * (must be 0), IDs in the wrong region, and the other region's rate while one region's database was down, as a
  * share of its rate before (must stay at least MIN_RATE_SHARE). `--control` numbers both regions 0 — what must never
@@ -26,6 +26,15 @@ import {
 } from '../harness';
 
 const TAG = 'chaos_regions';
+const FORMAT_TAG = 'chaos_regions_fmt';
+const KINDS = ['segment', 'lease', 'formatted', 'snowflake'] as const;
+type Kind = (typeof KINDS)[number];
+const PATHS: Record<Kind, string> = {
+  segment: `/api/id/segment/${TAG}?count=20`,
+  lease: `/api/id/segment/${TAG}/range?count=20`,
+  formatted: `/api/id/formatted/${FORMAT_TAG}?count=20`,
+  snowflake: '/api/id/snowflake?count=20',
+};
 const EPOCH_MS = Date.UTC(2026, 0, 1);
 const LAYOUT = SnowflakeLayout.LEAF.forRegions(2) as SnowflakeLayout;
 /** While one region's database is down, the other must keep at least this share of its rate before. */
@@ -70,7 +79,7 @@ export async function runRegions({ size: sizeName, seed, control }: RegionsArgs)
   const violations: string[] = [];
   const regions: Region[] = [];
   const stores: LeafStore[] = [];
-  const ids = new Map<string, { kind: 'segment' | 'snowflake'; region: number }>();
+  const ids = new Map<string, { kind: Kind; region: number }>();
   let duplicates = 0;
   let wrongRegion = 0;
   let failed = 0;
@@ -88,6 +97,10 @@ export async function runRegions({ size: sizeName, seed, control }: RegionsArgs)
       const store = await openStore({ ...storeUrlTarget(url), migrationsDir: defaultMigrationsDir() });
       stores.push(store);
       await store.tags.createTag({ bizTag: TAG, step: 200 });
+      await store.formats.createFormat(
+        { bizTag: FORMAT_TAG, pattern: 'RG-{seq:12}', resetPeriod: 'never', timeZone: 'UTC', step: 100 },
+        { actor: 'chaos', address: 'local', nodeId: 'chaos', at: Date.now() },
+      );
       regions.push({ number: i, database, url, nodes: [], answeredAt: [] });
     }
     const start = async (region: Region, name: string) => {
@@ -113,30 +126,32 @@ export async function runRegions({ size: sizeName, seed, control }: RegionsArgs)
     }
     say(`region 0: MariaDB :${databases[0]!.port}; region 1: PostgreSQL :${databases[1]!.port}; 2 nodes each`);
 
-    const record = (region: Region, kind: 'segment' | 'snowflake', body: { ids: string[] }) => {
+    const record = (region: Region, kind: Kind, body: unknown) => {
       region.answeredAt.push(performance.now());
-      for (const id of body.ids) {
-        if (ids.has(id)) duplicates++;
-        ids.set(id, { kind, region: region.number });
+      for (const id of idsOf(kind, body)) {
+        // Segment IDs and leased ones share one number line; formatted IDs are compared by their sequence.
+        const key = kind === 'lease' ? `segment:${id}` : `${kind}:${id}`;
+        if (ids.has(key)) duplicates++;
+        ids.set(key, { kind, region: region.number });
         const inRegion =
-          kind === 'segment'
-            ? BigInt(id) % 2n === BigInt(region.number)
-            : LAYOUT.decompose(BigInt(id), EPOCH_MS).region === region.number;
+          kind === 'snowflake'
+            ? LAYOUT.decompose(BigInt(id), EPOCH_MS).region === region.number
+            : BigInt(id) % 2n === BigInt(region.number);
         if (!inRegion && !control) wrongRegion++;
       }
     };
     let stop = false;
     const client = async (region: Region, c: number) => {
       for (let k = 0; !stop; k++) {
-        const kind = (k + c) % 3 === 0 ? 'snowflake' : 'segment';
-        const path = kind === 'segment' ? `/api/id/segment/${TAG}?count=20` : '/api/id/snowflake?count=20';
+        const kind = KINDS[(k + c) % KINDS.length]!;
+        const path = PATHS[kind];
         const giveUpAt = performance.now() + RETRY_BOUND_MS;
         for (;;) {
           const live = region.nodes.filter((n) => n.server !== null);
           const node = live[Math.floor(random() * live.length)];
           const answer = node === undefined ? null : await get(`${node.server!.url}${path}`);
           if (answer !== null && answer.status === 200) {
-            record(region, kind, answer.body as { ids: string[] });
+            record(region, kind, answer.body);
             break;
           }
           // A 503 (retryable) or no answer (a node killed): again, within the bound; anything else is a failure.
@@ -190,7 +205,7 @@ export async function runRegions({ size: sizeName, seed, control }: RegionsArgs)
     stop = true;
     await Promise.all(clients);
 
-    const count = (kind: string) => [...ids.values()].filter((v) => v.kind === kind).length;
+    const count = (kind: Kind) => [...ids.values()].filter((v) => v.kind === kind).length;
     if (control) {
       if (duplicates === 0) violations.push('two regions numbered 0 gave no duplicate: the check proved nothing');
     } else if (duplicates > 0) violations.push(`${duplicates} IDs given twice`);
@@ -198,7 +213,7 @@ export async function runRegions({ size: sizeName, seed, control }: RegionsArgs)
     if (failed > 0) violations.push(`${failed} requests failed past the retry bound`);
     summary =
       `chaos: regions${control ? ' control' : ''} size=${sizeName} seed=${seed} duplicates=${duplicates} ` +
-      `wrong-region=${wrongRegion} segment=${count('segment')} snowflake=${count('snowflake')} failed=${failed} ` +
+      `wrong-region=${wrongRegion} ${KINDS.map((k) => `${k}=${count(k)}`).join(' ')} failed=${failed} ` +
       `other-region-rate-during-outage=${shares.join(',')}`;
   } catch (error) {
     violations.push(`harness error: ${(error as Error).stack ?? String(error)}`);
@@ -212,6 +227,19 @@ export async function runRegions({ size: sizeName, seed, control }: RegionsArgs)
   for (const v of violations) say(`VIOLATION: ${v}`);
   process.stdout.write(`${summary}: ${violations.length === 0 ? 'PASS' : `FAIL (${violations.length} violations)`}\n`);
   return violations.length === 0 ? 0 : 1;
+}
+
+/** The IDs of one answer, as decimal strings: a lease's runs stepped by its stride, a formatted ID's sequence. */
+function idsOf(kind: Kind, body: unknown): string[] {
+  if (kind === 'lease') {
+    const { stride = 1, ranges } = body as { stride?: number; ranges: Array<{ start: string; end: string }> };
+    const out: string[] = [];
+    for (const { start, end } of ranges)
+      for (let id = BigInt(start); id <= BigInt(end); id += BigInt(stride)) out.push(id.toString());
+    return out;
+  }
+  const { ids } = body as { ids: string[] };
+  return kind === 'formatted' ? ids.map((id) => String(Number(id.slice('RG-'.length)))) : ids;
 }
 
 /** One GET, bounded; null when no answer came (a killed node, a reset). */
