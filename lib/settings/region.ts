@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LeafError } from '../errors';
 import type { SettingStore } from './settingStore';
+import { pinShared } from './sharedSetting';
 
 /** The leaf_setting row naming which region a database serves. */
 export const REGION_SETTING = 'region';
@@ -29,28 +30,22 @@ export async function ensureRegion(options: {
   nodeId: string;
 }): Promise<RegionInfo> {
   const { store, config, nodeId } = options;
-  const ours: RegionInfo = { ...config, database: randomUUID() };
-  const pinned = await store.pinSetting(REGION_SETTING, JSON.stringify(ours), nodeId);
-  const recorded = parseRegion(pinned.value);
+  const fleet = await pinShared<RegionInfo>({
+    store,
+    name: REGION_SETTING,
+    ours: { ...config, database: randomUUID() },
+    nodeId,
+    isValid: (v) => Number.isInteger(v.region) && Number.isInteger(v.regions) && typeof v.database === 'string',
+    describe: described,
+  });
+  const recorded = fleet.value;
   if (recorded !== null && recorded.region === config.region && recorded.regions === config.regions) return recorded;
-  const theirs = recorded === null ? `an unreadable record (${JSON.stringify(pinned.value)})` : described(recorded);
   throw new LeafError(
     'invalid_config',
-    `This node is ${described(config)} (LEAF_REGION, LEAF_REGIONS), but its database serves ${theirs}, recorded by ${pinned.setBy} at ${new Date(pinned.setAt).toISOString()}: each region has its own database, and every node of it the same two settings (docs/operations.md#regions)`,
+    `This node is ${described(config)} (LEAF_REGION, LEAF_REGIONS), but its database serves ${fleet.described}, recorded by ${fleet.recordedBy}: each region has its own database, and every node of it the same two settings (docs/operations.md#regions)`,
   );
 }
 
 function described(r: RegionConfig): string {
   return r.regions === 1 ? 'one region (regions off)' : `region ${r.region} of ${r.regions}`;
-}
-
-function parseRegion(value: string): RegionInfo | null {
-  try {
-    const v = JSON.parse(value) as Partial<RegionInfo>;
-    if (Number.isInteger(v.region) && Number.isInteger(v.regions) && typeof v.database === 'string')
-      return v as RegionInfo;
-  } catch {
-    // falls through: named as unreadable
-  }
-  return null;
 }

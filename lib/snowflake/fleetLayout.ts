@@ -1,5 +1,6 @@
 import { LeafError } from '../errors';
 import type { SettingStore } from '../settings/settingStore';
+import { pinShared } from '../settings/sharedSetting';
 import { SnowflakeLayout } from './layout';
 
 /** The leaf_setting row every snowflake node of a fleet must agree with. */
@@ -25,30 +26,23 @@ export async function ensureFleetLayout(options: {
 }): Promise<void> {
   const { store, layout, epochMs, nodeId } = options;
   const ours: RecordedLayout = { layout: layout.text, signature: layout.signature, epochMs };
-  const pinned = await store.pinSetting(SNOWFLAKE_SETTING, JSON.stringify(ours), nodeId);
-  const fleet = parseRecorded(pinned.value);
-  if (fleet !== null && fleet.signature === ours.signature && fleet.epochMs === ours.epochMs) return;
-  const theirs =
-    fleet === null ? `an unreadable record (${JSON.stringify(pinned.value)})` : described(fleet.layout, fleet.epochMs);
+  const fleet = await pinShared<RecordedLayout>({
+    store,
+    name: SNOWFLAKE_SETTING,
+    ours,
+    nodeId,
+    isValid: (v) => typeof v.layout === 'string' && typeof v.signature === 'string' && Number.isSafeInteger(v.epochMs),
+    describe: described,
+  });
+  if (fleet.value !== null && fleet.value.signature === ours.signature && fleet.value.epochMs === ours.epochMs) return;
   throw new LeafError(
     'invalid_config',
-    `This node's snowflake layout ${described(ours.layout, epochMs)} differs from the fleet's, ${theirs}, recorded by ${pinned.setBy} at ${new Date(pinned.setAt).toISOString()}: nodes of two layouts or epochs can issue the same ID. Set LEAF_SNOWFLAKE_LAYOUT and LEAF_SNOWFLAKE_EPOCH as the fleet has them (docs/operations.md#changing-the-snowflake-layout)`,
+    `This node's snowflake layout ${described(ours)} differs from the fleet's, ${fleet.described}, recorded by ${fleet.recordedBy}: nodes of two layouts or epochs can issue the same ID. Set LEAF_SNOWFLAKE_LAYOUT and LEAF_SNOWFLAKE_EPOCH as the fleet has them (docs/operations.md#changing-the-snowflake-layout)`,
   );
 }
 
-function described(layoutText: string, epochMs: number): string {
-  const layout = SnowflakeLayout.parse(layoutText);
+function described({ layout: text, epochMs }: RecordedLayout): string {
+  const layout = SnowflakeLayout.parse(text);
   const bits = layout instanceof SnowflakeLayout ? ` (${layout.describe()})` : '';
-  return `${layoutText}${bits} with epoch ${new Date(epochMs).toISOString()}`;
-}
-
-function parseRecorded(value: string): RecordedLayout | null {
-  try {
-    const v = JSON.parse(value) as Partial<RecordedLayout>;
-    if (typeof v.layout === 'string' && typeof v.signature === 'string' && Number.isSafeInteger(v.epochMs))
-      return v as RecordedLayout;
-  } catch {
-    // falls through: named as unreadable
-  }
-  return null;
+  return `${text}${bits} with epoch ${new Date(epochMs).toISOString()}`;
 }
