@@ -8,7 +8,7 @@ import { firstId } from '../segment/idRanges';
 import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
 import type { LeafStore } from '../store/leafStore';
-import { MAX_SNOWFLAKE } from '../snowflake/layout';
+import { MAX_DATE_MS, MAX_SNOWFLAKE } from '../snowflake/layout';
 import type { RegionStride } from '../segment/regionIds';
 import type { RegionInfo } from '../settings/region';
 import { strictRangeRefused } from '../segment/serveGate';
@@ -173,8 +173,6 @@ export function issueSnowflake(
 }
 
 const DECIMAL_ID = /^[0-9]{1,19}$/;
-/** The last moment a JS Date holds (ECMA-262 §21.4.1.1). */
-const MAX_DATE_MS = 8.64e15;
 
 export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRuntime>, raw: string): Promise<Answer> {
   if (!DECIMAL_ID.test(raw) || BigInt(raw) > MAX_SNOWFLAKE) {

@@ -50,11 +50,9 @@ export class SnowflakeGenerator {
   constructor(options: SnowflakeGeneratorOptions) {
     const clock = options.clock ?? systemClock;
     const layout = options.layout ?? SnowflakeLayout.LEAF;
-    validate(layout, options.workerId, options.epochMs, clock.now());
-    this.layout = layout;
     this.region = options.region ?? 0;
-    if (!Number.isInteger(this.region) || this.region < 0 || this.region > layout.maxRegion)
-      throw new LeafError('invalid_config', `region must be from 0 to ${layout.maxRegion} in layout ${layout.text}.`);
+    validate(layout, options.workerId, options.epochMs, clock.now(), this.region);
+    this.layout = layout;
     this.workerId = options.workerId;
     this.epochMs = options.epochMs;
     this.maxSequence = layout.maxSequence;
@@ -136,7 +134,9 @@ function usedUp(layout: SnowflakeLayout, epochMs: number): LeafError {
   );
 }
 
-export function validate(layout: SnowflakeLayout, workerId: number, epochMs: number, nowMs: number): void {
+export function validate(layout: SnowflakeLayout, workerId: number, epochMs: number, nowMs: number, region = 0): void {
+  if (!Number.isInteger(region) || region < 0 || region > layout.maxRegion)
+    throw new LeafError('invalid_config', `region must be from 0 to ${layout.maxRegion} in layout ${layout.text}.`);
   const max = layout.maxWorkerId;
   if (!Number.isInteger(workerId) || workerId < 0 || workerId > max) {
     throw new LeafError('invalid_config', `worker id must be an integer from 0 to ${max} (got ${workerId}).`);

@@ -17,6 +17,8 @@ export const LEAF_EPOCH_MS = 1_288_834_974_657;
 export const SONYFLAKE_EPOCH_MS = Date.UTC(2014, 8, 1);
 
 export const YEAR_MS = 365.25 * 86_400_000;
+/** The last moment a JS Date holds (ECMA-262 §21.4.1.1): past it a layout's end or an ID's time has no date. */
+export const MAX_DATE_MS = 8.64e15;
 
 export interface DecodedSnowflake {
   /** Milliseconds since the Unix epoch: the start of the ID's time unit. */

@@ -1,5 +1,5 @@
 import { LeafError } from '../errors';
-import type { SnowflakeLayout } from './layout';
+import { MAX_DATE_MS, type SnowflakeLayout } from './layout';
 
 /** Under this much time left the node refuses to start; an alert fires years earlier (ops/prometheus). */
 export const MIN_YEARS_LEFT = 1;
@@ -14,7 +14,7 @@ export interface Lifetime {
 export function lifetimeOf(layout: SnowflakeLayout, epochMs: number, nowMs: number): Lifetime {
   const endMs = layout.endMs(epochMs);
   return {
-    endsAt: endMs <= 8.64e15 ? new Date(endMs).toISOString() : null,
+    endsAt: endMs <= MAX_DATE_MS ? new Date(endMs).toISOString() : null,
     yearsLeft: layout.yearsLeft(epochMs, nowMs),
   };
 }

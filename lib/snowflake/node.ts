@@ -130,8 +130,6 @@ export class SnowflakeNode {
     this.epochMs = options.epochMs;
     this.layout = options.layout ?? SnowflakeLayout.LEAF;
     this.region = options.region ?? 0;
-    if (!Number.isInteger(this.region) || this.region < 0 || this.region > this.layout.maxRegion)
-      throw new LeafError('invalid_config', `region ${this.region} does not fit layout ${this.layout.describe()}.`);
     this.minId = options.minId ?? null;
     this.leaseMs = options.leaseMs ?? 10_000;
     this.workerIds = options.workerIds ?? WorkerIdSet.all(this.layout.maxWorkerId);
@@ -140,7 +138,8 @@ export class SnowflakeNode {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.random = options.random;
-    validate(this.layout, 0, this.epochMs, this.clock.now()); // a bad epoch fails at construction, not on a request
+    // A bad epoch or region fails at construction, not on a request.
+    validate(this.layout, 0, this.epochMs, this.clock.now(), this.region);
     checkFloor(this.minId, this.epochMs, this.clock.now(), this.layout); // so does a floor this clock has not passed
   }
 

@@ -23,7 +23,7 @@ export interface LeafStore {
   readonly audit: AuditStore;
   /** Strict tags and their owners' leases (lib/ordered). */
   readonly order: OrderStore;
-  /** Values the whole fleet must share, the first node's kept (lib/fleet/fleetSettings.ts). */
+  /** Values the whole fleet must share, the first node's kept (lib/settings/). */
   readonly settings: SettingStore;
   ping(): Promise<void>;
   /** Every host of the URL on its own, probed in parallel within `timeoutMs`; absent on SQLite. */
