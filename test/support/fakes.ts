@@ -17,6 +17,18 @@ interface FakeTimer {
   fn: () => void;
 }
 
+/** A sleep that moves the fake clock instead of waiting, and records each wait, so waits are asserted without real time. */
+export function clockSleep(clock: FakeClock): { sleep: (ms: number) => Promise<void>; sleeps: number[] } {
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock.advance(ms);
+    },
+  };
+}
+
 /**
  * A clock that moves only when told. `advance` fires every timer due on the way, in due order, with `now()`
  * reading each timer's due time while it runs, as real time would.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LeafError } from '@/lib/errors';
 import { SnowflakeGenerator, validate } from '@/lib/snowflake/generator';
 import { DEFAULT_EPOCH_MS, MAX_SNOWFLAKE, SnowflakeLayout, decompose } from '@/lib/snowflake/layout';
-import { FakeClock } from '../support/fakes';
+import { FakeClock, clockSleep } from '../support/fakes';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 const LEAF = SnowflakeLayout.LEAF;
@@ -10,17 +10,13 @@ const MAX_SEQUENCE = LEAF.maxSequence;
 const compose = (t: number, w: number, s: number) => LEAF.compose(t, 0, w, s);
 
 function gen(clock: FakeClock, opts: Partial<ConstructorParameters<typeof SnowflakeGenerator>[0]> = {}) {
-  const sleeps: number[] = [];
+  const { sleep, sleeps } = clockSleep(clock);
   const g = new SnowflakeGenerator({
     workerId: 7,
     epochMs: EPOCH,
     clock,
     random: () => 0,
-    // A fake sleep that moves the fake clock, so waits are asserted without real time passing.
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      clock.advance(ms);
-    },
+    sleep,
     ...opts,
   });
   return { g, sleeps };

@@ -13,7 +13,7 @@ import {
   YEAR_MS,
 } from '@/lib/snowflake/layout';
 import { checkLifetime, lifetimeOf } from '@/lib/snowflake/lifetime';
-import { FakeClock } from '../support/fakes';
+import { FakeClock, clockSleep } from '../support/fakes';
 
 const layoutOf = (text: string): SnowflakeLayout => {
   const parsed = SnowflakeLayout.parse(text);
@@ -29,7 +29,7 @@ const ALL: Array<[string, SnowflakeLayout]> = [
 
 /** A generator on a fake clock whose sleeps move the clock, so waits are seen without real time passing. */
 function generator(layout: SnowflakeLayout, clock: FakeClock, workerId: number, region = 0) {
-  const sleeps: number[] = [];
+  const { sleep, sleeps } = clockSleep(clock);
   const g = new SnowflakeGenerator({
     layout,
     workerId,
@@ -37,10 +37,7 @@ function generator(layout: SnowflakeLayout, clock: FakeClock, workerId: number, 
     epochMs: DEFAULT_EPOCH_MS,
     clock,
     random: () => 0.999,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      clock.advance(ms);
-    },
+    sleep,
   });
   return { g, sleeps };
 }
@@ -228,7 +225,7 @@ describe('cross-checks against independent implementations from npm', () => {
   it('sonyflake: IDs our generator issues decode the same with the npm package', async () => {
     const sony = SnowflakeLayout.preset('sonyflake');
     const clock = new FakeClock(SONYFLAKE_EPOCH_MS + 123_456_789);
-    const sleep = async (ms: number) => clock.advance(ms);
+    const { sleep } = clockSleep(clock);
     const g = new SnowflakeGenerator({ layout: sony, workerId: 40_000, epochMs: SONYFLAKE_EPOCH_MS, clock, sleep });
     for (const id of await g.take(600)) {
       const ours = sony.decompose(id, SONYFLAKE_EPOCH_MS);
@@ -243,7 +240,7 @@ describe('cross-checks against independent implementations from npm', () => {
   it("leaf: @sapphire/snowflake (Twitter's layout) reads our IDs' time, worker and sequence", async () => {
     const leaf = SnowflakeLayout.preset('leaf');
     const clock = new FakeClock(LEAF_EPOCH_MS + 987_654_321);
-    const sleep = async (ms: number) => clock.advance(ms);
+    const { sleep } = clockSleep(clock);
     const g = new SnowflakeGenerator({ layout: leaf, workerId: 1000, epochMs: LEAF_EPOCH_MS, clock, sleep });
     const sapphire = new SapphireSnowflake(LEAF_EPOCH_MS);
     for (const id of await g.take(200)) {

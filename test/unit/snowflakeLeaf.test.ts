@@ -6,7 +6,7 @@ import { DEFAULT_EPOCH_MS, LEAF_EPOCH_MS, SnowflakeLayout, decompose } from '@/l
 const LEAF = SnowflakeLayout.LEAF;
 const MAX_SEQUENCE = LEAF.maxSequence;
 import { SnowflakeNode } from '@/lib/snowflake/node';
-import { FakeClock, FakeWorkerStore, flush } from '../support/fakes';
+import { FakeClock, FakeWorkerStore, clockSleep, flush } from '../support/fakes';
 
 /**
  * Compatibility with Leaf's snowflake (SnowflakeIDGenImpl) and the floor (LEAF_SNOWFLAKE_MIN_ID). Leaf's IDs are
@@ -26,16 +26,13 @@ afterEach(async () => {
 
 /** A generator on the fake clock whose sleeps move the clock, so waits are asserted without real time passing. */
 function gen(clock: FakeClock, opts: Partial<ConstructorParameters<typeof SnowflakeGenerator>[0]> = {}) {
-  const sleeps: number[] = [];
+  const { sleep, sleeps } = clockSleep(clock);
   const g = new SnowflakeGenerator({
     workerId: 7,
     epochMs: LEAF_EPOCH_MS,
     clock,
     random: () => 0.42,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      clock.advance(ms);
-    },
+    sleep,
     ...opts,
   });
   return { g, sleeps };
