@@ -48,8 +48,17 @@ export class SegmentClaims {
     return Promise.allSettled([...this.pending]);
   }
 
-  /** The guard: above every claim finished when this one began (those committed before its UPDATE). */
-  async claim(buffer: TagBuffer, step: number | undefined, purpose: ClaimPurpose): Promise<Segment> {
+  /**
+   * The guard: above every claim finished when this one began (those committed before its UPDATE). `install` puts a
+   * segment in its buffer in the same synchronous step that records it as the latest claim, so a stop in between
+   * cannot find a latest claim that no buffer holds (whose unused IDs it would then not give back).
+   */
+  async claim(
+    buffer: TagBuffer,
+    step: number | undefined,
+    purpose: ClaimPurpose,
+    install?: (segment: Segment) => void,
+  ): Promise<Segment> {
     if (this.o.closed()) throw engineClosed();
     const { clock, logger, onLoad } = this.o;
     const startedAt = clock.now();
@@ -84,6 +93,7 @@ export class SegmentClaims {
           unusedWhole,
         });
       }
+      install?.(segment);
       const loadedAt = clock.now();
       onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
       logger.log('info', purpose === 'lease' ? 'lease_claimed' : 'segment_loaded', {

@@ -70,8 +70,9 @@ export class SegmentLoader {
             minStep: buffer.minStep,
             sinceLastLoadMs: this.o.clock.now() - buffer.lastLoadAt,
           });
-    const segment = await this.o.claims.claim(buffer, step, 'segment');
-    buffer.loadSucceeded(segment, this.o.clock.now(), step === undefined);
+    await this.o.claims.claim(buffer, step, 'segment', (segment) =>
+      buffer.loadSucceeded(segment, this.o.clock.now(), step === undefined),
+    );
   }
 
   /** `work`, or `timedOut()` thrown once `loadWaitMs` has passed; a failure that is not a LeafError is the store's. */
