@@ -51,6 +51,8 @@ export interface MariadbServerOptions {
   readyTimeoutMs?: number;
   stopTimeoutMs?: number;
   log?: Log;
+  /** More mariadbd options (say `--default-time-zone=+05:00`). */
+  extraArgs?: string[];
 }
 
 export class MariadbServer {
@@ -62,6 +64,7 @@ export class MariadbServer {
   private readonly log: Log;
   private readonly readyTimeoutMs: number;
   private readonly stopTimeoutMs: number;
+  private readonly extraArgs: string[];
   private child: ChildProcess | null = null;
   private paused = false;
 
@@ -74,6 +77,7 @@ export class MariadbServer {
     this.log = options.log ?? defaultLog;
     this.readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
     this.stopTimeoutMs = options.stopTimeoutMs ?? 20_000;
+    this.extraArgs = options.extraArgs ?? [];
   }
 
   /** Fresh datadir, started and accepting connections. */
@@ -142,6 +146,7 @@ export class MariadbServer {
         }),
         '--skip-log-bin',
         '--max-connections=500',
+        ...this.extraArgs,
       ],
       {
         errorLog: this.errorLog,

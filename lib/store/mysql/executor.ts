@@ -194,9 +194,12 @@ export class MysqlExecutor implements ServerExecutor {
           });
         };
         try {
-          // Causal reads on Galera: a commit through one node is applied on the others a little later.
+          // Once per connection. UTC: NOW(3) is the session zone's wall time, which UNIX_TIMESTAMP reads back — in a
+          // zone with daylight saving the database clock would jump an hour. Causal reads on Galera: a commit
+          // through one node is applied on the others a little later.
           const core = conn.connection as object;
           if (!this.causal.has(core)) {
+            await run("SET SESSION time_zone = '+00:00'", [], 'uncommitted');
             await run('SET SESSION wsrep_sync_wait = 7', [], 'uncommitted').catch((fault: AttemptFault) => {
               if (serverErrno(fault.cause) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw fault;
             });
