@@ -128,6 +128,7 @@ const ENV_SCHEMA = z.object({
   LEAF_ORDER_LEASE_MS: integer(500, 600_000, 5_000, 'an integer from 500 to 600000 (ms)'),
   LEAF_ORDER_MARGIN_MS: integer(50, 60_000, 1_000, 'an integer from 50 to 60000 (ms)'),
   LEAF_ORDER_POLL_MS: integer(100, 60_000, 1_000, 'an integer from 100 to 60000 (ms)'),
+  LEAF_ORDER_CLIENT_LEASE_MS: integer(1_000, 3_600_000, 60_000, 'an integer from 1000 to 3600000 (ms)'),
   LEAF_METRICS_TAGS: optional(
     z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR }),
   ).transform((v) => (v === undefined ? DEFAULT_METRICS_TAGS : (parseMetricsTags(v) as MetricsTagSelection))),
@@ -196,6 +197,15 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       `LEAF_ORDER_MARGIN_MS must be at most a third of LEAF_ORDER_LEASE_MS (${e.LEAF_ORDER_LEASE_MS} ms) (got ${e.LEAF_ORDER_MARGIN_MS})`,
     );
   }
+  const minMargin = minOrderMarginMs(e.LEAF_ORDER_LEASE_MS);
+  if (e.LEAF_ORDER_MARGIN_MS < minMargin) {
+    // The lease holds while clocks run apart in rate by less than 2m / (L − m) (docs/design.md#clocks-and-leases).
+    const tolerated = ((2 * e.LEAF_ORDER_MARGIN_MS) / (e.LEAF_ORDER_LEASE_MS - e.LEAF_ORDER_MARGIN_MS)) * 100;
+    throw new LeafError(
+      'invalid_config',
+      `LEAF_ORDER_MARGIN_MS must be at least ${minMargin} with LEAF_ORDER_LEASE_MS ${e.LEAF_ORDER_LEASE_MS}, so that clocks running ${MIN_DRIFT_PERCENT} % apart in rate cannot break a strict tag's order (got ${e.LEAF_ORDER_MARGIN_MS}: it tolerates ${tolerated.toPrecision(2)} %)`,
+    );
+  }
   const location: StoreLocation =
     e.DATABASE_URL === undefined
       ? { kind: 'sqlite', sqliteFile: e.LEAF_SQLITE_FILE ?? DEFAULT_SQLITE_FILE }
@@ -246,8 +256,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
       leaseMs: e.LEAF_ORDER_LEASE_MS,
       marginMs: e.LEAF_ORDER_MARGIN_MS,
       pollMs: e.LEAF_ORDER_POLL_MS,
-      // Two reads of leaf_order by every node, and the margin, before a tag made strict gets its first owner.
-      settleMs: 2 * e.LEAF_ORDER_POLL_MS + e.LEAF_ORDER_MARGIN_MS,
+      clientLeaseMs: e.LEAF_ORDER_CLIENT_LEASE_MS,
     },
     benchRoutes: e.LEAF_BENCH_ROUTES,
     runwayWarnSeconds: e.LEAF_RUNWAY_WARN_SECONDS,
@@ -290,4 +299,13 @@ const KEY = Symbol.for('leaf-ts.config');
 export function processConfig(): LeafConfig {
   const g = globalThis as unknown as Record<symbol, LeafConfig | undefined>;
   return (g[KEY] ??= loadConfig(process.env));
+}
+
+/** The clock-rate difference every lease setting must tolerate (ntpd slews up to 0.05 %; a VM may drift more). */
+export const MIN_DRIFT_PERCENT = 1;
+
+/** The smallest margin for a lease of `leaseMs` tolerating MIN_DRIFT_PERCENT: 2m / (L − m) ≥ ρ ⇔ m ≥ ρL / (2 + ρ). */
+export function minOrderMarginMs(leaseMs: number): number {
+  const rho = MIN_DRIFT_PERCENT / 100;
+  return Math.ceil((rho * leaseMs) / (2 + rho));
 }

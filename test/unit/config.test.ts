@@ -427,6 +427,17 @@ describe('loadConfig', () => {
     expect(problem(env)).toBe(message);
   });
 
+  it('refuses an order lease whose margin tolerates under 1 % of clock-rate difference (2m / (L − m))', () => {
+    expect(problem({ LEAF_ORDER_LEASE_MS: '600000', LEAF_ORDER_MARGIN_MS: '50' })).toBe(
+      "LEAF_ORDER_MARGIN_MS must be at least 2986 with LEAF_ORDER_LEASE_MS 600000, so that clocks running 1 % apart in rate cannot break a strict tag's order (got 50: it tolerates 0.017 %)",
+    );
+    const tolerance = (l: number, m: number) => (2 * m) / (l - m);
+    expect(tolerance(600_000, 2_986)).toBeGreaterThanOrEqual(0.01);
+    expect(tolerance(600_000, 2_985)).toBeLessThan(0.01);
+    expect(load({ LEAF_ORDER_LEASE_MS: '600000', LEAF_ORDER_MARGIN_MS: '2986' }).ordered.marginMs).toBe(2_986);
+    expect(load({}).ordered).toMatchObject({ leaseMs: 5_000, marginMs: 1_000 }); // the defaults tolerate 50 %
+  });
+
   it('names every bad variable, one line each', () => {
     expect(problem({ PORT: 'abc', LEAF_LOG_LEVEL: 'loud' }).split('\n')).toEqual([
       'PORT must be a port number from 0 to 65535 (got "abc")',
