@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'format.create',
   'format.edit',
   'format.delete',
+  'participant.forget',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -35,6 +35,7 @@ export type LeafErrorCode =
   | 'owner_unavailable'
   | 'not_owner'
   | 'strict_tag_range'
+  | 'strict_tag'
   | 'internal_error'
   | 'closed';
 
@@ -79,6 +80,8 @@ const STATUS: Record<LeafErrorCode, number> = {
   not_owner: 503,
   // A range lease would let a client hand out a strict tag's IDs out of order.
   strict_tag_range: 409,
+  // @leaf-ts/embedded holds IDs in its own memory: a strict tag's come from its owner node, so it refuses the tag.
+  strict_tag: 409,
   // leaf-ts/embedded after close(): never an HTTP answer, but every code has a status.
   closed: 503,
   unsupported_media_type: 415,

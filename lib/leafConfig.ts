@@ -80,6 +80,9 @@ export interface OrderedConfig {
   marginMs: number;
   /** LEAF_ORDER_POLL_MS: how often each node reads leaf_order. */
   pollMs: number;
-  /** How long a tag made strict waits for its first owner: every node has read leaf_order by then. */
-  settleMs: number;
+  /**
+   * LEAF_ORDER_CLIENT_LEASE_MS: how long a `@leaf-ts/client` may hand out leased IDs on one renewal; a change to strict
+   * waits at most this long (and a tenth) for a client that stopped renewing.
+   */
+  clientLeaseMs: number;
 }

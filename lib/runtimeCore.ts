@@ -14,6 +14,7 @@ import { SegmentEngine } from './segment/engine';
 import { ensureFleetSemantics } from './segment/fleetSemantics';
 import { httpForward } from './ordered/forwarder';
 import { OrderedTags } from './ordered/orderedTags';
+import { thisProcess } from './ordered/procIdentity';
 import { checkFloor } from './snowflake/floor';
 import { ensureFleetLayout } from './snowflake/fleetLayout';
 import { type RegionInfo, ensureRegion } from './settings/region';
@@ -91,24 +92,25 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     }
   }
   const relay = httpForward(FORWARD_TIMEOUT_MS);
-  const { leaseMs: orderLeaseMs, marginMs, pollMs, settleMs } = config.ordered;
-  // The engine asks `ordered` before every ID of a strict tag; `ordered` restarts the engine's tag on a handover.
+  const stride = regionStride(region.region, region.regions);
+  const { leaseMs: orderLeaseMs, marginMs, pollMs, clientLeaseMs } = config.ordered;
+  // A layer around the engine: `ordered` restarts the engine's tag on a handover or a change to strict.
   const ordered: OrderedTags = new OrderedTags({
     store: store.order,
-    engine: {
-      setStrict: (bizTag, strict) => segments.setStrict(bizTag, strict),
-      restartStrict: (bizTag) => segments.restartStrict(bizTag),
-    },
+    engine: { restart: (bizTag) => segments.restart(bizTag) },
     self: { nodeId: config.node.id, instanceId: randomUUID(), address: config.node.address },
-    terms: { leaseMs: orderLeaseMs, marginMs, settleMs },
+    identity: thisProcess(),
+    terms: { leaseMs: orderLeaseMs, marginMs },
     pollMs,
+    pruneMs: config.node.pruneMs,
+    clientVouchMs: clientLeaseMs,
     forward: relay.forward,
+    stride,
     clock: systemClock,
     logger,
   });
-  const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad, gate: ordered });
+  const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad });
   const rates = new RateTracker({ clock: systemClock });
-  const stride = regionStride(region.region, region.regions);
   const formats = new FormatEngine({ store: store.formats, logger, stride });
   const snowflake = enabled
     ? new SnowflakeNode({

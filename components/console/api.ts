@@ -159,6 +159,9 @@ export const api = {
     request<{ token: TokenView }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then(
       (r) => r.token,
     ),
+  /** An operator's word that a process is gone for good: no change of ordering waits for it any more. */
+  forgetParticipant: (instanceId: string) =>
+    request<{ forgotten: string }>(`/api/admin/participants/${encodeURIComponent(instanceId)}`, { method: 'DELETE' }),
   /** One page of the audit trail, newest first; `before` is the previous page's `nextBefore`. */
   audit: ({ tag, before }: { tag?: string; before?: number }) => {
     const params = new URLSearchParams();

@@ -19,6 +19,7 @@ export const AUDIT_ACTION_LABEL: Record<AuditAction, string> = {
   'format.create': 'formatted tag created',
   'format.edit': 'formatted tag edited',
   'format.delete': 'formatted tag deleted',
+  'participant.forget': 'process forgotten',
 };
 
 type Field = 'step' | 'maxId' | 'description';

@@ -211,6 +211,19 @@ export function useUpdateTag(bizTag: string) {
   });
 }
 
+/** Forgets a process a change of ordering waits for; the tag's view then shows the change complete. */
+export function useForgetParticipant(bizTag: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (instanceId: string) => api.forgetParticipant(instanceId),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: tagKeys.detail(bizTag) }),
+        client.invalidateQueries({ queryKey: auditKeys.all }),
+      ]),
+  });
+}
+
 export function useSemantics() {
   return useQuery({ queryKey: semanticsKeys.all, queryFn: api.semantics, refetchInterval: POLL_MS });
 }

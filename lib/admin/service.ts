@@ -8,8 +8,8 @@ import type { AuditRecord } from './auditStore';
 import type { AuditStamp } from '../audit';
 import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsStore';
 import type { TagRow } from '../segment/tagStore';
-import type { OrderRead } from '../ordered/orderStore';
-import { orderingView } from './orderViews';
+import type { OrderRead, ParticipantRead } from '../ordered/orderStore';
+import { anyPending, orderingView } from './orderViews';
 import {
   type AuditQueryInput,
   type CreateTagInput,
@@ -45,7 +45,18 @@ export function tagFromParam(param: string): string {
   return parseBizTag(param);
 }
 
-function view(rt: AdminRuntime, row: TagRow, semantics: Semantics, order: OrderRead): TagView {
+/** The order rows, and the participants when a change waits for them (the tag views show whom). */
+interface OrderState {
+  read: OrderRead;
+  participants: ParticipantRead | null;
+}
+
+async function orderState(rt: AdminRuntime): Promise<OrderState> {
+  const read = await rt.store.order.readOrder();
+  return { read, participants: anyPending(read) ? await rt.store.order.listParticipants() : null };
+}
+
+function view(rt: AdminRuntime, row: TagRow, semantics: Semantics, order: OrderState): TagView {
   const snap = rt.segments.snapshot(row.bizTag);
   return {
     bizTag: row.bizTag,
@@ -54,7 +65,7 @@ function view(rt: AdminRuntime, row: TagRow, semantics: Semantics, order: OrderR
     description: row.description,
     semantics,
     updateTime: row.updateTime.toISOString(),
-    ...orderingView(order, row.bizTag),
+    ...orderingView(order.read, order.participants, row.bizTag),
     engine:
       snap === undefined
         ? null
@@ -68,16 +79,13 @@ function withoutIdentity({ bizTag: _tag, ...rest }: TagSnapshot): Omit<TagSnapsh
 
 /** One page of the tag list (lib/admin/tagList.ts), each row with this node's engine state. */
 export async function listTags(rt: AdminRuntime, query: TagListQuery): Promise<TagListPage> {
-  const [settings, order] = await Promise.all([rt.store.semantics.getSemantics(), rt.store.order.readOrder()]);
+  const [settings, order] = await Promise.all([rt.store.semantics.getSemantics(), orderState(rt)]);
   return listTagPage(rt, query, (row) => view(rt, row, settings.tags[row.bizTag] ?? settings.default, order));
 }
 
 /** The view of a row just read or changed, with its effective semantics and its ordering. */
 async function freshView(rt: AdminRuntime, row: TagRow): Promise<TagView> {
-  const [semantics, order] = await Promise.all([
-    rt.store.semantics.tagSemantics(row.bizTag),
-    rt.store.order.readOrder(),
-  ]);
+  const [semantics, order] = await Promise.all([rt.store.semantics.tagSemantics(row.bizTag), orderState(rt)]);
   return view(rt, row, semantics, order);
 }
 
@@ -96,15 +104,19 @@ export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDe
 }
 
 export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: Requester): Promise<TagView> {
+  // A tag created strict is strict in the same transaction (audited as tag.create and tag.ordering): no node can
+  // see it without its ordering.
   const row = await rt.store.tags.createTag(
-    { bizTag: input.bizTag, step: input.step, maxId: input.maxId, description: input.description ?? null },
+    {
+      bizTag: input.bizTag,
+      step: input.step,
+      maxId: input.maxId,
+      description: input.description ?? null,
+      ordering: input.ordering ?? 'none',
+    },
     auditStamp(rt, who),
   );
-  // Its own transaction and audit entry (tag.ordering): no node serves the tag before the settle time anyway.
-  if (input.ordering === 'strict') {
-    await rt.store.order.setOrdering(row.bizTag, 'strict', auditStamp(rt, who));
-    await rt.ordered.poll();
-  }
+  if (input.ordering === 'strict') await rt.ordered.poll(); // this node applies and acknowledges it at once
   await rt.segments.refreshTags(); // usable on this node at once; other nodes see it within their refresh
   return freshView(rt, row);
 }
@@ -134,7 +146,8 @@ export async function updateTag(
     if (row === undefined) throw tagNotFound(bizTag);
   }
   if (input.ordering !== undefined) {
-    // Its own transaction and audit entry (tag.ordering); every node hears within LEAF_ORDER_POLL_MS.
+    // Its own transaction and audit entry (tag.ordering); a change to strict completes once every process applied
+    // it (the tag view shows it pending and whom it waits for until then).
     await rt.store.order.setOrdering(bizTag, input.ordering, auditStamp(rt, who));
     await rt.ordered.poll(); // this node at once; the others within LEAF_ORDER_POLL_MS
     row ??= await rt.store.tags.getTag(bizTag);

@@ -5,7 +5,7 @@ import type { RegionInfo } from '../settings/region';
 import type { SnowflakeStatus } from '../snowflake/node';
 import type { Semantics } from '../segment/semantics';
 import type { Ordering } from '../ordered/orderStore';
-import type { OwnerView } from './orderViews';
+import type { OwnerView, PendingView } from './orderViews';
 import type { AuditAction, AuditTagRow } from '../audit';
 import type { AuditSemantics } from './auditStore';
 import type { AuditEntryRow } from './auditStore';
@@ -44,6 +44,10 @@ export interface TagView {
   updateTime: string;
   /** `strict`: IDs increase across the whole fleet, served by one owner (docs/design.md#ordered-tags). */
   ordering: Ordering;
+  /** When the change to strict completed (ISO): the order holds for every request sent since. Null otherwise. */
+  strictSince: string | null;
+  /** A change to strict that not every process has acknowledged yet, and whom it waits for; null otherwise. */
+  pending: PendingView | null;
   /** A strict tag's owner; null otherwise, and before its first owner. */
   owner: OwnerView | null;
   /** null when this node holds no buffer for the tag. */

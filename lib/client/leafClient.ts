@@ -5,6 +5,7 @@ import { MAX_LEASE_COUNT } from './lease';
 import { type FetchLike, LeaseFetcher } from './leaseFetcher';
 import type { LeaseLimits } from './leaseSize';
 import { LeafTag } from './leafTag';
+import { OrderingWatch } from './orderingWatch';
 
 export interface LeafClientOptions {
   /** Base URLs of leaf-ts nodes (`http://10.0.0.5:3000`), tried in turn when one fails or times out. */
@@ -43,6 +44,8 @@ export class LeafClient {
   private readonly fetcher: LeaseFetcher;
   private readonly clock: Clock;
   private readonly limits: LeaseLimits;
+  /** The vouch leased IDs are handed out under, and which tags are strict (docs/design.md#ordered-tags). */
+  private readonly watch: OrderingWatch;
   private closed = false;
 
   constructor(options: LeafClientOptions) {
@@ -65,6 +68,11 @@ export class LeafClient {
       timeoutMs: wholeIn('timeoutMs', options.timeoutMs ?? 2_000, 1, 60_000),
       fetch: fetchImpl,
       clock: this.clock,
+    });
+    // A stepped wall clock must not stretch a vouch: the system's monotonic clock, or the injected one in tests.
+    const monotonic = options.clock === undefined ? () => performance.now() : () => this.clock.now();
+    this.watch = new OrderingWatch(globalThis.crypto.randomUUID(), this.fetcher, this.clock, monotonic, (strict) => {
+      for (const handle of this.tags.values()) handle.setStrict(strict.has(handle.name));
     });
   }
 
@@ -91,7 +99,8 @@ export class LeafClient {
           `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
         );
       }
-      handle = new LeafTag(tag, this.fetcher, this.clock, this.limits);
+      handle = new LeafTag(tag, this.fetcher, this.clock, this.limits, this.watch);
+      handle.setStrict(this.watch.isStrict(tag));
       this.tags.set(tag, handle);
     }
     return handle;
@@ -100,6 +109,7 @@ export class LeafClient {
   /** Abandons requests in flight, rejects waiting calls with `closed`; leased IDs left become gaps. */
   close(): void {
     this.closed = true;
+    this.watch.close();
     for (const handle of this.tags.values()) handle.close();
     this.fetcher.close();
   }

@@ -2,6 +2,7 @@ import type { Clock } from '../clock';
 import { LeafClientError, closedError } from './errors';
 import type { Lease } from './lease';
 import { type LeaseLimits, PREFETCH_AT_USED, nextLeaseSize } from './leaseSize';
+import { type OrderingWatch, noVouch } from './orderingWatch';
 
 /** The largest `take`: the IDs come back as an array of bigints, ~40 MB at this size. */
 export const MAX_TAKE = 1_000_000;
@@ -42,20 +43,24 @@ export class LeafTag {
   /** The last failed lease request of this tag, for callers who want to see why a prefetch did not land. */
   lastError: LeafClientError | null = null;
   /**
-   * The tag is strict (the service refused a range lease): every call asks the service, after the call was made,
-   * so the IDs keep the fleet-wide order (docs/design.md#ordered-tags).
+   * The tag is strict (a renewal of the vouch said so, or the service refused a range lease): every call asks the
+   * service, after the call was made, so the IDs keep the fleet-wide order (docs/design.md#ordered-tags).
    */
   private strict = false;
+  /** One more each time the tag turns strict: a call that waited across it hands out nothing it took before. */
+  private turnedStrict = 0;
 
   constructor(
     readonly name: string,
     private readonly source: LeaseSource,
     private readonly clock: Clock,
     private readonly limits: LeaseLimits,
+    /** Leased IDs go out only while a node vouches for this client (orderingWatch.ts). */
+    private readonly watch: OrderingWatch,
   ) {}
 
   next(): bigint | Promise<bigint> {
-    if (this.left > 0) {
+    if (this.left > 0 && this.watch.fresh) {
       const n = this.cursor;
       this.cursor = n + this.step;
       if (--this.left <= this.prefetchAt) this.prefetch();
@@ -70,8 +75,21 @@ export class LeafTag {
       throw new LeafClientError('invalid_count', `count must be an integer from 1 to ${MAX_TAKE}`);
     }
     if (this.strict) return this.askNow(count);
+    if (!this.watch.fresh && !this.watch.check()) return this.afterVouch(() => this.take(count));
     const out: bigint[] = [];
     return this.fill(out, count) ? out : this.takeSlow(out, count);
+  }
+
+  /**
+   * The tag turned strict (or back): what it leased is dropped, never handed out — the nodes wait for this before
+   * the change completes.
+   */
+  setStrict(strict: boolean): void {
+    if (strict === this.strict) return;
+    this.strict = strict;
+    if (!strict) return;
+    this.turnedStrict++;
+    this.dropLeases();
   }
 
   /** IDs ready without a request: the current lease's rest plus the standby lease. */
@@ -82,6 +100,10 @@ export class LeafTag {
   /** Drops every leased ID (never to be issued) and fails whatever waits. */
   close(): void {
     this.closed = true;
+    this.dropLeases();
+  }
+
+  private dropLeases(): void {
     this.left = 0;
     this.prefetchAt = -1;
     this.queued = [];
@@ -92,17 +114,31 @@ export class LeafTag {
   private nextSlow(): bigint | Promise<bigint> {
     if (this.closed) throw closedError();
     if (this.strict) return this.askNow(1).then((ids) => ids[0] as bigint);
-    if (this.advance()) return this.next();
-    return this.waitForLease(1).then(
-      () => this.next(),
+    const vouched = this.watch.fresh || this.watch.check();
+    if (vouched && (this.left > 0 || this.advance())) return this.next();
+    // The vouch and the lease are asked for side by side: a first call waits for the slower, not for both in turn.
+    const leased = this.left > 0 || this.queued.length > 0 || this.standby !== null;
+    const lease = leased ? Promise.resolve() : this.waitForLease(1);
+    const vouch = vouched ? Promise.resolve() : this.afterVouch(() => undefined);
+    return Promise.all([lease, vouch]).then(
+      () => this.nextSlow(),
       (error: unknown) => this.strictAfter(error, () => this.nextSlow()),
     );
+  }
+
+  /** `then` once a node vouched for this client again; `unavailable` when none did. */
+  private afterVouch<T>(then: () => T | Promise<T>): Promise<T> {
+    this.watch.start();
+    return this.watch.renew().then((vouched) => {
+      if (!vouched || !this.watch.check()) throw noVouch();
+      return then();
+    });
   }
 
   /** A refused range lease turns the tag strict, and `retry` asks again; any other failure stays one. */
   private strictAfter<T>(error: unknown, retry: () => T | Promise<T>): T | Promise<T> {
     if ((error as LeafClientError).code !== 'strict_tag_range') throw error;
-    this.strict = true;
+    this.setStrict(true);
     return retry();
   }
 
@@ -131,12 +167,21 @@ export class LeafTag {
   }
 
   private async takeSlow(out: bigint[], count: number): Promise<bigint[]> {
+    const since = this.turnedStrict;
+    this.watch.start();
     try {
-      while (!this.fill(out, count)) await this.waitForLease(count - out.length);
+      for (;;) {
+        await this.waitForLease(count - out.length);
+        // Taken before the tag turned strict, they are a gap; a vouch that ran out meanwhile is renewed first.
+        if (this.turnedStrict !== since) return this.askNow(count);
+        if (!this.watch.fresh && !this.watch.check()) await this.afterVouch(() => undefined);
+        if (this.fill(out, count)) return out;
+      }
     } catch (error) {
-      return this.strictAfter(error, () => this.askNow(count - out.length).then((rest) => [...out, ...rest]));
+      if ((error as LeafClientError).code !== 'strict_tag_range') throw error;
+      this.setStrict(true);
+      return this.askNow(count);
     }
-    return out;
   }
 
   /** Moves on to the current lease's next run, else to the standby lease. False when both are used up. */
@@ -183,7 +228,9 @@ export class LeafTag {
     this.prefetchAt = -1;
     if (this.loading !== null || this.standby !== null || this.closed) return;
     const used = this.leaseSize - (this.left + this.queuedCount);
-    this.load(this.sizeNext(used)).catch(() => {
+    this.load(this.sizeNext(used)).catch((error: LeafClientError) => {
+      // A strict tag: what is leased goes at once (the watch says so within a poll anyway).
+      if (error.code === 'strict_tag_range') return this.setStrict(true);
       // Try again once half of what is left is used: no timer, no loop, and a foreground request retries anyway.
       this.leasePrefetchAt = Math.floor((this.left + this.queuedCount) / 2);
       this.prefetchAt = this.leasePrefetchAt - this.queuedCount;
@@ -199,8 +246,8 @@ export class LeafTag {
       (lease) => {
         this.loading = null;
         this.lastError = null;
-        // A lease landing after close is dropped: its IDs are never issued.
-        if (!this.closed) this.standby = lease;
+        // A lease landing after close, or after the tag turned strict, is dropped: its IDs are never issued.
+        if (!this.closed && !this.strict) this.standby = lease;
       },
       (error: LeafClientError) => {
         this.loading = null;

@@ -1,4 +1,5 @@
 import { LeafClientError } from './errors';
+import type { OrderingAnswer } from './orderingWatch';
 
 /** Leaf's `max_id` is a signed bigint: no ID is ever above 2^63−1. */
 export const MAX_ID = 2n ** 63n - 1n;
@@ -96,4 +97,21 @@ export function parseErrorAnswer(status: number, text: string): LeafClientError 
     // Not JSON (a proxy's page, a cut-off body): named by its status below.
   }
   return new LeafClientError('bad_response', `HTTP ${status} without a Leaf error body`, status);
+}
+
+/** Confirms an ordering answer `{"version","strict":[…],"vouchMs","pollMs"}`, or throws `bad_response`. */
+export function parseOrdering(text: string): OrderingAnswer {
+  let body: Partial<Record<keyof OrderingAnswer, unknown>>;
+  try {
+    body = (JSON.parse(text) ?? {}) as typeof body;
+  } catch {
+    throw bad('the ordering answer is not JSON');
+  }
+  const { version, strict, vouchMs, pollMs } = body;
+  const whole = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+  if (!whole(version) || !whole(vouchMs) || !whole(pollMs) || vouchMs < 1 || pollMs < 1)
+    throw bad('the ordering answer lacks its version, vouchMs or pollMs');
+  if (!Array.isArray(strict) || !strict.every((t) => typeof t === 'string'))
+    throw bad('the ordering answer lacks its strict tags');
+  return { version, strict: strict as string[], vouchMs, pollMs };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock';
 import { LeafClientError, closedError } from './errors';
-import { type Lease, parseErrorAnswer, parseIds, parseLease } from './lease';
+import { type Lease, parseErrorAnswer, parseIds, parseLease, parseOrdering } from './lease';
+import type { OrderingAnswer } from './orderingWatch';
 
 /** What the client needs of an answer: the global `fetch`'s Response satisfies it. */
 export interface FetchAnswer {
@@ -56,6 +57,27 @@ export class LeaseFetcher {
         parseIds(text, tag, count),
       ),
     );
+  }
+
+  /** This client's vouch renewed by the first server that answers; `unsupported` when servers lack the route. */
+  async ordering(clientId: string, acked: number): Promise<OrderingAnswer | 'unsupported'> {
+    const path = `/api/id/ordering?client=${encodeURIComponent(clientId)}&acked=${acked}`;
+    try {
+      return await this.firstAnswer('a vouch', (base) => this.attempt(`${base}${path}`, parseOrdering));
+    } catch (error) {
+      if ((error as LeafClientError).code === 'route_not_found') return 'unsupported';
+      throw error;
+    }
+  }
+
+  /** Tells one server this client closed (best effort, bounded, never awaited). */
+  bye(clientId: string): void {
+    const base = this.urls[this.preferred] as string;
+    const url = `${base}/api/id/ordering?client=${encodeURIComponent(clientId)}&bye=1`;
+    this.options
+      .fetch(url, { headers: this.headers, signal: AbortSignal.timeout(this.options.timeoutMs) })
+      .then((answer) => answer.text())
+      .catch(() => undefined);
   }
 
   private async firstAnswer<T>(what: string, attempt: (base: string) => Promise<T>): Promise<T> {

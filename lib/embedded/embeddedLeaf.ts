@@ -1,12 +1,21 @@
 import { BIZ_TAG_MAX_LENGTH, isValidBizTag } from '../bizTag';
 import { type Clock, type TimerHandle, systemClock } from '../clock';
 import { LeafError } from '../errors';
-import { silentLogger } from '../log';
+import { type Logger, silentLogger } from '../log';
+import { OrderingParticipant } from '../ordered/participant';
+import type { OrderRead } from '../ordered/orderStore';
+import { thisProcess } from '../ordered/procIdentity';
 import { SegmentEngine } from '../segment/engine';
-import { openTags } from '../store/openTags';
 import { ensureRegion } from '../settings/region';
+import { type TagsOnly, openTags } from '../store/openTags';
 import { EmbeddedTag, closedError } from './embeddedTag';
-import { type EmbeddedOptions, parseEmbeddedOptions } from './options';
+import { type EmbeddedOptions, type EmbeddedSettings, parseEmbeddedOptions } from './options';
+import { randomUUID } from 'node:crypto';
+
+/** Embedded IDs are the positions themselves: on a region's database they would repeat other regions' IDs. */
+const ONE_REGION = { region: 0, regions: 1 };
+/** The region record is checked again every this many polls: a database turned regional stops this process. */
+const REGION_CHECK_EVERY = 10;
 
 /** `@leaf-ts/embedded`: the segment engine in the caller's process, straight on the database, safe beside servers. */
 export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf> {
@@ -14,21 +23,13 @@ export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf
   const logger = options.logger ?? silentLogger;
   const store = await openTags(settings.store);
   try {
-    // Embedded IDs are the positions themselves: on a region's database they would repeat other regions' IDs.
-    await ensureRegion({ store: store.settings, config: { region: 0, regions: 1 }, nodeId: `embedded:${process.pid}` });
+    const leaf = new EmbeddedLeaf(store, settings, logger);
+    await leaf.open();
+    return leaf;
   } catch (error) {
     await store.close();
     throw error;
   }
-  const engine = new SegmentEngine({
-    store: store.tags,
-    logger,
-    clock: waitingClock,
-    loadWaitMs: settings.loadWaitMs,
-    refreshIntervalMs: settings.refreshIntervalMs,
-  });
-  await engine.start();
-  return new EmbeddedLeaf(engine, store, settings.giveBack);
 }
 
 /** The system clock, but a one-shot timer keeps the process alive while a call waits. */
@@ -43,15 +44,48 @@ export class EmbeddedLeaf {
   /** The tag asked for last: a caller on one tag skips the map lookup. */
   private lastTag: EmbeddedTag | undefined;
   private closing: Promise<void> | null = null;
-  /** Read by every handle before it serves. */
-  private readonly state = { closed: false };
+  private readonly engine: SegmentEngine;
+  private readonly participant: OrderingParticipant;
+  /** Tags strict as last read: refused here, their IDs come from their owner node. */
+  private readonly strict = new Set<string>();
+  /** Set once for good: closed, or the database turned regional. Every handle then refuses. */
+  private stopped: LeafError | null = null;
+  private polls = 0;
+  private readonly name: string;
 
   /** Use `createLeaf`. */
   constructor(
-    private readonly engine: SegmentEngine,
-    private readonly store: { close(): Promise<void> },
-    private readonly giveBack = true,
-  ) {}
+    private readonly store: TagsOnly,
+    private readonly settings: EmbeddedSettings,
+    private readonly logger: Logger = silentLogger,
+  ) {
+    this.name = settings.name ?? `embedded:${thisProcess().host}:${process.pid}`;
+    this.engine = new SegmentEngine({
+      store: store.tags,
+      logger,
+      clock: waitingClock,
+      loadWaitMs: settings.loadWaitMs,
+      refreshIntervalMs: settings.refreshIntervalMs,
+    });
+    this.participant = new OrderingParticipant({
+      store: store.order,
+      self: { instanceId: randomUUID(), kind: 'embedded', label: this.name, ...thisProcess() },
+      clock: systemClock,
+      monotonic: () => performance.now(),
+      pollMs: settings.orderPollMs,
+      readTimeoutMs: Math.max(1_000, settings.orderPollMs * 5),
+      pruneMs: 86_400_000,
+      logger,
+      apply: (read) => this.applyOrdering(read),
+    });
+  }
+
+  /** Region checked, this process registered and leaf_order read before the first ID (docs/design.md#ordered-tags). */
+  async open(): Promise<void> {
+    await ensureRegion({ store: this.store.settings, config: ONE_REGION, nodeId: this.name });
+    await this.participant.start();
+    await this.engine.start();
+  }
 
   /** A bigint synchronously while buffered, else a Promise<bigint>; LeafErrors either way. */
   nextId(tag: string): bigint | Promise<bigint> {
@@ -69,25 +103,72 @@ export class EmbeddedLeaf {
   tag(tag: string): EmbeddedTag {
     let handle = this.tags.get(tag);
     if (handle === undefined) {
-      if (this.state.closed) throw closedError();
+      if (this.stopped !== null) throw this.stopped;
       if (typeof tag !== 'string' || !isValidBizTag(tag)) {
         throw new LeafError(
           'invalid_tag',
           `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
         );
       }
-      handle = new EmbeddedTag(tag, this.engine.tag(tag), this.state);
+      handle = new EmbeddedTag(tag, this.engine.tag(tag));
+      handle.refusal = this.refusalFor(tag);
       this.tags.set(tag, handle);
     }
     return handle;
   }
 
-  /** Stops serving, gives back (bounded; unless `giveBack: false`), closes the database. Safe to call twice. */
+  private refusalFor(tag: string): LeafError | null {
+    return this.stopped ?? (this.strict.has(tag) ? strictHere(tag) : null);
+  }
+
+  /**
+   * A read of leaf_order put in force before it is acknowledged: a strict tag's IDs held here are dropped and its
+   * handles refuse; the region record is checked again now and then.
+   */
+  private applyOrdering(read: OrderRead): void {
+    const strict = new Set(read.rows.filter((r) => r.ordering === 'strict').map((r) => r.bizTag));
+    for (const tag of strict) if (!this.strict.has(tag)) this.engine.restart(tag);
+    this.strict.clear();
+    for (const tag of strict) this.strict.add(tag);
+    for (const [tag, handle] of this.tags) handle.refusal = this.refusalFor(tag);
+    if (++this.polls % REGION_CHECK_EVERY === 0) void this.checkRegion();
+  }
+
+  /** A database turned regional (or renumbered) under this process: it stops serving for good (docs/operations.md#regions). */
+  private async checkRegion(): Promise<void> {
+    try {
+      await ensureRegion({ store: this.store.settings, config: ONE_REGION, nodeId: this.name });
+    } catch (error) {
+      if ((error as LeafError).code !== 'invalid_config') return; // the database is away: checked again later
+      this.stop(
+        new LeafError('invalid_config', `${(error as LeafError).message}; this embedded process stopped serving`),
+      );
+      this.logger.log('error', 'embedded_region_changed', { error });
+    }
+  }
+
+  private stop(reason: LeafError): void {
+    if (this.stopped !== null) return;
+    this.stopped = reason;
+    for (const handle of this.tags.values()) handle.refusal = reason;
+  }
+
+  /** Stops serving, gives back (bounded; unless `giveBack: false`), leaves the participants, closes the database. */
   close(): Promise<void> {
     if (this.closing === null) {
-      this.state.closed = true;
-      this.closing = this.engine.close({ giveBack: this.giveBack }).then(() => this.store.close());
+      this.stop(closedError());
+      this.closing = this.engine
+        .close({ giveBack: this.settings.giveBack })
+        .then(() => this.participant.stop(2_000))
+        .then(() => this.store.close());
     }
     return this.closing;
   }
+}
+
+function strictHere(tag: string): LeafError {
+  return new LeafError(
+    'strict_tag',
+    `Tag "${tag}" is strict: its IDs come one request at a time from its owner node, so @leaf-ts/embedded does not serve it (use the HTTP API or @leaf-ts/client).`,
+  );
 }

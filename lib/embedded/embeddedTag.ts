@@ -6,28 +6,35 @@ export const MAX_TAKE = 1_000_000;
 
 /** One tag of an embedded leaf: the engine's handle with bigint IDs, like the client's `LeafTag`. */
 export class EmbeddedTag {
+  /** Why nothing is served, buffered or not: the leaf closed, the tag is strict, the database turned regional. */
+  refusal: LeafError | null = null;
+
   constructor(
     readonly name: string,
     private readonly handle: SegmentTag,
-    /** The leaf's own state: once closed, nothing more is served, buffered or not. */
-    private readonly leaf: { readonly closed: boolean },
   ) {}
 
   next(): bigint | Promise<bigint> {
-    if (this.leaf.closed) throw closedError();
+    if (this.refusal !== null) throw this.refusal;
     const id = this.handle.next();
     if (typeof id === 'number') return BigInt(id);
-    return typeof id === 'bigint' ? id : id.then(toBigInt); // a bigint: a tag above 2^53
+    // A bigint: a tag above 2^53. A wait may end after the tag turned strict: those IDs are a gap, never handed out.
+    return typeof id === 'bigint' ? id : id.then((v) => this.unlessRefused(toBigInt(v)));
   }
 
   /** `count` IDs (1 to 1,000,000) in increasing order: synchronously when buffered, else a promise. */
   take(count: number): bigint[] | Promise<bigint[]> {
-    if (this.leaf.closed) throw closedError();
+    if (this.refusal !== null) throw this.refusal;
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAKE) {
       throw new LeafError('invalid_count', `count must be an integer from 1 to ${MAX_TAKE}`);
     }
     const ids = this.handle.take(count);
-    return Array.isArray(ids) ? ids.map(toBigInt) : ids.then((all) => all.map(toBigInt));
+    return Array.isArray(ids) ? ids.map(toBigInt) : ids.then((all) => this.unlessRefused(all.map(toBigInt)));
+  }
+
+  private unlessRefused<T>(value: T): T {
+    if (this.refusal !== null) throw this.refusal;
+    return value;
   }
 
   /** IDs ready without a claim: what the tag's two segments hold. */

@@ -19,6 +19,13 @@ export interface EmbeddedOptions {
   giveBack?: boolean;
   /** Told of segment loads and faults (never per ID). Default: silent. */
   logger?: Logger;
+  /**
+   * How often changes of ordering are read (ms): a tag made strict is dropped here and refused within this, and no
+   * change completes before this process acknowledged it (docs/design.md#ordered-tags). Default 1,000.
+   */
+  orderPollMs?: number;
+  /** How the console names this process among those a change waits for. Default `embedded:<host>:<pid>`. */
+  name?: string;
 }
 
 export interface EmbeddedSettings {
@@ -26,6 +33,8 @@ export interface EmbeddedSettings {
   loadWaitMs: number;
   refreshIntervalMs: number;
   giveBack: boolean;
+  orderPollMs: number;
+  name: string | undefined;
 }
 
 const OPTIONS = z.object({
@@ -52,6 +61,13 @@ const OPTIONS = z.object({
     .max(3_600_000, { message: 'refreshIntervalMs must be an integer from 1000 to 3600000 (ms)' })
     .optional(),
   giveBack: z.boolean({ message: 'giveBack must be true or false' }).optional(),
+  orderPollMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(60_000, { message: 'orderPollMs must be an integer from 100 to 60000 (ms)' })
+    .optional(),
+  name: z.string().min(1).max(255, { message: 'name must be 1 to 255 characters' }).optional(),
 });
 
 /** The migrations beside this module: lib/embedded/ sits two levels below the checkout's drizzle/, dist/embedded/ below the package's. */
@@ -74,5 +90,7 @@ export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings
     loadWaitMs,
     refreshIntervalMs,
     giveBack,
+    orderPollMs: parsed.data.orderPollMs ?? 1_000,
+    name: parsed.data.name,
   };
 }

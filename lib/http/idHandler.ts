@@ -15,6 +15,7 @@ import {
   issueSnowflake,
   leaseSegment,
 } from './issue';
+import { orderingAnswer, orderingQuery } from './clientOrdering';
 import { decodeTag, matchRoute } from './routes';
 
 export type { IdRuntime } from './issue';
@@ -133,6 +134,15 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
         case 'formatted': {
           const bizTag = allowedTag(grant, route.param);
           result = withRuntime(deps, issueFormatted, bizTag, countIn(url, q), false);
+          break;
+        }
+        case 'ordering': {
+          const query = orderingQuery(url, q);
+          const rt = deps.runtime();
+          result =
+            rt instanceof Promise
+              ? rt.then((r) => orderingAnswer(r.ordered, query, grant))
+              : orderingAnswer(rt.ordered, query, grant);
           break;
         }
       }

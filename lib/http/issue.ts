@@ -3,7 +3,7 @@ import { LeafError } from '../errors';
 import { formatNotFound } from '../format/rules';
 import type { FormatEngine } from '../format/engine';
 import type { Relayed } from '../ordered/forwarder';
-import type { OrderedTags } from '../ordered/orderedTags';
+import { type OrderedTags, notOwner, strictRangeRefused } from '../ordered/orderedTags';
 import { firstId } from '../segment/idRanges';
 import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
@@ -11,7 +11,6 @@ import type { LeafStore } from '../store/leafStore';
 import { MAX_DATE_MS, MAX_SNOWFLAKE } from '../snowflake/layout';
 import type { RegionStride } from '../segment/regionIds';
 import type { RegionInfo } from '../settings/region';
-import { strictRangeRefused } from '../segment/serveGate';
 import { type Answer, jsonOk } from './answer';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
 
@@ -38,18 +37,56 @@ export function issueSegment(
   authorization?: string | null,
 ): Answer | Promise<Answer> {
   const ordered = rt.ordered;
-  // The owner of a strict tag serves it as any tag, synchronously; the others go through lib/ordered.
-  if (ordered === undefined || ordered.size === 0 || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag))
-    return serveSegment(rt.segments, bizTag, count, plain, rt.stride);
-  return ordered.issue({
-    bizTag,
-    count,
-    authorization,
-    ownerOnly: false,
-    serveHere: () => serveSegment(rt.segments, bizTag, count, plain, rt.stride),
-    // The owner answers positions (its /runs route): rendered here, in this region, as the IDs they are.
-    fromIds: (ids) => (count === 0 ? single(bizTag, firstId(ids), plain, rt.stride) : batch(bizTag, ids, rt.stride)),
-    passOn: relayedAnswer,
+  const serve = () => serveSegment(rt.segments, bizTag, count, plain, rt.stride);
+  if (ordered === undefined) return serve();
+  if (ordered.size === 0 || !ordered.isStrict(bizTag)) return ordinary(ordered, bizTag, serve());
+  // The owner serves a strict tag as any tag, synchronously; the others go through lib/ordered.
+  const epoch = ordered.servingEpoch(bizTag);
+  if (epoch !== null) return served(ordered, bizTag, serve, epoch);
+  return ordered.route({ bizTag, count, authorization, ownerOnly: false }).then((route) => {
+    switch (route.kind) {
+      case 'serve':
+        return served(ordered, bizTag, serve);
+      case 'ordinary':
+        return ordinary(ordered, bizTag, serve());
+      case 'ids':
+        // The owner's IDs, read back as this region's positions, rendered here as the IDs they are.
+        return count === 0 ? single(bizTag, firstId(route.ids), plain, rt.stride) : batch(bizTag, route.ids, rt.stride);
+      case 'answer':
+        return relayedAnswer(route.relayed);
+    }
+  });
+}
+
+/**
+ * An owner's answer, the one gate of strict tags: IDs are taken while this node holds a live lease by its own clock,
+ * and IDs that waited for a segment are checked again when they come — under the same lease, else they are a gap and
+ * the request a retryable `not_owner` (docs/design.md#ordered-tags).
+ */
+function served(
+  ordered: OrderedTags,
+  bizTag: string,
+  serve: () => Answer | Promise<Answer>,
+  epoch = ordered.servingEpoch(bizTag),
+): Answer | Promise<Answer> {
+  if (epoch === null) throw notOwner(bizTag);
+  const answer = serve();
+  if (!(answer instanceof Promise)) return answer;
+  return answer.then((a) => {
+    ordered.confirmServing(bizTag, epoch);
+    return a;
+  });
+}
+
+/**
+ * An ordinary tag's answer: one that waited for a segment may come after this node applied a change to strict (and
+ * acknowledged it): then its IDs are a gap and the request a retryable `not_owner` (docs/design.md#ordered-tags).
+ */
+function ordinary(ordered: OrderedTags, bizTag: string, answer: Answer | Promise<Answer>): Answer | Promise<Answer> {
+  if (!(answer instanceof Promise)) return answer;
+  return answer.then((a) => {
+    if (ordered.isStrict(bizTag)) throw notOwner(bizTag);
+    return a;
   });
 }
 
@@ -74,8 +111,8 @@ export function issueOwned(
 }
 
 /**
- * `/api/id/owner/{tag}/runs?count=N`: as the owner route, the IDs as runs (a relaying node renders them). With
- * regions these are the region's positions, not IDs: only a node of the same region renders them.
+ * `/api/id/owner/{tag}/runs?count=N`: as the owner route, the IDs in a lease's shape (with regions, runs stepped by
+ * the stride): a public route answers IDs, never positions. A relaying node reads them back as its positions.
  */
 export function issueOwnedRuns(
   rt: IdRuntime,
@@ -86,7 +123,9 @@ export function issueOwnedRuns(
 ): Answer | Promise<Answer> {
   return ownerOnly(rt, bizTag, count, authorization, () => {
     const ranges = rt.segments.takeRanges(bizTag, count);
-    return ranges instanceof Promise ? ranges.then((r) => lease(bizTag, r)) : lease(bizTag, ranges);
+    return ranges instanceof Promise
+      ? ranges.then((r) => lease(bizTag, r, rt.stride))
+      : lease(bizTag, ranges, rt.stride);
   });
 }
 
@@ -95,24 +134,18 @@ function ownerOnly(
   bizTag: string,
   count: number,
   authorization: string | null | undefined,
-  serveHere: () => Answer | Promise<Answer>,
+  serve: () => Answer | Promise<Answer>,
 ): Answer | Promise<Answer> {
   const ordered = rt.ordered;
-  if (ordered === undefined || !ordered.isStrict(bizTag) || ordered.mayServe(bizTag)) return serveHere();
-  // Never relayed: the answers below are never used.
-  return ordered.issue({
-    bizTag,
-    count,
-    authorization,
-    ownerOnly: true,
-    serveHere,
-    fromIds: notRelayed,
-    passOn: notRelayed,
+  if (ordered === undefined) return serve();
+  if (!ordered.isStrict(bizTag)) return ordinary(ordered, bizTag, serve());
+  const epoch = ordered.servingEpoch(bizTag);
+  if (epoch !== null) return served(ordered, bizTag, serve, epoch);
+  return ordered.route({ bizTag, count, authorization, ownerOnly: true }).then((route) => {
+    if (route.kind === 'serve') return served(ordered, bizTag, serve);
+    if (route.kind === 'ordinary') return ordinary(ordered, bizTag, serve());
+    throw new LeafError('internal_error', 'The owner route never relays.');
   });
-}
-
-function notRelayed(): never {
-  throw new LeafError('internal_error', 'The owner route never relays.');
 }
 
 function serveSegment(
@@ -139,8 +172,12 @@ export function leaseSegment(
 ): Answer | Promise<Answer> {
   if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
   const ranges = engine.leaseRanges(bizTag, count);
-  if (ranges instanceof Promise) return ranges.then((r) => lease(bizTag, r, stride));
-  return lease(bizTag, ranges, stride);
+  if (!(ranges instanceof Promise)) return lease(bizTag, ranges, stride);
+  // A lease that waited is refused whole if the tag turned strict meanwhile (its IDs are a gap).
+  return ranges.then((r) => {
+    if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
+    return lease(bizTag, r, stride);
+  });
 }
 
 export function issueFormatted({ formats }: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {

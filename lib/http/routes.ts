@@ -11,7 +11,8 @@ export type RouteKind =
   | 'snowflake-decode'
   | 'leaf-snowflake'
   | 'health'
-  | 'formatted';
+  | 'formatted'
+  | 'ordering';
 
 /** `param`: one path segment after the prefix (a tag, an ID, Leaf's key). The range route costs single IDs nothing. */
 export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: RouteKind }> = [
@@ -23,6 +24,7 @@ export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: Rout
   { path: '/api/snowflake/get/', param: true, kind: 'leaf-snowflake' },
   { path: '/api/health', param: false, kind: 'health' },
   { path: '/api/id/formatted/', param: true, kind: 'formatted' },
+  { path: '/api/id/ordering', param: false, kind: 'ordering' },
 ];
 
 /** Paths this handler owns; anything else below them is a JSON 404, anything outside is not ours (null). */

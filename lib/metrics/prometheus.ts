@@ -25,7 +25,15 @@ export interface MetricsSources {
   /** Probed at most once per `storeProbeTtlMs` for `leaf_store_up`; without it the series is absent. */
   store?: { ping(): Promise<void> };
   /** Strict tags (lib/ordered): requests relayed to owners, leases taken and lost, tags owned here. */
-  ordered?: { forwarded: number; acquired: number; lost: number; size: number; owned(): string[] };
+  ordered?: {
+    forwarded: number;
+    acquired: number;
+    lost: number;
+    size: number;
+    pending: number;
+    clients: { size: number };
+    owned(): string[];
+  };
   /** This node's region and its database's identity: `leaf_region_info`, so two databases of one number show. */
   region?: { region: number; regions: number; database: string };
 }
@@ -182,6 +190,11 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
   ]);
   const owned = gauge('leaf_ordered_tags_owned', 'Strict tags this node owns and serves now.');
   const strictTags = gauge('leaf_ordered_strict_tags', 'Tags set to ordering strict, as this node last read them.');
+  const pendingChanges = gauge(
+    'leaf_ordered_pending_changes',
+    'Changes to strict, as this node last read them, that not every process has acknowledged yet.',
+  );
+  const clientsVouched = gauge('leaf_ordered_clients_vouched', 'LeafClient processes this node vouches for now.');
 
   function updateOrdered(): void {
     const ordered = sources.ordered;
@@ -193,6 +206,8 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     ownership.inc({ change: 'lost' }, ordered.lost);
     owned.set(ordered.owned().length);
     strictTags.set(ordered.size);
+    pendingChanges.set(ordered.pending);
+    clientsVouched.set(ordered.clients.size);
   }
 
   function update(): void {

@@ -5,7 +5,7 @@
  * The owner answers runs (`/runs`), split here in arrival order; each answer is rendered on this node.
  */
 import { MAX_COUNT } from '../bizTag';
-import { type IdRanges, rangesOfRuns, takeFront } from '../segment/idRanges';
+import { type IdRanges, takeFront } from '../segment/idRanges';
 import type { Relayed } from './forwarder';
 
 interface Waiter {
@@ -25,9 +25,13 @@ export class Coalescer {
   private queue: Waiter[] = [];
   private inFlight = false;
 
-  /** `send(count)` asks the owner for `count` IDs as runs; `onIdle` when nothing waits or travels any more. */
+  /**
+   * `send(count)` asks the owner for `count` IDs as runs, `parse` reads a 200 of it as this node's positions;
+   * `onIdle` when nothing waits or travels any more.
+   */
   constructor(
     private readonly send: (count: number) => Promise<Relayed>,
+    private readonly parse: (body: string) => IdRanges,
     private readonly onIdle: () => void = () => undefined,
   ) {}
 
@@ -44,7 +48,7 @@ export class Coalescer {
       const batch = this.nextBatch();
       try {
         const relayed = await this.send(batch.reduce((n, w) => n + w.count, 0));
-        const all = relayed.status === 200 ? rangesOfRuns(runsOf(relayed.body)) : null;
+        const all = relayed.status === 200 ? this.parse(relayed.body) : null;
         for (const w of batch) w.resolve({ relayed, ids: all === null ? null : takeFront(all, w.count) });
       } catch (error) {
         for (const w of batch) w.reject(error);
@@ -62,9 +66,4 @@ export class Coalescer {
       total += this.queue[n++]!.count;
     return this.queue.splice(0, Math.max(1, n));
   }
-}
-
-/** The runs of an owner's `/runs` answer: `{"tag","count","ranges":[{"start","end"}…]}`. */
-function runsOf(body: string): Array<{ start: string; end: string }> {
-  return (JSON.parse(body) as { ranges: Array<{ start: string; end: string }> }).ranges;
 }

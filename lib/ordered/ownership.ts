@@ -10,14 +10,15 @@ import type { LeaseTerms, OrderStore, OwnerClaim } from './orderStore';
 /** A lease this node holds: its epoch, and until when (monotonic ms) it may serve. */
 interface Held {
   readonly epoch: number;
+  /** Monotonic ms when the acquire left: a read begun before it cannot know of it. */
+  readonly sentAt: number;
   deadline: number;
   renewing: boolean;
 }
 
 /** What a change of ownership does to the engine: the tag starts over on segments claimed from now on. */
 export interface OwnedEngine {
-  setStrict(bizTag: string, strict: boolean): void;
-  restartStrict(bizTag: string): void;
+  restart(bizTag: string): void;
 }
 
 export interface OwnershipOptions {
@@ -48,8 +49,13 @@ export class Ownership {
 
   /** Whether this node may hand out an ID of `bizTag` now: it holds the lease and the lease is live by its clock. */
   mayServe(bizTag: string): boolean {
+    return this.servingEpoch(bizTag) !== null;
+  }
+
+  /** The epoch of the live lease this node holds on `bizTag`, or null: IDs taken under it stay under it. */
+  servingEpoch(bizTag: string): number | null {
     const held = this.held.get(bizTag);
-    return held !== undefined && this.o.monotonic() < held.deadline;
+    return held !== undefined && this.o.monotonic() < held.deadline ? held.epoch : null;
   }
 
   owned(): string[] {
@@ -81,20 +87,29 @@ export class Ownership {
     }
     if (!won) return false;
     this.held.delete(bizTag); // an older epoch of ours, run out: the restart below drops its segments
-    this.o.engine.setStrict(bizTag, true);
-    this.o.engine.restartStrict(bizTag);
+    this.o.engine.restart(bizTag);
     const epoch = seenEpoch + 1;
-    this.held.set(bizTag, { epoch, deadline: this.deadlineFrom(sentAt), renewing: false });
+    this.held.set(bizTag, { epoch, sentAt, deadline: this.deadlineFrom(sentAt), renewing: false });
     this.acquired++;
     this.o.logger.log('info', 'ownership_acquired', { bizTag, epoch });
     return true;
   }
 
-  /** The poll saw the row move on (another epoch, another owner, the tag no longer strict): stop serving it. */
-  confirm(bizTag: string, epoch: number | null, instanceId: string | null): void {
+  /**
+   * A read begun at `readAt` (monotonic) saw the row move on (another epoch, another owner, the tag no longer strict):
+   * stop serving it. A read begun before this lease was asked for predates it and says nothing of it.
+   */
+  confirm(bizTag: string, epoch: number | null, instanceId: string | null, readAt: number): void {
     const held = this.held.get(bizTag);
-    if (held === undefined || (held.epoch === epoch && instanceId === this.o.self.instanceId)) return;
+    if (held === undefined || readAt < held.sentAt) return;
+    if (held.epoch === epoch && instanceId === this.o.self.instanceId) return;
     this.lose(bizTag, held, 'the row moved on');
+  }
+
+  /** The tag is no longer strict here (turned back, deleted): its lease is of no use. */
+  forget(bizTag: string): void {
+    const held = this.held.get(bizTag);
+    if (held !== undefined) this.lose(bizTag, held, 'the tag is no longer strict');
   }
 
   private renewAll(): void {
@@ -131,7 +146,7 @@ export class Ownership {
   /** Stops serving the tag and forgets its segments: a later epoch of ours starts above its successor's. */
   private drop(bizTag: string): void {
     if (!this.held.delete(bizTag)) return;
-    this.o.engine.restartStrict(bizTag);
+    this.o.engine.restart(bizTag);
   }
 
   /** After the engine stopped serving: every lease given up, so the next owners start at once (bounded). */

@@ -81,14 +81,11 @@ export class TagBuffer {
   private _waits = 0;
   private _failedRequests = 0;
   private _retired = false;
-  /** Ordering strict (lib/ordered): every ID goes the slow way, which asks the engine's gate first. */
-  readonly strict: boolean;
 
-  constructor(bizTag: string, dbStep: number, strict = false) {
+  constructor(bizTag: string, dbStep: number) {
     this.bizTag = bizTag;
     this._minStep = dbStep;
     this._step = dbStep;
-    this.strict = strict;
   }
 
   /** The row's step: the floor of the dynamic step. */
@@ -256,7 +253,7 @@ export class TagBuffer {
   private placeMark(): void {
     const c = this._current;
     if (c === NO_SEGMENT) return;
-    if (c.base !== null || this.strict) c.mark = WIDE_MARK;
+    if (c.base !== null) c.mark = WIDE_MARK;
     else c.mark = this._pending !== null || this._loading !== null ? c.max + 1 : c.preloadAt - 1;
   }
 }

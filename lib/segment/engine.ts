@@ -14,7 +14,6 @@ import { type CloseOptions, type GivenBack, giveBackUnused } from './shutdown';
 import { type TagSnapshot, tagSnapshot } from './snapshot';
 import { TagBuffers } from './tagBuffers';
 import { TagDirectory } from './tagDirectory';
-import { NO_OWNER_GATE, type ServeGate, strictRangeRefused } from './serveGate';
 
 export interface SegmentEngineOptions {
   store: SegmentSource;
@@ -31,8 +30,6 @@ export interface SegmentEngineOptions {
   retryMaxMs?: number;
   /** Every segment load, ok or failed (metrics, the load log); never per ID. */
   onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
-  /** Asked before every ID of a strict tag (lib/ordered); without it no strict tag is served. */
-  gate?: ServeGate;
 }
 
 /** Leaf's segment mode: per tag a double buffer claimed from the store, one write per segment (docs/design.md#segments). */
@@ -44,7 +41,6 @@ export class SegmentEngine {
   private readonly loader: SegmentLoader;
   private readonly store: SegmentSource;
   private readonly logger: Logger;
-  private readonly gate: ServeGate;
   /** Closed: nothing is served, loaded or claimed any more. */
   private frozen = false;
   /** The tag `nextId` served last: a caller on one tag skips the map lookup. */
@@ -61,7 +57,6 @@ export class SegmentEngine {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
-    this.gate = options.gate ?? NO_OWNER_GATE;
     this.directory = new TagDirectory({
       clock: this.clock,
       logger: this.logger,
@@ -104,25 +99,17 @@ export class SegmentEngine {
     if (this.frozen) return;
     const tags = await this.store.listTags();
     if (this.frozen) return;
-    for (const t of tags) if (t.strict === true) this.gate.heardStrict(t.bizTag);
     this.buffers.applyTagList(tags, this.logger);
   }
 
-  /** The tag turned strict or back (lib/ordered's poll): it starts over on an empty buffer, claimed from now on. */
-  setStrict(bizTag: string, strict: boolean): void {
+  /**
+   * The tag starts over on an empty buffer: what it serves from now on comes from segments claimed from now on (a
+   * strict tag's new owner, a tag turned strict — lib/ordered). The segments it held are a gap.
+   */
+  restart(bizTag: string): void {
     const buffer = this.buffers.get(bizTag);
-    if (buffer !== undefined && buffer.strict !== strict) this.renewBuffer(buffer, strict);
-  }
-
-  /** This node became a strict tag's owner: it serves only from a segment it claims from now on. */
-  restartStrict(bizTag: string): void {
-    const buffer = this.buffers.get(bizTag);
-    if (buffer !== undefined && buffer.strict) this.renewBuffer(buffer, true);
-  }
-
-  private renewBuffer(buffer: TagBuffer, strict: boolean): void {
-    if (this.frozen) return;
-    this.buffers.renew(buffer, strict);
+    if (buffer === undefined || this.frozen) return;
+    this.buffers.renew(buffer);
     this.lastTag = '';
     this.lastBuffer = NO_BUFFER;
   }
@@ -161,7 +148,6 @@ export class SegmentEngine {
   private serveSlowly(buffer: TagBuffer): Id | null {
     const segment = buffer.servingSegment();
     if (segment === null) return null;
-    if (buffer.strict && !this.gate.mayServe(buffer.bizTag)) throw this.gate.refusal(buffer.bizTag);
     const id = segment.next++;
     this.loader.maybePreload(buffer, segment);
     return segment.base === null ? id : idAt(segment.base, id);
@@ -194,7 +180,6 @@ export class SegmentEngine {
       throw new LeafError('invalid_count', `count must be a whole number from 1 to ${readableLimit(MAX_LEASE_COUNT)}.`);
     }
     const buffer = this.buffers.get(bizTag);
-    if (buffer?.strict === true) throw strictRangeRefused(bizTag);
     if (buffer !== undefined && buffer.available() >= count) {
       const out = newRanges();
       this.fill(buffer, count, out);
@@ -206,7 +191,6 @@ export class SegmentEngine {
   private async leaseSlow(bizTag: string, count: number): Promise<IdRanges> {
     if (this.frozen) throw engineClosed();
     const buffer = this.buffers.get(bizTag) ?? (await this.lookUpMissingTag(bizTag));
-    if (buffer.strict) throw strictRangeRefused(bizTag);
     if (count <= buffer.available() || count <= buffer.step) return this.takeSlow(bizTag, count, newRanges());
     try {
       const segment = await this.loader.lease(buffer, count);
@@ -229,7 +213,6 @@ export class SegmentEngine {
     while (out.count < count) {
       const segment = buffer.servingSegment();
       if (segment === null) return false;
-      if (buffer.strict && !this.gate.mayServe(buffer.bizTag)) throw this.gate.refusal(buffer.bizTag);
       const n = Math.min(count - out.count, segment.max - segment.next + 1);
       const first = segment.next;
       appendRun(out, first, first + n - 1, segment.base);
@@ -248,8 +231,8 @@ export class SegmentEngine {
         await this.loader.loaded(buffer);
         const now = this.buffers.get(bizTag);
         if (now === buffer) continue;
-        // A strict tag starts over on a new buffer (a new owner epoch): go on there. Anything else means it went.
-        if (now === undefined || !(now.strict || buffer.strict)) throw tagNotFound(bizTag);
+        // The tag started over (restart) or was re-created meanwhile: go on with its new buffer. Gone: not found.
+        if (now === undefined) throw tagNotFound(bizTag);
         buffer = now;
       }
     } catch (error) {

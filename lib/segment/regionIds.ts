@@ -43,3 +43,28 @@ export function regionIds(ranges: IdRanges, s: RegionStride): Id[] {
   }
   return out;
 }
+
+/**
+ * A region's IDs as runs (an owner's `/runs` answer, stepped by the stride) back to this region's positions: the
+ * IDs must be this region's, or they came from a node numbered otherwise (refused: rendering them would be wrong).
+ */
+export function positionRuns(
+  runs: ReadonlyArray<{ start: string; end: string }>,
+  s: RegionStride | null,
+): Array<{ start: string; end: string }> {
+  if (s === null) return [...runs];
+  const regions = BigInt(s.regions);
+  const region = BigInt(s.region);
+  return runs.map(({ start, end }) => {
+    const first = BigInt(start) - region;
+    const last = BigInt(end) - region;
+    if (first < 0n || first % regions !== 0n || last % regions !== 0n) {
+      throw new LeafError(
+        'owner_unavailable',
+        `The owner answered IDs ${start}..${end}, not of region ${s.region} of ${s.regions}; try again.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    return { start: String(first / regions), end: String(last / regions) };
+  });
+}

@@ -6,8 +6,6 @@ export interface TagInfo {
   bizTag: string;
   /** The step stored in the row: the first load's step and the floor for dynamic steps. */
   step: number;
-  /** Set to ordering strict (lib/ordered): served only by its owner. */
-  strict?: boolean;
 }
 
 export interface Allocation {

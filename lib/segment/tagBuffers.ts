@@ -5,16 +5,13 @@ import type { UnusedRun } from './giveBack';
 /** The engine's buffers by tag: a Map (the hot path's lookup stays a plain Map get) that applies the tag list. */
 export class TagBuffers extends Map<string, TagBuffer> {
   /** New tags get a buffer, known ones the DB's step; a tag no longer listed is dropped. */
-  applyTagList(tags: ReadonlyArray<{ bizTag: string; step: number; strict?: boolean }>, logger: Logger): void {
+  applyTagList(tags: ReadonlyArray<{ bizTag: string; step: number }>, logger: Logger): void {
     const seen = new Set<string>();
-    for (const { bizTag, step, strict = false } of tags) {
+    for (const { bizTag, step } of tags) {
       seen.add(bizTag);
       const buffer = this.get(bizTag);
-      if (buffer === undefined) this.set(bizTag, new TagBuffer(bizTag, step, strict));
-      else {
-        buffer.setDbStep(step);
-        if (buffer.strict !== strict) this.renew(buffer, strict);
-      }
+      if (buffer === undefined) this.set(bizTag, new TagBuffer(bizTag, step));
+      else buffer.setDbStep(step);
     }
     for (const [bizTag, buffer] of this) {
       if (seen.has(bizTag)) continue;
@@ -30,12 +27,12 @@ export class TagBuffers extends Map<string, TagBuffer> {
   }
 
   /**
-   * A new, empty buffer in place of `buffer` (which serves nothing more): a tag that turns strict, or whose owner
-   * starts a new epoch, serves only from segments claimed from now on (docs/design.md#ordered-tags).
+   * A new, empty buffer in place of `buffer` (which serves nothing more): the tag serves only from segments claimed
+   * from now on (a strict tag's new owner; docs/design.md#ordered-tags).
    */
-  renew(buffer: TagBuffer, strict: boolean): void {
+  renew(buffer: TagBuffer): void {
     this.drop(buffer);
-    this.set(buffer.bizTag, new TagBuffer(buffer.bizTag, buffer.minStep, strict));
+    this.set(buffer.bizTag, new TagBuffer(buffer.bizTag, buffer.minStep));
   }
 
   /** Retires every buffer; per tag, the IDs its two segments had not handed out. */

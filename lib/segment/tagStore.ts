@@ -19,6 +19,8 @@ export interface NewTag {
   /** Highest ID already used by an older scheme; the first segment starts above it. Default 1, as Leaf. */
   maxId?: Id;
   description?: string | null;
+  /** Strict: its leaf_order row is written in the same transaction (lib/ordered). Default none. */
+  ordering?: 'strict' | 'none';
 }
 
 export interface TagChanges {

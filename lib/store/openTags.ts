@@ -1,3 +1,4 @@
+import type { OrderStore } from '../ordered/orderStore';
 import type { SettingStore } from '../settings/settingStore';
 import type { TagStore } from '../segment/tagStore';
 import { ServerSettings } from './server/settings';
@@ -6,15 +7,21 @@ import { MysqlExecutor } from './mysql/executor';
 import { mysqlDialect } from './mysql/dialect';
 import { PostgresExecutor } from './postgres/executor';
 import { postgresDialect } from './postgres/dialect';
+import { ServerOrder } from './server/order';
 import { ServerTags } from './server/tags';
 import { SqliteExecutor } from './sqlite/executor';
+import { SqliteOrder } from './sqlite/order';
 import { SqliteTags } from './sqlite/tags';
 import { type StoreTarget, seedDemoTag } from './target';
 
-/** What leaf-ts/embedded needs of a database, nothing else: leaf_alloc, and leaf_setting to check its region. */
+/**
+ * What leaf-ts/embedded needs of a database, nothing else: leaf_alloc, leaf_setting to check its region, and
+ * leaf_order and leaf_participant to acknowledge changes of ordering.
+ */
 export interface TagsOnly {
   tags: TagStore;
   settings: SettingStore;
+  order: OrderStore;
   close(): Promise<void>;
 }
 
@@ -24,15 +31,17 @@ export async function openTags(target: StoreTarget): Promise<TagsOnly> {
   if (target.kind === 'mysql') {
     const exec = await MysqlExecutor.open({ url: target.mysql, migrationsDir });
     const settings = new ServerSettings(exec, mysqlDialect);
-    return { tags: new ServerTags(exec, mysqlDialect), settings, close: () => exec.close() };
+    const order = new ServerOrder(exec, mysqlDialect);
+    return { tags: new ServerTags(exec, mysqlDialect), settings, order, close: () => exec.close() };
   }
   if (target.kind === 'postgres') {
     const exec = await PostgresExecutor.open({ url: target.postgres, migrationsDir });
     const settings = new ServerSettings(exec, postgresDialect);
-    return { tags: new ServerTags(exec, postgresDialect), settings, close: () => exec.close() };
+    const order = new ServerOrder(exec, postgresDialect);
+    return { tags: new ServerTags(exec, postgresDialect), settings, order, close: () => exec.close() };
   }
   const exec = new SqliteExecutor({ file: target.sqliteFile, migrationsDir });
   const tags = new SqliteTags(exec);
   if (exec.created) await seedDemoTag(tags);
-  return { tags, settings: new SqliteSettings(exec), close: async () => exec.close() };
+  return { tags, settings: new SqliteSettings(exec), order: new SqliteOrder(exec), close: async () => exec.close() };
 }

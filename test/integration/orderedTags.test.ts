@@ -88,18 +88,22 @@ describe.each(dialects.all)('a strict tag through owner faults, $name', (dialect
       second.child.kill('SIGSTOP');
       const stoppedAt = Date.now();
       // On SQLite a process stopped inside a write holds the file's write lock: then nobody can take over until it
-      // wakes (docs/design.md#ordered-tags), and the probe below is left out.
-      const successor = await owner(store, without(second, nodes), 2 * LEASE_MS - 400).catch(() => null);
+      // wakes (docs/design.md#ordered-tags), and the probe below is left out. Elsewhere the owner sleeps until a
+      // successor is seen (a liveness bound far from its normal ~2 s, so a loaded machine does not fail it).
+      const sqlite = dialect.name === 'sqlite file';
+      const successor = await owner(store, without(second, nodes), sqlite ? 2 * LEASE_MS - 400 : 30_000).catch(
+        () => null,
+      );
       let late: Array<Promise<TimedAnswer | null>> = [];
       if (successor !== null) {
         await sleep(300); // answers from the successor come back to the clients
         // Sent to the sleeping owner after those answers: it must not answer them from its old segment on waking.
         late = Array.from({ length: 4 }, () => timedTake(second.url, STRICT));
       }
-      await sleep(stoppedAt + 2 * LEASE_MS - Date.now());
+      await sleep(Math.max(0, stoppedAt + 2 * LEASE_MS - Date.now()));
       second.child.kill('SIGCONT');
       for (const answer of await Promise.all(late)) if (answer !== null) lateAnswers.push(answer);
-      if (dialect.name !== 'sqlite file') expect(successor, 'no successor while the owner slept').not.toBeNull();
+      if (!sqlite) expect(successor, 'no successor within 30 s while the owner slept').not.toBeNull();
       faults.push(
         successor === null
           ? 'no successor while it slept (SQLite write lock held)'

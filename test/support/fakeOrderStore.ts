@@ -1,12 +1,28 @@
-/** In-memory leaf_order with the stores' lease rules, on `clock` as the database clock; `failWith` fails every call. */
+/**
+ * In-memory leaf_order and leaf_participant with the stores' rules (lib/store/rows/order.ts), on `clock` as the
+ * database clock; `failWith` fails every call.
+ */
 import type { AuditStamp } from '../../lib/audit';
 import { tagNotFound } from '../../lib/errors';
-import type { LeaseTerms, OrderRead, OrderRow, OrderStore, Ordering, OwnerClaim } from '../../lib/ordered/orderStore';
+import type {
+  LeaseTerms,
+  NewParticipant,
+  OrderRead,
+  OrderRow,
+  OrderStore,
+  Ordering,
+  OrderingChange,
+  OwnerClaim,
+  Participant,
+  ParticipantRead,
+} from '../../lib/ordered/orderStore';
 import type { FakeClock } from './fakes';
 
 export class FakeOrderStore implements OrderStore {
   readonly rows = new Map<string, OrderRow>();
   readonly tags = new Set<string>();
+  readonly participants = new Map<string, Participant>();
+  version = 0;
   failWith: Error | null = null;
   releases: Array<{ bizTag: string; epoch: number }> = [];
 
@@ -18,18 +34,29 @@ export class FakeOrderStore implements OrderStore {
 
   async readOrder(): Promise<OrderRead> {
     this.check();
-    return { rows: [...this.rows.values()].map((r) => ({ ...r })), dbNowMs: this.clock.now() };
+    return {
+      rows: [...this.rows.values()].map((r) => ({ ...r })),
+      version: this.version,
+      dbNowMs: this.clock.now(),
+    };
   }
 
-  async setOrdering(bizTag: string, ordering: Ordering, _audit?: AuditStamp) {
+  async setOrdering(bizTag: string, ordering: Ordering, _audit?: AuditStamp): Promise<OrderingChange> {
     this.check();
     if (!this.tags.has(bizTag)) throw tagNotFound(bizTag);
-    const before: Ordering = this.rows.has(bizTag) ? 'strict' : 'none';
-    if (ordering === 'none') this.rows.delete(bizTag);
-    else if (before === 'none')
+    const row = this.rows.get(bizTag);
+    const before: Ordering = row === undefined || row.ordering === 'none' ? 'none' : 'strict';
+    if (before === ordering) return { before, after: ordering, version: this.version };
+    const version = ++this.version;
+    const now = this.clock.now();
+    if (ordering === 'none') Object.assign(row as OrderRow, { ordering, changedAt: now, version, completeAt: 0 });
+    else if (row === undefined)
       this.rows.set(bizTag, {
         bizTag,
-        strictSince: this.clock.now(),
+        ordering,
+        changedAt: now,
+        version,
+        completeAt: 0,
         epoch: 0,
         ownerNode: null,
         ownerInstance: null,
@@ -37,14 +64,40 @@ export class FakeOrderStore implements OrderStore {
         leaseExpiresAt: 0,
         acquiredAt: 0,
       });
-    return { before, after: ordering };
+    else
+      Object.assign(row, {
+        ordering,
+        changedAt: now,
+        version,
+        completeAt: 0,
+        epoch: row.epoch + 1,
+        ownerNode: null,
+        ownerInstance: null,
+        ownerAddress: null,
+      });
+    return { before, after: ordering, version };
+  }
+
+  /** A tag deleted with its row (lib/store deletes leaf_order's row with the tag's). */
+  deleteTag(bizTag: string): void {
+    this.tags.delete(bizTag);
+    this.rows.delete(bizTag);
+  }
+
+  async completeStrict(bizTag: string, version: number): Promise<boolean> {
+    this.check();
+    const row = this.rows.get(bizTag);
+    if (row === undefined || row.ordering !== 'strict' || row.version !== version || row.completeAt !== 0) return false;
+    if ([...this.participants.values()].some((p) => p.ackedVersion < version)) return false;
+    row.completeAt = this.clock.now();
+    return true;
   }
 
   async acquireOwner(bizTag: string, c: OwnerClaim, t: LeaseTerms, seenEpoch: number): Promise<boolean> {
     this.check();
     const row = this.rows.get(bizTag);
     const now = this.clock.now();
-    if (row === undefined || row.epoch !== seenEpoch || row.strictSince + t.settleMs > now) return false;
+    if (row === undefined || row.epoch !== seenEpoch || row.ordering !== 'strict' || row.completeAt === 0) return false;
     if (!(row.leaseExpiresAt + t.marginMs < now || row.ownerInstance === c.instanceId)) return false;
     Object.assign(row, {
       epoch: seenEpoch + 1,
@@ -72,5 +125,39 @@ export class FakeOrderStore implements OrderStore {
     const row = this.rows.get(bizTag);
     this.releases.push({ bizTag, epoch });
     if (row !== undefined && row.ownerInstance === instanceId && row.epoch === epoch) row.leaseExpiresAt = 0;
+  }
+
+  async registerParticipant(p: NewParticipant): Promise<void> {
+    this.check();
+    const now = this.clock.now();
+    if (!this.participants.has(p.instanceId))
+      this.participants.set(p.instanceId, { ...p, ackedVersion: 0, startedAt: now, seenAt: now });
+  }
+
+  async ackParticipant(instanceId: string, version: number): Promise<boolean> {
+    this.check();
+    const p = this.participants.get(instanceId);
+    if (p === undefined) return false;
+    p.ackedVersion = Math.max(p.ackedVersion, version);
+    p.seenAt = this.clock.now();
+    return true;
+  }
+
+  async removeParticipant(instanceId: string): Promise<boolean> {
+    this.check();
+    return this.participants.delete(instanceId);
+  }
+
+  async listParticipants(): Promise<ParticipantRead> {
+    this.check();
+    return { participants: [...this.participants.values()].map((p) => ({ ...p })), dbNowMs: this.clock.now() };
+  }
+
+  async pruneParticipants(silentMs: number): Promise<number> {
+    this.check();
+    let n = 0;
+    for (const [id, p] of this.participants)
+      if (p.seenAt < this.clock.now() - silentMs && this.participants.delete(id)) n++;
+    return n;
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Coalescer } from '../../lib/ordered/coalescer';
 import type { Relayed } from '../../lib/ordered/forwarder';
-import { expandRanges } from '../../lib/segment/idRanges';
+import { expandRanges, rangesOfRuns } from '../../lib/segment/idRanges';
 import { flush } from '../support/fakes';
 
 /** An owner that answers when told, handing out increasing IDs as runs (one run per answer, two past 2^53). */
@@ -22,13 +22,17 @@ function owner(start = 1n) {
   return { send, sent, answer: () => pending.shift()?.() };
 }
 
+/** The owner's runs as the relay reads them (no regions: the IDs are the positions). */
+const parse = (body: string) =>
+  rangesOfRuns((JSON.parse(body) as { ranges: Array<{ start: string; end: string }> }).ranges);
+
 const ids = (outcome: { ids: Parameters<typeof expandRanges>[0] | null }) =>
   outcome.ids === null ? null : expandRanges(outcome.ids).map(String);
 
 describe('relaying requests of a strict tag in batches', () => {
   it('sends the first request at once and the ones that came meanwhile as one batch, split in arrival order', async () => {
     const o = owner();
-    const c = new Coalescer(o.send);
+    const c = new Coalescer(o.send, parse);
     const first = c.take(1);
     const later = [c.take(1), c.take(3), c.take(1)];
     expect(o.sent).toEqual([1]);
@@ -42,7 +46,7 @@ describe('relaying requests of a strict tag in batches', () => {
 
   it('a request made after an answer came back is in a later batch, above it', async () => {
     const o = owner();
-    const c = new Coalescer(o.send);
+    const c = new Coalescer(o.send, parse);
     const a = c.take(1);
     o.answer();
     const answered = await a;
@@ -55,7 +59,7 @@ describe('relaying requests of a strict tag in batches', () => {
 
   it('keeps a batch within what one owner request may ask for', async () => {
     const o = owner();
-    const c = new Coalescer(o.send);
+    const c = new Coalescer(o.send, parse);
     const first = c.take(1);
     const rest = [c.take(6_000), c.take(6_000)];
     o.answer();
@@ -70,7 +74,7 @@ describe('relaying requests of a strict tag in batches', () => {
 
   it('splits IDs above 2^53 exactly', async () => {
     const o = owner(2n ** 62n);
-    const c = new Coalescer(o.send);
+    const c = new Coalescer(o.send, parse);
     const a = c.take(1);
     const [b, d] = [c.take(2), c.take(1)];
     o.answer();
@@ -84,9 +88,9 @@ describe('relaying requests of a strict tag in batches', () => {
   it('hands a failed relay to every request of its batch', async () => {
     const c = new Coalescer(async () => {
       throw new Error('owner gone');
-    });
+    }, parse);
     await expect(Promise.all([c.take(1), c.take(1)])).rejects.toThrow('owner gone');
-    const notOwner = new Coalescer(async () => ({ status: 503, contentType: 'application/json', body: '{}' }));
+    const notOwner = new Coalescer(async () => ({ status: 503, contentType: 'application/json', body: '{}' }), parse);
     expect((await notOwner.take(1)).ids).toBeNull();
   });
 });
@@ -94,7 +98,7 @@ describe('relaying requests of a strict tag in batches', () => {
 it('says when it is idle, so its owner can drop it', async () => {
   const o = owner();
   let idle = 0;
-  const c = new Coalescer(o.send, () => idle++);
+  const c = new Coalescer(o.send, parse, () => idle++);
   const a = c.take(1);
   const b = c.take(1);
   o.answer();

@@ -44,6 +44,8 @@ const row = (bizTag: string): TagView => ({
   description: null,
   semantics: 'leaf-ts',
   ordering: 'none',
+  strictSince: null,
+  pending: null,
   owner: null,
   updateTime: new Date(T0).toISOString(),
   engine: null,

@@ -46,9 +46,23 @@ class FakeFleet {
   stride = 1;
   region = 0;
 
+  /** The ordering route (vouches): its own calls, answered at once unless `orderingDown`. */
+  readonly orderingCalls: URL[] = [];
+  orderingDown = false;
+  version = 0;
+  readonly strictTags = new Set<string>();
+  vouchMs = 60_000;
+
   readonly fetch: FetchLike = (url, init) => {
     const parsed = new URL(url);
     const base = parsed.origin;
+    if (parsed.pathname === '/api/id/ordering') {
+      // A server that hangs or fails does so for every route.
+      const down = this.behaviour.get(base);
+      if (down === 'hang') return new Promise(() => undefined);
+      if (down === 'fail503') return Promise.resolve(this.ordering(parsed, 503));
+      return Promise.resolve(this.ordering(parsed));
+    }
     const tag = decodeURIComponent(parsed.pathname.split('/')[4] as string);
     const count = Number(parsed.searchParams.get('count'));
     this.calls.push({ url, count, headers: init.headers, signal: init.signal });
@@ -63,6 +77,15 @@ class FakeFleet {
     }
     return Promise.resolve(answer());
   };
+
+  private ordering(url: URL, status = this.orderingDown ? 503 : 200): FetchAnswer {
+    this.orderingCalls.push(url);
+    const body =
+      status !== 200
+        ? { error: { code: 'store_unavailable', message: 'down' } }
+        : { version: this.version, strict: [...this.strictTags], vouchMs: this.vouchMs, pollMs: 1_000 };
+    return { status, text: async () => JSON.stringify(body) };
+  }
 
   release(): void {
     const held = this.held ?? [];
@@ -270,6 +293,7 @@ describe('lease sizes from the observed rate', () => {
     const before = fleet.calls.length;
     for (let i = 0; i < 30_000 && fleet.calls.length === before; i++) {
       clock.advance(1_000);
+      await flush(); // a second passes: the vouch's renewal lands
       await drain(client, 'orders', 1);
     }
     expect(fleet.calls.length).toBe(before + 1);
@@ -376,11 +400,12 @@ describe('failover and unconfirmed leases', () => {
   it('a failed prefetch is retried once half of what is left is used, without a timer', async () => {
     const { fleet, clock, client } = setup();
     await client.nextId('orders');
+    const timers = clock.pendingTimers; // the vouch's renewal
     fleet.behaviour.set(A, 'fail503');
     await drain(client, 'orders', 9); // 10 used: prefetch fails
     await flush();
     expect(fleet.calls).toHaveLength(2);
-    expect(clock.pendingTimers).toBe(0);
+    expect(clock.pendingTimers).toBe(timers);
     fleet.behaviour.set(A, 'ok');
     await drain(client, 'orders', 44); // 54 used, 46 left: not yet
     expect(fleet.calls).toHaveLength(2);
@@ -400,6 +425,64 @@ describe('a strict tag', () => {
     // One refused lease, then one request per call: nothing was held back for a later call.
     expect(fleet.calls.map((c) => new URL(c.url).pathname.endsWith('/range'))).toEqual([true, false, false, false]);
     expect(fleet.calls.slice(1).map((c) => c.count)).toEqual([1, 1, 3]);
+  });
+});
+
+describe('a tag turned strict while the client holds its leases (the vouch)', () => {
+  it('drops its current and standby leases before it reports the version, then asks on every call', async () => {
+    const { fleet, clock, client } = setup();
+    const before = await drain(client, 'orders', 20); // a lease of 100, and the standby fetched at 10 %
+    await flush();
+    expect(client.tag('orders').buffered).toBeGreaterThan(80);
+    fleet.version = 1;
+    fleet.strictTags.add('orders');
+    fleet.behaviour.set(A, 'strict');
+    clock.advance(1_000); // the next renewal says so
+    await flush();
+    expect(client.tag('orders').buffered).toBe(0);
+    // It reported version 1 only after it dropped them: the nodes acknowledge only then.
+    expect(fleet.orderingCalls.at(-1)?.searchParams.get('acked')).toBe('1');
+    const after = [await client.nextId('orders'), ...(await client.take('orders', 3))];
+    expect(Math.min(...after.map(Number))).toBeGreaterThan(Math.max(...before.map(Number)) + 100);
+    expect(fleet.calls.slice(-2).map((c) => new URL(c.url).pathname.endsWith('/range'))).toEqual([false, false]);
+  });
+
+  it('a lease that lands after the tag turned strict is dropped whole', async () => {
+    const { fleet, clock, client } = setup();
+    await client.nextId('orders');
+    fleet.held = [];
+    await drain(client, 'orders', 10); // the standby lease is asked for and held
+    fleet.version = 1;
+    fleet.strictTags.add('orders');
+    clock.advance(1_000);
+    await flush();
+    fleet.release(); // the lease lands now
+    await flush();
+    expect(client.tag('orders').buffered).toBe(0);
+  });
+
+  it('hands out no leased ID without a live vouch, and again once a node vouches', async () => {
+    const { fleet, clock, client } = setup();
+    await client.nextId('orders');
+    fleet.orderingDown = true;
+    for (let t = 0; t < 55; t++) {
+      clock.advance(1_000);
+      await flush();
+    }
+    // 60 s of vouch less its last tenth have passed without a renewal.
+    const held = client.tag('orders').buffered;
+    expect(held).toBeGreaterThan(0);
+    await expect(Promise.resolve().then(() => client.nextId('orders'))).rejects.toMatchObject({ code: 'unavailable' });
+    fleet.orderingDown = false;
+    expect(await client.nextId('orders')).toBe(2n);
+  });
+
+  it('close tells a node it holds nothing any more', async () => {
+    const { fleet, client } = setup();
+    await client.nextId('orders');
+    client.close();
+    await flush();
+    expect(fleet.orderingCalls.at(-1)?.searchParams.get('bye')).toBe('1');
   });
 });
 

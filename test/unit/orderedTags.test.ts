@@ -1,7 +1,8 @@
 /**
- * Ordered tags on an in-process fleet: real engines and owner leases on one fake database and one fake clock, each
- * node's relay calling the other's ID handler. Every timing rule — the margin, a paused owner, a release — runs
- * without sleeping, and every answer goes through the real-time order check.
+ * Ordered tags on an in-process fleet: real engines, owner leases and acknowledgements on one fake database and one
+ * fake clock, each node's relay calling the other's ID handler. Every timing rule — the margin, a paused owner, a
+ * release, a change to strict waiting for every node — runs without sleeping, and every answer sent after the
+ * change completed goes through the real-time order check.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeafError } from '../../lib/errors';
@@ -18,8 +19,9 @@ import { type TimedAnswer, checkOrder } from '../../tools/harness/orderCheck';
 import { FakeOrderStore } from '../support/fakeOrderStore';
 import { FakeClock, FakeStore, flush } from '../support/fakes';
 
-const TERMS: LeaseTerms = { leaseMs: 3_000, marginMs: 500, settleMs: 1_000 };
+const TERMS: LeaseTerms = { leaseMs: 3_000, marginMs: 500 };
 const POLL_MS = 200;
+const CLIENT_VOUCH_MS = 2_000;
 
 interface Node {
   name: string;
@@ -47,22 +49,16 @@ class Fleet {
 
   async add(name: string): Promise<Node> {
     const store = pausable(this.order, () => node);
-    const engine: SegmentEngine = new SegmentEngine({
-      store: this.tags,
-      clock: this.clock,
-      refreshIntervalMs: 0,
-      gate: {
-        mayServe: (t) => ordered.mayServe(t),
-        refusal: (t) => ordered.refusal(t),
-        heardStrict: (t) => ordered.heardStrict(t),
-      },
-    });
+    const engine: SegmentEngine = new SegmentEngine({ store: this.tags, clock: this.clock, refreshIntervalMs: 0 });
     const ordered: OrderedTags = new OrderedTags({
       store,
       engine,
       self: { nodeId: name, instanceId: `${name}-instance`, address: name },
+      identity: { host: 'test', procKey: `test:${name}` },
       terms: TERMS,
       pollMs: POLL_MS,
+      pruneMs: 86_400_000,
+      clientVouchMs: CLIENT_VOUCH_MS,
       clock: this.clock,
       monotonic: () => this.clock.now(),
       logger: silentLogger,
@@ -109,6 +105,17 @@ class Fleet {
     return answer;
   }
 
+  /** `take` as a client does: a 503 is retried a poll later, within a bound (the retried attempts served nothing). */
+  async takeOk(node: Node, tag: string, count = 0): Promise<void> {
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const answer = await this.take(node, tag, count);
+      if (answer.status === 200) return;
+      if (answer.status !== 503) throw new Error(`${answer.status} ${answer.body}`);
+      await this.pass(POLL_MS);
+    }
+    throw new Error(`${tag} through ${node.name}: still 503 after 40 attempts`);
+  }
+
   /** Advances the clock in poll-sized steps, letting each step's reads and writes land. */
   async pass(ms: number): Promise<void> {
     for (let left = ms; left > 0; left -= POLL_MS) {
@@ -117,8 +124,20 @@ class Fleet {
     }
   }
 
+  /** The order check over the requests sent once the tag's last change to strict completed (all, for other tags). */
   report(tag: string) {
-    return checkOrder(this.answers.get(tag) ?? []);
+    const completeAt = this.order.rows.get(tag)?.completeAt ?? 0;
+    const row = this.order.rows.get(tag);
+    const judged = (this.answers.get(tag) ?? []).filter(
+      (a) => row === undefined || row.ordering !== 'strict' || (completeAt > 0 && a.sentAt >= completeAt),
+    );
+    return checkOrder(judged);
+  }
+
+  /** The moment the tag's change to strict completed, or null while it is pending. */
+  completedAt(tag: string): number | null {
+    const at = this.order.rows.get(tag)?.completeAt ?? 0;
+    return at === 0 ? null : at;
   }
 }
 
@@ -129,9 +148,15 @@ function pausable(store: OrderStore, node: () => Node): OrderStore {
   return {
     readOrder: () => hang(() => store.readOrder()),
     setOrdering: (...a) => hang(() => store.setOrdering(...a)),
+    completeStrict: (...a) => hang(() => store.completeStrict(...a)),
     acquireOwner: (...a) => hang(() => store.acquireOwner(...a)),
     renewOwner: (...a) => hang(() => store.renewOwner(...a)),
     releaseOwner: (...a) => hang(() => store.releaseOwner(...a)),
+    registerParticipant: (...a) => hang(() => store.registerParticipant(...a)),
+    ackParticipant: (...a) => hang(() => store.ackParticipant(...a)),
+    removeParticipant: (...a) => hang(() => store.removeParticipant(...a)),
+    listParticipants: () => hang(() => store.listParticipants()),
+    pruneParticipants: (...a) => hang(() => store.pruneParticipants(...a)),
   };
 }
 
@@ -149,12 +174,22 @@ afterEach(async () => {
   }
 });
 
+/** Passes time until the tag's change to strict completed (every node acknowledged it); fails after `ms`. */
+async function untilComplete(tag: string, ms = 20 * POLL_MS): Promise<number> {
+  for (let left = ms; left > 0; left -= POLL_MS) {
+    const at = fleet.completedAt(tag);
+    if (at !== null) return at;
+    await fleet.pass(POLL_MS);
+  }
+  throw new Error(`the change of ${tag} to strict did not complete within ${ms} ms`);
+}
+
 async function strictFleet(): Promise<{ a: Node; b: Node }> {
   fleet = new Fleet();
   await fleet.order.setOrdering('strict', 'strict');
   const a = await fleet.add('a');
   const b = await fleet.add('b');
-  await fleet.pass(TERMS.settleMs + POLL_MS);
+  await untilComplete('strict');
   return { a, b };
 }
 
@@ -181,25 +216,119 @@ describe('a strict tag on two nodes', () => {
     expect(JSON.parse(answer.body).error.code).toBe('strict_tag_range');
   });
 
-  it('gives no owner to a tag made strict until every node has had time to hear of it', async () => {
+  it('a change to strict completes when every node has acknowledged it, not after a time: a paused node holds it', async () => {
     fleet = new Fleet();
     const a = await fleet.add('a');
     const b = await fleet.add('b');
     // Both nodes serve the tag from their own segments first.
     await fleet.take(a, 'strict');
     await fleet.take(b, 'strict');
+    b.paused = true;
     await fleet.order.setOrdering('strict', 'strict');
-    await fleet.pass(POLL_MS);
-    const early = await fleet.take(a, 'strict');
-    expect(early.status).toBe(503);
-    expect(early.headers['retry-after']).toBe('1');
-    await fleet.pass(TERMS.settleMs);
-    fleet.answers.clear();
+    await fleet.pass(10 * TERMS.leaseMs);
+    expect(fleet.completedAt('strict')).toBeNull(); // b has not acknowledged: no owner, whatever the time
+    const pending = await fleet.take(a, 'strict');
+    expect(pending.status).toBe(503);
+    expect(pending.headers['retry-after']).toBe('1');
+    expect(JSON.parse(pending.body).error.message).toMatch(/turning strict/);
+    expect(a.ordered.owned()).toEqual([]);
+    wake(b);
+    const completeAt = await untilComplete('strict');
     for (let i = 0; i < 20; i++) expect((await fleet.take(i % 2 ? a : b, 'strict')).status).toBe(200);
-    // Above what either node served before: each dropped the segment it held when the tag turned strict.
-    const first = fleet.report('strict');
-    expect(first).toMatchObject({ violations: 0, duplicates: 0 });
-    expect(Number(fleet.answers.get('strict')![0]!.ids[0])).toBeGreaterThan(20);
+    const after = fleet.answers.get('strict')!.filter((x) => x.sentAt >= completeAt);
+    // Above what either node served before: each dropped the segment it held when it applied the change.
+    expect(Number(after[0]!.ids[0])).toBeGreaterThan(20);
+    expect(fleet.report('strict')).toMatchObject({ answers: 20, violations: 0, duplicates: 0 });
+  });
+});
+
+describe('changes of ordering while the fleet serves (the seams)', () => {
+  it('strict → none → strict with the owner paused across both: its old lease and IDs never meet the next owner’s', async () => {
+    const { a, b } = await strictFleet();
+    for (let i = 0; i < 5; i++) await fleet.take(a, 'strict');
+    expect(a.ordered.owned()).toEqual(['strict']);
+    await fleet.pass(TERMS.leaseMs / 3 + 1); // a renews
+    a.paused = true;
+    await fleet.order.setOrdering('strict', 'none');
+    await fleet.order.setOrdering('strict', 'strict');
+    for (let i = 0; i < 5; i++) await fleet.take(b, 'strict'); // ordinary meanwhile, or 503 once b applied it
+    await fleet.pass(TERMS.leaseMs / 2);
+    expect(fleet.completedAt('strict')).toBeNull();
+    wake(a); // within its old lease: it may serve its old segment, before the change completed
+    for (let i = 0; i < 3; i++) await fleet.take(a, 'strict');
+    await untilComplete('strict');
+    for (let i = 0; i < 30; i++) await fleet.takeOk(i % 2 ? a : b, 'strict');
+    expect(fleet.report('strict')).toMatchObject({ answers: 30, violations: 0, duplicates: 0 });
+  });
+
+  it('a node paused across “make strict” may serve its old buffer when it wakes, but only before the change completes', async () => {
+    fleet = new Fleet();
+    const a = await fleet.add('a');
+    const b = await fleet.add('b');
+    const c = await fleet.add('c');
+    for (const n of [a, b, c]) await fleet.take(n, 'strict', 3);
+    c.paused = true;
+    await fleet.order.setOrdering('strict', 'strict');
+    await fleet.pass(5 * TERMS.leaseMs);
+    expect(fleet.completedAt('strict')).toBeNull();
+    wake(c);
+    // c's first request after waking is served from its old segment: the change is not complete, so no promise yet.
+    expect((await fleet.take(c, 'strict')).status).toBe(200);
+    await untilComplete('strict');
+    for (let i = 0; i < 30; i++) expect((await fleet.take([a, b, c][i % 3]!, 'strict')).status).toBe(200);
+    expect(fleet.report('strict')).toMatchObject({ answers: 30, violations: 0, duplicates: 0 });
+  });
+
+  it('the tag list never touches a tag’s ordering: a re-read after the change leaves the owner’s gate in place', async () => {
+    const { a, b } = await strictFleet();
+    await fleet.take(a, 'strict');
+    await a.engine.refreshTags();
+    await b.engine.refreshTags();
+    expect(a.ordered.isStrict('strict') && b.ordered.isStrict('strict')).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await fleet.take(i % 2 ? a : b, 'strict')).status).toBe(200);
+    expect(fleet.report('strict')).toMatchObject({ violations: 0, duplicates: 0 });
+  });
+
+  it('a tag deleted while strict and created again ordinary is ordinary; created again strict it waits for every node', async () => {
+    const { a, b } = await strictFleet();
+    await fleet.take(a, 'strict');
+    fleet.order.deleteTag('strict');
+    fleet.order.tags.add('strict');
+    await fleet.pass(2 * POLL_MS);
+    expect(a.ordered.isStrict('strict') || b.ordered.isStrict('strict')).toBe(false);
+    expect(a.ordered.owned()).toEqual([]);
+    b.paused = true;
+    await fleet.order.setOrdering('strict', 'strict');
+    await fleet.pass(5 * POLL_MS);
+    expect(fleet.completedAt('strict')).toBeNull();
+    wake(b);
+    await untilComplete('strict');
+  });
+
+  it('a node acknowledges a change only once every client it vouches for has, or that client’s vouch ran out', async () => {
+    fleet = new Fleet();
+    const a = await fleet.add('a');
+    const ask = (acked: number) =>
+      a.get(`/api/id/ordering?client=client-0001&acked=${acked}`).then((r) => JSON.parse(r.body));
+    expect(await ask(0)).toMatchObject({ version: 0, strict: [], vouchMs: CLIENT_VOUCH_MS, pollMs: POLL_MS });
+    await fleet.order.setOrdering('strict', 'strict');
+    await fleet.pass(3 * POLL_MS);
+    expect(fleet.completedAt('strict')).toBeNull(); // a applied version 1; its client holds version 0
+    const renewed = await ask(0);
+    expect(renewed).toMatchObject({ version: 1, strict: ['strict'] });
+    await fleet.pass(3 * POLL_MS);
+    expect(fleet.completedAt('strict')).toBeNull();
+    await ask(1); // the client dropped what it held of `strict`
+    await untilComplete('strict');
+    // A client that stops renewing is waited out: its vouch, and a tenth.
+    await fleet.order.setOrdering('strict', 'none');
+    await fleet.order.setOrdering('strict', 'strict');
+    await fleet.pass(3 * POLL_MS);
+    expect(fleet.completedAt('strict')).toBeNull();
+    const since = fleet.clock.now();
+    const completeAt = await untilComplete('strict', 2 * CLIENT_VOUCH_MS);
+    expect(completeAt - since).toBeGreaterThanOrEqual(CLIENT_VOUCH_MS - 4 * POLL_MS);
+    expect((await a.get('/api/id/ordering?client=client-0001&bye=1')).status).toBe(200);
   });
 });
 
@@ -245,6 +374,7 @@ describe('handover', () => {
     await fleet.pass(POLL_MS);
     expect((await fleet.take(b, 'strict')).status).toBe(200);
     expect(fleet.order.releases).toEqual([{ bizTag: 'strict', epoch: 1 }]);
+    expect(fleet.order.participants.has('a-instance')).toBe(false); // no change waits for a stopped node
     expect(fleet.report('strict')).toMatchObject({ violations: 0, duplicates: 0 });
   });
 
@@ -268,42 +398,39 @@ describe('handover', () => {
     expect(a.ordered.mayServe('strict')).toBe(false);
     expect(a.ordered.lost).toBe(1);
   });
+
+  it('IDs that waited for a segment while the lease was lost are a gap, never an answer', async () => {
+    const { a } = await strictFleet();
+    await fleet.take(a, 'strict');
+    fleet.tags.hold = true;
+    const waiting = a.get('/api/id/segment/strict?count=30');
+    await flush();
+    const row = fleet.order.rows.get('strict')!;
+    row.leaseExpiresAt = 0; // the row moved on (a successor's epoch): a loses the lease at its next poll
+    row.epoch += 1;
+    row.ownerInstance = null;
+    await fleet.pass(POLL_MS);
+    fleet.tags.release();
+    await flush();
+    fleet.tags.release();
+    const answer = await waiting;
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body).error.code).toBe('not_owner');
+  });
 });
 
-describe('the engine under a strict tag', () => {
-  const open = { mayServe: () => true, refusal: () => new LeafError('not_owner', 'no'), heardStrict: () => undefined };
-
-  /** An engine on one strict tag `t` of step 10; `gate` absent: nobody owns it. */
-  async function strictEngine(gate?: typeof open): Promise<{ engine: SegmentEngine; tags: FakeStore }> {
+describe('the engine restarting a tag', () => {
+  it('a request waiting on a load goes on with the new buffer when its tag restarts', async () => {
     fleet = new Fleet();
     const tags = new FakeStore([{ bizTag: 't', step: 10 }]);
-    const engine = new SegmentEngine({
-      store: {
-        listTags: async () => [{ bizTag: 't', step: 10, strict: true }],
-        allocate: (t, s) => tags.allocate(t, s),
-      },
-      clock: fleet.clock,
-      refreshIntervalMs: 0,
-      gate,
-    });
+    const engine = new SegmentEngine({ store: tags, clock: fleet.clock, refreshIntervalMs: 0 });
     await engine.start();
-    return { engine, tags };
-  }
-
-  it('a request waiting on a load goes on with the new buffer when its owner starts a new epoch', async () => {
-    const { engine, tags } = await strictEngine(open);
     tags.hold = true;
     const waiting = Promise.resolve(engine.nextId('t'));
-    engine.restartStrict('t');
+    engine.restart('t');
     tags.release();
     await flush();
     tags.release();
     expect(Number(await waiting)).toBeGreaterThan(10);
-  });
-
-  it('never serves a strict tag the gate refuses, nor leases a range of it', async () => {
-    const { engine } = await strictEngine();
-    await expect(Promise.resolve().then(() => engine.nextId('t'))).rejects.toMatchObject({ code: 'owner_unavailable' });
-    expect(() => engine.leaseRanges('t', 5)).toThrow(expect.objectContaining({ code: 'strict_tag_range' }));
   });
 });

@@ -77,3 +77,12 @@ describe('snowflake layouts with regions', () => {
     expect(() => loadConfig({ LEAF_REGIONS: '0' }, NOW)).toThrow(/LEAF_REGIONS must be an integer from 1 to 1024/);
   });
 });
+
+describe('an owner’s runs read back as positions', () => {
+  it('IDs of this region to positions; IDs of another numbering refused', async () => {
+    const { positionRuns } = await import('@/lib/segment/regionIds');
+    expect(positionRuns([{ start: '32', end: '38' }], S)).toEqual([{ start: '10', end: '12' }]);
+    expect(positionRuns([{ start: '7', end: '9' }], null)).toEqual([{ start: '7', end: '9' }]);
+    expect(() => positionRuns([{ start: '31', end: '37' }], S)).toThrow(/not of region 2 of 3/);
+  });
+});

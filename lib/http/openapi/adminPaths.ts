@@ -80,6 +80,20 @@ export const ADMIN_PATHS: Record<string, Record<string, Operation>> = {
     ]),
   },
   '/api/admin/fleet': { get: read('The fleet in one card', 'Fleet') },
+  '/api/admin/participants': {
+    get: read('The processes changes of ordering wait for, with the version each applied', 'Participants'),
+  },
+  '/api/admin/participants/{id}': {
+    delete: {
+      ...write(
+        'Forgets a process gone for good: no change of ordering waits for it',
+        null,
+        200,
+        'ParticipantForgotten',
+      ),
+      parameters: [{ name: 'id', in: 'path', required: true, schema: str }],
+    },
+  },
   '/api/admin/tokens': {
     get: read('Access tokens (never the token itself)', 'Tokens'),
     post: write('Creates an access token: the only answer that carries it', createTokenSchema, 201, 'TokenCreated'),

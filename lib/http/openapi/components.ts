@@ -27,7 +27,7 @@ import type { RatePoint } from '../../metrics/rateTracker';
 import type { SegmentLoadRecord } from '../../segment/buffer';
 import { SEMANTICS } from '../../segment/semantics';
 import { ORDERINGS } from '../../ordered/orderStore';
-import type { OwnerView } from '../../admin/orderViews';
+import type { OwnerView, ParticipantView, PendingView } from '../../admin/orderViews';
 import type { SemanticsSettings, SemanticsSwitch } from '../../segment/semanticsStore';
 import type { WorkerRow } from '../../snowflake/workerStore';
 import { NEXT_STATES, NODE_STATES } from '../../fleet/types';
@@ -84,6 +84,16 @@ const fleetTag = shape<FleetTagView>()({
 });
 
 const owner = shape<OwnerView>()({ nodeId: str, address: str, epoch: int, leaseAgeMs: int, leaseLeftMs: int });
+const participant = shape<ParticipantView>()({
+  instanceId: str,
+  kind: oneOfValues(['node', 'embedded']),
+  label: str,
+  host: str,
+  ackedVersion: int,
+  startedAt: isoTime,
+  lastSeenAgoMs: int,
+});
+const pendingChange = shape<PendingView>()({ since: isoTime, version: int, waitingFor: arrayOf(participant) });
 const tagView = shape<TagView>()(
   {
     bizTag: tag,
@@ -93,6 +103,8 @@ const tagView = shape<TagView>()(
     semantics,
     updateTime: isoTime,
     ordering: oneOfValues(ORDERINGS),
+    strictSince: nullable(isoTime),
+    pending: nullable(pendingChange),
     owner: nullable(owner),
     engine: nullable(engine),
     fleet: nullable(fleetTag),
@@ -256,6 +268,8 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     runwayWarnSeconds: num,
   }),
   Tokens: object({ tokens: arrayOf(token) }),
+  Participants: object({ version: int, participants: arrayOf(participant) }),
+  ParticipantForgotten: object({ forgotten: str }),
   TokenAnswer: object({ token }),
   TokenCreated: shape<CreatedToken>()({ token, secret: { type: 'string', pattern: '^lts_[A-Za-z0-9_-]{43}$' } }),
   Formats: object({ formats: arrayOf(format) }),

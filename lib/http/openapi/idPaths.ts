@@ -40,10 +40,26 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
   '/api/id/owner/{tag}/runs': {
     get: {
       summary:
-        "As /api/id/owner/{tag}, the IDs as inclusive runs (the range lease's shape): what a node relaying a strict tag asks its owner for. With regions the runs are the region's positions n, which the relaying node renders as n × regions + region",
+        "As /api/id/owner/{tag}, the IDs in the range lease's shape (with regions, runs stepped by `stride`): what a node relaying a strict tag asks its owner for",
       security: idSecurity,
       parameters: [tagParam(), countParam(MAX_COUNT)],
       responses: { '200': answer('the IDs as runs', ref('RangeLease')), ...ID_ERRORS },
+    },
+  },
+  '/api/id/ordering': {
+    get: {
+      summary:
+        "A @leaf-ts/client's vouch renewed: the ordering version this node applied and the strict tags the credential covers. The client hands out leased IDs only under a live vouch, and this node acknowledges a change only once the client reported its version (`acked`); `bye=1`: the client closed",
+      security: idSecurity,
+      parameters: [
+        { name: 'client', in: 'query', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' } },
+        { name: 'acked', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+        { name: 'bye', in: 'query', required: false, schema: { type: 'string', enum: ['1'] } },
+      ],
+      responses: {
+        '200': answer('the vouch', { oneOf: [ref('ClientOrdering'), ref('ClientGone')] }),
+        ...ID_ERRORS,
+      },
     },
   },
   '/api/id/formatted/{tag}': {

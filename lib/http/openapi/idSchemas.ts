@@ -1,6 +1,7 @@
 /** The ID routes' and health's answers, and the error every route answers with (components.ts gathers them). */
 import { ERROR_STATUS } from '../../errors';
 import type { HealthView } from '../../admin/views';
+import type { ClientOrdering } from '../../ordered/orderedTags';
 import type { SnowflakeStatus } from '../../snowflake/node';
 import type { HostHealth } from '../../store/leafStore';
 import {
@@ -78,6 +79,8 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
     },
     ['stride'],
   ),
+  ClientOrdering: shape<ClientOrdering>()({ version: int, strict: arrayOf(tag), vouchMs: int, pollMs: int }),
+  ClientGone: object({ client: str, gone: oneOfValues([true]) }),
   FormattedId: object({ tag, id: str }),
   FormattedIds: object({ tag, ids: arrayOf(str) }),
   SnowflakeId: object({ id: decimalId }),

@@ -114,10 +114,17 @@ export const leafFormatPeriod = sqliteTable(
 
 /** Strict tags (docs/design.md#ordered-tags): a row per tag set to ordering strict, holding its owner's lease. */
 export const leafOrder = sqliteTable('leaf_order', {
+  /** A tag's row, kept while the tag exists once it was ever strict; the row `*` holds only the fleet's ordering version. */
   bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
-  /** Ms on the database clock when the tag became strict: no owner serves before every node has heard. */
+  /** `strict` or `none` (a row turned back keeps its lease, so a paused old owner is still waited out). */
+  ordering: text('ordering', { length: 8 }).notNull().default('strict'),
+  /** Ms on the database clock of the tag's last ordering change. */
   strictSince: integer('strict_since', { mode: 'number' }).notNull(),
-  /** Grows with every acquisition; 0 before the first. */
+  /** The fleet's ordering version of that change (row `*`: the latest version); every change raises it by one. */
+  version: integer('version', { mode: 'number' }).notNull().default(0),
+  /** Ms on the database clock when every process acknowledged the change to strict; 0 while it is pending. */
+  completeAt: integer('complete_at', { mode: 'number' }).notNull().default(0),
+  /** Grows with every acquisition and every change to strict; 0 before the first. */
   epoch: integer('epoch', { mode: 'number' }).notNull().default(0),
   ownerNode: text('owner_node', { length: 255 }),
   ownerInstance: text('owner_instance', { length: 64 }),
@@ -125,6 +132,26 @@ export const leafOrder = sqliteTable('leaf_order', {
   /** Ms on the database clock; 0 after a release. */
   leaseExpiresAt: integer('lease_expires_at', { mode: 'number' }).notNull().default(0),
   acquiredAt: integer('acquired_at', { mode: 'number' }).notNull().default(0),
+});
+
+/**
+ * Every process that may hold IDs of a tag in memory (a node, an embedded process), and the ordering version it has
+ * applied: a change to strict completes once every row acknowledged it (docs/design.md#ordered-tags).
+ */
+export const leafParticipant = sqliteTable('leaf_participant', {
+  instanceId: text('instance_id', { length: 64 }).primaryKey().notNull(),
+  /** `node` or `embedded`. */
+  kind: text('kind', { length: 16 }).notNull(),
+  /** The node id, or the embedded process's name. */
+  label: text('label', { length: 255 }).notNull(),
+  /** The machine's host name, for people. */
+  host: text('host', { length: 255 }).notNull(),
+  /** boot id, pid namespace, pid and start time: a process on the same machine can prove this one dead. */
+  procKey: text('proc_key', { length: 255 }).notNull(),
+  ackedVersion: integer('acked_version', { mode: 'number' }).notNull().default(0),
+  /** Ms on the database clock. */
+  startedAt: integer('started_at', { mode: 'number' }).notNull(),
+  seenAt: integer('seen_at', { mode: 'number' }).notNull(),
 });
 
 /** Settings every node of a fleet must share (the snowflake layout and epoch): the first node's, kept. */

@@ -1,26 +1,42 @@
 import { sql } from 'drizzle-orm';
 import type { AuditStamp } from '../../audit';
-import type { LeaseTerms, OrderRead, OrderStore, Ordering, OwnerClaim } from '../../ordered/orderStore';
+import type {
+  LeaseTerms,
+  NewParticipant,
+  OrderRead,
+  OrderStore,
+  Ordering,
+  OrderingChange,
+  OwnerClaim,
+  ParticipantRead,
+} from '../../ordered/orderStore';
 import { auditInsert } from '../rows/audit';
 import {
   type RawOrderRow,
+  type RawParticipantRow,
+  VERSION_ROW,
+  ackParticipantSql,
   acquireOwnerSql,
-  deleteStrictSql,
-  insertStrictSql,
+  completeStrictSql,
+  deleteParticipantSql,
   orderFromRaw,
+  participantFromRaw,
+  pruneParticipantsSql,
   releaseOwnerSql,
   renewOwnerSql,
   selectNow,
   selectOrderRows,
+  selectParticipantsSql,
 } from '../rows/order';
 import type { ServerExecutor } from '../serverExecutor';
 import { existingTag } from '../tagRules';
 import { insertAudit } from './audit';
 import type { ServerDialect } from './dialect';
 import { TABLE } from './query';
+import { changeOrdering } from './ordering';
 import { lockTagRow } from './tags';
 
-/** leaf_order on a server: the lease's writes are single conditional statements on the database clock. */
+/** leaf_order and leaf_participant on a server: the lease's writes are single conditional statements on the database clock. */
 export class ServerOrder implements OrderStore {
   constructor(
     private readonly exec: ServerExecutor,
@@ -28,24 +44,30 @@ export class ServerOrder implements OrderStore {
   ) {}
 
   async readOrder(): Promise<OrderRead> {
-    const [rows, now] = await Promise.all([
-      this.exec.read<RawOrderRow>(selectOrderRows()),
-      this.exec.read<{ db_now: number | string }>(selectNow(this.dialect.nowMs)),
-    ]);
-    return { rows: rows.map(orderFromRaw), dbNowMs: Number(now[0]?.db_now) };
+    const raw = await this.exec.read<RawOrderRow>(selectOrderRows(this.dialect.nowMs));
+    const dbNowMs = raw.length > 0 ? Number(raw[0]?.db_now) : await this.now();
+    const version = Number(raw.find((r) => r.biz_tag === VERSION_ROW)?.version ?? 0);
+    return { rows: raw.filter((r) => r.biz_tag !== VERSION_ROW).map(orderFromRaw), version, dbNowMs };
   }
 
-  setOrdering(bizTag: string, ordering: Ordering, audit?: AuditStamp): Promise<{ before: Ordering; after: Ordering }> {
+  private async now(): Promise<number> {
+    const [row] = await this.exec.read<{ db_now: number | string }>(selectNow(this.dialect.nowMs));
+    return Number(row?.db_now);
+  }
+
+  setOrdering(bizTag: string, ordering: Ordering, audit?: AuditStamp): Promise<OrderingChange> {
     return this.exec.transaction(async (tx) => {
       existingTag(bizTag, await lockTagRow(tx, bizTag));
-      const { rows } = await tx(sql`SELECT biz_tag FROM ${TABLE.order} WHERE biz_tag = ${bizTag} FOR UPDATE`);
-      const before: Ordering = rows.length === 0 ? 'none' : 'strict';
-      if (before === ordering) return { before, after: ordering };
-      await tx(ordering === 'strict' ? insertStrictSql(this.dialect.nowMs, bizTag) : deleteStrictSql(bizTag));
-      if (audit !== undefined)
-        await insertAudit(tx, auditInsert(audit, 'tag.ordering', bizTag, { ordering: before }, { ordering }));
-      return { before, after: ordering };
+      const change = await changeOrdering(tx, this.dialect, bizTag, ordering);
+      if (audit !== undefined && change.before !== change.after)
+        await insertAudit(tx, auditInsert(audit, 'tag.ordering', bizTag, { ordering: change.before }, { ordering }));
+      return change;
     });
+  }
+
+  completeStrict(bizTag: string, version: number): Promise<boolean> {
+    // Harmless twice: a second run finds complete_at set and changes nothing.
+    return this.exec.changedOne(completeStrictSql(this.dialect.nowMs, bizTag, version), true);
   }
 
   acquireOwner(bizTag: string, claim: OwnerClaim, terms: LeaseTerms, seenEpoch: number): Promise<boolean> {
@@ -61,5 +83,51 @@ export class ServerOrder implements OrderStore {
 
   async releaseOwner(bizTag: string, instanceId: string, epoch: number): Promise<void> {
     await this.exec.write(releaseOwnerSql(bizTag, instanceId, epoch), true);
+  }
+
+  async registerParticipant(participant: NewParticipant): Promise<void> {
+    // An instance id is new per process: after an unknown outcome the row may be there already, which is the same.
+    await this.exec.write(
+      this.dialect.insertIgnore(TABLE.participant, {
+        instance_id: participant.instanceId,
+        kind: participant.kind,
+        label: participant.label,
+        host: participant.host,
+        proc_key: participant.procKey,
+        acked_version: 0,
+        started_at: this.dialect.nowMs,
+        seen_at: this.dialect.nowMs,
+      }),
+      true,
+    );
+  }
+
+  ackParticipant(instanceId: string, version: number): Promise<boolean> {
+    return this.exec.changedOne(ackParticipantSql(this.dialect.nowMs, instanceId, version), true);
+  }
+
+  removeParticipant(instanceId: string, audit?: AuditStamp): Promise<boolean> {
+    if (audit === undefined) return this.exec.changedOne(deleteParticipantSql(instanceId), true);
+    return this.exec.transaction(async (tx) => {
+      const { rows } = await tx<RawParticipantRow>(
+        sql`SELECT * FROM ${TABLE.participant} WHERE instance_id = ${instanceId}`,
+      );
+      const row = rows[0];
+      if (row === undefined) return false;
+      await tx(deleteParticipantSql(instanceId));
+      const p = participantFromRaw(row);
+      const entry = { instanceId, kind: p.kind, label: p.label, host: p.host, ackedVersion: p.ackedVersion };
+      await insertAudit(tx, auditInsert(audit, 'participant.forget', null, entry, undefined));
+      return true;
+    });
+  }
+
+  async listParticipants(): Promise<ParticipantRead> {
+    const [rows, dbNowMs] = await Promise.all([this.exec.read<RawParticipantRow>(selectParticipantsSql()), this.now()]);
+    return { participants: rows.map(participantFromRaw), dbNowMs };
+  }
+
+  async pruneParticipants(silentMs: number): Promise<number> {
+    return (await this.exec.write(pruneParticipantsSql(this.dialect.nowMs, silentMs), true)).affected;
   }
 }

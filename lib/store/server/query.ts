@@ -13,6 +13,7 @@ export const TABLE = {
   period: sql.identifier('leaf_format_period'),
   order: sql.identifier('leaf_order'),
   setting: sql.identifier('leaf_setting'),
+  participant: sql.identifier('leaf_participant'),
 } as const;
 
 export type TableName = (typeof TABLE)[keyof typeof TABLE];

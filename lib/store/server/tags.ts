@@ -6,7 +6,9 @@ import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
 import { exactId } from '../exactId';
 import type { ServerExecutor, Tx } from '../serverExecutor';
-import { deleteStrictSql } from '../rows/order';
+import { auditInsert } from '../rows/audit';
+import { deleteOrderSql } from '../rows/order';
+import { changeOrdering } from './ordering';
 import { type RawAllocRow, tagFromRaw } from '../rows/tags';
 import {
   badStep,
@@ -36,12 +38,10 @@ export class ServerTags implements TagStore {
   ) {}
 
   async listTags(): Promise<TagInfo[]> {
-    // With its ordering: a node that first hears of a tag made strict never serves it from its own buffer.
-    const rows = await this.exec.read<Pick<RawAllocRow, 'biz_tag' | 'step'> & { strict_tag: string | null }>(
-      sql`SELECT a.biz_tag, a.step, o.biz_tag AS strict_tag FROM ${TABLE.alloc} a
-          LEFT JOIN ${TABLE.order} o ON o.biz_tag = a.biz_tag ORDER BY a.biz_tag`,
+    const rows = await this.exec.read<Pick<RawAllocRow, 'biz_tag' | 'step'>>(
+      sql`SELECT biz_tag, step FROM ${TABLE.alloc} ORDER BY biz_tag`,
     );
-    return rows.map((r) => ({ bizTag: r.biz_tag, step: r.step, strict: r.strict_tag !== null }));
+    return rows.map((r) => ({ bizTag: r.biz_tag, step: r.step }));
   }
 
   async listTagRows(): Promise<TagRow[]> {
@@ -78,7 +78,7 @@ export class ServerTags implements TagStore {
     );
   }
 
-  createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
+  createTag({ bizTag, step, maxId, description = null, ordering }: NewTag, audit?: AuditStamp): Promise<TagRow> {
     return this.exec.transaction(async (tx) => {
       const nameLock = this.dialect.nameLock('tag', bizTag);
       if (nameLock !== null) await tx(nameLock);
@@ -93,6 +93,13 @@ export class ServerTags implements TagStore {
       if (tombstoneMax !== undefined) await tx(sql`DELETE FROM ${TABLE.tombstone} WHERE biz_tag = ${bizTag}`);
       const after = (await lockTagRow(tx, bizTag)) as TagRow;
       await record(tx, audit, 'tag.create', bizTag, undefined, after);
+      // In the same transaction: no node can see the tag without its ordering (a row left by hand goes back to none).
+      const change = await changeOrdering(tx, this.dialect, bizTag, ordering ?? 'none');
+      if (audit !== undefined && change.before !== change.after)
+        await insertAudit(
+          tx,
+          auditInsert(audit, 'tag.ordering', bizTag, { ordering: change.before }, { ordering: change.after }),
+        );
       return after;
     });
   }
@@ -124,7 +131,7 @@ export class ServerTags implements TagStore {
         ),
       );
       await tx(sql`DELETE FROM ${TABLE.alloc} WHERE biz_tag = ${bizTag}`);
-      await tx(deleteStrictSql(bizTag)); // its ordering goes too: the name created again starts ordinary
+      await tx(deleteOrderSql(bizTag)); // its ordering goes too: the name created again starts ordinary
       await record(tx, audit, 'tag.delete', bizTag, before, undefined);
       return { maxId };
     });

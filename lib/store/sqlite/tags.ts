@@ -5,8 +5,10 @@ import { tagNotFound } from '../../errors';
 import { type Id, MAX_ID } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import { exactId } from '../exactId';
-import { deleteStrictSql } from '../rows/order';
-import { leafAlloc, leafAllocTombstone, leafOrder } from '../schema/sqlite';
+import { auditInsert } from '../rows/audit';
+import { deleteOrderSql } from '../rows/order';
+import { leafAlloc, leafAllocTombstone } from '../schema/sqlite';
+import { changeOrdering } from './ordering';
 import {
   badStep,
   existingTag,
@@ -29,12 +31,10 @@ export class SqliteTags implements TagStore {
   async listTags(): Promise<TagInfo[]> {
     return this.exec.read((db) =>
       db
-        .select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step, strictTag: leafOrder.bizTag })
+        .select({ bizTag: leafAlloc.bizTag, step: leafAlloc.step })
         .from(leafAlloc)
-        .leftJoin(leafOrder, eq(leafOrder.bizTag, leafAlloc.bizTag))
         .orderBy(asc(leafAlloc.bizTag))
-        .all()
-        .map((r) => ({ bizTag: r.bizTag, step: r.step, strict: r.strictTag !== null })),
+        .all(),
     );
   }
 
@@ -85,7 +85,7 @@ export class SqliteTags implements TagStore {
     return result.changes === 1;
   }
 
-  async createTag({ bizTag, step, maxId, description = null }: NewTag, audit?: AuditStamp): Promise<TagRow> {
+  async createTag({ bizTag, step, maxId, description = null, ordering }: NewTag, audit?: AuditStamp): Promise<TagRow> {
     return this.exec.transaction((db) => {
       const tombstone = readTombstone(db, bizTag);
       const startAt = planCreate({ bizTag, maxId }, tombstone?.maxId);
@@ -98,6 +98,13 @@ export class SqliteTags implements TagStore {
       if (tombstone !== undefined) db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
       const after = readTagRow(db, bizTag) as TagRow;
       record(db, audit, 'tag.create', bizTag, undefined, after);
+      // In the same transaction: no node can see the tag without its ordering (a row left by hand goes back to none).
+      const change = changeOrdering(db, bizTag, ordering ?? 'none');
+      if (audit !== undefined && change.before !== change.after)
+        insertAudit(
+          db,
+          auditInsert(audit, 'tag.ordering', bizTag, { ordering: change.before }, { ordering: change.after }),
+        );
       return after;
     });
   }
@@ -122,7 +129,7 @@ export class SqliteTags implements TagStore {
         })
         .run();
       db.delete(leafAlloc).where(eq(leafAlloc.bizTag, bizTag)).run();
-      db.run(deleteStrictSql(bizTag)); // its ordering goes too: the name created again starts ordinary
+      db.run(deleteOrderSql(bizTag)); // its ordering goes too: the name created again starts ordinary
       record(db, audit, 'tag.delete', bizTag, row, undefined);
       return { maxId: row.maxId };
     });

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const { dialect, url, file, tag, rounds } = await nextMessage<Config>('config');
   const store = await openWorkerStore(dialect, { url, file });
   const claim = { nodeId: process.env.LEAF_WORKER_NAME ?? 'w', instanceId: randomUUID(), address: '127.0.0.1:1' };
-  const terms = { leaseMs: 60_000, marginMs: 0, settleMs: 0 };
+  const terms = { leaseMs: 60_000, marginMs: 0 };
   await send({ type: 'ready' });
   await nextMessage('go');
   const won: number[] = [];

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startServer } from '../support/serverProcess';
+import { takeAnswer } from '../support/clientIds';
+
+/**
+ * Every public ID route of a regional fleet, read as docs/api.md says, answers IDs — never a region's raw positions.
+ * Two regions (LEAF_REGIONS=2), one SQLite file each, the same tag in both, every route asked 30 times in each
+ * region: no ID twice over the union, and every ID carries its region's remainder.
+ */
+const TOKEN = 'contract-admin-token-regions-01';
+const TAG = 'orders';
+let regions: ServerProcess[] = [];
+
+beforeAll(async () => {
+  regions = await Promise.all(
+    [0, 1].map((region) =>
+      startServer({
+        LEAF_ADMIN_TOKEN: TOKEN,
+        LEAF_REGIONS: '2',
+        LEAF_REGION: String(region),
+        LEAF_SNOWFLAKE_LAYOUT: 'leaf',
+      }),
+    ),
+  );
+  for (const r of regions) {
+    expect((await r.api('/api/admin/tags', { method: 'POST', body: { bizTag: TAG, step: 20 } })).status).toBe(201);
+    const format = {
+      bizTag: 'ord-fmt',
+      pattern: 'O-{yyyyMMdd}-{seq:6}',
+      resetPeriod: 'daily',
+      timeZone: 'UTC',
+      step: 20,
+    };
+    expect((await r.api('/api/admin/formats', { method: 'POST', body: format })).status).toBe(201);
+  }
+}, 90_000);
+afterAll(async () => {
+  await Promise.all(regions.map((r) => r.stop()));
+});
+
+/** The IDs of an answer as docs/api.md reads it: `id`, `ids`, plain text, or a lease's runs stepped by `stride`. */
+function idsOf(text: string, contentType: string): string[] {
+  if (contentType.startsWith('text/plain')) return [text.trim()];
+  const body = JSON.parse(text) as {
+    id?: string;
+    ids?: string[];
+    stride?: number;
+    ranges?: Array<{ start: string; end: string }>;
+  };
+  if (body.ranges !== undefined) {
+    const stride = BigInt(body.stride ?? 1);
+    const out: string[] = [];
+    for (const { start, end } of body.ranges)
+      for (let id = BigInt(start); id <= BigInt(end); id += stride) out.push(String(id));
+    return out;
+  }
+  return body.ids ?? (body.id === undefined ? [] : [body.id]);
+}
+
+const ROUTES = [
+  `/api/id/segment/${TAG}`,
+  `/api/id/segment/${TAG}?count=3`,
+  `/api/segment/get/${TAG}`,
+  `/api/id/segment/${TAG}/range?count=4`,
+  `/api/id/owner/${TAG}`,
+  `/api/id/owner/${TAG}?count=3`,
+  `/api/id/owner/${TAG}/runs?count=3`,
+];
+
+describe('a regional fleet answers IDs on every route', () => {
+  it('segment, Leaf, range, owner and runs: none twice over both regions, each with its remainder', async () => {
+    const seen = new Map<string, string>();
+    const repeats: string[] = [];
+    for (const [k, region] of regions.entries()) {
+      for (const route of ROUTES) {
+        for (let i = 0; i < 30; i++) {
+          const answer = await takeAnswer(`${region.url}${route}`);
+          for (const id of idsOf(answer.text, answer.contentType)) {
+            expect(BigInt(id) % 2n, `${id} from region ${k} ${route}`).toBe(BigInt(k));
+            const where = `region ${k} ${route}`;
+            if (seen.has(id)) repeats.push(`${id}: ${seen.get(id)} and ${where}`);
+            else seen.set(id, where);
+          }
+        }
+      }
+    }
+    expect(repeats.slice(0, 5)).toEqual([]);
+    expect(seen.size).toBeGreaterThan(2 * 30 * ROUTES.length);
+  });
+
+  it('formatted and snowflake IDs too', async () => {
+    const seen = new Set<string>();
+    for (const region of regions) {
+      for (const route of ['/api/id/formatted/ord-fmt', '/api/id/formatted/ord-fmt?count=3', '/api/id/snowflake']) {
+        for (let i = 0; i < 30; i++) {
+          const answer = await takeAnswer(`${region.url}${route}`);
+          for (const id of idsOf(answer.text, answer.contentType)) {
+            expect(seen.has(id), id).toBe(false);
+            seen.add(id);
+          }
+        }
+      }
+    }
+  });
+});
