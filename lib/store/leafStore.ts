@@ -7,6 +7,7 @@ import type { TokenStore } from '../auth/tokenStore';
 import type { NodeStore } from '../fleet/nodeStore';
 import type { FormatStore } from '../format/formatStore';
 import type { OrderStore } from '../ordered/orderStore';
+import type { RegionChangeStore } from '../settings/regionChangeStore';
 import type { SettingStore } from '../settings/settingStore';
 import type { SemanticsStore } from '../segment/semanticsStore';
 import type { WorkerStore } from '../snowflake/workerStore';
@@ -23,6 +24,8 @@ export interface LeafStore {
   readonly audit: AuditStore;
   /** Strict tags and their owners' leases (lib/ordered). */
   readonly order: OrderStore;
+  /** A change of the region count (scripts/regions.ts; lib/settings/regionChange.ts). */
+  readonly regionChange: RegionChangeStore;
   /** Values the whole fleet must share, the first node's kept (lib/settings/). */
   readonly settings: SettingStore;
   ping(): Promise<void>;

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServer } from '../support/serverProcess';
 import { takeAnswer } from '../support/clientIds';
@@ -101,5 +102,20 @@ describe('a regional fleet answers IDs on every route', () => {
         }
       }
     }
+  });
+
+  it('npm run regions -- check compares the two and finds them agreeing', () => {
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/regions.ts', 'check', ...regions.map((n) => n.url)],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/region 0 of 2/);
+    expect(r.stdout).toMatch(/region 1 of 2/);
+    expect(r.stdout).toMatch(/OK: the regions given agree/);
   });
 });

@@ -13,14 +13,18 @@ import { codeOf } from '../support/outcomes';
 const dirs: string[] = [];
 const leaves: EmbeddedLeaf[] = [];
 
-async function open(existing?: string, giveBack?: boolean): Promise<{ leaf: EmbeddedLeaf; file: string }> {
+async function open(
+  existing?: string,
+  giveBack?: boolean,
+  orderPollMs?: number,
+): Promise<{ leaf: EmbeddedLeaf; file: string }> {
   let file = existing;
   if (file === undefined) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-embedded-'));
     dirs.push(dir);
     file = path.join(dir, 'leaf.db');
   }
-  const leaf = await createLeaf({ databaseUrl: `file:${file}`, giveBack });
+  const leaf = await createLeaf({ databaseUrl: `file:${file}`, giveBack, orderPollMs, name: 'embedded-unit' });
   leaves.push(leaf);
   return { leaf, file };
 }
@@ -94,6 +98,36 @@ describe('leaf-ts/embedded', () => {
       else expect(next).toBeGreaterThan(last + 1n);
     },
   );
+
+  it('a tag turned strict is refused (strict_tag) and acknowledged; a database turned regional stops it', async () => {
+    const { leaf, file } = await open(undefined, true, 100);
+    expect(await leaf.nextId('demo')).toBe(2n);
+    const store = new SqliteStore({ file });
+    try {
+      const { version } = await store.order.setOrdering('demo', 'strict');
+      const acked = async () =>
+        (await store.order.listParticipants()).participants.find((p) => p.label === 'embedded-unit')?.ackedVersion;
+      for (let i = 0; i < 50 && (await acked()) !== version; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await acked()).toBe(version);
+      expect(await codeOf(() => leaf.nextId('demo'))).toBe('strict_tag');
+      await store.order.setOrdering('demo', 'none');
+      for (let i = 0; i < 50 && (await codeOf(() => leaf.nextId('demo'))) !== 'ok'; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(typeof (await leaf.nextId('demo'))).toBe('bigint');
+      // The region record rewritten under it (npm run regions -- change refuses while it is registered; a record
+      // changed by hand is the case left): it stops serving within ten polls.
+      await store.regionChange.applyRegionChange(
+        { record: { region: 0, regions: 2, database: 'x' }, tags: new Map(), periods: new Map() },
+        'test',
+        [],
+      );
+      for (let i = 0; i < 60 && (await codeOf(() => leaf.nextId('demo'))) !== 'invalid_config'; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await codeOf(() => leaf.nextId('demo'))).toBe('invalid_config');
+    } finally {
+      await store.close();
+    }
+  });
 
   it('close right after the preload landed gives back the preloaded segment too (examples/embedded run twice)', async () => {
     // Past the demo step's 10 % the next segment is claimed in the background; a close while that claim is recorded

@@ -5,6 +5,7 @@ import type { ServerDialect } from './dialect';
 import { ServerFormats } from './formats';
 import { ServerNodes } from './nodes';
 import { ServerOrder } from './order';
+import { ServerRegionChange } from './regionChange';
 import { ServerSettings } from './settings';
 import { ServerSemantics } from './semantics';
 import { ServerTags } from './tags';
@@ -22,6 +23,7 @@ export class ServerStore implements LeafStore {
   readonly tokens: ServerTokens;
   readonly audit: ServerAudit;
   readonly order: ServerOrder;
+  readonly regionChange: ServerRegionChange;
   readonly settings: ServerSettings;
 
   constructor(
@@ -38,6 +40,7 @@ export class ServerStore implements LeafStore {
     this.tokens = new ServerTokens(exec);
     this.audit = new ServerAudit(exec);
     this.order = new ServerOrder(exec, dialect);
+    this.regionChange = new ServerRegionChange(exec, dialect);
     this.settings = new ServerSettings(exec, dialect);
   }
 

@@ -4,6 +4,7 @@ import { SqliteExecutor, type SqliteOptions } from './executor';
 import { SqliteFormats } from './formats';
 import { SqliteNodes } from './nodes';
 import { SqliteOrder } from './order';
+import { SqliteRegionChange } from './regionChange';
 import { SqliteSettings } from './settings';
 import { SqliteSemantics } from './semantics';
 import { SqliteTags } from './tags';
@@ -25,6 +26,7 @@ export class SqliteStore implements LeafStore {
   readonly tokens: SqliteTokens;
   readonly audit: SqliteAudit;
   readonly order: SqliteOrder;
+  readonly regionChange: SqliteRegionChange;
   readonly settings: SqliteSettings;
   private readonly exec: SqliteExecutor;
 
@@ -39,6 +41,7 @@ export class SqliteStore implements LeafStore {
     this.tokens = new SqliteTokens(this.exec);
     this.audit = new SqliteAudit(this.exec);
     this.order = new SqliteOrder(this.exec);
+    this.regionChange = new SqliteRegionChange(this.exec);
     this.settings = new SqliteSettings(this.exec);
   }
 
