@@ -6,15 +6,14 @@ import { OrderingParticipant } from '../ordered/participant';
 import type { OrderRead } from '../ordered/orderStore';
 import { thisProcess } from '../ordered/procIdentity';
 import { SegmentEngine } from '../segment/engine';
+import { type RegionStride, regionStride } from '../segment/regionIds';
 import { ensureRegion } from '../settings/region';
 import { type TagsOnly, openTags } from '../store/openTags';
 import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, type EmbeddedSettings, parseEmbeddedOptions } from './options';
 import { randomUUID } from 'node:crypto';
 
-/** Embedded IDs are the positions themselves: on a region's database they would repeat other regions' IDs. */
-const ONE_REGION = { region: 0, regions: 1 };
-/** The region record is checked again every this many polls: a database turned regional stops this process. */
+/** The region record is checked again every this many polls: a database renumbered under it stops this process. */
 const REGION_CHECK_EVERY = 10;
 
 /** `@leaf-ts/embedded`: the segment engine in the caller's process, straight on the database, safe beside servers. */
@@ -52,6 +51,8 @@ export class EmbeddedLeaf {
   private stopped: LeafError | null = null;
   private polls = 0;
   private readonly name: string;
+  /** With regions, positions become the IDs n × regions + region. */
+  private readonly stride: RegionStride | null;
 
   /** Use `createLeaf`. */
   constructor(
@@ -60,6 +61,7 @@ export class EmbeddedLeaf {
     private readonly logger: Logger = silentLogger,
   ) {
     this.name = settings.name ?? `embedded:${thisProcess().host}:${process.pid}`;
+    this.stride = regionStride(settings.region.region, settings.region.regions);
     this.engine = new SegmentEngine({
       store: store.tags,
       logger,
@@ -82,7 +84,7 @@ export class EmbeddedLeaf {
 
   /** Region checked, this process registered and leaf_order read before the first ID (docs/design.md#ordered-tags). */
   async open(): Promise<void> {
-    await ensureRegion({ store: this.store.settings, config: ONE_REGION, nodeId: this.name });
+    await ensureRegion({ store: this.store.settings, config: this.settings.region, nodeId: this.name });
     await this.participant.start();
     await this.engine.start();
   }
@@ -110,7 +112,7 @@ export class EmbeddedLeaf {
           `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
         );
       }
-      handle = new EmbeddedTag(tag, this.engine.tag(tag));
+      handle = new EmbeddedTag(tag, this.engine.tag(tag), this.stride);
       handle.refusal = this.refusalFor(tag);
       this.tags.set(tag, handle);
     }
@@ -134,10 +136,10 @@ export class EmbeddedLeaf {
     if (++this.polls % REGION_CHECK_EVERY === 0) void this.checkRegion();
   }
 
-  /** A database turned regional (or renumbered) under this process: it stops serving for good (docs/operations.md#regions). */
+  /** A database renumbered under this process (another region count): it stops serving for good (docs/operations.md#regions). */
   private async checkRegion(): Promise<void> {
     try {
-      await ensureRegion({ store: this.store.settings, config: ONE_REGION, nodeId: this.name });
+      await ensureRegion({ store: this.store.settings, config: this.settings.region, nodeId: this.name });
     } catch (error) {
       if ((error as LeafError).code !== 'invalid_config') return; // the database is away: checked again later
       this.stop(

@@ -1,4 +1,6 @@
 import { LeafError } from '../errors';
+import type { Id } from '../segment/id';
+import { type RegionStride, regionId } from '../segment/regionIds';
 import type { SegmentTag } from '../segment/segmentTag';
 
 /** The largest `take`, as the client's: the IDs come back as an array of bigints. */
@@ -12,14 +14,20 @@ export class EmbeddedTag {
   constructor(
     readonly name: string,
     private readonly handle: SegmentTag,
+    /** With regions: positions become the IDs n × regions + region (null: the positions are the IDs). */
+    private readonly stride: RegionStride | null = null,
   ) {}
 
   next(): bigint | Promise<bigint> {
     if (this.refusal !== null) throw this.refusal;
     const id = this.handle.next();
-    if (typeof id === 'number') return BigInt(id);
+    if (typeof id === 'number' && this.stride === null) return BigInt(id);
     // A bigint: a tag above 2^53. A wait may end after the tag turned strict: those IDs are a gap, never handed out.
-    return typeof id === 'bigint' ? id : id.then((v) => this.unlessRefused(toBigInt(v)));
+    return id instanceof Promise ? id.then((v) => this.unlessRefused(this.toId(v))) : this.toId(id);
+  }
+
+  private toId(position: Id): bigint {
+    return toBigInt(this.stride === null ? position : regionId(position, this.stride));
   }
 
   /** `count` IDs (1 to 1,000,000) in increasing order: synchronously when buffered, else a promise. */
@@ -29,7 +37,8 @@ export class EmbeddedTag {
       throw new LeafError('invalid_count', `count must be an integer from 1 to ${MAX_TAKE}`);
     }
     const ids = this.handle.take(count);
-    return Array.isArray(ids) ? ids.map(toBigInt) : ids.then((all) => this.unlessRefused(all.map(toBigInt)));
+    const toId = (v: Id) => this.toId(v);
+    return Array.isArray(ids) ? ids.map(toId) : ids.then((all) => this.unlessRefused(all.map(toId)));
   }
 
   private unlessRefused<T>(value: T): T {

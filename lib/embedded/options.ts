@@ -26,6 +26,11 @@ export interface EmbeddedOptions {
   orderPollMs?: number;
   /** How the console names this process among those a change waits for. Default `embedded:<host>:<pid>`. */
   name?: string;
+  /**
+   * The database's region, as LEAF_REGION and LEAF_REGIONS are to the nodes on it (docs/operations.md#regions): IDs
+   * are then the positions' n × regions + region. Default one region; a database recorded otherwise is refused.
+   */
+  region?: { region: number; regions: number };
 }
 
 export interface EmbeddedSettings {
@@ -35,6 +40,7 @@ export interface EmbeddedSettings {
   giveBack: boolean;
   orderPollMs: number;
   name: string | undefined;
+  region: { region: number; regions: number };
 }
 
 const OPTIONS = z.object({
@@ -68,6 +74,10 @@ const OPTIONS = z.object({
     .max(60_000, { message: 'orderPollMs must be an integer from 100 to 60000 (ms)' })
     .optional(),
   name: z.string().min(1).max(255, { message: 'name must be 1 to 255 characters' }).optional(),
+  region: z
+    .object({ region: z.number().int().min(0), regions: z.number().int().min(1).max(1024) })
+    .refine((r) => r.region < r.regions, { message: 'region.region must be below region.regions' })
+    .optional(),
 });
 
 /** The migrations beside this module: lib/embedded/ sits two levels below the checkout's drizzle/, dist/embedded/ below the package's. */
@@ -92,5 +102,6 @@ export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings
     giveBack,
     orderPollMs: parsed.data.orderPollMs ?? 1_000,
     name: parsed.data.name,
+    region: parsed.data.region ?? { region: 0, regions: 1 },
   };
 }

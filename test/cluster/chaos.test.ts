@@ -107,3 +107,29 @@ it(
   () => chaosExpecting(/^chaos: regions control .*duplicates=[1-9]\d* .*: PASS$/, '--regions', '--control'),
   180_000,
 );
+
+it(
+  'the seams run on MariaDB and PostgreSQL (two regions, 120 s of admin operations and faults over every ID path, both packages): none twice, none out of order',
+  () =>
+    chaosExpecting(
+      /^chaos: seams .*duplicates=0 wrong-region=0 order-violations=0 .*: PASS$/,
+      '--seams',
+      '--db',
+      'servers',
+      '--seconds',
+      '120',
+    ),
+  300_000,
+);
+
+it(
+  'the seams run on MariaDB and PostgreSQL (two regions, 120 s of admin operations and faults over every ID path, both packages): none twice, none out of order',
+  () =>
+    chaosExpecting(
+      /^chaos: seams .*duplicates=0 wrong-region=0 order-violations=0 .*: PASS$/,
+      '--seams',
+      '--db',
+      'servers',
+    ),
+  300_000,
+);

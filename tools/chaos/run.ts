@@ -4,6 +4,9 @@
  * With `--ordered` (and `--db mariadb` or `postgres`) it is the strict-tag run instead (ordered.ts): the owner of a
  * strict tag killed, paused, stopped and cut off from the database, and a database outage, under the real-time order check.
  *
+ * With `--seams` it is the seams run (seams/run.ts): two regions, nodes and both packages, every ID path, a seeded
+ * schedule of admin operations and faults, one checker; `--seconds N` / `--minutes N`, `--db sqlite|servers`.
+ *
  * With `--regions` it is two regions that share no database (regions.ts): region 0 on MariaDB, region 1 on
  * PostgreSQL, nodes killed and each database stopped in turn; no duplicate over the union, the other region at its
  * rate. `--regions --control` numbers both regions 0 and passes only when duplicates are found.
@@ -77,9 +80,11 @@ import { runPatroniScenario } from './patroniScenario';
 import { runScenario } from './scenario';
 import { runOrdered } from './ordered';
 import { runRegions } from './regions';
+import { parseSeamsArgs, runSeams } from './seams/run';
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
+  if (argv.includes('--seams')) return runSeams(parseSeamsArgs(argv));
   const ordered = argv.includes('--ordered');
   const regions = argv.includes('--regions');
   const control = argv.includes('--control');

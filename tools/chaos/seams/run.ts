@@ -1,0 +1,377 @@
+/**
+ * `npm run chaos -- --seams [--seconds N | --minutes N] [--seed S] [--db sqlite|servers] [--checkout DIR]
+ * [--legacy-completion]`: the seams run (docs/testing.md#the-seams-run). Two regions that share no database, three
+ * nodes, a `@leaf-ts/client` service and a `@leaf-ts/embedded` service each; clients on every ID path; a seeded
+ * scheduler of admin operations and faults (schedule.ts); one checker over the whole history (checker.ts). It prints
+ * the seed and the schedule, writes the history beside it, and ends with one summary line; a failing seed replays.
+ *
+ * `--checkout DIR` runs another checkout's nodes and packages (say the commit before a fix), and with
+ * `--legacy-completion` a change to strict counts as complete two polls, the margin and 2 s after its PATCH, as that
+ * build promised — for showing what the run finds there.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT, ensureMariadb, ensurePostgres, rng, sleep, stopAllChildren } from '../../harness';
+import { check } from './checker';
+import { type DbKind, Fleet, type Region, type Service } from './fleet';
+import type { Answer, Completion, History, Op } from './history';
+import { runLoad } from './load';
+import { type Draw, type ScheduleState, afterDraw, drawNext } from './schedule';
+
+const ADMIN_TOKEN = 'seams-admin-token-0123456789';
+const LEASE_MS = 2_000;
+const POLL_MS = 250;
+const NODE_ENV = {
+  LEAF_ORDER_LEASE_MS: String(LEASE_MS),
+  LEAF_ORDER_MARGIN_MS: '400',
+  LEAF_ORDER_POLL_MS: String(POLL_MS),
+  LEAF_ORDER_CLIENT_LEASE_MS: '4000',
+  LEAF_NODE_HEARTBEAT_MS: '1000',
+  LEAF_NODE_GONE_MS: '3000',
+  LEAF_WORKER_LEASE_MS: '3000',
+};
+const BASE_TAGS = ['plain', 's1', 's2'];
+const POOL = ['t1', 't2', 't3', 't4'];
+const FORMAT = { bizTag: 'fmt', pattern: 'F-{yyyyMMdd}-{seq:9}', resetPeriod: 'daily', timeZone: 'UTC', step: 10 };
+const FORMAT_RE = 'F-\\d{8}-\\d{9}';
+
+export interface SeamsArgs {
+  seed: number;
+  seconds: number;
+  db: DbKind;
+  checkout: string;
+  legacyCompletion: boolean;
+}
+
+export function parseSeamsArgs(argv: string[]): SeamsArgs {
+  const args: SeamsArgs = {
+    seed: Number.parseInt(randomBytes(4).toString('hex'), 16),
+    seconds: 40,
+    db: 'sqlite',
+    checkout: REPO_ROOT,
+    legacyCompletion: false,
+  };
+  // --seconds or --minutes win over --size (the chaos suite adds `--size small` to every run).
+  let seconds: number | undefined;
+  let sized: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--seed') args.seed = Number(value());
+    else if (a === '--seconds') seconds = Number(value());
+    else if (a === '--minutes') seconds = Number(value()) * 60;
+    else if (a === '--db') {
+      const v = value();
+      if (v !== 'sqlite' && v !== 'servers') throw new Error(`--db must be sqlite or servers (got ${v})`);
+      args.db = v;
+    } else if (a === '--size')
+      sized = value() === 'full' ? 240 : 120; // the chaos suite's sizes
+    else if (a === '--checkout') args.checkout = path.resolve(value());
+    else if (a === '--legacy-completion') args.legacyCompletion = true;
+    else if (a !== '--seams') throw new Error(`unknown option ${a}`);
+  }
+  args.seconds = seconds ?? sized ?? args.seconds;
+  if (!Number.isSafeInteger(args.seed)) throw new Error('--seed must be an integer');
+  if (!(args.seconds > 0)) throw new Error('--seconds / --minutes must be above 0');
+  return args;
+}
+
+/** One admin request to a live node of the region, retried as a client retries; the status and body. */
+async function admin(
+  region: Region,
+  method: string,
+  target: string,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
+  let last = { status: 0, text: 'no live node' };
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const node = region.nodes.filter((n) => !n.down && !n.paused)[attempt % 3] ?? region.nodes.find((n) => !n.down);
+    if (node !== undefined) {
+      try {
+        const r = await fetch(`${node.url}${target}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${ADMIN_TOKEN}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(5_000),
+        });
+        last = { status: r.status, text: await r.text() };
+        if (r.status !== 503) return last;
+      } catch (error) {
+        last = { status: 0, text: String((error as Error).message) };
+      }
+    }
+    await sleep(200);
+  }
+  return last;
+}
+
+export async function runSeams(args: SeamsArgs): Promise<number> {
+  const t0 = performance.now();
+  const say = (line: string) =>
+    process.stdout.write(`[seams ${((performance.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
+  if (args.db === 'servers') {
+    ensureMariadb(say);
+    ensurePostgres(say);
+  }
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-seams-'));
+  const hardStop = setTimeout(
+    () => {
+      process.stdout.write(`chaos: seams: hard time limit (${args.seconds + 150} s) hit, aborting: FAIL\n`);
+      process.exit(3);
+    },
+    (args.seconds + 150) * 1_000,
+  );
+  hardStop.unref();
+  say(`seed=${args.seed} db=${args.db} seconds=${args.seconds} checkout=${args.checkout} logs=${runDir}`);
+  const random = rng(args.seed);
+  const fleet = new Fleet({
+    regions: 2,
+    db: args.db,
+    runDir,
+    checkout: args.checkout,
+    adminToken: ADMIN_TOKEN,
+    nodeEnv: NODE_ENV,
+    log: say,
+  });
+  const answers: Answer[] = [];
+  const ops: Op[] = [];
+  const completions: Completion[] = [];
+  let done = false;
+  try {
+    await fleet.start();
+    say(`fleet up: ${fleet.services.map((s) => `${s.name} :${s.port}`).join(', ')}`);
+    const state: ScheduleState = {
+      regions: 2,
+      live: fleet.regions.map(() => new Set(BASE_TAGS)),
+      deleted: fleet.regions.map(() => new Set<string>()),
+      strict: fleet.regions.map(() => new Set(['s1'])),
+      pool: POOL,
+      base: BASE_TAGS,
+      services: fleet.regions.map((r) => [...r.nodes, ...r.apps].filter((s) => s.unusable !== true).map((s) => s.name)),
+      leaseMs: LEASE_MS,
+    };
+    for (const region of fleet.regions) {
+      for (const tag of BASE_TAGS) {
+        const r = await admin(region, 'POST', '/api/admin/tags', {
+          bizTag: tag,
+          step: 20,
+          ordering: tag === 's1' ? 'strict' : 'none',
+        });
+        if (r.status !== 201) throw new Error(`creating ${tag} in region ${region.index}: ${r.status} ${r.text}`);
+      }
+      const f = await admin(region, 'POST', '/api/admin/formats', FORMAT);
+      if (f.status !== 201) throw new Error(`creating the formatted tag: ${f.status} ${f.text}`);
+    }
+
+    const load = runLoad({
+      fleet,
+      clientsPerRegion: 3,
+      random: rng(args.seed ^ 0x5eed),
+      tags: (region) => ({
+        segment: [...state.live[region]!, ...state.deleted[region]!].slice(0, 8),
+        formatted: ['fmt'],
+      }),
+      answers,
+      done: () => done,
+      retryBoundMs: 10_000,
+      attemptMs: 3_000,
+    });
+    const watcher = watchCompletions(fleet, state, completions, () => done);
+
+    const until = performance.now() + args.seconds * 1_000; // the schedule's own time, after the set-up
+    const faults = new Set<Promise<void>>();
+    const busy = new Set<string>();
+    while (performance.now() < until) {
+      await sleep(300 + random() * 700);
+      let draw: Draw | null = null;
+      for (let i = 0; i < 10 && draw === null; i++) draw = drawNext(random, state);
+      if (draw === null) continue;
+      const d = draw;
+      const fault = ['kill', 'pause', 'term', 'outage', 'slow'].includes(d.kind);
+      if (fault) {
+        if (busy.has(`${d.region} ${d.target}`) || faults.size >= 2) continue;
+        busy.add(`${d.region} ${d.target}`);
+        const running = injectFault(fleet, d, ops).finally(() => {
+          busy.delete(`${d.region} ${d.target}`);
+          faults.delete(running);
+        });
+        faults.add(running);
+      } else {
+        await adminOp(fleet.regions[d.region]!, d, ops);
+        afterDraw(state, d);
+      }
+    }
+    await Promise.all([...faults]);
+    await sleep(1_500);
+    done = true;
+    const stats = await load;
+    await watcher;
+    const endedAt = performance.now();
+    if (args.legacyCompletion) completions.push(...legacyCompletions(ops, POLL_MS * 2 + 400 + 2_000));
+    const history: History = {
+      seed: args.seed,
+      answers,
+      ops,
+      completions,
+      endedAt,
+      formats: { fmt: FORMAT_RE },
+      regions: 2,
+    };
+    fs.writeFileSync(path.join(runDir, 'history.json'), JSON.stringify(history));
+    fs.writeFileSync(path.join(runDir, 'schedule.txt'), ops.map(opLine).join('\n') + '\n');
+    for (const op of ops) say(opLine(op));
+    const verdict = check(history);
+    for (const f of verdict.findings) say(`FINDING ${f.kind}: ${f.detail}`);
+    const refused = Object.entries(stats.refused).sort((a, b) => b[1] - a[1]);
+    if (refused.length > 0) say(`answers without IDs: ${refused.map(([k, n]) => `${k}=${n}`).join(', ')}`);
+    const admins = ops.filter((o) => !['kill', 'pause', 'term', 'outage', 'slow'].includes(o.kind)).length;
+    const pass =
+      verdict.duplicates === 0 &&
+      verdict.wrongRegion === 0 &&
+      verdict.orderViolations === 0 &&
+      verdict.badFormats === 0;
+    process.stdout.write(
+      `chaos: seams seed=${args.seed} db=${args.db} seconds=${args.seconds} ops=${ops.length} (admin ${admins}, faults ${ops.length - admins}) ` +
+        `answers=${verdict.answers} ids=${verdict.ids} duplicates=${verdict.duplicates} wrong-region=${verdict.wrongRegion} ` +
+        `order-violations=${verdict.orderViolations} order-judged=${verdict.orderJudged} strict-windows=${completions.length} ` +
+        `bad-formats=${verdict.badFormats} requests=${stats.requests} retries=${stats.retries} history=${path.join(runDir, 'history.json')}: ${pass ? 'PASS' : 'FAIL'}\n`,
+    );
+    return pass ? 0 : 1;
+  } finally {
+    done = true;
+    await fleet.close().catch(() => undefined);
+    await stopAllChildren(0);
+  }
+}
+
+function opLine(o: Op): string {
+  return `${o.startAt.toFixed(0).padStart(7)} ms ${o.kind} region ${o.region} ${o.target}: ${o.outcome} (${(o.endAt - o.startAt).toFixed(0)} ms)`;
+}
+
+async function adminOp(region: Region, d: Draw, ops: Op[]): Promise<void> {
+  const startAt = performance.now();
+  const tag = encodeURIComponent(d.target);
+  let r: { status: number; text: string };
+  let kind = d.kind;
+  switch (d.kind) {
+    case 'create':
+    case 'recreate':
+      if (d.arg === true) kind = 'strict'; // a tag created strict is a change to strict
+      r = await admin(region, 'POST', '/api/admin/tags', {
+        bizTag: d.target,
+        step: 20,
+        ordering: d.arg === true ? 'strict' : 'none',
+      });
+      break;
+    case 'delete':
+      r = await admin(region, 'DELETE', `/api/admin/tags/${tag}`, { confirm: d.target });
+      break;
+    case 'step':
+      r = await admin(region, 'PATCH', `/api/admin/tags/${tag}`, { step: d.arg });
+      break;
+    case 'raise': {
+      const current = await admin(region, 'GET', `/api/admin/tags/${tag}`);
+      const maxId =
+        current.status === 200 ? BigInt((JSON.parse(current.text) as { tag: { maxId: string } }).tag.maxId) : null;
+      r =
+        maxId === null
+          ? current
+          : await admin(region, 'PATCH', `/api/admin/tags/${tag}`, { maxId: String(maxId + BigInt(d.arg as number)) });
+      break;
+    }
+    case 'semantics':
+      r = await admin(region, 'PATCH', `/api/admin/tags/${tag}`, { semantics: d.arg });
+      break;
+    default:
+      r = await admin(region, 'PATCH', `/api/admin/tags/${tag}`, { ordering: d.kind === 'strict' ? 'strict' : 'none' });
+  }
+  ops.push({
+    kind,
+    region: region.index,
+    target: d.target,
+    startAt,
+    endAt: performance.now(),
+    outcome: `${r.status} ${d.kind}${d.arg === 0 ? '' : ` ${String(d.arg)}`}`,
+  });
+}
+
+async function injectFault(fleet: Fleet, d: Draw, ops: Op[]): Promise<void> {
+  const startAt = performance.now();
+  const region = fleet.regions[d.region]!;
+  const ms = d.arg as number;
+  let outcome: string;
+  const service = fleet.services.find((s) => s.name === d.target) as Service | undefined;
+  try {
+    if (d.kind === 'outage') {
+      await region.outage(ms);
+      outcome = `unreachable ${ms} ms`;
+    } else if (d.kind === 'slow') {
+      await region.slow(ms);
+      outcome = `slow ${ms} ms`;
+    } else if (service !== undefined && !service.down) {
+      if (d.kind === 'pause') {
+        fleet.pause(service);
+        await sleep(ms);
+        fleet.resume(service);
+        outcome = `paused ${ms} ms`;
+      } else {
+        await (d.kind === 'kill' ? fleet.kill(service) : fleet.term(service));
+        await sleep(ms);
+        await fleet.startService(service);
+        outcome = `${d.kind === 'kill' ? 'SIGKILL' : 'SIGTERM'}, back after ${ms} ms`;
+      }
+    } else outcome = 'skipped: down';
+  } catch (error) {
+    outcome = `failed: ${String((error as Error).message).split('\n')[0]}`;
+  }
+  ops.push({ kind: d.kind, region: d.region, target: d.target, startAt, endAt: performance.now(), outcome });
+}
+
+/** Every 200 ms, each region's strict tags as their views say: a `strictSince` seen is a change complete. */
+async function watchCompletions(
+  fleet: Fleet,
+  state: ScheduleState,
+  out: Completion[],
+  done: () => boolean,
+): Promise<void> {
+  const last = new Map<string, string>();
+  while (!done()) {
+    for (const region of fleet.regions) {
+      for (const tag of [...state.strict[region.index]!]) {
+        const askedAt = performance.now();
+        const r = await admin(region, 'GET', `/api/admin/tags/${encodeURIComponent(tag)}`).catch(() => null);
+        const seenAt = performance.now();
+        if (r?.status !== 200) continue;
+        const since = (JSON.parse(r.text) as { tag: { strictSince?: string | null } }).tag.strictSince;
+        const key = `${region.index} ${tag}`;
+        if (typeof since === 'string' && last.get(key) !== since) {
+          last.set(key, since);
+          out.push({ region: region.index, tag, strictSince: since, askedAt, seenAt });
+        }
+      }
+    }
+    await sleep(200);
+  }
+}
+
+/** A build without `strictSince`: each change to strict counted complete `afterMs` after its request ended. */
+function legacyCompletions(ops: readonly Op[], afterMs: number): Completion[] {
+  return ops
+    .filter((o) => o.kind === 'strict' && o.outcome.startsWith('20'))
+    .map((o) => ({
+      region: o.region,
+      tag: o.target,
+      strictSince: 'legacy',
+      askedAt: o.endAt + afterMs,
+      seenAt: o.endAt + afterMs,
+    }));
+}
