@@ -80,10 +80,16 @@ import { runPatroniScenario } from './patroniScenario';
 import { runScenario } from './scenario';
 import { runOrdered } from './ordered';
 import { runRegions } from './regions';
-import { parseSeamsArgs, runSeams } from './seams/run';
+import { parseSeamsArgs, recheck, runSeams } from './seams/run';
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
+  if (argv.includes('--seams') && argv.includes('--check')) {
+    const file = argv[argv.indexOf('--check') + 1] ?? '';
+    const without = argv.includes('--without') ? (argv[argv.indexOf('--without') + 1] ?? '').split(',') : [];
+    const legacy = argv.includes('--legacy-after') ? Number(argv[argv.indexOf('--legacy-after') + 1]) : undefined;
+    return recheck(file, without, legacy);
+  }
   if (argv.includes('--seams')) return runSeams(parseSeamsArgs(argv));
   const ordered = argv.includes('--ordered');
   const regions = argv.includes('--regions');

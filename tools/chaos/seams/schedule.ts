@@ -13,6 +13,8 @@ export interface Draw {
   target: string;
   /** Strict at creation; the new step or raise; the semantics; the fault's length (ms). */
   arg: number | string | boolean;
+  /** A change of ordering made while this node of the region sleeps (SIGSTOP from just before it, for `ms`). */
+  underPause?: { node: string; ms: number };
 }
 
 export interface ScheduleState {
@@ -26,8 +28,11 @@ export interface ScheduleState {
   pool: readonly string[];
   /** Tags never deleted (the load always has something to ask for). */
   base: readonly string[];
-  /** Per region, the services the scheduler may hurt (nodes and package services). */
+  /** Most changes of ordering go to these (the load's hot tags). */
+  hot: readonly string[];
+  /** Per region, the services the scheduler may hurt (nodes and package services), and the nodes among them. */
   services: Array<readonly string[]>;
+  nodes: Array<readonly string[]>;
   leaseMs: number;
 }
 
@@ -88,19 +93,21 @@ export function drawNext(random: () => number, s: ScheduleState): Draw | null {
       return { kind, region, target: one(random, live) ?? s.base[0]!, arg: 1 + Math.floor(random() * 5_000) };
     case 'semantics':
       return { kind, region, target: one(random, live) ?? s.base[0]!, arg: random() < 0.5 ? 'leaf' : 'leaf-ts' };
-    case 'strict': {
-      const tag = one(
-        random,
-        live.filter((t) => !s.strict[region]!.has(t)),
-      );
-      return tag === undefined ? null : { kind, region, target: tag, arg: 0 };
-    }
+    case 'strict':
     case 'none': {
-      const tag = one(
-        random,
-        [...s.strict[region]!].filter((t) => s.live[region]!.has(t)),
-      );
-      return tag === undefined ? null : { kind, region, target: tag, arg: 0 };
+      const candidates =
+        kind === 'strict'
+          ? live.filter((t) => !s.strict[region]!.has(t))
+          : [...s.strict[region]!].filter((t) => s.live[region]!.has(t));
+      const hot = candidates.filter((t) => s.hot.includes(t));
+      const tag = one(random, hot.length > 0 && random() < 0.7 ? hot : candidates);
+      if (tag === undefined) return null;
+      // A third of the changes of ordering happen while a node sleeps through them (0.5–2× the lease).
+      const sleeper = random() < 0.35 ? one(random, s.nodes[region]!) : undefined;
+      const draw: Draw = { kind, region, target: tag, arg: 0 };
+      if (sleeper !== undefined)
+        draw.underPause = { node: sleeper, ms: Math.round(s.leaseMs * (0.5 + 1.5 * random())) };
+      return draw;
     }
     case 'outage':
     case 'slow':
