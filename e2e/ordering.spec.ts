@@ -43,8 +43,10 @@ test.describe.serial('a strict tag and its owner', () => {
     await card.getByRole('button', { name: 'Make strict' }).click();
     await expect(card.getByTestId('tag-ordering-value')).toHaveText('strict');
     await expect(card.getByTestId('tag-owner-node')).toHaveText('none yet');
+    // Complete once both nodes applied it: the card then says since when the order holds.
+    await expect(card.getByTestId('tag-strict-since')).toContainText(/since \d{4}-\d\d-\d\dT/, { timeout: 10_000 });
 
-    // The first request after the settle time (retried by the client meanwhile) makes B the owner.
+    // The first request after the change completed (retried by the client meanwhile) makes B the owner.
     const fromB = await takeIdStrings(`${nodeB!.url}/api/id/segment/${bizTag}?count=3`);
     await expect(card.getByTestId('tag-owner-node')).toHaveText('node-b-ordered', { timeout: 10_000 });
     await expect(card.getByTestId('tag-owner-epoch')).toHaveText('1');
