@@ -67,7 +67,7 @@ const RULES_TEST = path.join(REPO_ROOT, 'ops/prometheus/leaf-alerts.test.yml');
 describe('alert rules (ops/prometheus)', () => {
   it('pass promtool check rules', () => {
     const r = spawnSync(promtool, ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(`${r.stdout}${r.stderr}`).toMatch(/SUCCESS: 8 rules found/);
+    expect(`${r.stdout}${r.stderr}`).toMatch(/SUCCESS: 9 rules found/);
     expect(r.status).toBe(0);
   });
 
@@ -126,6 +126,7 @@ describe('live round trip through a real Prometheus server', () => {
       expect(loaded.map((r) => r.name).sort()).toEqual([
         'LeafFleetNodeGone',
         'LeafNodeDown',
+        'LeafOrderingChangePending',
         'LeafRegionNumberShared',
         'LeafSegmentLoadsFailing',
         'LeafSegmentRunwayLow',

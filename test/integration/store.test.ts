@@ -226,8 +226,8 @@ describe.each([
     });
     const tags = await h.store.tags.listTags();
     expect(tags.map((t) => t.bizTag)).toEqual([...tags.map((t) => t.bizTag)].sort());
-    expect(tags).toContainEqual({ bizTag: 'steps', step: 300, strict: false });
-    expect(tags).toContainEqual({ bizTag: 'steps-offset', step: 100, strict: false });
+    expect(tags).toContainEqual({ bizTag: 'steps', step: 300 });
+    expect(tags).toContainEqual({ bizTag: 'steps-offset', step: 100 });
   });
 
   it('many concurrent allocations through one store: disjoint segments tiling the claimed range', async () => {
