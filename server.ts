@@ -172,6 +172,12 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
       );
       shutdown('node_identity_lost', EXIT_CONFIG);
     });
+    // Its database renumbered under it (a region record rewritten by hand): it stops rather than issue IDs of a
+    // numbering the database no longer has.
+    void runtime.whenRegionChanged().then((reason) => {
+      process.stderr.write(`leaf-ts: stopping: ${reason.message}\n`);
+      shutdown('region_changed', EXIT_CONFIG);
+    });
   };
   whenOpen();
 }

@@ -18,6 +18,8 @@ import { thisProcess } from './ordered/procIdentity';
 import { checkFloor } from './snowflake/floor';
 import { ensureFleetLayout } from './snowflake/fleetLayout';
 import { type RegionInfo, ensureRegion } from './settings/region';
+import { RegionWatch } from './settings/regionWatch';
+import type { LeafError } from './errors';
 import { type RegionStride, regionStride } from './segment/regionIds';
 import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
@@ -28,6 +30,8 @@ import { LEAF_VERSION } from './version';
 const FORWARD_TIMEOUT_MS = 1_000;
 /** A stop gives each lease this long to be given up; else it runs out by itself. */
 const RELEASE_TIMEOUT_MS = 1_000;
+/** How often a running node checks its database's region record again. */
+const REGION_CHECK_MS = 10_000;
 
 export interface CoreRuntime {
   config: LeafConfig;
@@ -52,6 +56,9 @@ export interface CoreRuntime {
   ordered: OrderedTags;
   /** Ends the relay's keep-alive connections. */
   closeForwarder: () => void;
+  /** The region record, checked again every 10 s: settles with the refusal if it was rewritten under this node. */
+  regionWatch: RegionWatch;
+  whenRegionChanged: () => Promise<LeafError>;
 }
 
 /** What the core reports to, and reads from, the console's part. */
@@ -159,6 +166,17 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     intervalMs: config.tokenRefreshMs,
     logger,
   });
+  let regionChanged: (reason: LeafError) => void = () => undefined;
+  const regionChange = new Promise<LeafError>((resolve) => (regionChanged = resolve));
+  const regionWatch = new RegionWatch({
+    store: store.settings,
+    config: config.region,
+    nodeId: config.node.id,
+    clock: systemClock,
+    everyMs: REGION_CHECK_MS,
+    logger,
+    onChanged: (reason) => regionChanged(reason),
+  });
   const core: CoreRuntime = {
     config,
     logger,
@@ -173,6 +191,8 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     rates,
     ordered,
     closeForwarder: relay.close,
+    regionWatch,
+    whenRegionChanged: () => regionChange,
   };
   try {
     await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start(), ordered.start()]);
@@ -182,6 +202,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     await closeCore(core).catch((closeError: unknown) => logger.log('warn', 'runtime_abandon_failed', { closeError }));
     throw error;
   }
+  regionWatch.start();
   logger.log('info', 'runtime_ready', {
     dialect: store.dialect,
     tags: segments.status().tagsKnown,
@@ -193,6 +214,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
 /** Engines stop, give back (bounded), release the worker and the node row; then the store closes. */
 export async function closeCore(core: CoreRuntime): Promise<void> {
   core.tokens.stop();
+  core.regionWatch.stop();
   const giveBack = core.config.giveBack;
   const [given, givenFormats] = await Promise.all([
     core.segments.close({ giveBack }),

@@ -8,13 +8,14 @@ import { thisProcess } from '../ordered/procIdentity';
 import { SegmentEngine } from '../segment/engine';
 import { type RegionStride, regionStride } from '../segment/regionIds';
 import { ensureRegion } from '../settings/region';
+import { RegionWatch } from '../settings/regionWatch';
 import { type TagsOnly, openTags } from '../store/openTags';
 import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, type EmbeddedSettings, parseEmbeddedOptions } from './options';
 import { randomUUID } from 'node:crypto';
 
-/** The region record is checked again every this many polls: a database renumbered under it stops this process. */
-const REGION_CHECK_EVERY = 10;
+/** The region record is checked again this many polls apart: a database renumbered under it stops this process. */
+const REGION_CHECK_POLLS = 10;
 
 /** `@leaf-ts/embedded`: the segment engine in the caller's process, straight on the database, safe beside servers. */
 export async function createLeaf(options: EmbeddedOptions): Promise<EmbeddedLeaf> {
@@ -49,7 +50,7 @@ export class EmbeddedLeaf {
   private readonly strict = new Set<string>();
   /** Set once for good: closed, or the database turned regional. Every handle then refuses. */
   private stopped: LeafError | null = null;
-  private polls = 0;
+  private readonly regionWatch: RegionWatch;
   private readonly name: string;
   /** With regions, positions become the IDs n × regions + region. */
   private readonly stride: RegionStride | null;
@@ -80,6 +81,15 @@ export class EmbeddedLeaf {
       logger,
       apply: (read) => this.applyOrdering(read),
     });
+    this.regionWatch = new RegionWatch({
+      store: store.settings,
+      config: settings.region,
+      nodeId: this.name,
+      clock: systemClock,
+      everyMs: settings.orderPollMs * REGION_CHECK_POLLS,
+      logger,
+      onChanged: (reason) => this.stop(reason),
+    });
   }
 
   /** Region checked, this process registered and leaf_order read before the first ID (docs/design.md#ordered-tags). */
@@ -87,6 +97,7 @@ export class EmbeddedLeaf {
     await ensureRegion({ store: this.store.settings, config: this.settings.region, nodeId: this.name });
     await this.participant.start();
     await this.engine.start();
+    this.regionWatch.start();
   }
 
   /** A bigint synchronously while buffered, else a Promise<bigint>; LeafErrors either way. */
@@ -133,20 +144,6 @@ export class EmbeddedLeaf {
     this.strict.clear();
     for (const tag of strict) this.strict.add(tag);
     for (const [tag, handle] of this.tags) handle.refusal = this.refusalFor(tag);
-    if (++this.polls % REGION_CHECK_EVERY === 0) void this.checkRegion();
-  }
-
-  /** A database renumbered under this process (another region count): it stops serving for good (docs/operations.md#regions). */
-  private async checkRegion(): Promise<void> {
-    try {
-      await ensureRegion({ store: this.store.settings, config: this.settings.region, nodeId: this.name });
-    } catch (error) {
-      if ((error as LeafError).code !== 'invalid_config') return; // the database is away: checked again later
-      this.stop(
-        new LeafError('invalid_config', `${(error as LeafError).message}; this embedded process stopped serving`),
-      );
-      this.logger.log('error', 'embedded_region_changed', { error });
-    }
   }
 
   private stop(reason: LeafError): void {
@@ -159,6 +156,7 @@ export class EmbeddedLeaf {
   close(): Promise<void> {
     if (this.closing === null) {
       this.stop(closedError());
+      this.regionWatch.stop();
       this.closing = this.engine
         .close({ giveBack: this.settings.giveBack })
         .then(() => this.participant.stop(2_000))

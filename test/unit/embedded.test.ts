@@ -107,11 +107,11 @@ describe('leaf-ts/embedded', () => {
       const { version } = await store.order.setOrdering('demo', 'strict');
       const acked = async () =>
         (await store.order.listParticipants()).participants.find((p) => p.label === 'embedded-unit')?.ackedVersion;
-      for (let i = 0; i < 50 && (await acked()) !== version; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 400 && (await acked()) !== version; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await acked()).toBe(version);
       expect(await codeOf(() => leaf.nextId('demo'))).toBe('strict_tag');
       await store.order.setOrdering('demo', 'none');
-      for (let i = 0; i < 50 && (await codeOf(() => leaf.nextId('demo'))) !== 'ok'; i++)
+      for (let i = 0; i < 400 && (await codeOf(() => leaf.nextId('demo'))) !== 'ok'; i++)
         await new Promise((r) => setTimeout(r, 50));
       expect(typeof (await leaf.nextId('demo'))).toBe('bigint');
       // The region record rewritten under it (npm run regions -- change refuses while it is registered; a record
@@ -121,13 +121,13 @@ describe('leaf-ts/embedded', () => {
         'test',
         [],
       );
-      for (let i = 0; i < 60 && (await codeOf(() => leaf.nextId('demo'))) !== 'invalid_config'; i++)
+      for (let i = 0; i < 400 && (await codeOf(() => leaf.nextId('demo'))) !== 'invalid_config'; i++)
         await new Promise((r) => setTimeout(r, 50));
       expect(await codeOf(() => leaf.nextId('demo'))).toBe('invalid_config');
     } finally {
       await store.close();
     }
-  });
+  }, 60_000);
 
   it('close right after the preload landed gives back the preloaded segment too (examples/embedded run twice)', async () => {
     // Past the demo step's 10 % the next segment is claimed in the background; a close while that claim is recorded
