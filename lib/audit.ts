@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.login_failed',
   'auth.logout',
+  'auth.session_end',
+  'auth.sign_out_everywhere',
   'token.create',
   'token.revoke',
   'format.create',

@@ -25,6 +25,8 @@ export type LeafErrorCode =
   | 'forbidden_tag'
   | 'forbidden_origin'
   | 'token_not_found'
+  | 'session_not_found'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'tag_misconfigured'
   | 'unsupported_media_type'
@@ -68,6 +70,8 @@ const STATUS: Record<LeafErrorCode, number> = {
   // A console write with the session cookie from a page of another origin (a sibling subdomain, another site).
   forbidden_origin: 403,
   token_not_found: 404,
+  session_not_found: 404,
+  request_timeout: 408,
   payload_too_large: 413,
   tag_misconfigured: 503,
   // A formatted tag's period has used every number its {seq:N} holds: no ID until the next period (or a wider seq).

@@ -1,6 +1,7 @@
 /** The console's part: load log, fleet rates, Prometheus, the admin credential; its hooks made before the core. */
 import { FleetRateHistory } from './admin/fleetRates';
 import { type AdminToken, resolveAdminToken } from './auth/adminToken';
+import { ConsoleSessions } from './auth/consoleSessions';
 import { systemClock } from './clock';
 import type { LeafConfig } from './leafConfig';
 import type { Logger } from './log';
@@ -24,6 +25,8 @@ export interface ConsoleRuntime {
   fleetRates: FleetRateHistory;
   /** The console's credential; `generated` once, when it was made at this start (server.ts prints the login link). */
   admin: AdminToken;
+  /** Console sessions, kept in the database and signed with the admin token. */
+  sessions: ConsoleSessions;
   /** Stops the rate sampler. */
   stop(): void;
 }
@@ -85,6 +88,7 @@ export function startConsoleParts(
     loadLog,
     fleetRates: new FleetRateHistory({ clock: systemClock }),
     admin,
+    sessions: new ConsoleSessions(core.store.sessions, admin.token),
     stop: () => clearInterval(sampler),
   };
 }

@@ -14,6 +14,8 @@ export const AUDIT_ACTION_LABEL: Record<AuditAction, string> = {
   'auth.login': 'login',
   'auth.login_failed': 'login refused',
   'auth.logout': 'logout',
+  'auth.session_end': 'session ended',
+  'auth.sign_out_everywhere': 'signed out everywhere',
   'token.create': 'access token created',
   'token.revoke': 'access token revoked',
   'format.create': 'formatted tag created',
@@ -61,6 +63,10 @@ export function auditChanges(entry: Pick<AuditEntryView, 'action' | 'before' | '
   }
   const token = tokenRow(entry.after);
   if (token !== null) return [`token “${token.name}” (${token.id}) on ${token.tags.join(', ')}`];
+  if (entry.before !== null && 'sessions' in entry.before) {
+    const n = entry.before.sessions.length;
+    return [n === 1 ? `session ${entry.before.sessions[0]}` : `${showInt(n)} sessions`];
+  }
   return entry.action === 'auth.login_failed' ? ['wrong token'] : [];
 }
 

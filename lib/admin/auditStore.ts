@@ -17,8 +17,13 @@ export interface AuditOrdering {
   ordering: 'strict' | 'none';
 }
 
+/** Sessions an operator ended (auth.session_end, auth.sign_out_everywhere): their ids, never a cookie. */
+export interface AuditSessions {
+  sessions: string[];
+}
+
 export type AuditEntryRow =
-  AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow | AuditOrdering;
+  AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow | AuditOrdering | AuditSessions;
 
 export interface AuditRecord extends AuditStamp {
   id: number;
@@ -37,7 +42,10 @@ export interface AuditQuery {
 
 /** leaf_audit, append-only; changes write their row in their own transaction, logins on their own. */
 export interface AuditStore {
-  appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void>;
+  /** An entry of its own (logins, sessions); `before`: what it ended. */
+  appendAudit(
+    entry: AuditStamp & { action: AuditAction; bizTag?: string | null; before?: AuditSessions },
+  ): Promise<void>;
   /** Newest first (by id). */
   listAudit(query: AuditQuery): Promise<AuditRecord[]>;
 }

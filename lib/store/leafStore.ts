@@ -4,6 +4,7 @@ import type { HostHealth } from '../admin/hostHealth';
 export type { HostHealth };
 import type { TagStore } from '../segment/tagStore';
 import type { TokenStore } from '../auth/tokenStore';
+import type { SessionStore } from '../auth/sessionStore';
 import type { NodeStore } from '../fleet/nodeStore';
 import type { FormatStore } from '../format/formatStore';
 import type { OrderStore } from '../ordered/orderStore';
@@ -21,6 +22,8 @@ export interface LeafStore {
   readonly nodes: NodeStore;
   readonly formats: FormatStore;
   readonly tokens: TokenStore;
+  /** Console sessions (lib/auth/sessions.ts). */
+  readonly sessions: SessionStore;
   readonly audit: AuditStore;
   /** Strict tags and their owners' leases (lib/ordered). */
   readonly order: OrderStore;

@@ -79,6 +79,21 @@ export const leafToken = pgTable('leaf_token', {
   revokedAt: bigint('revoked_at', { mode: 'number' }),
 });
 
+/**
+ * Console sessions: the cookie names a row, so a logout or "sign out everywhere" holds on every node at its next
+ * request. `token_tag` is the admin token's short hash: a rotated token's sessions are neither valid nor listed.
+ */
+export const leafSession = pgTable('leaf_session', {
+  id: varchar('id', { length: 16 }).primaryKey().notNull(),
+  tokenTag: varchar('token_tag', { length: 16 }).notNull(),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  lastSeenAt: bigint('last_seen_at', { mode: 'number' }).notNull(),
+  expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  address: varchar('address', { length: 64 }).notNull(),
+  userAgent: varchar('user_agent', { length: 256 }).notNull(),
+  endedAt: bigint('ended_at', { mode: 'number' }),
+});
+
 /** Formatted tags: a pattern whose sequence restarts each period in `time_zone`; a side table. */
 export const leafFormat = pgTable('leaf_format', {
   bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),

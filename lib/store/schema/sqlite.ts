@@ -85,6 +85,21 @@ export const leafToken = sqliteTable('leaf_token', {
   revokedAt: integer('revoked_at', { mode: 'number' }),
 });
 
+/**
+ * Console sessions: the cookie names a row, so a logout or "sign out everywhere" holds on every node at its next
+ * request. `token_tag` is the admin token's short hash: a rotated token's sessions are neither valid nor listed.
+ */
+export const leafSession = sqliteTable('leaf_session', {
+  id: text('id', { length: 16 }).primaryKey().notNull(),
+  tokenTag: text('token_tag', { length: 16 }).notNull(),
+  createdAt: integer('created_at', { mode: 'number' }).notNull(),
+  lastSeenAt: integer('last_seen_at', { mode: 'number' }).notNull(),
+  expiresAt: integer('expires_at', { mode: 'number' }).notNull(),
+  address: text('address', { length: 64 }).notNull(),
+  userAgent: text('user_agent', { length: 256 }).notNull(),
+  endedAt: integer('ended_at', { mode: 'number' }),
+});
+
 /** Formatted tags: a pattern whose sequence restarts each period in `time_zone`; a side table. */
 export const leafFormat = sqliteTable('leaf_format', {
   bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),

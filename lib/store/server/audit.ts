@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore';
-import type { AuditAction, AuditStamp } from '../../audit';
 import { type AuditInsert, type RawAuditRow, auditFromRaw, auditInsert } from '../rows/audit';
 import type { ServerExecutor, Tx } from '../serverExecutor';
 import { TABLE, valuesOf } from './query';
@@ -28,9 +27,12 @@ export async function insertAudit(tx: Tx, row: AuditInsert): Promise<void> {
 export class ServerAudit implements AuditStore {
   constructor(private readonly exec: ServerExecutor) {}
 
-  async appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void> {
+  async appendAudit(entry: Parameters<AuditStore['appendAudit']>[0]): Promise<void> {
     // Not retried after an unknown outcome: the row would be written twice.
-    await this.exec.write(insert(auditInsert(entry, entry.action, entry.bizTag ?? null, undefined, undefined)), false);
+    await this.exec.write(
+      insert(auditInsert(entry, entry.action, entry.bizTag ?? null, entry.before, undefined)),
+      false,
+    );
   }
 
   async listAudit({ before, limit, bizTag }: AuditQuery): Promise<AuditRecord[]> {

@@ -10,6 +10,7 @@ import { ServerSettings } from './settings';
 import { ServerSemantics } from './semantics';
 import { ServerTags } from './tags';
 import { ServerTokens } from './tokens';
+import { ServerSessions } from './sessions';
 import { ServerWorkers } from './workers';
 
 /** A database server's store: the dialect's executor and one repository per concern, written once. */
@@ -21,6 +22,7 @@ export class ServerStore implements LeafStore {
   readonly nodes: ServerNodes;
   readonly formats: ServerFormats;
   readonly tokens: ServerTokens;
+  readonly sessions: ServerSessions;
   readonly audit: ServerAudit;
   readonly order: ServerOrder;
   readonly regionChange: ServerRegionChange;
@@ -38,6 +40,7 @@ export class ServerStore implements LeafStore {
     this.nodes = new ServerNodes(exec, dialect);
     this.formats = new ServerFormats(exec, dialect);
     this.tokens = new ServerTokens(exec);
+    this.sessions = new ServerSessions(exec);
     this.audit = new ServerAudit(exec);
     this.order = new ServerOrder(exec, dialect);
     this.regionChange = new ServerRegionChange(exec, dialect);

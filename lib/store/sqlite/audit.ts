@@ -1,6 +1,5 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../admin/auditStore';
-import type { AuditAction, AuditStamp } from '../../audit';
 import { auditInsert, auditRecord } from '../rows/audit';
 import { leafAudit } from '../schema/sqlite';
 import type { SqliteExecutor } from './executor';
@@ -10,9 +9,9 @@ import { insertAudit } from './sql';
 export class SqliteAudit implements AuditStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
-  async appendAudit(entry: AuditStamp & { action: AuditAction; bizTag?: string | null }): Promise<void> {
+  async appendAudit(entry: Parameters<AuditStore['appendAudit']>[0]): Promise<void> {
     this.exec.write((db) =>
-      insertAudit(db, auditInsert(entry, entry.action, entry.bizTag ?? null, undefined, undefined)),
+      insertAudit(db, auditInsert(entry, entry.action, entry.bizTag ?? null, entry.before, undefined)),
     );
   }
 

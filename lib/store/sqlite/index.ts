@@ -9,6 +9,7 @@ import { SqliteSettings } from './settings';
 import { SqliteSemantics } from './semantics';
 import { SqliteTags } from './tags';
 import { SqliteTokens } from './tokens';
+import { SqliteSessions } from './sessions';
 import { SqliteWorkers } from './workers';
 
 export type { SqliteOptions };
@@ -24,6 +25,7 @@ export class SqliteStore implements LeafStore {
   readonly nodes: SqliteNodes;
   readonly formats: SqliteFormats;
   readonly tokens: SqliteTokens;
+  readonly sessions: SqliteSessions;
   readonly audit: SqliteAudit;
   readonly order: SqliteOrder;
   readonly regionChange: SqliteRegionChange;
@@ -39,6 +41,7 @@ export class SqliteStore implements LeafStore {
     this.nodes = new SqliteNodes(this.exec);
     this.formats = new SqliteFormats(this.exec);
     this.tokens = new SqliteTokens(this.exec);
+    this.sessions = new SqliteSessions(this.exec);
     this.audit = new SqliteAudit(this.exec);
     this.order = new SqliteOrder(this.exec);
     this.regionChange = new SqliteRegionChange(this.exec);
