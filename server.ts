@@ -15,7 +15,7 @@ import { CLIENT_SCHEME_HEADER, requestScheme } from './lib/http/origin';
 import { processIdHandler } from './lib/http/defaultHandler';
 import { ALLOWED_METHODS, precheck } from './lib/http/precheck';
 import { refuseWithBody } from './lib/http/refuse';
-import { proxyMatcher } from './lib/http/trustedProxies';
+import { proxyMatcher } from './lib/trustedProxies';
 import type { Logger } from './lib/log';
 import { closeRuntime, currentRuntime, getRuntime, processIdAccess, processLogger } from './lib/runtime';
 

@@ -23,7 +23,7 @@ export const viewport: Viewport = {
 
 /** Every page knows from the request whether an operator is signed in (sessionSeed): no round trip to find out. */
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const session = sessionSeed((await headers()).get('cookie'));
+  const session = await sessionSeed((await headers()).get('cookie'));
   return (
     <html lang="en">
       <body>

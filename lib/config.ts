@@ -14,7 +14,7 @@ import { SEMANTICS } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LAYOUT_GRAMMAR, LEAF_EPOCH_MS, MAX_SNOWFLAKE, SnowflakeLayout } from './snowflake/layout';
 import { checkLifetime } from './snowflake/lifetime';
 import { WorkerIdSet, parseWorkerIds, workerIdsGrammar } from './snowflake/workerIds';
-import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './http/trustedProxies';
+import { TRUSTED_PROXIES_GRAMMAR, parseTrustedProxies } from './trustedProxies';
 import { DATABASE_URL_FORMS, type StoreLocation, serverUrlProblem, storeUrlTarget } from './store/target';
 
 /** Every setting, read once from the environment and checked; the only reader of `process.env` in lib/. */

@@ -45,7 +45,7 @@ export interface LeafConfig {
   segmentSemantics: Semantics | null;
   /** LEAF_REGION of LEAF_REGIONS: each region its own database, its IDs apart from every other region's. */
   region: RegionConfig;
-  /** LEAF_TRUSTED_PROXIES: load balancers whose X-Forwarded-For names the client (lib/http/trustedProxies.ts). */
+  /** LEAF_TRUSTED_PROXIES: load balancers whose X-Forwarded-For names the client (lib/trustedProxies.ts). */
   trustedProxies: string[];
 }
 

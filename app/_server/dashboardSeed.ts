@@ -15,7 +15,7 @@ export async function dashboardSeed(
   search: URLSearchParams,
   cookie: string | null,
 ): Promise<DehydratedState | undefined> {
-  const runtime = signedInRuntime(cookie);
+  const runtime = await signedInRuntime(cookie);
   if (runtime === null) return undefined;
   const params = { ...listParamsFromUrl(search.toString()), limit: FIRST_PAGE.limit };
   try {

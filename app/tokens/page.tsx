@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { RequireSession } from '@/components/console/RequireSession';
+import { SessionsCard } from '@/components/console/SessionsCard';
 import { TokensPage } from '@/components/console/TokensPage';
 
 export const metadata: Metadata = { title: 'Access tokens' };
@@ -11,6 +12,7 @@ export default function Tokens() {
         <h1>Access tokens</h1>
       </div>
       <TokensPage />
+      <SessionsCard />
     </RequireSession>
   );
 }

@@ -48,6 +48,10 @@ import type {
   TokenView,
 } from '@/lib/admin/views';
 import type { NodeAnswer } from '@/lib/fleet/nodeView';
+import type { SessionView } from '@/lib/auth/consoleSessions';
+
+/** A live console session as GET /api/auth/sessions lists it; `current`: the one this tab signed in with. */
+export type LiveSession = SessionView & { current: boolean };
 export type { FleetTagView, NodeState } from '@/lib/fleet/types';
 export type { NodeAnswer, Semantics };
 import type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest } from './tagSchema';
@@ -131,6 +135,10 @@ export const api = {
   session: () => request<{ authenticated: boolean }>('/api/auth/session'),
   login: (token: string) => request<{ ok: true }>('/api/auth/login', { method: 'POST', body: { token } }),
   logout: () => request<{ ok: true }>('/api/auth/logout', { method: 'POST' }),
+  listSessions: () => request<{ sessions: LiveSession[] }>('/api/auth/sessions').then((r) => r.sessions),
+  endSession: (id: string) =>
+    request<{ ended: string }>(`/api/auth/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+  endAllSessions: () => request<{ ended: number }>('/api/auth/sessions', { method: 'DELETE' }),
 
   listTags: (params: TagListParams) => request<TagListPage>(tagListPath(params)),
   getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),

@@ -32,6 +32,7 @@ import {
   nodeKeys,
   semanticsKeys,
   sessionKeys,
+  liveSessionKeys,
   tagKeys,
   tokenKeys,
 } from './queryKeys';
@@ -152,15 +153,41 @@ export function useLogin() {
   });
 }
 
+/** This tab is signed out: no session check in flight may land afterwards, and no tag data stays behind. */
+async function signedOut(client: QueryClient): Promise<void> {
+  await client.cancelQueries({ queryKey: sessionKeys.all });
+  client.removeQueries({ queryKey: tagKeys.all });
+  client.setQueryData(sessionKeys.all, { authenticated: false });
+}
+
 export function useLogout() {
   const client = useQueryClient();
+  return useMutation({ mutationFn: api.logout, onSettled: () => signedOut(client) });
+}
+
+export function useLiveSessions() {
+  return useQuery({ queryKey: liveSessionKeys.all, queryFn: api.listSessions, refetchInterval: POLL_MS });
+}
+
+/** Ending a session writes an audit entry; ending this tab's own session signs it out (the next 401 does that). */
+export function useEndSession() {
+  const client = useQueryClient();
   return useMutation({
-    mutationFn: api.logout,
-    onSettled: async () => {
-      await client.cancelQueries({ queryKey: sessionKeys.all });
-      client.removeQueries({ queryKey: tagKeys.all });
-      client.setQueryData(sessionKeys.all, { authenticated: false });
-    },
+    mutationFn: (id: string) => api.endSession(id),
+    onSettled: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: liveSessionKeys.all }),
+        client.invalidateQueries({ queryKey: auditKeys.all }),
+      ]),
+  });
+}
+
+/** "Sign out everywhere": this tab's session ends too, so it signs out like a logout. */
+export function useEndAllSessions() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: api.endAllSessions,
+    onSuccess: () => signedOut(client),
   });
 }
 

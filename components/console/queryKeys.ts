@@ -37,6 +37,9 @@ export const sessionKeys = {
   all: ['session'] as const,
 };
 
+/** The live console sessions (kept apart from sessionKeys: refetching the list must not re-check sign-in). */
+export const liveSessionKeys = { all: ['live-sessions'] as const };
+
 /** The whole trail, or one tag's entries (`tag` undefined: every entry). */
 export const auditKeys = {
   all: ['audit'] as const,

@@ -1,8 +1,20 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Session cookie `<expiry>.<id>.<HMAC>`: stateless, signed with the admin token (rotating it revokes all). */
+/**
+ * Session cookie `<expiry>.<id>.<HMAC>`, signed with the admin token (rotating it ends them all); the id names a
+ * leaf_session row that must be live too (lib/auth/consoleSessions.ts).
+ */
 export const SESSION_COOKIE = 'leaf_session';
+/** The absolute end of a session (ASVS 4.0 3.3.2, level 2: 12 hours), whatever its activity. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+/** The Set-Cookie of a new session: HttpOnly, SameSite=Strict, Secure when the client reached us over TLS. */
+export function sessionCookie(value: string, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}${secure ? '; Secure' : ''}`;
+}
+
+/** The Set-Cookie that clears it (logout, sign out everywhere). */
+export const CLEARED_SESSION_COOKIE = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
 
 /** Equal-time comparison of secrets of any length (hashing first makes the lengths equal). */
 export function secretEquals(a: string, b: string): boolean {
@@ -62,20 +74,4 @@ export function bearer(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = /^Bearer\s+(.+)$/i.exec(header.trim());
   return m ? m[1]!.trim() : null;
-}
-
-type CredentialHeaders = { authorization?: string | null; cookie?: string | null };
-
-/** `token:<hash>` for the Bearer token, `session:<id>` for a valid cookie, else null (a wrong Bearer is not rescued by a cookie). */
-export function credentialOf(token: string, headers: CredentialHeaders, now: number): string | null {
-  const presented = bearer(headers.authorization);
-  if (presented !== null) return secretEquals(presented, token) ? tokenActor(token) : null;
-  const session = readCookie(headers.cookie, SESSION_COOKIE);
-  const sessionId = session === null ? null : sessionIdOf(token, session, now);
-  return sessionId === null ? null : sessionActor(sessionId);
-}
-
-/** A request is the operator's when it carries the token as a Bearer header or a valid session cookie. */
-export function isAuthorized(token: string, headers: CredentialHeaders, now: number): boolean {
-  return credentialOf(token, headers, now) !== null;
 }

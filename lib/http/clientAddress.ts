@@ -1,6 +1,6 @@
 /** The client's address, stamped by server.ts on every request it hands to Next (overwriting a client's copy). */
 import { isIP } from 'node:net';
-import type { ProxyMatcher } from './trustedProxies';
+import type { ProxyMatcher } from '../trustedProxies';
 
 export const CLIENT_ADDRESS_HEADER = 'x-leaf-client-address';
 

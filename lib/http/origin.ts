@@ -1,4 +1,7 @@
-/** Where a console write comes from: without a Bearer token it must be the console's own origin. */
+/**
+ * Where a console write comes from: unless a valid Bearer token authenticated it (the pipeline decides, and then
+ * ignores the cookie), it must be the console's own origin — whatever else the request carries.
+ */
 /** The scheme server.ts stamps on every request it hands to Next (overwriting a client's copy), as the client used it. */
 export const CLIENT_SCHEME_HEADER = 'x-leaf-client-scheme';
 
@@ -8,11 +11,14 @@ interface HeaderReader {
   get(name: string): string | null;
 }
 
-/** Why a write without a Bearer token is refused (its origin is not the console's), or null when it may go on. */
+/**
+ * Why a write not authenticated by a Bearer token is refused (its origin is not the console's), or null when it may
+ * go on. Only `Sec-Fetch-Site: same-origin` passes: `none` (a bookmark, a typed URL) never carries a console write.
+ */
 export function foreignWrite(method: string, headers: HeaderReader): string | null {
-  if (SAFE_METHODS.has(method.toUpperCase()) || headers.get('authorization') !== null) return null;
+  if (SAFE_METHODS.has(method.toUpperCase())) return null;
   const site = headers.get('sec-fetch-site');
-  if (site !== null) return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site: ${site}`;
+  if (site !== null) return site === 'same-origin' ? null : `Sec-Fetch-Site: ${site}`;
   const origin = headers.get('origin');
   if (origin === null) return null;
   let host: string;

@@ -87,6 +87,12 @@ describe('a console write with the session cookie', () => {
     ['Origin null', { origin: 'null' }],
     ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site', origin: 'http://evil.example' }],
     ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site: none (no console page sends a write so)', { 'sec-fetch-site': 'none' }],
+    // Issue 38: any Authorization header used to switch the check off, though only a valid Bearer token is a
+    // credential — a browser behind a Basic-auth proxy adds Basic by itself, with the cookie beside it.
+    ['Authorization: Basic beside the cookie', { authorization: 'Basic dXNlcjpwYXNz', origin: 'https://evil.example' }],
+    ['an empty Authorization beside the cookie', { authorization: '', origin: 'https://evil.example' }],
+    ['Authorization: Bearer (no token) beside the cookie', { authorization: 'Bearer', origin: 'https://evil.example' }],
   ];
 
   it.each(foreign)('from a page elsewhere (%s) is refused with 403 JSON and changes nothing', async (_, from) => {
@@ -124,6 +130,30 @@ describe('a console write with the session cookie', () => {
       { bizTag: 'bearer-from-anywhere', step: 10 },
     );
     expect(r.status, r.body).toBe(201);
+  });
+
+  it('a wrong Bearer token is no credential: from elsewhere it is refused as a foreign write, never a 201', async () => {
+    const cookie = await session();
+    const r = await send(
+      'POST',
+      '/api/admin/tags',
+      { cookie, authorization: 'Bearer not-the-token', origin: 'http://evil.example' },
+      { bizTag: 'wrong-bearer-with-cookie', step: 10 },
+    );
+    expect(r.status, r.body).toBe(401); // judged alone: the cookie does not rescue it
+    expect(await tagExists('wrong-bearer-with-cookie')).toBe(false);
+  });
+
+  it('logout from a sibling subdomain with Basic credentials is refused, and the session lives on', async () => {
+    const cookie = await session();
+    const r = await send('POST', '/api/auth/logout', {
+      cookie,
+      'sec-fetch-site': 'same-site',
+      authorization: 'Basic dXNlcjpwYXNz',
+    });
+    expect(r.status, r.body).toBe(403);
+    const probe = await send('GET', '/api/auth/session', { cookie });
+    expect(JSON.parse(probe.body)).toEqual({ authenticated: true });
   });
 
   it('login and logout from a page elsewhere are refused too', async () => {

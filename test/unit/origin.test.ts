@@ -4,10 +4,15 @@ import { foreignWrite, requestScheme } from '../../lib/http/origin';
 const headers = (h: Record<string, string>) => new Headers(h);
 const HOST = { host: 'leaf.example.com:3000' };
 
-describe('foreignWrite: a write without a Bearer token from another origin', () => {
+describe('foreignWrite: a write not authenticated by a Bearer token, from another origin', () => {
   it.each([
     ['a same-origin fetch', 'POST', { ...HOST, 'sec-fetch-site': 'same-origin' }, null],
-    ['a typed-in navigation', 'POST', { ...HOST, 'sec-fetch-site': 'none' }, null],
+    [
+      'a typed-in navigation (Sec-Fetch-Site: none)',
+      'POST',
+      { ...HOST, 'sec-fetch-site': 'none' },
+      'Sec-Fetch-Site: none',
+    ],
     ['a sibling subdomain', 'POST', { ...HOST, 'sec-fetch-site': 'same-site' }, 'Sec-Fetch-Site: same-site'],
     ['another site', 'DELETE', { ...HOST, 'sec-fetch-site': 'cross-site' }, 'Sec-Fetch-Site: cross-site'],
     ['Origin of this host', 'PATCH', { ...HOST, origin: 'http://leaf.example.com:3000' }, null],
@@ -27,11 +32,19 @@ describe('foreignWrite: a write without a Bearer token from another origin', () 
     ['Origin null (a sandboxed frame)', 'POST', { ...HOST, origin: 'null' }, 'Origin: null'],
     ['no Origin, no Sec-Fetch-Site (curl, a script)', 'POST', HOST, null],
     ['a read from anywhere', 'GET', { ...HOST, 'sec-fetch-site': 'cross-site' }, null],
+    // The header is not the pipeline's judgement of a credential: a Basic header (added by a browser behind a
+    // Basic-auth proxy), an empty one or a Bearer one all leave the origin to be checked here.
     [
-      'a Bearer call from anywhere',
+      'Authorization: Basic from elsewhere',
       'POST',
-      { ...HOST, origin: 'http://evil.example', authorization: 'Bearer x' },
-      null,
+      { ...HOST, origin: 'http://evil.example', authorization: 'Basic dXNlcjpwYXNz' },
+      'Origin: http://evil.example',
+    ],
+    [
+      'Authorization: (empty) from elsewhere',
+      'POST',
+      { ...HOST, 'sec-fetch-site': 'same-site', authorization: '' },
+      'Sec-Fetch-Site: same-site',
     ],
   ])('%s', (_, method, h, expected) => {
     expect(foreignWrite(method, headers(h))).toBe(expected);

@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { fleetNodes } from '@/app/_server/fleet';
 import { fleetSummary } from '@/lib/admin/fleetViews';
 

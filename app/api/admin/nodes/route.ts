@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { nodeAnswer } from '@/lib/fleet/nodeView';
 import { parseNodesQuery } from '@/lib/fleet/nodesQuery';
 

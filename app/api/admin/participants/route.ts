@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { listParticipants } from '@/lib/admin/participants';
 
 export const dynamic = 'force-dynamic';

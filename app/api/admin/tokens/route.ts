@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { createTokenSchema } from '@/lib/admin/schema';
 import { createToken, listTokens } from '@/lib/admin/tokens';

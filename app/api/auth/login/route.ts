@@ -1,9 +1,9 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { isSecureRequest } from '@/lib/http/origin';
 import { loginSchema } from '@/lib/admin/schema';
 import { login } from '@/lib/admin/sessions';
-import { SESSION_COOKIE, SESSION_TTL_MS } from '@/lib/auth/credentials';
+import { sessionCookie } from '@/lib/auth/credentials';
 import { processLoginThrottle } from '@/lib/auth/loginThrottle';
 
 export const dynamic = 'force-dynamic';
@@ -11,10 +11,11 @@ export const dynamic = 'force-dynamic';
 export const POST = route(
   async ({ request, runtime, who }) => {
     const { token } = await readJsonBody(request, loginSchema);
-    const { value } = await login(runtime, processLoginThrottle(), token, who.address);
-    const secure = isSecureRequest(request.headers) ? '; Secure' : '';
-    const cookie = `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}${secure}`;
-    return json({ ok: true }, 200, { 'set-cookie': cookie });
+    const { value } = await login(runtime, processLoginThrottle(), token, {
+      address: who.address,
+      userAgent: request.headers.get('user-agent') ?? '',
+    });
+    return json({ ok: true }, 200, { 'set-cookie': sessionCookie(value, isSecureRequest(request.headers)) });
   },
   { public: true },
 );

@@ -1,14 +1,16 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { logout } from '@/lib/admin/sessions';
-import { SESSION_COOKIE } from '@/lib/auth/credentials';
+import { CLEARED_SESSION_COOKIE } from '@/lib/auth/credentials';
 
 export const dynamic = 'force-dynamic';
 
+/** Ends the session in the database (every node refuses the cookie from its next request), and clears the cookie. */
 export const POST = route(
   async ({ runtime, who }) => {
-    await logout(runtime, who.actor, who.address);
+    const sessionId = who.credential?.kind === 'session' ? who.credential.sessionId : null;
+    await logout(runtime, sessionId, who.address);
     return json({ ok: true }, 200, {
-      'set-cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
+      'set-cookie': CLEARED_SESSION_COOKIE,
     });
   },
   { public: true },

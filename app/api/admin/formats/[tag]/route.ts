@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { updateFormatSchema } from '@/lib/admin/formatSchema';
 import { deleteFormat, formatDetail, updateFormat } from '@/lib/admin/formats';

@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { readJsonBody } from '@/lib/http/body';
 import { deleteTagSchema, updateTagSchema } from '@/lib/admin/schema';
 import { deleteTag, tagFromParam, tagDetail, updateTag } from '@/lib/admin/service';

@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
 import { fleetNodes } from '@/app/_server/fleet';
 import { NODE_TAGS_MAX_LIMIT, nodeTagsPage } from '@/lib/admin/fleetViews';
 import { LeafError } from '@/lib/errors';
