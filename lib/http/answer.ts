@@ -8,13 +8,16 @@ export interface Answer {
   body: string;
 }
 
+/** IDs and secrets are never cached, and no answer is sniffed into another type (a JSON body run as a script). */
 export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
 });
 export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/plain; charset=utf-8',
   'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
 });
 
 /** A 200 JSON answer from text already in JSON form (the hot path builds its bodies by concatenation). */

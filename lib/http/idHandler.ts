@@ -74,13 +74,15 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
     const route = matchRoute(path);
     if (route === null) return null;
     try {
-      if (method !== 'GET') throw methodNotAllowed(method, 'GET');
-      if (route.kind === 'unknown') throw routeNotFound();
+      // HEAD only for health (load balancers and uptime checkers send it): a HEAD on an ID route would spend IDs.
       if (route.kind === 'health') {
+        if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, 'GET, HEAD');
         return Promise.resolve(deps.runtime())
           .then((rt) => health(rt, clock, healthTimeoutMs, probeHosts))
           .catch((e) => fail(e, method, path));
       }
+      if (method !== 'GET') throw methodNotAllowed(method, 'GET');
+      if (route.kind === 'unknown') throw routeNotFound();
       // Open (no token of any kind): one property read. Else 401 for a missing, unknown or revoked token first; a
       // scoped token on a tag it does not cover is a 403 once the tag is known.
       let grant: Grant = ALL_ROUTES;

@@ -1,5 +1,5 @@
-import { methodsNotAllowed, route } from '@/app/_server/adminRoute';
-import { toResponse } from '@/lib/http/answer';
+import { methodsNotAllowed, route } from '@/lib/http/consoleRoute';
+import { TEXT_HEADERS, toResponse } from '@/lib/http/answer';
 
 export const dynamic = 'force-dynamic';
 
@@ -8,7 +8,7 @@ export const GET = route(async ({ runtime }) => {
   const { registry, scrape } = runtime.console.prometheus;
   return toResponse({
     status: 200,
-    headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
+    headers: { ...TEXT_HEADERS, 'content-type': registry.contentType },
     body: await scrape(),
   });
 });

@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed } from '@/app/_server/adminRoute';
+import { json, methodsNotAllowed } from '@/lib/http/consoleRoute';
 import { openApiDocument } from '@/lib/http/openapi/document';
 
 export const dynamic = 'force-dynamic';
