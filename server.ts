@@ -86,7 +86,14 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
   // Open (no LEAF_ID_TOKEN, no access token ever created): the Authorization header is not even read.
   const access = processIdAccess();
   const proxies = config.trustedProxies.length === 0 ? null : proxyMatcher(config.trustedProxies);
-  const listening = http.createServer((req, res) => {
+  // A request's headers and body must arrive within LEAF_REQUEST_TIMEOUT_MS (408, then the connection closes),
+  // checked every second: Node's defaults let an unauthenticated slow body hold a connection for five minutes.
+  const timeouts = {
+    headersTimeout: config.requestTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: 1_000,
+  };
+  const listening = http.createServer(timeouts, (req, res) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Headers are read only when they matter: touching req.headers makes Node build the object for every request.
@@ -121,11 +128,7 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
   // Requests Node's parser rejects (bad framing, oversized headers) still get a JSON answer, not a bare status.
   listening.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
-    const answer = errorAnswer(
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? new LeafError('headers_too_large', 'The request line or headers are too large.')
-        : new LeafError('invalid_request', 'The request could not be parsed.'),
-    );
+    const answer = errorAnswer(clientErrorOf(error.code, config.requestTimeoutMs));
     socket.end(rawHttp(answer, http.STATUS_CODES[answer.status] ?? ''));
   });
   listening.on('connect', (_req, socket) => {
@@ -180,6 +183,14 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
     });
   };
   whenOpen();
+}
+
+/** What a request Node's parser gave up on is told: too large, too slow (408), or not HTTP. */
+function clientErrorOf(code: string | undefined, requestTimeoutMs: number): LeafError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new LeafError('headers_too_large', 'The request line or headers are too large.');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new LeafError('request_timeout', `The request did not arrive whole within ${requestTimeoutMs / 1000} s.`);
+  return new LeafError('invalid_request', 'The request could not be parsed.');
 }
 
 type NextHandle = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;

@@ -128,6 +128,7 @@ const ENV_SCHEMA = z.object({
   LEAF_ORDER_LEASE_MS: integer(500, 600_000, 5_000, 'an integer from 500 to 600000 (ms)'),
   LEAF_ORDER_MARGIN_MS: integer(50, 60_000, 1_000, 'an integer from 50 to 60000 (ms)'),
   LEAF_ORDER_POLL_MS: integer(100, 60_000, 1_000, 'an integer from 100 to 60000 (ms)'),
+  LEAF_REQUEST_TIMEOUT_MS: integer(1_000, 300_000, 10_000, 'an integer from 1000 to 300000 (ms)'),
   LEAF_ORDER_CLIENT_LEASE_MS: integer(1_000, 3_600_000, 60_000, 'an integer from 1000 to 3600000 (ms)'),
   LEAF_METRICS_TAGS: optional(
     z.string().refine((v) => parseMetricsTags(v) !== undefined, { message: METRICS_TAGS_GRAMMAR }),
@@ -264,6 +265,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     segmentSemantics: e.LEAF_SEGMENT_SEMANTICS,
     region: { region: e.LEAF_REGION, regions: e.LEAF_REGIONS },
     trustedProxies: e.LEAF_TRUSTED_PROXIES,
+    requestTimeoutMs: e.LEAF_REQUEST_TIMEOUT_MS,
   };
 }
 

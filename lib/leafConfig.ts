@@ -47,6 +47,11 @@ export interface LeafConfig {
   region: RegionConfig;
   /** LEAF_TRUSTED_PROXIES: load balancers whose X-Forwarded-For names the client (lib/trustedProxies.ts). */
   trustedProxies: string[];
+  /**
+   * LEAF_REQUEST_TIMEOUT_MS: a request's headers and body must arrive within it, else 408 and the connection
+   * closes — a slow client holds no connection for minutes.
+   */
+  requestTimeoutMs: number;
 }
 
 export interface SnowflakeConfig {

@@ -45,11 +45,12 @@ export const TARGET_CLIENT_IDS_PER_S = 100e6;
  * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, PostgreSQL, Galera,
  * Redis, the direct claims), `dialects` (only MariaDB's and PostgreSQL's single and `?count=1000` rows and their direct
  * claims, side by side in one run, plus direct claims on a 3-node synchronous Patroni cluster: claims-patroni), `claims` (only the direct claims, on a SQLite file and a single MariaDB: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
- * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `inproc` (the
- * in-process rows). Groups left out are not started at all.
+ * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `slow` (the fast
+ * lane's single row with 200 slow clients held open beside it: slowClients.ts), `inproc` (the in-process rows). Groups left out are not started at all.
  */
 export const ONLY_GROUPS = [
   'http',
+  'slow',
   'dialects',
   'claims',
   'wide',
@@ -71,6 +72,9 @@ export function runs(group: OnlyGroup): boolean {
   return only.length === 0 || only.includes(group);
 }
 export const TARGET_VS_BARE = 0.8;
+/** Issue 38: IDs/s of the single row with SLOW_CLIENTS held open, against the same row without them. */
+export const SLOW_CLIENTS = 200;
+export const TARGET_SLOW_VS_QUIET = 0.9;
 /** Issue 29: a strict tag through its owner, and through another node, against an ordinary tag. */
 export const TARGET_STRICT_OWNER = 0.9;
 export const TARGET_STRICT_RELAY = 0.5;

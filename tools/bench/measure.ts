@@ -168,6 +168,8 @@ export interface HttpRow {
    * did not (ring overwritten, or a load still running when the window closed).
    */
   loadTimes: { durationsMs: number[]; untimed: number } | null;
+  /** Started before the warm-up, stopped after the measured run (the slow-client row's attack). */
+  around?: () => Promise<() => void>;
 }
 
 export function httpRow(
@@ -207,11 +209,21 @@ export function httpRow(
 }
 
 export async function measureOnce(row: HttpRow, round: number): Promise<void> {
-  const { server, kind, key, tag } = row;
+  const { server, kind, key } = row;
   const url = `${server.base}${row.route}`;
   const perResponse = idsPerResponse(kind);
   const label = `${key} [round ${round + 1}/${ROUNDS}]`;
   progress(`${label}: ${server.name}, GET ${row.route}: warm-up ${WARMUP_S} s, then measuring ${settings.durationS} s`);
+  const stopAround = row.around === undefined ? null : await row.around();
+  try {
+    await measureRun(row, round, url, perResponse, label);
+  } finally {
+    stopAround?.();
+  }
+}
+
+async function measureRun(row: HttpRow, round: number, url: string, perResponse: number, label: string) {
+  const { server, kind, tag } = row;
   await cannon(url, WARMUP_S, null);
   const loads0 = row.writes.kind === 'loads' ? await segmentLoads(server, tag) : 0;
   const before = await probe(url, kind, tag);

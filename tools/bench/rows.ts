@@ -2,7 +2,9 @@
  * The HTTP rows of the table: which server, which route, what its responses carry, how their order is checked
  * and how its DB writes are known; and the groups they are measured in (single-ID rows, then batch rows).
  */
-import { BATCH, FORMAT_PATTERN, FORMAT_TAG, ORDERED_TAG, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
+import { progress } from './config';
+import { holdSlowClients } from './slowClients';
+import { BATCH, SLOW_CLIENTS, FORMAT_PATTERN, FORMAT_TAG, ORDERED_TAG, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
 import { type HttpRow, type Writes, httpRow } from './measure';
 import type { Server } from './servers';
 
@@ -46,6 +48,32 @@ export function fastRows(fast: Server): Record<string, HttpRow> {
       loads,
     ),
   };
+}
+
+/**
+ * The single row again on the same server while SLOW_CLIENTS connections each hold a login request open (headers and
+ * 10 of 100 body bytes): what a slow client costs everyone else once LEAF_REQUEST_TIMEOUT_MS bounds it.
+ */
+export function slowClientRows(fast: Server): Record<string, HttpRow> {
+  const row = httpRow(
+    fast,
+    'slow-single',
+    `leaf-ts fast lane, SQLite, \`GET /api/id/segment/${TAG}\` with ${SLOW_CLIENTS} slow clients held open`,
+    seg,
+    'seq',
+    'gap',
+    loads,
+  );
+  row.around = async () => {
+    const held = await holdSlowClients(fast.base, SLOW_CLIENTS);
+    return () => {
+      const s = held.stop();
+      progress(
+        `slow-single: ${s.opened} slow connections opened, ${s.answered408} answered 408 and closed, ${s.closedWithout408} closed otherwise`,
+      );
+    };
+  };
+  return { 'slow-single': row };
 }
 
 /** The same two rows, same server and plumbing, for a tag whose IDs lie above 2^53 (max_id 10^17). */
@@ -321,6 +349,7 @@ export const ROW_GROUPS = [
   [
     'bare-single',
     'fast-single',
+    'slow-single',
     'wide-single',
     'fmt-single',
     'ord-single',

@@ -74,7 +74,16 @@ import { type HttpRow, finishHttpRow, measureOnce } from './measure';
 import { planDuration } from './plan';
 import { type Meta, render } from './render';
 import { failures, notes, rows } from './results';
-import { ROW_GROUPS, dialectRows, fastRows, formattedRows, httpRows, orderedRows, wideRows } from './rows';
+import {
+  ROW_GROUPS,
+  dialectRows,
+  fastRows,
+  formattedRows,
+  httpRows,
+  orderedRows,
+  slowClientRows,
+  wideRows,
+} from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
 import {
   createFormat,
@@ -159,7 +168,14 @@ async function main(): Promise<void> {
   const http = runs('http');
   const dialects = !http && runs('dialects');
   const needFast =
-    http || dialects || runs('wide') || runs('formatted') || runs('ordered') || runs('client') || runs('restart');
+    http ||
+    dialects ||
+    runs('wide') ||
+    runs('formatted') ||
+    runs('ordered') ||
+    runs('client') ||
+    runs('restart') ||
+    runs('slow');
   // server.ts starts Next (the console and the non-fast routes) beside the fast lane: every leaf-ts server needs the build.
   meta.build = needFast ? await ensureBuild() : 'not needed (BENCH_ONLY=inproc)';
 
@@ -279,11 +295,12 @@ async function main(): Promise<void> {
       ]),
     ];
   }
-  if (!http && (runs('wide') || runs('formatted') || runs('ordered') || runs('client'))) {
+  if (!http && (runs('wide') || runs('formatted') || runs('ordered') || runs('client') || runs('slow'))) {
     fast = await leafServer('leaf-ts fast lane (SQLite)', {});
     servers = [fast];
-    if (runs('wide') || runs('formatted') || runs('ordered')) table = fastRows(fast);
+    if (runs('wide') || runs('formatted') || runs('ordered') || runs('slow')) table = fastRows(fast);
   }
+  if (fast !== null && runs('slow')) Object.assign(table, slowClientRows(fast));
   if (fast !== null && runs('ordered')) {
     const relay = await orderedSetup(fast, notes);
     if (relay !== null) {

@@ -124,21 +124,36 @@ export const ADMIN_PATHS: Record<string, Record<string, Operation>> = {
       summary: 'Sets the session cookie',
       security: [{}],
       requestBody: body(loginSchema),
-      responses: { '200': answer('logged in', ref('Ok')), ...errors(400, 401, 403, 405, 413, 415, 429, 431, 503) },
+      responses: { '200': answer('logged in', ref('Ok')), ...errors(400, 401, 403, 405, 408, 413, 415, 429, 431, 503) },
     },
   },
   '/api/auth/logout': {
     post: {
       summary: 'Ends the session',
       security: [{}],
-      responses: { '200': answer('logged out', ref('Ok')), ...errors(403, 405, 431, 503) },
+      responses: { '200': answer('logged out', ref('Ok')), ...errors(403, 405, 408, 431, 503) },
+    },
+  },
+  '/api/auth/sessions': {
+    get: read('The live console sessions of the admin token, the caller’s marked `current`', 'Sessions'),
+    delete: write(
+      'Sign out everywhere: ends every session, the caller’s too (its cookie is cleared)',
+      null,
+      200,
+      'SessionsEnded',
+    ),
+  },
+  '/api/auth/sessions/{id}': {
+    delete: {
+      ...write('Ends one session; 404 when it is not live', null, 200, 'SessionEnded'),
+      parameters: [{ name: 'id', in: 'path', required: true, schema: str }],
     },
   },
   '/api/auth/session': {
     get: {
       summary: 'Whether the request carries a valid credential',
       security: [{}],
-      responses: { '200': answer('session', ref('Session')), ...errors(405, 431, 503) },
+      responses: { '200': answer('session', ref('Session')), ...errors(405, 408, 431, 503) },
     },
   },
   '/api/metrics': {
@@ -155,7 +170,7 @@ export const ADMIN_PATHS: Record<string, Record<string, Operation>> = {
     get: {
       summary: 'This document',
       security: [{}],
-      responses: { '200': { description: 'OpenAPI 3.1', content: json({ type: 'object' }) }, ...errors(405) },
+      responses: { '200': { description: 'OpenAPI 3.1', content: json({ type: 'object' }) }, ...errors(405, 408) },
     },
   },
 };

@@ -1,4 +1,5 @@
 /** The admin answers' schemas (idSchemas.ts has the ID routes'), each checked against its type (jsonSchema.ts `shape`). */
+import type { SessionView } from '../../auth/consoleSessions';
 import { AUDIT_ACTIONS } from '../../audit';
 import type {
   AuditEntryView,
@@ -152,6 +153,18 @@ const token = shape<TokenRow>()({
   createdBy: str,
   revokedAt: nullable(int),
 });
+/** A live console session (GET /api/auth/sessions). */
+type LiveSession = SessionView & { current: boolean };
+const liveSession = shape<LiveSession>()({
+  id: str,
+  createdAt: int,
+  lastSeenAt: int,
+  expiresAt: int,
+  idleExpiresAt: int,
+  address: str,
+  userAgent: str,
+  current: bool,
+});
 const format = shape<FormatView>()({
   bizTag: tag,
   pattern: str,
@@ -277,4 +290,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   FormatDeleted: object({ deleted: tag }),
   Ok: object({ ok: oneOfValues([true]) }),
   Session: object({ authenticated: bool }),
+  Sessions: object({ sessions: arrayOf(liveSession) }),
+  SessionEnded: object({ ended: str }),
+  SessionsEnded: object({ ended: int }),
 };

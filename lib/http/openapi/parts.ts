@@ -17,8 +17,9 @@ export function errors(...statuses: number[]): Record<string, unknown> {
     400: 'bad input',
     401: 'no valid credential',
     403: 'a token for other tags, or a console write from another origin',
-    404: 'no such tag, node, token or route',
+    404: 'no such tag, node, token, session or route',
     405: 'method not allowed (with Allow)',
+    408: 'the request did not arrive whole within LEAF_REQUEST_TIMEOUT_MS (the connection closes)',
     409: 'a change that could issue an ID again',
     413: 'body too large',
     415: 'body not JSON',
@@ -29,9 +30,9 @@ export function errors(...statuses: number[]): Record<string, unknown> {
   return Object.fromEntries(statuses.map((s) => [String(s), answer(text[s] ?? 'error', ref('Error'))]));
 }
 
-export const ID_ERRORS = errors(400, 401, 403, 404, 405, 431, 503);
-export const ADMIN_READ_ERRORS = errors(400, 401, 404, 405, 431, 503);
-export const ADMIN_WRITE_ERRORS = errors(400, 401, 403, 404, 405, 409, 413, 415, 431, 503);
+export const ID_ERRORS = errors(400, 401, 403, 404, 405, 408, 431, 503);
+export const ADMIN_READ_ERRORS = errors(400, 401, 404, 405, 408, 431, 503);
+export const ADMIN_WRITE_ERRORS = errors(400, 401, 403, 404, 405, 408, 409, 413, 415, 431, 503);
 
 /** A request body from the zod schema the route parses it with, as a client sends it. */
 export function body(schema: z.ZodType): Operation {
