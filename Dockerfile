@@ -9,7 +9,8 @@ ARG NODE_IMAGE=docker.io/library/node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 # better-sqlite3 compiles from source where no prebuilt binary can be fetched; Node's headers ship in the image.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-ENV npm_config_nodedir=/usr/local
+# Next's anonymous telemetry is off in the build and in the image (any non-empty value turns it off).
+ENV npm_config_nodedir=/usr/local NEXT_TELEMETRY_DISABLED=1
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json packages/client/
@@ -20,7 +21,7 @@ COPY . .
 RUN npx next build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 LEAF_SQLITE_FILE=/var/lib/leaf-ts/leaf.db
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 HOST=0.0.0.0 PORT=3000 LEAF_SQLITE_FILE=/var/lib/leaf-ts/leaf.db
 WORKDIR /app
 COPY --from=build /app /app
 RUN mkdir -p /var/lib/leaf-ts && chown node:node /var/lib/leaf-ts /app/.next

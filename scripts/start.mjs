@@ -11,8 +11,8 @@ import path from 'node:path';
 import { EXIT_CONFIG } from '../lib/exitCodes.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-// A self-hosted service reports no usage anywhere: Next's telemetry is off for the build and the server, unless the
-// operator chose otherwise (NEXT_TELEMETRY_DISABLED=0 opts in).
+// A self-hosted service reports no usage anywhere: Next's telemetry is off for the build and the server. Next turns
+// it off for any non-empty value ("0" too); an operator who wants it on sets the variable to the empty string.
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 /** How often the parent is looked at: a stop starts at most this long after npm was killed. */
 const PARENT_POLL_MS = 500;

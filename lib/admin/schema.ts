@@ -43,9 +43,18 @@ const maxId = z.union([z.string(), z.number()], { error: MAX_ID_RANGE }).transfo
   return id;
 });
 
+/**
+ * Control characters (C0, DEL, C1: NUL, a terminal's escape) and bidi overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069: text shown in another order than it is stored) — refused in any text people read later.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+const UNSAFE_TEXT_MESSAGE = 'Control characters and bidi overrides (U+202A–U+202E, U+2066–U+2069) are not allowed.';
+
 export const description = z
   .string({ error: `Text, at most ${DESCRIPTION_MAX_LENGTH} characters.` })
   .max(DESCRIPTION_MAX_LENGTH, `At most ${DESCRIPTION_MAX_LENGTH} characters.`)
+  .refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_MESSAGE)
   .transform((v) => (v.trim() === '' ? null : v))
   .nullable();
 
@@ -146,7 +155,8 @@ export const createTokenSchema = z.strictObject({
     .string({ error: 'Required.' })
     .trim()
     .min(1, 'Required.')
-    .max(TOKEN_NAME_MAX_LENGTH, `At most ${TOKEN_NAME_MAX_LENGTH} characters.`),
+    .max(TOKEN_NAME_MAX_LENGTH, `At most ${TOKEN_NAME_MAX_LENGTH} characters.`)
+    .refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_MESSAGE),
   tags: z
     .array(bizTag, { error: 'A list of tags.' })
     .min(1, 'Pick at least one tag.')
