@@ -187,7 +187,8 @@ async function main(config: LeafConfig, logger: Logger): Promise<void> {
 
 /** What a request Node's parser gave up on is told: too large, too slow (408), or not HTTP. */
 function clientErrorOf(code: string | undefined, requestTimeoutMs: number): LeafError {
-  if (code === 'HPE_HEADER_OVERFLOW') return new LeafError('headers_too_large', 'The request line or headers are too large.');
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return new LeafError('headers_too_large', 'The request line or headers are too large.');
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
     return new LeafError('request_timeout', `The request did not arrive whole within ${requestTimeoutMs / 1000} s.`);
   return new LeafError('invalid_request', 'The request could not be parsed.');
