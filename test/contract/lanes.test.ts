@@ -68,7 +68,7 @@ for (const lane of lanes) {
       expect(body.error.code).toBe(code);
       expect(typeof body.error.message).toBe('string');
       expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|node_modules/); // no stack traces
-      if (status === 405) expect(r.headers.get('allow')).toBe('GET');
+      if (status === 405) expect(r.headers.get('allow')).toBe(path === '/api/health' ? 'GET, HEAD' : 'GET');
     });
 
     it('serves snowflake IDs as strings, decodes them, and the Leaf plain-text route', async () => {
