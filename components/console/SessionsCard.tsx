@@ -3,9 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import type { LiveSession } from './api';
+import { showUtc } from './display';
 import { useEndAllSessions, useEndSession, useLiveSessions } from './queries';
-
-const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
 
 /**
  * The live console sessions of the admin token (created, last seen, from where, which browser): end one, or sign
@@ -76,11 +75,11 @@ function SessionRow({ session: s }: { session: LiveSession }) {
   return (
     <tr data-testid="session-row" data-id={s.id} data-current={s.current}>
       <td data-label="Signed in" className="nowrap" title={`session:${s.id}`}>
-        {when(s.createdAt)}
+        {showUtc(s.createdAt)}
         {s.current && <span className="muted small"> (this one)</span>}
       </td>
       <td data-label="Last seen" className="nowrap">
-        {when(s.lastSeenAt)}
+        {showUtc(s.lastSeenAt)}
       </td>
       <td data-label="From" className="mono">
         {s.address}

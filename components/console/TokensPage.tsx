@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import type { CreatedToken, TokenView } from './api';
+import { showUtc } from './display';
 import { useCreateToken, useFormats, useRevokeToken, useTags, useTokens } from './queries';
 import { TOKEN_NAME_MAX_LENGTH, createTokenSchema } from './tagSchema';
 import { type FieldErrors, checkFields, serverErrors } from './validation';
@@ -164,7 +165,6 @@ function TokenList() {
 function TokenRow({ token: t }: { token: TokenView }) {
   const [confirming, setConfirming] = useState(false);
   const revoke = useRevokeToken();
-  const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
   return (
     <tr data-testid="token-row" data-id={t.id} data-revoked={t.revokedAt !== null}>
       <td data-label="Name">{t.name}</td>
@@ -172,10 +172,10 @@ function TokenRow({ token: t }: { token: TokenView }) {
         {t.tags.join(', ')}
       </td>
       <td data-label="Created" className="nowrap" title={t.createdBy}>
-        {when(t.createdAt)}
+        {showUtc(t.createdAt)}
       </td>
       <td data-label="Revoked" className="nowrap">
-        {t.revokedAt === null ? '—' : when(t.revokedAt)}
+        {t.revokedAt === null ? '—' : showUtc(t.revokedAt)}
       </td>
       <td>
         {t.revokedAt === null &&

@@ -22,6 +22,11 @@ export function showTime(ms: number): string {
   return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
 }
 
+/** `2026-12-07 05:20:12Z`: a moment in UTC, the same for every operator who reads it. */
+export function showUtc(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+}
+
 export function showAgo(ms: number | null, now: number): string {
   if (ms === null) return 'never';
   const s = Math.max(0, Math.round((now - ms) / 1000));

@@ -31,6 +31,11 @@ type Handler<P> = (ctx: {
 type PublicHandler<P> = (ctx: { request: Request; runtime: Runtime; params: P; who: Caller }) => Promise<Response>;
 type NextRoute<P> = (request: Request, context: { params: Promise<P> }) => Promise<Response>;
 
+/** The caller's own console session, when a session (not the Bearer token) signed the request. */
+export function ownSessionId(who: Caller): string | null {
+  return who.credential?.kind === 'session' ? who.credential.sessionId : null;
+}
+
 /** A JSON Response through the one answer builder. */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
   return toResponse(jsonOk(body, status, headers));
@@ -83,5 +88,5 @@ async function credentialOf(runtime: Runtime, request: Request): Promise<Credent
 /** Handlers for the methods a route does not offer: 405 JSON with `Allow`. */
 export function methodsNotAllowed(allow: string) {
   const handler = async (request: Request) => toResponse(errorAnswer(methodNotAllowed(request.method, allow)));
-  return { GET: handler, HEAD: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler };
+  return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler };
 }

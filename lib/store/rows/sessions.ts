@@ -1,6 +1,7 @@
 /** leaf_session rows as either dialect reads them: times may arrive as decimal strings (pg bigint). */
 import type { SessionRow } from '../../auth/sessionStore';
 import { sql } from 'drizzle-orm';
+import { TABLE, list, valuesOf } from '../server/query';
 
 export interface RawSessionRow {
   id: string;
@@ -39,27 +40,17 @@ export function sessionToRaw(s: SessionRow): RawSessionRow {
   };
 }
 
-/** The statements, written once for every dialect (values are parameters; names quoted per dialect). */
-const T = sql.identifier('leaf_session');
+/** The statements, written once for every dialect, SQLite's too (values are parameters; names quoted per dialect). */
+const T = TABLE.session;
 export const sessionSql = {
-  insert: (s: SessionRow) => {
-    const raw = sessionToRaw(s);
-    const names = Object.keys(raw).map((c) => sql.identifier(c));
-    return sql`INSERT INTO ${T} (${sql.join(names, sql`, `)}) VALUES (${sql.join(
-      Object.values(raw).map((v) => sql`${v}`),
-      sql`, `,
-    )})`;
-  },
+  insert: (s: SessionRow) => sql`INSERT INTO ${T} ${valuesOf({ ...sessionToRaw(s) })}`,
   get: (id: string) => sql`SELECT * FROM ${T} WHERE id = ${id}`,
   touch: (id: string, at: number) =>
     sql`UPDATE ${T} SET last_seen_at = ${at} WHERE id = ${id} AND ended_at IS NULL AND last_seen_at < ${at}`,
   live: (tokenTag: string, now: number) =>
     sql`SELECT * FROM ${T} WHERE token_tag = ${tokenTag} AND ended_at IS NULL AND expires_at > ${now} ORDER BY created_at DESC, id`,
   end: (ids: string[], at: number) =>
-    sql`UPDATE ${T} SET ended_at = ${at} WHERE ended_at IS NULL AND id IN (${sql.join(
-      ids.map((id) => sql`${id}`),
-      sql`, `,
-    )})`,
+    sql`UPDATE ${T} SET ended_at = ${at} WHERE ended_at IS NULL AND id IN ${list(ids)}`,
   prune: (before: number) =>
     sql`DELETE FROM ${T} WHERE (ended_at IS NOT NULL AND ended_at < ${before}) OR expires_at < ${before}`,
 };

@@ -9,6 +9,7 @@ export const TABLE = {
   audit: sql.identifier('leaf_audit'),
   semantics: sql.identifier('leaf_semantics'),
   token: sql.identifier('leaf_token'),
+  session: sql.identifier('leaf_session'),
   format: sql.identifier('leaf_format'),
   period: sql.identifier('leaf_format_period'),
   order: sql.identifier('leaf_order'),

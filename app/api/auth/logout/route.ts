@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
+import { json, methodsNotAllowed, ownSessionId, route } from '@/lib/http/consoleRoute';
 import { logout } from '@/lib/admin/sessions';
 import { CLEARED_SESSION_COOKIE } from '@/lib/auth/credentials';
 
@@ -7,8 +7,7 @@ export const dynamic = 'force-dynamic';
 /** Ends the session in the database (every node refuses the cookie from its next request), and clears the cookie. */
 export const POST = route(
   async ({ runtime, who }) => {
-    const sessionId = who.credential?.kind === 'session' ? who.credential.sessionId : null;
-    await logout(runtime, sessionId, who.address);
+    await logout(runtime, ownSessionId(who), who.address);
     return json({ ok: true }, 200, {
       'set-cookie': CLEARED_SESSION_COOKIE,
     });

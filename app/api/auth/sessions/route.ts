@@ -1,4 +1,4 @@
-import { json, methodsNotAllowed, route } from '@/lib/http/consoleRoute';
+import { json, methodsNotAllowed, ownSessionId, route } from '@/lib/http/consoleRoute';
 import { endAllSessions, listSessions } from '@/lib/admin/sessions';
 import { CLEARED_SESSION_COOKIE } from '@/lib/auth/credentials';
 
@@ -6,7 +6,7 @@ export const dynamic = 'force-dynamic';
 
 /** The live console sessions of the current admin token (created, last seen, from where), the caller's marked. */
 export const GET = route(async ({ runtime, who }) =>
-  json({ sessions: await listSessions(runtime, who.credential?.kind === 'session' ? who.credential.sessionId : null) }),
+  json({ sessions: await listSessions(runtime, ownSessionId(who)) }),
 );
 
 /** "Sign out everywhere": every session ends, the caller's too (its cookie is cleared). */
