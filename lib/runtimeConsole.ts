@@ -1,8 +1,6 @@
 /** The console's part: load log, fleet rates, Prometheus, the admin credential; its hooks made before the core. */
-import { FleetRateHistory } from './admin/fleetRates';
 import { type AdminToken, resolveAdminToken } from './auth/adminToken';
 import { ConsoleSessions } from './auth/consoleSessions';
-import { systemClock } from './clock';
 import type { LeafConfig } from './leafConfig';
 import type { Logger } from './log';
 import { registerFleetGauge } from './metrics/fleetGauge';
@@ -21,8 +19,6 @@ export interface ConsoleRuntime {
   prometheus: PrometheusMetrics;
   /** Recent segment loads per tag, for the console's load table and step chart. */
   loadLog: LoadLog;
-  /** Per-node consumption of the tags the console's tag page asked about (from the registry's heartbeats). */
-  fleetRates: FleetRateHistory;
   /** The console's credential; `generated` once, when it was made at this start (server.ts prints the login link). */
   admin: AdminToken;
   /** Console sessions, kept in the database and signed with the admin token. */
@@ -86,7 +82,6 @@ export function startConsoleParts(
     rates,
     prometheus,
     loadLog,
-    fleetRates: new FleetRateHistory({ clock: systemClock }),
     admin,
     sessions: new ConsoleSessions(core.store.sessions, admin.token),
     stop: () => clearInterval(sampler),

@@ -1,8 +1,8 @@
 'use client';
 
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { RatePoint, StepPoint } from './api';
-import { showInt, showRate, showTime, rateSeries, stepSeries } from './display';
+import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
+import type { ChartData } from './RateSource';
+import { RATE_BUCKET_MS, showInt, showRate, showTime, rateSeries, stepSeries } from './display';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 12, tickLine: false } as const;
 const TOOLTIP_STYLE = {
@@ -12,16 +12,27 @@ const TOOLTIP_STYLE = {
   color: 'var(--text)',
 };
 
-/** IDs per second over (at most) the last 15 minutes, one point per 5-second bucket. */
-export function RateChart({ points, span }: { points: RatePoint[]; span: [number, number] }) {
-  const data = rateSeries(points, span);
-  const total = points.reduce((s, p) => s + p.ids, 0);
+/**
+ * IDs per second per 5-second bucket, as the chosen source recorded them; a bucket nobody recorded is a gap.
+ * `data-points` carries what is drawn ([bucket start, IDs or null]), so a test reads the chart, not a guess.
+ */
+export function RateChart({ data: chart, span }: { data: ChartData; span: [number, number] }) {
+  const data = rateSeries(chart.rate, span);
+  const total = chart.rate.reduce((s, p) => s + (p.ids ?? 0), 0);
+  const gaps = data.filter((p) => p.perSec === null).length;
+  const drawn = data.map((p) => [p.t, p.perSec === null ? null : Math.round(p.perSec * (RATE_BUCKET_MS / 1000))]);
   return (
-    <figure className="chart" data-testid="rate-chart" data-total={total} aria-label="Consumption rate">
+    <figure
+      className="chart"
+      data-testid="rate-chart"
+      data-total={total}
+      data-points={JSON.stringify(drawn)}
+      aria-label="Consumption rate"
+    >
       <figcaption>
         <span>Consumption rate (IDs/s)</span>
         <span className="muted" data-testid="rate-total">
-          {showInt(total)} IDs in 15 min
+          {showInt(total)} IDs recorded
         </span>
       </figcaption>
       <LineChart
@@ -46,7 +57,7 @@ export function RateChart({ points, span }: { points: RatePoint[]; span: [number
         <Tooltip
           contentStyle={TOOLTIP_STYLE}
           labelFormatter={(t) => showTime(Number(t))}
-          formatter={(v) => [`${showRate(Number(v))} IDs/s`, 'rate']}
+          formatter={(v) => [v == null ? 'not recorded' : `${showRate(Number(v))} IDs/s`, 'rate']}
         />
         <Line
           type="linear"
@@ -54,33 +65,48 @@ export function RateChart({ points, span }: { points: RatePoint[]; span: [number
           stroke="var(--chart-1)"
           strokeWidth={2}
           dot={false}
+          connectNulls={false}
           isAnimationActive={false}
         />
       </LineChart>
+      <p className="chart-note muted small" data-testid="rate-note">
+        IDs per second in each 5 s bucket, from {chart.from}&apos;s own samples
+        {gaps > 0 ? '; gaps: buckets not recorded' : ''}.
+        <MissingNodes missing={chart.missing} />
+      </p>
     </figure>
   );
 }
 
-/** The step of each segment load over time (Leaf's dynamic step doubles when segments go fast). */
-export function StepChart({ points, span }: { points: StepPoint[]; span: [number, number] }) {
-  const data = stepSeries(points, span);
+/**
+ * Each node's engine step over time (Leaf's dynamic step grows when segments go fast), from its segment loads;
+ * range leases are marks of their own, labelled with their size — a lease is not the tag's step.
+ */
+export function StepChart({ data: chart, span }: { data: ChartData; span: [number, number] }) {
+  const lines = chart.steps
+    .filter((l) => l.points.length > 0)
+    .map((l) => ({ ...l, points: stepSeries(l.points, span) }));
+  const loads = chart.steps.reduce((s, l) => s + l.points.length, 0);
+  const leases = chart.leases.filter((m) => m.t >= span[0]);
   return (
-    <figure className="chart" data-testid="step-chart" aria-label="Step over time">
+    <figure
+      className="chart"
+      data-testid="step-chart"
+      data-steps={JSON.stringify(chart.steps.map((l) => [l.nodeId, l.points.map((p) => [p.t, p.step])]))}
+      data-leases={JSON.stringify(leases.map((m) => [m.t, m.size, m.nodeId]))}
+      aria-label="Step over time"
+    >
       <figcaption>
         <span>Step</span>
         <span className="muted">
-          {points.length === 0 ? 'no load yet' : `${points.length} change${points.length === 1 ? '' : 's'}`}
+          {loads === 0 ? 'no segment loaded yet' : `${loads} segment load${loads === 1 ? '' : 's'}`}
+          {leases.length > 0 && ` · ${leases.length} range lease${leases.length === 1 ? '' : 's'}`}
         </span>
       </figcaption>
-      {data.length === 0 ? (
+      {lines.length === 0 && leases.length === 0 ? (
         <p className="chart-empty muted">No segment has been loaded yet.</p>
       ) : (
-        <LineChart
-          responsive
-          style={{ width: '100%', height: 200 }}
-          data={data}
-          margin={{ top: 8, right: 12, bottom: 0, left: 0 }}
-        >
+        <LineChart responsive style={{ width: '100%', height: 200 }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="var(--grid)" vertical={false} />
           <XAxis
             dataKey="t"
@@ -91,6 +117,7 @@ export function StepChart({ points, span }: { points: StepPoint[]; span: [number
             tickFormatter={tickFormat(span)}
             interval="preserveStartEnd"
             minTickGap={40}
+            allowDuplicatedCategory={false}
             {...AXIS}
           />
           <YAxis
@@ -103,20 +130,44 @@ export function StepChart({ points, span }: { points: StepPoint[]; span: [number
           <Tooltip
             contentStyle={TOOLTIP_STYLE}
             labelFormatter={(t) => showTime(Number(t))}
-            formatter={(v) => [showInt(Number(v)), 'step']}
+            formatter={(v, _name, item) => [showInt(Number(v)), `step (${String(item.payload?.nodeId ?? '')})`]}
           />
-          <Line
-            type="stepAfter"
-            dataKey="step"
-            stroke="var(--chart-2)"
-            strokeWidth={2}
-            dot={{ r: 2 }}
-            isAnimationActive={false}
-          />
+          {leases.map((m) => (
+            <ReferenceLine
+              key={`${m.nodeId}-${m.t}`}
+              x={m.t}
+              stroke="var(--chart-3)"
+              strokeDasharray="3 3"
+              label={{ value: `lease ${showInt(m.size)}`, fill: 'var(--muted)', fontSize: 11, position: 'insideTop' }}
+            />
+          ))}
+          {lines.map((l, i) => (
+            <Line
+              key={l.nodeId}
+              data={l.points.map((p) => ({ ...p, nodeId: l.nodeId }))}
+              name={l.nodeId}
+              type="stepAfter"
+              dataKey="step"
+              stroke={i % 2 === 0 ? 'var(--chart-2)' : 'var(--chart-4)'}
+              strokeWidth={2}
+              dot={{ r: 2 }}
+              isAnimationActive={false}
+            />
+          ))}
         </LineChart>
       )}
+      <p className="chart-note muted small" data-testid="step-note">
+        The engine step of each segment {chart.from} loaded
+        {chart.steps.length > 1 ? ', a line per node' : ''}; dashed marks: range leases handed to clients.
+        <MissingNodes missing={chart.missing} />
+      </p>
     </figure>
   );
+}
+
+function MissingNodes({ missing }: { missing: ChartData['missing'] }) {
+  if (missing.length === 0) return null;
+  return <span data-testid="chart-missing"> Not read: {missing.map((m) => `${m.nodeId} (${m.why})`).join(', ')}.</span>;
 }
 
 /** Four ticks on round times (10 s, 1 min or 5 min apart), the same on both charts. */

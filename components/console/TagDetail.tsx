@@ -13,14 +13,15 @@ import { TagSemanticsForm } from './Semantics';
 import { chartWindow, currentStep, showAgo, showDecimal, showInt, showRate } from './display';
 import { LiveStamp } from './LiveStamp';
 import { LoadLog } from './LoadLog';
-import { useTag } from './queries';
-import { type RateSource, RateSourcePicker, ratePointsOf } from './RateSource';
+import { useFleetHistory, useTag } from './queries';
+import { type RateSource, RateSourcePicker, chartDataOf } from './RateSource';
 import { TagFleet } from './TagFleet';
 import { TryIt } from './TryIt';
 
 export function TagDetail({ bizTag }: { bizTag: string }) {
   const query = useTag(bizTag);
   const [source, setSource] = useState<RateSource>('here');
+  const fleetHistory = useFleetHistory(bizTag, source !== 'here' && query.data?.fleet != null);
 
   if (query.isPending) return <p className="muted">Loading {bizTag}…</p>;
   if (query.data === undefined) {
@@ -43,8 +44,9 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
   const e = tag.engine;
   const now = query.dataUpdatedAt;
   const step = currentStep(tag);
-  const span = chartWindow(history.rate, history.steps, now);
   const fleet = query.data.fleet ?? null;
+  const chart = chartDataOf(source, history, fleetHistory.data);
+  const span = chartWindow(chart?.rate ?? history.rate, chart?.steps.flatMap((l) => l.points) ?? history.steps, now);
   return (
     <article aria-labelledby="tag-title" className="tag-page">
       <BackLink />
@@ -89,13 +91,19 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
       <div className="chart-grid">
         <div className="card">
           {fleet !== null && (
-            <RateSourcePicker value={source} nodeIds={fleet.rate.map((n) => n.nodeId)} onChange={setSource} />
+            <RateSourcePicker value={source} nodeIds={fleet.nodes.map((n) => n.nodeId)} onChange={setSource} />
           )}
-          <RateChart points={ratePointsOf(source, history.rate, fleet?.rate ?? null)} span={span} />
+          {chart === null ? (
+            <p className="muted" data-testid="chart-loading">
+              {fleetHistory.isError
+                ? `The nodes' records cannot be read: ${fleetHistory.error.message}`
+                : 'Reading every node’s record…'}
+            </p>
+          ) : (
+            <RateChart data={chart} span={span} />
+          )}
         </div>
-        <div className="card">
-          <StepChart points={history.steps} span={span} />
-        </div>
+        <div className="card">{chart !== null && <StepChart data={chart} span={span} />}</div>
       </div>
 
       <div className="two-col">

@@ -16,7 +16,9 @@ export type {
   EngineView,
   FleetSummary,
   NodeBufferView,
-  NodeRateHistory,
+  FleetRatePoint,
+  FleetTagHistory,
+  NodeTagHistory,
   NodeTagRow,
   NodeTagsPage,
   TagFleetDetail,
@@ -42,6 +44,7 @@ import type {
   HealthView,
   NodeTagsPage,
   SemanticsSettings,
+  FleetTagHistory,
   TagDetail,
   TagListPage,
   TagView,
@@ -142,6 +145,7 @@ export const api = {
 
   listTags: (params: TagListParams) => request<TagListPage>(tagListPath(params)),
   getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),
+  getFleetHistory: (bizTag: string) => request<FleetTagHistory>(`${tagPath(bizTag)}/history/fleet`),
   createTag: (input: CreateTagRequest) =>
     request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
   updateTag: (bizTag: string, input: UpdateTagRequest) =>

@@ -1,4 +1,4 @@
-import type { EngineView, HealthView, HostGalera, NodeState, RatePoint, StepPoint, TagView } from './api';
+import type { EngineView, HealthView, HostGalera, NodeState, TagView } from './api';
 
 /** Presentation only: how the engine's numbers read on screen. */
 
@@ -66,7 +66,7 @@ export const RATE_WINDOW_MS = 15 * 60_000;
 /** The charts' shared time axis: what the server has (at most 15 min), and never less than 2 min. */
 export const MIN_CHART_WINDOW_MS = 2 * 60_000;
 
-export function chartWindow(rate: RatePoint[], steps: StepPoint[], now: number): [number, number] {
+export function chartWindow(rate: { t: number }[], steps: { t: number }[], now: number): [number, number] {
   let end = now;
   let earliest = now;
   for (const p of rate) {
@@ -79,27 +79,29 @@ export function chartWindow(rate: RatePoint[], steps: StepPoint[], now: number):
 }
 
 /**
- * The rate history as a gap-free series of 5-second buckets over the window, in IDs per second: buckets the
- * server has no sample for (before this node started) are zeros, so the line does not bridge idle time.
+ * The rate as 5-second buckets over the window, in IDs per second: a bucket the source recorded is its IDs / 5;
+ * one it did not record (before a node started, a node that did not answer) is null — a gap, never a zero.
  */
-export function rateSeries(points: RatePoint[], [start, end]: [number, number]): { t: number; perSec: number }[] {
-  const byBucket = new Map<number, number>();
-  for (const p of points) {
-    const b = Math.floor(p.t / RATE_BUCKET_MS) * RATE_BUCKET_MS;
-    byBucket.set(b, (byBucket.get(b) ?? 0) + p.ids);
-  }
-  const out: { t: number; perSec: number }[] = [];
+export function rateSeries(
+  points: { t: number; ids: number | null }[],
+  [start, end]: [number, number],
+): { t: number; perSec: number | null }[] {
+  const byBucket = new Map<number, number | null>();
+  for (const p of points) byBucket.set(Math.floor(p.t / RATE_BUCKET_MS) * RATE_BUCKET_MS, p.ids);
+  const out: { t: number; perSec: number | null }[] = [];
   const first = Math.ceil(start / RATE_BUCKET_MS) * RATE_BUCKET_MS;
-  for (let t = first; t < end; t += RATE_BUCKET_MS)
-    out.push({ t, perSec: (byBucket.get(t) ?? 0) / (RATE_BUCKET_MS / 1000) });
+  for (let t = first; t < end; t += RATE_BUCKET_MS) {
+    const ids = byBucket.get(t);
+    out.push({ t, perSec: ids == null ? null : ids / (RATE_BUCKET_MS / 1000) });
+  }
   return out;
 }
 
-/** The step history drawn to the window's end, so the last step reads as still in force. */
-export function stepSeries(points: StepPoint[], [, end]: [number, number]): StepPoint[] {
+/** A step history drawn to the window's end, so the last step reads as still in force. */
+export function stepSeries<P extends { t: number; step: number }>(points: P[], [, end]: [number, number]): P[] {
   const sorted = [...points].sort((a, b) => a.t - b.t);
   const last = sorted.at(-1);
-  return last !== undefined && last.t < end ? [...sorted, { t: end, step: last.step }] : sorted;
+  return last !== undefined && last.t < end ? [...sorted, { ...last, t: end }] : sorted;
 }
 
 /** The step in force on this node: the last loaded segment's, or the DB step before any load. */

@@ -140,6 +140,16 @@ export function useTag(bizTag: string) {
   return useQuery(tagDetailQuery(bizTag));
 }
 
+/** Every node's record of the tag, read only while a chart shows the fleet or another node. */
+export function useFleetHistory(bizTag: string, enabled: boolean) {
+  return useQuery({
+    queryKey: tagKeys.fleetHistory(bizTag),
+    queryFn: () => api.getFleetHistory(bizTag),
+    refetchInterval: POLL_MS,
+    enabled,
+  });
+}
+
 export function useLogin() {
   const client = useQueryClient();
   return useMutation({

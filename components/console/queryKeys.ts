@@ -8,6 +8,7 @@ export const tagKeys = {
   list: () => [...tagKeys.all, 'list'] as const,
   page: (params: TagListParams) => [...tagKeys.list(), params] as const,
   detail: (bizTag: string) => [...tagKeys.all, 'detail', bizTag] as const,
+  fleetHistory: (bizTag: string) => [...tagKeys.all, 'fleet-history', bizTag] as const,
 };
 
 export const nodeKeys = {

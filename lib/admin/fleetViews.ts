@@ -109,13 +109,7 @@ function stateRank(state: NodeState): number {
   return state === 'up' ? 0 : state === 'gone' ? 1 : 2;
 }
 
-/** The tag page's fleet part; records the nodes' counters for the chart as it goes (see FleetRateHistory). */
-export function tagFleetDetail(
-  nodes: readonly NodeView[],
-  bizTag: string,
-  rates: { observe(bizTag: string, nodes: readonly NodeView[]): void; history(bizTag: string): TagFleetDetail['rate'] },
-  runwayWarnSeconds: number,
-): TagFleetDetail {
-  rates.observe(bizTag, nodes);
-  return { nodes: tagNodes(nodes, bizTag), rate: rates.history(bizTag), runwayWarnSeconds };
+/** The tag page's fleet part: every node's buffer for the tag (its history: GET …/history?scope=fleet). */
+export function tagFleetDetail(nodes: readonly NodeView[], bizTag: string, runwayWarnSeconds: number): TagFleetDetail {
+  return { nodes: tagNodes(nodes, bizTag), runwayWarnSeconds };
 }

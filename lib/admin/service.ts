@@ -18,6 +18,7 @@ import {
   auditQuerySchema,
   fieldErrors,
 } from './schema';
+import { RATE_BUCKET_MS } from './tagHistory';
 import { type TagListQuery, listTagPage } from './tagList';
 import type { AuditEntryView, AuditPage, TagDetail, TagListPage, TagView } from './views';
 
@@ -96,8 +97,8 @@ export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDe
   return {
     tag: await freshView(rt, row),
     history: {
-      rate: rt.console.rates.history(bizTag),
-      steps: loads.filter((l) => l.ok).map((l) => ({ t: l.at, step: l.step })),
+      rate: rt.console.rates.history(bizTag, RATE_BUCKET_MS),
+      steps: loads.filter((l) => l.ok && l.purpose === 'segment').map((l) => ({ t: l.at, step: l.step })),
       loads,
     },
   };

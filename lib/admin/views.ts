@@ -79,16 +79,15 @@ export interface TagListPage {
 
 export interface TagDetail {
   tag: TagView;
+  /** This node's own record: `rate` over the buckets it sampled, `steps` its segment loads (not range leases). */
   history: { rate: RatePoint[]; steps: StepPoint[]; loads: LoadRecord[] };
   /** The tag on every node that holds it; null without a node registry. */
   fleet?: TagFleetDetail | null;
 }
 
-/** The tag page's fleet part: each node's buffer, each node's rate history, and the runway warning threshold. */
+/** The tag page's fleet part: each node's buffer and the runway warning threshold (histories: FleetTagHistory). */
 export interface TagFleetDetail {
   nodes: NodeBufferView[];
-  /** Per node, IDs per 5-second bucket, from the heartbeats' `issued` counters (sampled while the page is open). */
-  rate: NodeRateHistory[];
   /** LEAF_RUNWAY_WARN_SECONDS */
   runwayWarnSeconds: number;
 }
@@ -106,10 +105,40 @@ export interface NodeBufferView {
   runwaySeconds: number | null;
 }
 
-export interface NodeRateHistory {
+/** One node's own record of a tag (GET /api/admin/tags/{tag}/history): IDs per bucket and its claims. */
+export interface NodeTagHistory {
   nodeId: string;
-  /** Buckets with IDs only, oldest first. */
-  points: RatePoint[];
+  /** This process, among all that ever used nodeId. */
+  instanceId: string;
+  /** ms since the Unix epoch, on the node's clock */
+  startedAt: number;
+  bucketMs: number;
+  /** Every bucket this node fully sampled, contiguous, oldest first; none it did not. */
+  rate: RatePoint[];
+  /** Its recent claims: segments (their step is the engine's step) and range leases (their size). */
+  loads: LoadRecord[];
+}
+
+/** A fleet bucket: the IDs every node issued in it, or null when a node that may have issued could not be read. */
+export interface FleetRatePoint {
+  t: number;
+  ids: number | null;
+}
+
+/** A node's part of the fleet's history: its own record, or why there is none. */
+export interface FleetNodeHistory {
+  nodeId: string;
+  state: NodeState;
+  history: NodeTagHistory | null;
+  /** Why `history` is null (e.g. "did not answer within 2000 ms"); null when it was read. */
+  missing: string | null;
+}
+
+/** GET /api/admin/tags/{tag}/history?scope=fleet: every registered node's record, and their sum per bucket. */
+export interface FleetTagHistory {
+  bucketMs: number;
+  nodes: FleetNodeHistory[];
+  rate: FleetRatePoint[];
 }
 
 /** `GET /api/admin/fleet`: the whole fleet in one card. Rate, buffers and runway count the up nodes only. */

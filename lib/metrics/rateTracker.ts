@@ -23,6 +23,9 @@ export class RateTracker {
   private readonly clock: Clock;
   private readonly keepMs: number;
   private readonly samples = new Map<string, Sample[]>();
+  /** Per tag, when its history restarted (re-created): before it, this node's IDs of the tag are not known. */
+  private readonly restartedAt = new Map<string, number>();
+  private firstRecordAt: number | null = null;
   private lastRecordAt: number | null = null;
 
   constructor({ clock, keepMs = 15 * 60_000 }: RateTrackerOptions) {
@@ -41,13 +44,18 @@ export class RateTracker {
       }
       const last = list[list.length - 1];
       // A total that went down means the tag was re-created: start its history afresh.
-      if (last !== undefined && total < last.total) list.length = 0;
+      if (last !== undefined && total < last.total) {
+        list.length = 0;
+        this.restartedAt.set(tag, t);
+      }
       list.push({ t, total });
       let drop = 0;
       while (drop < list.length - 1 && list[drop]!.t < t - this.keepMs) drop++;
       if (drop > 0) list.splice(0, drop);
     }
     for (const tag of this.samples.keys()) if (!totals.has(tag)) this.samples.delete(tag);
+    for (const [tag, at] of this.restartedAt) if (at < t - this.keepMs) this.restartedAt.delete(tag);
+    this.firstRecordAt ??= t;
     this.lastRecordAt = t;
   }
 
@@ -65,19 +73,24 @@ export class RateTracker {
     return seconds > 0 ? (last.total - first.total) / seconds : 0;
   }
 
-  /** IDs issued per `bucketMs` bucket over the kept window, oldest first, empty buckets included. */
+  /**
+   * IDs issued per `bucketMs` bucket, oldest first, over the buckets this node has fully sampled: from its first
+   * sample (or the tag's re-creation, or the kept window's start) to the last sample. Every bucket in it is known —
+   * a tag without samples issued nothing here — and no bucket outside it is claimed.
+   */
   history(tag: string, bucketMs = 5_000): RatePoint[] {
-    const list = this.samples.get(tag);
-    if (list === undefined || list.length === 0) return [];
-    const end = Math.floor(this.clock.now() / bucketMs) * bucketMs;
-    const start = Math.max(Math.floor(list[0]!.t / bucketMs) * bucketMs, end - this.keepMs + bucketMs);
+    if (this.firstRecordAt === null || this.lastRecordAt === null) return [];
+    const floor = (t: number) => Math.floor(t / bucketMs) * bucketMs;
+    const known = Math.max(this.firstRecordAt, this.restartedAt.get(tag) ?? 0, this.clock.now() - this.keepMs);
+    // The bucket holding the first known instant is partly before it: it starts at the next bucket.
+    const start = known === floor(known) ? known : floor(known) + bucketMs;
+    const end = floor(this.lastRecordAt); // buckets before it have all their samples
     const points: RatePoint[] = [];
-    for (let t = start; t <= end; t += bucketMs) points.push({ t, ids: 0 });
+    for (let t = start; t < end; t += bucketMs) points.push({ t, ids: 0 });
+    const list = this.samples.get(tag) ?? [];
     for (let i = 1; i < list.length; i++) {
-      const prev = list[i - 1]!;
-      const cur = list[i]!;
-      const index = Math.floor((cur.t - start) / bucketMs);
-      if (index >= 0 && index < points.length) points[index]!.ids += cur.total - prev.total;
+      const index = Math.floor((list[i]!.t - start) / bucketMs);
+      if (index >= 0 && index < points.length) points[index]!.ids += list[i]!.total - list[i - 1]!.total;
     }
     return points;
   }

@@ -53,7 +53,10 @@ const NO_SEGMENT: Segment = segmentOf(0, -1, 0, null);
 export interface SegmentLoadRecord {
   at: number;
   durationMs: number;
+  /** The IDs claimed: the engine's step for a segment, the lease's size for a range lease. */
   step: number;
+  /** A segment for the double buffer, or a range lease handed to a caller (its size is not the tag's step). */
+  purpose: 'segment' | 'lease';
   ok: boolean;
   error?: string;
 }

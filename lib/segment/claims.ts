@@ -95,7 +95,13 @@ export class SegmentClaims {
       }
       install?.(segment);
       const loadedAt = clock.now();
-      onLoad?.(buffer.bizTag, { at: startedAt, durationMs: loadedAt - startedAt, step: allocation.step, ok: true });
+      onLoad?.(buffer.bizTag, {
+        at: startedAt,
+        durationMs: loadedAt - startedAt,
+        step: allocation.step,
+        purpose,
+        ok: true,
+      });
       logger.log('info', purpose === 'lease' ? 'lease_claimed' : 'segment_loaded', {
         bizTag: buffer.bizTag,
         start: String(first),
@@ -111,6 +117,7 @@ export class SegmentClaims {
         at: startedAt,
         durationMs: clock.now() - startedAt,
         step: step ?? buffer.minStep,
+        purpose,
         ok: false,
         error: leafError.code,
       });

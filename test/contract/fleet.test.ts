@@ -66,12 +66,22 @@ describe('fleet routes', () => {
 
     const detail = await json<{
       tag: { fleet: { nodesServing: number } };
-      fleet: { nodes: { nodeId: string; state: string }[]; rate: unknown[]; runwayWarnSeconds: number };
+      fleet: { nodes: { nodeId: string; state: string }[]; runwayWarnSeconds: number };
     }>('/api/admin/tags/demo');
     expect(detail.tag.fleet.nodesServing).toBe(1);
     expect(detail.fleet.nodes).toEqual([expect.objectContaining({ nodeId: 'contract-node', state: 'up' })]);
     expect(detail.fleet.runwayWarnSeconds).toBe(30);
-    expect(Array.isArray(detail.fleet.rate)).toBe(true);
+
+    // Every node's own record, merged (one node here): every bucket known, and the IDs just taken in them.
+    type History = { nodes: { nodeId: string; missing: string | null }[]; rate: { t: number; ids: number | null }[] };
+    const merged = await pollFor(10_000, async () => {
+      const h = await json<History>('/api/admin/tags/demo/history/fleet');
+      return h.rate.reduce((s, p) => s + (p.ids ?? 0), 0) >= 10 ? h : undefined;
+    });
+    expect(merged?.nodes).toEqual([
+      { nodeId: 'contract-node', state: 'up', history: expect.any(Object), missing: null },
+    ]);
+    expect(merged?.rate.every((p) => p.ids !== null)).toBe(true);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { showDuration, showRunway, showUptime, runwayLow, stepAdvice } from '@/components/console/display';
-import { ratePointsOf } from '@/components/console/RateSource';
+import { rateSeries, showDuration, showRunway, showUptime, runwayLow, stepAdvice } from '@/components/console/display';
+import { chartDataOf } from '@/components/console/RateSource';
 import { stepNeeded } from '@/lib/fleet/runway';
 
 describe('fleet formatting', () => {
@@ -33,16 +33,53 @@ describe('fleet formatting', () => {
     expect(showUptime(50 * 3_600_000)).toBe('2 d 2 h');
   });
 
-  it('the chart source picks this node, the fleet (every node’s buckets) or one node', () => {
-    const here = [{ t: 0, ids: 1 }];
-    const fleet = [
-      { nodeId: 'a', points: [{ t: 0, ids: 2 }] },
-      { nodeId: 'b', points: [{ t: 0, ids: 3 }] },
-    ];
-    expect(ratePointsOf('here', here, fleet)).toBe(here);
-    expect(ratePointsOf('fleet', here, fleet).reduce((s, p) => s + p.ids, 0)).toBe(5);
-    expect(ratePointsOf('node:b', here, fleet)).toEqual([{ t: 0, ids: 3 }]);
-    expect(ratePointsOf('node:gone', here, fleet)).toEqual([]);
-    expect(ratePointsOf('fleet', here, null)).toBe(here);
+  it('the charts draw this node, the fleet (merged, gaps kept) or one node; leases apart from steps', () => {
+    const seg = (at: number, step: number) => ({ at, durationMs: 1, step, purpose: 'segment' as const, ok: true });
+    const lease = (at: number, step: number) => ({ at, durationMs: 1, step, purpose: 'lease' as const, ok: true });
+    const here = { rate: [{ t: 0, ids: 1 }], loads: [seg(0, 4000), lease(5, 10_000_000)] };
+    const record = (nodeId: string, ids: number) => ({
+      nodeId,
+      instanceId: nodeId,
+      startedAt: 0,
+      bucketMs: 5000,
+      rate: [{ t: 0, ids }],
+      loads: [seg(1, 8000)],
+    });
+    const fleet = {
+      bucketMs: 5000,
+      nodes: [
+        { nodeId: 'a', state: 'up' as const, history: record('a', 2), missing: null },
+        { nodeId: 'b', state: 'up' as const, history: record('b', 3), missing: null },
+        { nodeId: 'c', state: 'gone' as const, history: null, missing: 'gone' },
+      ],
+      rate: [{ t: 0, ids: null }],
+    };
+    const mine = chartDataOf('here', here, undefined)!;
+    expect(mine.steps).toEqual([{ nodeId: 'this node', points: [{ t: 0, step: 4000 }] }]);
+    expect(mine.leases).toEqual([{ t: 5, size: 10_000_000, nodeId: 'this node' }]);
+    expect(chartDataOf('fleet', here, undefined)).toBeNull();
+    const all = chartDataOf('fleet', here, fleet)!;
+    expect(all.rate).toBe(fleet.rate);
+    expect(all.steps.map((l) => l.nodeId)).toEqual(['a', 'b']);
+    expect(all.missing).toEqual([{ nodeId: 'c', why: 'gone' }]);
+    expect(chartDataOf('node:b', here, fleet)!.rate).toEqual([{ t: 0, ids: 3 }]);
+    expect(chartDataOf('node:c', here, fleet)).toMatchObject({ rate: [], missing: [{ nodeId: 'c', why: 'gone' }] });
+  });
+
+  it('a bucket without a record is a gap, not a zero', () => {
+    expect(
+      rateSeries(
+        [
+          { t: 5_000, ids: 50 },
+          { t: 10_000, ids: null },
+        ],
+        [0, 20_000],
+      ),
+    ).toEqual([
+      { t: 0, perSec: null },
+      { t: 5_000, perSec: 10 },
+      { t: 10_000, perSec: null },
+      { t: 15_000, perSec: null },
+    ]);
   });
 });

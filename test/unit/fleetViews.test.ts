@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fleetSummary, nodeTagsPage, tagFleetDetail, tagNodes, withFleet } from '@/lib/admin/fleetViews';
-import { FleetRateHistory } from '@/lib/admin/fleetRates';
-import type { TagView } from '@/lib/admin/views';
+import { fleetTagHistory } from '@/lib/admin/fleetHistory';
+import type { NodeTagHistory, TagView } from '@/lib/admin/views';
 import type { NodeState, NodeTagState, NodeView } from '@/lib/fleet/types';
-import { FakeClock } from '../support/fakes';
 
 const T0 = Date.parse('2026-12-03T00:00:00Z');
 
@@ -108,58 +107,119 @@ describe('fleet views', () => {
   });
 });
 
-describe('fleet rate history', () => {
-  it('spreads the IDs between two beats of a node over the buckets they cover', () => {
-    const clock = new FakeClock(T0 + 20_000);
-    const rates = new FleetRateHistory({ clock });
-    rates.observe('order', [node('a', 'up', { order: tagState(0, 0, 100) }, T0 + 2_500)]);
-    expect(rates.history('order')).toEqual([]);
-    rates.observe('order', [node('a', 'up', { order: tagState(0, 0, 100) }, T0 + 2_500)]); // the same beat again
-    rates.observe('order', [node('a', 'up', { order: tagState(0, 0, 400) }, T0 + 7_500)]);
-    expect(rates.history('order')).toEqual([
-      {
-        nodeId: 'a',
-        points: [
-          { t: T0, ids: 150 },
-          { t: T0 + 5_000, ids: 150 },
-        ],
-      },
+describe('fleet history: each node’s own record, merged by bucket', () => {
+  const B = 5_000;
+  const own = (nodeId: string, rate: [number, number][], loads: NodeTagHistory['loads'] = []): NodeTagHistory => ({
+    nodeId,
+    instanceId: `${nodeId}-i1`,
+    startedAt: T0 - 60_000,
+    bucketMs: B,
+    rate: rate.map(([k, ids]) => ({ t: T0 + k * B, ids })),
+    loads,
+  });
+  const peers =
+    (records: Record<string, NodeTagHistory | Error>) =>
+    async (address: string): Promise<NodeTagHistory> => {
+      const r = records[address];
+      if (r === undefined || r instanceof Error) throw r ?? new Error('unreachable');
+      return r;
+    };
+  const sources = (self: NodeTagHistory, records: Record<string, NodeTagHistory | Error>) => ({
+    selfId: self.nodeId,
+    own: self,
+    readPeer: peers(records),
+    bucketMs: B,
+  });
+
+  it('a burst stays in its bucket, and the sum is per bucket across nodes', async () => {
+    const a = own('a', [
+      [0, 10],
+      [1, 11_000_000],
+      [2, 0],
+    ]);
+    const b = own('bb', [
+      [0, 5],
+      [1, 5],
+      [2, 5],
+    ]);
+    const nodes = [node('a', 'up', { order: tagState(0, 0) }), node('bb', 'up', { order: tagState(0, 0) })];
+    const h = await fleetTagHistory(nodes, 'order', sources(a, { '127.0.0.1:2': b }));
+    expect(h.rate).toEqual([
+      { t: T0, ids: 15 },
+      { t: T0 + B, ids: 11_000_005 },
+      { t: T0 + 2 * B, ids: 5 },
+    ]);
+    expect(h.nodes.map((n) => [n.nodeId, n.missing])).toEqual([
+      ['a', null],
+      ['bb', null],
     ]);
   });
 
-  it('keeps nodes apart, skips a restarted process, and forgets buckets older than the window', () => {
-    const clock = new FakeClock(T0 + 10_000);
-    const rates = new FleetRateHistory({ clock, keepMs: 60_000 });
-    rates.observe('order', [
-      node('a', 'up', { order: tagState(0, 0, 10) }, T0),
-      node('b', 'up', { order: tagState(0, 0, 5) }, T0),
+  it('a bucket a node did not record is unknown (null), never a zero or a share of a later total', async () => {
+    const a = own('a', [
+      [0, 10],
+      [1, 10],
+      [2, 10],
     ]);
-    rates.observe('order', [
-      node('a', 'up', { order: tagState(0, 0, 60) }, T0 + 5_000),
-      node('b', 'up', { order: tagState(0, 0, 3) }, T0 + 5_000, 'b-i2'),
-    ]);
-    expect(rates.history('order')).toEqual([{ nodeId: 'a', points: [{ t: T0, ids: 50 }] }]);
-    clock.advance(60_000);
-    expect(rates.history('order')).toEqual([{ nodeId: 'a', points: [] }]);
+    const late = own('bb', [[2, 7]]); // started later (or its window began later): buckets 0 and 1 are unknown
+    const nodes = [node('a', 'up', { order: tagState(0, 0) }), node('bb', 'up', { order: tagState(0, 0) })];
+    const h = await fleetTagHistory(nodes, 'order', sources(a, { '127.0.0.1:2': late }));
+    expect(h.rate.map((p) => p.ids)).toEqual([null, null, 17]);
   });
 
-  it('keeps only the tags asked about most recently', () => {
-    const clock = new FakeClock(T0 + 10_000);
-    const rates = new FleetRateHistory({ clock, maxTags: 1 });
-    for (const tag of ['x', 'y']) {
-      rates.observe(tag, [node('a', 'up', { [tag]: tagState(0, 0, 0) }, T0)]);
-      rates.observe(tag, [node('a', 'up', { [tag]: tagState(0, 0, 50) }, T0 + 5_000)]);
-    }
-    expect(rates.history('x')).toEqual([]);
-    expect(rates.history('y')).toHaveLength(1);
+  it('a node that does not answer makes its buckets unknown, named with why; one that never held the tag counts 0', async () => {
+    const a = own('a', [
+      [0, 10],
+      [1, 10],
+    ]);
+    const nodes = [
+      node('a', 'up', { order: tagState(0, 0) }),
+      node('bb', 'up', { order: tagState(0, 0) }),
+      node('ccc', 'up', {}),
+    ];
+    const h = await fleetTagHistory(
+      nodes,
+      'order',
+      sources(a, { '127.0.0.1:2': new Error('did not answer within 2000 ms'), '127.0.0.1:3': new Error('down') }),
+    );
+    expect(h.rate.map((p) => p.ids)).toEqual([null, null]);
+    expect(h.nodes.find((n) => n.nodeId === 'bb')?.missing).toBe('did not answer within 2000 ms');
+    const withoutB = await fleetTagHistory(
+      [nodes[0]!, nodes[2]!],
+      'order',
+      sources(a, { '127.0.0.1:3': new Error('down') }),
+    );
+    expect(withoutB.rate.map((p) => p.ids)).toEqual([10, 10]);
   });
 
-  it('gives the tag page its nodes, rate and threshold in one', () => {
-    const rates = new FleetRateHistory({ clock: new FakeClock(T0) });
-    const d = tagFleetDetail([node('a', 'up', { order: tagState(100, 1) })], 'order', rates, 120);
+  it('a stopped node counts 0 only after its goodbye; a gone one holding the tag stays unknown', async () => {
+    const a = own('a', [
+      [0, 1],
+      [1, 1],
+      [2, 1],
+    ]);
+    const stopped = node('bb', 'stopped', { order: tagState(0, 0) }, T0 + B);
+    const h = await fleetTagHistory([node('a', 'up', { order: tagState(0, 0) }), stopped], 'order', sources(a, {}));
+    expect(h.rate.map((p) => p.ids)).toEqual([null, 1, 1]);
+    expect(h.nodes[1]).toEqual({ nodeId: 'bb', state: 'stopped', history: null, missing: expect.any(String) });
+    const gone = node('bb', 'gone', { order: tagState(0, 0) }, T0 + B);
+    const g = await fleetTagHistory([node('a', 'up', { order: tagState(0, 0) }), gone], 'order', sources(a, {}));
+    expect(g.rate.map((p) => p.ids)).toEqual([null, null, null]);
+  });
+
+  it('a node bucketing otherwise is not summed', async () => {
+    const a = own('a', [[0, 1]]);
+    const odd = { ...own('bb', [[0, 1]]), bucketMs: 1_000 };
+    const nodes = [node('a', 'up', { order: tagState(0, 0) }), node('bb', 'up', { order: tagState(0, 0) })];
+    const h = await fleetTagHistory(nodes, 'order', sources(a, { '127.0.0.1:2': odd }));
+    expect(h.rate).toEqual([{ t: T0, ids: null }]);
+    expect(h.nodes[1]!.missing).toMatch(/buckets by 1000 ms/);
+  });
+
+  it('gives the tag page its nodes and threshold in one', () => {
+    const d = tagFleetDetail([node('a', 'up', { order: tagState(100, 1) })], 'order', 120);
     expect(d).toEqual({
       nodes: [expect.objectContaining({ nodeId: 'a', runwaySeconds: 100 })],
-      rate: [],
       runwayWarnSeconds: 120,
     });
   });

@@ -6,6 +6,7 @@ const load = (at: number, ok = true): SegmentLoadRecord => ({
   at,
   durationMs: 1,
   step: 10,
+  purpose: 'segment',
   ok,
   ...(ok ? {} : { error: 'store_unavailable' }),
 });

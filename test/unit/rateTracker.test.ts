@@ -39,11 +39,42 @@ describe('RateTracker', () => {
     rates.record(new Map([['order', 10]]));
     clock.advance(10_000); // idle for 10 s
     rates.record(new Map([['order', 25]]));
+    // The bucket at t0 + 10 s is still filling: it is not shown as a low rate.
+    expect(rates.history('order')).toEqual([
+      { t: t0, ids: 10 },
+      { t: t0 + 5_000, ids: 0 },
+    ]);
+    clock.advance(5_000);
+    rates.record(new Map([['order', 25]]));
     expect(rates.history('order')).toEqual([
       { t: t0, ids: 10 },
       { t: t0 + 5_000, ids: 0 },
       { t: t0 + 10_000, ids: 15 },
     ]);
+  });
+
+  it('claims no bucket it did not sample: none before the first sample, the re-creation, or the kept window', () => {
+    const { clock, rates } = tracker(60_000);
+    expect(rates.history('order')).toEqual([]);
+    clock.advance(2_000); // starts mid-bucket: that bucket is partly unobserved
+    const started = clock.now();
+    for (let s = 0; s <= 12; s++) {
+      rates.record(new Map([['order', s * 10]]));
+      clock.advance(1_000);
+    }
+    const first = Math.ceil(started / 5_000) * 5_000;
+    expect(rates.history('order')[0]?.t).toBe(first);
+    expect(rates.history('other')).toEqual(rates.history('order').map((p) => ({ t: p.t, ids: 0 })));
+    rates.record(new Map([['order', 3]])); // re-created
+    const recreated = clock.now();
+    for (let s = 0; s < 11; s++) {
+      clock.advance(1_000);
+      rates.record(new Map([['order', 3 + s]]));
+    }
+    expect(rates.history('order')[0]!.t).toBeGreaterThanOrEqual(recreated);
+    clock.advance(120_000);
+    rates.record(new Map([['order', 100]]));
+    expect(rates.history('order')[0]!.t).toBeGreaterThanOrEqual(clock.now() - 60_000);
   });
 
   it('drops samples older than the kept window and forgets deleted tags', () => {
@@ -56,7 +87,7 @@ describe('RateTracker', () => {
     expect(history.length).toBeLessThanOrEqual(12);
     expect(history.reduce((a, p) => a + p.ids, 0)).toBeLessThanOrEqual(61);
     rates.record(new Map());
-    expect(rates.history('order')).toEqual([]);
+    expect(rates.history('order').every((p) => p.ids === 0)).toBe(true);
   });
 
   it('a re-created tag (total went down) restarts its history instead of a negative rate', () => {
@@ -81,6 +112,13 @@ describe('RateTracker', () => {
       ]),
     ); // created and used within the last second
     expect(rates.ratePerSec('new')).toBe(40);
+    clock.advance(4_000);
+    rates.record(
+      new Map([
+        ['old', 0],
+        ['new', 40],
+      ]),
+    );
     expect(rates.history('new').reduce((a, p) => a + p.ids, 0)).toBe(40);
     expect(rates.history('new')[0]?.t).toBe(t0);
   });

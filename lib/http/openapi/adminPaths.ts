@@ -57,6 +57,16 @@ export const ADMIN_PATHS: Record<string, Record<string, Operation>> = {
       parameters: [tagParam()],
     },
   },
+  '/api/admin/tags/{tag}/history': {
+    get: read("This node's own record of a tag: IDs per 5 s bucket it sampled, and its claims", 'TagHistory', [
+      tagParam(),
+    ]),
+  },
+  '/api/admin/tags/{tag}/history/fleet': {
+    get: read("Every node's record of a tag and their sum per bucket (null: a part unknown)", 'FleetTagHistory', [
+      tagParam(),
+    ]),
+  },
   '/api/admin/semantics': {
     get: read('The fleet default and per-tag claim semantics', 'Semantics'),
     put: write('Switches the fleet default', fleetSemanticsSchema, 200, 'SemanticsSwitched'),

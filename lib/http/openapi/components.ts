@@ -8,7 +8,10 @@ import type {
   EngineView,
   FleetSummary,
   NodeBufferView,
-  NodeRateHistory,
+  FleetNodeHistory,
+  FleetRatePoint,
+  FleetTagHistory,
+  NodeTagHistory,
   NodeTagRow,
   NodeTagsPage,
   PendingSegmentView,
@@ -123,14 +126,30 @@ const nodeBuffer = shape<NodeBufferView>()({
   next: nextState,
   runwaySeconds: nullable(num),
 });
-const nodeRate = shape<NodeRateHistory>()({ nodeId: str, points: arrayOf(ratePoint) });
 const tagFleet = shape<TagFleetDetail>()({
   nodes: arrayOf(nodeBuffer),
-  rate: arrayOf(nodeRate),
   runwayWarnSeconds: num,
 });
 const stepPoint = shape<StepPoint>()({ t: int, step: int });
-const load = shape<SegmentLoadRecord>()({ at: int, durationMs: num, step: int, ok: bool, error: str }, ['error']);
+const load = shape<SegmentLoadRecord>()(
+  { at: int, durationMs: num, step: int, purpose: oneOfValues(['segment', 'lease']), ok: bool, error: str },
+  ['error'],
+);
+const nodeTagHistory = shape<NodeTagHistory>()({
+  nodeId: str,
+  instanceId: str,
+  startedAt: int,
+  bucketMs: int,
+  rate: arrayOf(ratePoint),
+  loads: arrayOf(load),
+});
+const fleetNodeHistory = shape<FleetNodeHistory>()({
+  nodeId: str,
+  state: nodeState,
+  history: nullable(nodeTagHistory),
+  missing: nullable(str),
+});
+const fleetRatePoint = shape<FleetRatePoint>()({ t: int, ids: nullable(int) });
 
 const nodeTag = shape<NodeTagState & { runwaySeconds: number | null }>()({
   buffered: int,
@@ -208,6 +227,12 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     },
     ['fleet'],
   ),
+  TagHistory: nodeTagHistory,
+  FleetTagHistory: shape<FleetTagHistory>()({
+    bucketMs: int,
+    nodes: arrayOf(fleetNodeHistory),
+    rate: arrayOf(fleetRatePoint),
+  }),
   TagAnswer: object({ tag: ref('Tag') }),
   TagDeleted: object({ deleted: oneOfValues([true]), maxId: decimalId }),
   Semantics: settingsSchema,

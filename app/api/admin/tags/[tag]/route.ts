@@ -16,7 +16,7 @@ export const GET = route<Params>(async ({ runtime, params }) => {
   return json({
     ...detail,
     tag: { ...detail.tag, fleet: fleetTag(nodes, bizTag) },
-    fleet: tagFleetDetail(nodes, bizTag, runtime.console.fleetRates, runtime.config.runwayWarnSeconds),
+    fleet: tagFleetDetail(nodes, bizTag, runtime.config.runwayWarnSeconds),
   });
 });
 
