@@ -44,7 +44,9 @@ test.describe.serial('a strict tag and its owner', () => {
     await expect(card.getByTestId('tag-ordering-value')).toHaveText('strict');
     await expect(card.getByTestId('tag-owner-node')).toHaveText('none yet');
     // Complete once both nodes applied it: the card then says since when the order holds.
-    await expect(card.getByTestId('tag-strict-since')).toContainText(/since \d{4}-\d\d-\d\dT/, { timeout: 10_000 });
+    await expect(card.getByTestId('tag-strict-since')).toContainText(/since \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/, {
+      timeout: 10_000,
+    });
 
     // The first request after the change completed (retried by the client meanwhile) makes B the owner.
     const fromB = await takeIdStrings(`${nodeB!.url}/api/id/segment/${bizTag}?count=3`);

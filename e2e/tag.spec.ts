@@ -14,7 +14,7 @@ test.describe('tag page', () => {
     const tag = new TagPage(page, bizTag);
     await tag.goto();
     await expect(page.getByTestId('buffer-gauges')).toContainText('no load yet');
-    await expect(page.getByRole('table', { name: 'Segment loads' })).toHaveCount(0);
+    await expect(page.getByRole('table', { name: 'Claims' })).toHaveCount(0);
 
     const ids = await tag.tryIt(50);
     expect(ids[0]).toBe(5001n);
@@ -24,7 +24,7 @@ test.describe('tag page', () => {
     await expect.poll(() => tag.rateTotal(), { timeout: 10_000 }).toBeGreaterThanOrEqual(50);
     await expect(page.getByTestId('rate-total')).toContainText('IDs in 15 min');
     await expect(page.getByRole('meter', { name: 'Current segment left' })).toHaveAttribute('aria-valuenow', '75');
-    await expect(page.getByRole('table', { name: 'Segment loads' }).getByRole('row')).not.toHaveCount(1);
+    await expect(page.getByRole('table', { name: 'Claims' }).getByRole('row')).not.toHaveCount(1);
     await expect(page.getByTestId('step-chart').locator('.recharts-line')).toBeVisible();
 
     // A second batch continues where the first ended.

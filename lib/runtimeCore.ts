@@ -99,13 +99,15 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     }
   }
   const relay = httpForward(FORWARD_TIMEOUT_MS);
+  // One id for this process in every table that names it: the registry, snowflake workers, ordering participants.
+  const instanceId = randomUUID();
   const stride = regionStride(region.region, region.regions);
   const { leaseMs: orderLeaseMs, marginMs, pollMs, clientLeaseMs } = config.ordered;
   // A layer around the engine: `ordered` restarts the engine's tag on a handover or a change to strict.
   const ordered: OrderedTags = new OrderedTags({
     store: store.order,
     engine: { restart: (bizTag) => segments.restart(bizTag) },
-    self: { nodeId: config.node.id, instanceId: randomUUID(), address: config.node.address },
+    self: { nodeId: config.node.id, instanceId, address: config.node.address },
     identity: thisProcess(),
     terms: { leaseMs: orderLeaseMs, marginMs },
     pollMs,
@@ -123,6 +125,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     ? new SnowflakeNode({
         store: store.workers,
         nodeId: config.node.id,
+        instanceId,
         epochMs,
         layout,
         region: region.region,
@@ -136,6 +139,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
   const fleet = new NodeRegistry({
     store: store.nodes,
     nodeId: id,
+    instanceId,
     address,
     version: LEAF_VERSION,
     heartbeatMs,

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { LoginForm } from '@/components/console/LoginForm';
+import { currentRuntime } from '@/lib/runtime';
 
 export const metadata: Metadata = { title: 'Log in' };
 
@@ -15,5 +16,8 @@ export default async function LoginPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { next } = await searchParams;
-  return <LoginForm next={safeNext(next)} />;
+  // Where this node's token is (never what it is): LEAF_ADMIN_TOKEN, or the file in its data directory.
+  const admin = currentRuntime()?.console.admin;
+  const tokenFile = admin === undefined ? undefined : admin.file;
+  return <LoginForm next={safeNext(next)} tokenFile={tokenFile} />;
 }

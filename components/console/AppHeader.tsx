@@ -1,13 +1,28 @@
 'use client';
 
 import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { usePathname, useRouter } from 'next/navigation';
 import { useLogout, useSession } from './queries';
+
+const PAGES = [
+  { href: '/', label: 'Tags' },
+  { href: '/nodes', label: 'Nodes' },
+  { href: '/formats', label: 'Formats' },
+  { href: '/tokens', label: 'Tokens' },
+  { href: '/audit', label: 'Audit' },
+] as const;
+
+/** A tag's page belongs to Tags, a format's to Formats. */
+function isCurrent(pathname: string, href: string): boolean {
+  if (href === '/') return pathname === '/' || pathname.startsWith('/tags/');
+  return pathname === href || pathname.startsWith(`${href}/`);
+}
 
 export function AppHeader() {
   const session = useSession();
   const logout = useLogout();
   const router = useRouter();
+  const pathname = usePathname();
   return (
     <header className="app-header">
       <Link href="/" className="brand">
@@ -18,11 +33,11 @@ export function AppHeader() {
       </Link>
       {session.data?.authenticated && (
         <nav aria-label="Console" className="header-nav">
-          <Link href="/">Tags</Link>
-          <Link href="/nodes">Nodes</Link>
-          <Link href="/formats">Formats</Link>
-          <Link href="/tokens">Tokens</Link>
-          <Link href="/audit">Audit</Link>
+          {PAGES.map(({ href, label }) => (
+            <Link key={href} href={href} aria-current={isCurrent(pathname, href) ? 'page' : undefined}>
+              {label}
+            </Link>
+          ))}
           <button
             type="button"
             className="button-quiet"

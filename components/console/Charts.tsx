@@ -178,12 +178,8 @@ function ticksOf([start, end]: [number, number]): number[] {
   return ticks;
 }
 
-/** HH:MM over a long span, HH:MM:SS over a short one. */
+/** HH:MM over a long span, HH:MM:SS over a short one; UTC, as every time on the console. */
 function tickFormat([start, end]: [number, number]): (t: number) => string {
   const seconds = end - start < 10 * 60_000;
-  return (t) => {
-    const d = new Date(t);
-    const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-    return seconds ? `${hm}:${String(d.getSeconds()).padStart(2, '0')}` : hm;
-  };
+  return (t) => new Date(t).toISOString().slice(11, seconds ? 19 : 16);
 }

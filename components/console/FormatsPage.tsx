@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { Notice } from '../ui/Notice';
 import type { FormatDetail as FormatDetailData } from './api';
 import { isApiError } from './api';
-import { showInt } from './display';
+import { showInt, showUtc } from './display';
 import { DeleteFormatButton, EditFormatForm, NewFormatForm } from './FormatForms';
 import { LiveStamp } from './LiveStamp';
 import { useFormat, useFormats, useTakeFormattedIds } from './queries';
@@ -162,7 +162,7 @@ function Periods({ detail }: { detail: FormatDetailData }) {
                   <td className="mono">{periodText(p.periodKey)}</td>
                   <td className="num">{showInt(p.maxId)}</td>
                   <td className="num">{showInt(p.step)}</td>
-                  <td>{new Date(p.updatedAt).toLocaleString()}</td>
+                  <td className="mono nowrap">{showUtc(Date.parse(p.updatedAt))}</td>
                 </tr>
               ))}
             </tbody>

@@ -7,19 +7,20 @@ export function LoadLog({ loads }: { loads: LoadRecord[] }) {
   const rows = [...loads].sort((a, b) => b.at - a.at);
   return (
     <section aria-labelledby="loads-title" className="card">
-      <h2 id="loads-title">Segment loads</h2>
+      <h2 id="loads-title">Claims on this node</h2>
       {rows.length === 0 ? (
         <p className="muted">
           No segment has been loaded on this node yet. Take an ID and the first load appears here.
         </p>
       ) : (
         <div className="table-wrap">
-          <table className="load-table" aria-label="Segment loads">
+          <table className="load-table" aria-label="Claims">
             <thead>
               <tr>
                 <th scope="col">Time</th>
+                <th scope="col">Claim</th>
                 <th scope="col" className="num">
-                  Step
+                  IDs
                 </th>
                 <th scope="col" className="num">
                   Duration
@@ -33,7 +34,8 @@ export function LoadLog({ loads }: { loads: LoadRecord[] }) {
                   <td className="mono" data-label="Time">
                     {showTime(l.at)}
                   </td>
-                  <td className="num" data-label="Step">
+                  <td data-label="Claim">{l.purpose === 'lease' ? 'range lease' : 'segment'}</td>
+                  <td className="num" data-label="IDs">
                     {showInt(l.step)}
                   </td>
                   <td className="num" data-label="Duration">

@@ -11,7 +11,7 @@ import { useLogin, useSession } from './queries';
  * The admin token, typed or handed over in the URL fragment (`/login#token=…`, as the server prints it at first
  * start). A token from the fragment is removed from the address bar at once and submitted.
  */
-export function LoginForm({ next }: { next: string }) {
+export function LoginForm({ next, tokenFile }: { next: string; tokenFile: string | null | undefined }) {
   const [token, setToken] = useState('');
   const login = useLogin();
   const session = useSession();
@@ -54,9 +54,22 @@ export function LoginForm({ next }: { next: string }) {
   return (
     <form className="card login-card" onSubmit={onSubmit} noValidate aria-labelledby="login-title">
       <h1 id="login-title">Log in</h1>
-      <p className="muted">
-        Paste the admin token: <code>LEAF_ADMIN_TOKEN</code>, or the one in <code>data/admin-token</code> that the
-        server printed a login link for at its first start.
+      <p className="muted" data-testid="token-source">
+        {tokenFile === null ? (
+          <>
+            Paste the admin token: this node reads it from <code>LEAF_ADMIN_TOKEN</code>.
+          </>
+        ) : tokenFile !== undefined ? (
+          <>
+            Paste the admin token from <code>{tokenFile}</code>: this node made it at its first start and printed a
+            login link for it then.
+          </>
+        ) : (
+          <>
+            Paste the admin token: <code>LEAF_ADMIN_TOKEN</code>, or the file <code>admin-token</code> in the
+            node&apos;s data directory (<code>LEAF_DATA_DIR</code>).
+          </>
+        )}
       </p>
       <Field
         label="Admin token"

@@ -3,7 +3,7 @@
 import { type FormEvent } from 'react';
 import { Notice } from '../ui/Notice';
 import type { TagView } from './api';
-import { showInt } from './display';
+import { showInt, showUtc } from './display';
 import { useForgetParticipant, useUpdateTag } from './queries';
 import { serverErrors } from './validation';
 
@@ -20,8 +20,8 @@ function PendingChange({ tag }: { tag: TagView }) {
   return (
     <div data-testid="tag-ordering-pending">
       <p className="small">
-        <strong>Turning strict since {pending.since}</strong>: the order holds once every process below has applied the
-        change (the tag answers 503, retryable, meanwhile).{' '}
+        <strong>Turning strict since {showUtc(Date.parse(pending.since))}</strong>: the order holds once every process
+        below has applied the change (the tag answers 503, retryable, meanwhile).{' '}
         {pending.waitingFor.length === 0 ? 'Completing now.' : 'Waiting for:'}
       </p>
       {pending.waitingFor.length > 0 && (
@@ -68,7 +68,10 @@ export function TagOrderingForm({ tag }: { tag: TagView }) {
       <h2 id="ordering-title">Ordering</h2>
       <p className="muted small">
         Now <strong data-testid="tag-ordering-value">{strict ? 'strict' : 'segment order'}</strong>
-        {tag.strictSince !== null && <span data-testid="tag-strict-since"> since {tag.strictSince}</span>}.{' '}
+        {tag.strictSince !== null && (
+          <span data-testid="tag-strict-since"> since {showUtc(Date.parse(tag.strictSince))}</span>
+        )}
+        .{' '}
         {strict
           ? 'Every ID is greater than every ID answered before the request was sent, across all nodes: one node owns the tag and the others relay to it. While the owner changes hands the tag answers 503 (retryable) for up to a lease.'
           : 'IDs increase on each node; across nodes a later ID may be smaller. Strict ordering makes them increase across the whole fleet, at the price of a short 503 when the owner stops.'}
@@ -86,7 +89,7 @@ export function TagOrderingForm({ tag }: { tag: TagView }) {
             <>
               <div className="stat">
                 <dt>Address</dt>
-                <dd className="mono">{owner.address}</dd>
+                <dd className="mono nowrap">{owner.address}</dd>
               </div>
               <div className="stat">
                 <dt>Epoch</dt>

@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntryRow, AuditEntryView, AuditTagRow, TokenView } from './api';
-import { showDecimal, showInt } from './display';
+import { showDecimal, showInt, showUtc } from './display';
 
 /** Presentation of audit entries: what the console's audit list says about each. */
 
@@ -109,7 +109,5 @@ function semanticsChange({ before, after }: Pick<AuditEntryView, 'before' | 'aft
 
 /** `2026-12-03 03:04:05` in the viewer's time zone; the ISO time is kept for the title. */
 export function formatWhen(iso: string): string {
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return showUtc(Date.parse(iso));
 }

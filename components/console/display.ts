@@ -18,8 +18,9 @@ export function showRate(perSec: number): string {
   return perSec >= 100 ? integer.format(perSec) : oneDecimal.format(perSec);
 }
 
+/** `05:20:12Z`: a time of day in UTC, as showUtc writes it (one format with its zone on every page). */
 export function showTime(ms: number): string {
-  return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
+  return new Date(ms).toISOString().slice(11, 19) + 'Z';
 }
 
 /** `2026-12-07 05:20:12Z`: a moment in UTC, the same for every operator who reads it. */

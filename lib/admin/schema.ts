@@ -110,16 +110,19 @@ export type UpdateTagRequest = z.input<typeof updateTagSchema>;
 
 /** Field → first message, for showing beside each form field. */
 export function fieldErrors(error: z.ZodError): Record<string, string> {
-  const fields: Record<string, string> = {};
+  // A Map, then own properties: a field named "__proto__" is named back, not swallowed by the prototype setter.
+  const fields = new Map<string, string>();
+  const note = (key: string, message: string) => {
+    if (!fields.has(key)) fields.set(key, message);
+  };
   for (const issue of error.issues) {
-    const key = issue.path.length > 0 ? String(issue.path[0]) : '_form';
     if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) fields[k] ??= 'Unknown field.';
+      for (const k of issue.keys) note(k, 'Unknown field.');
       continue;
     }
-    fields[key] ??= issue.message;
+    note(issue.path.length > 0 ? String(issue.path[0]) : '_form', issue.message);
   }
-  return fields;
+  return Object.fromEntries(fields);
 }
 
 export const AUDIT_PAGE_DEFAULT = 50;

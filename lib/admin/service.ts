@@ -128,18 +128,17 @@ export async function updateTag(
   input: UpdateTagInput,
   who: Requester,
 ): Promise<TagView> {
-  if ((await rt.store.tags.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
+  const current = await rt.store.tags.getTag(bizTag);
+  if (current === undefined) throw tagNotFound(bizTag);
+  // A value equal to the row's is no change: nothing is written and no audit entry says "changed".
+  const raise = input.maxId !== undefined && BigInt(input.maxId) !== BigInt(current.maxId) ? input.maxId : undefined;
+  const step = input.step !== current.step ? input.step : undefined;
+  const description = input.description !== current.description ? input.description : undefined;
   // The raise comes first: if it is refused, nothing else of the request is applied. Each store call records its
   // own audit entry (tag.raise, tag.edit) in its own transaction.
-  let row =
-    input.maxId !== undefined ? await rt.store.tags.raiseMaxId(bizTag, input.maxId, auditStamp(rt, who)) : undefined;
-  if (input.step !== undefined || input.description !== undefined) {
-    row = await rt.store.tags.updateTag(
-      bizTag,
-      { step: input.step, description: input.description },
-      auditStamp(rt, who),
-    );
-  }
+  let row = raise !== undefined ? await rt.store.tags.raiseMaxId(bizTag, raise, auditStamp(rt, who)) : undefined;
+  if (step !== undefined || description !== undefined)
+    row = await rt.store.tags.updateTag(bizTag, { step, description }, auditStamp(rt, who));
   if (input.semantics !== undefined) {
     // Its own transaction and audit entry (tag.semantics); leaf-ts → leaf raises max_id by one (the skip).
     await rt.store.semantics.setTagSemantics(bizTag, input.semantics, auditStamp(rt, who));
@@ -154,7 +153,7 @@ export async function updateTag(
     row ??= await rt.store.tags.getTag(bizTag);
   }
   await rt.segments.refreshTags();
-  return freshView(rt, row as TagRow);
+  return freshView(rt, row ?? current);
 }
 
 /** GET /api/admin/semantics: the fleet default and the tags with their own setting. */

@@ -52,7 +52,8 @@ function whole(
   if (raw === null || raw === '') return fallback;
   const n = Number(raw);
   if (!/^\d{1,16}$/.test(raw) || n < min || n > max) {
-    fields[name] = `A whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any' : max}.`;
+    fields[name] =
+      max === Number.MAX_SAFE_INTEGER ? `A whole number of at least ${min}.` : `A whole number from ${min} to ${max}.`;
     return fallback;
   }
   return n;

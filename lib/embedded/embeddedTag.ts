@@ -34,7 +34,10 @@ export class EmbeddedTag {
   take(count: number): bigint[] | Promise<bigint[]> {
     if (this.refusal !== null) throw this.refusal;
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAKE) {
-      throw new LeafError('invalid_count', `count must be an integer from 1 to ${MAX_TAKE}`);
+      throw new LeafError(
+        'invalid_count',
+        `count must be a whole number from 1 to ${MAX_TAKE.toLocaleString('en-US')}.`,
+      );
     }
     const ids = this.handle.take(count);
     const toId = (v: Id) => this.toId(v);

@@ -10,6 +10,8 @@ import type { NodeSnapshot, NodeState, NodeView } from './types';
 export interface NodeRegistryOptions {
   store: NodeStore;
   nodeId: string;
+  /** This process, the same id in every table that names it (snowflake workers, ordering); default a new UUID. */
+  instanceId?: string;
   /** host:port where this node listens. */
   address: string;
   version: string;
@@ -37,7 +39,7 @@ const REGISTER_ROUNDS = 3;
 /** This process's `leaf_node` row: identity at start, the heartbeat, the goodbye, fleet reads (docs/design.md#fleet-registry). */
 export class NodeRegistry {
   readonly nodeId: string;
-  readonly instanceId = randomUUID();
+  readonly instanceId: string;
   readonly address: string;
   readonly version: string;
   readonly heartbeatMs: number;
@@ -67,6 +69,7 @@ export class NodeRegistry {
   constructor(options: NodeRegistryOptions) {
     this.store = options.store;
     this.nodeId = options.nodeId;
+    this.instanceId = options.instanceId ?? randomUUID();
     this.address = options.address;
     this.version = options.version;
     this.heartbeatMs = options.heartbeatMs;

@@ -51,7 +51,6 @@ function parseCount(url: string, from: number, max: number): number {
 }
 
 function invalidCount(max: number): LeafError {
-  // The batch's message stays as it always was; the lease's larger limit reads with separators.
-  const limit = max === MAX_COUNT ? String(MAX_COUNT) : readableLimit(max);
-  return new LeafError('invalid_count', `count must be a whole number from 1 to ${limit}.`);
+  // One way to write a limit in every message: with separators (10,000 and 10,000,000 alike).
+  return new LeafError('invalid_count', `count must be a whole number from 1 to ${readableLimit(max)}.`);
 }

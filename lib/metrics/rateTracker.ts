@@ -25,12 +25,15 @@ export class RateTracker {
   private readonly samples = new Map<string, Sample[]>();
   /** Per tag, when its history restarted (re-created): before it, this node's IDs of the tag are not known. */
   private readonly restartedAt = new Map<string, number>();
-  private firstRecordAt: number | null = null;
-  private lastRecordAt: number | null = null;
+  /** Made with the engine, before any ID: every total was 0 then, so this is the first sample of every tag. */
+  private readonly startedAt: number;
+  private lastRecordAt: number;
 
   constructor({ clock, keepMs = 15 * 60_000 }: RateTrackerOptions) {
     this.clock = clock;
     this.keepMs = keepMs;
+    this.startedAt = clock.now();
+    this.lastRecordAt = this.startedAt;
   }
 
   /** Takes one sample of every tag's total; tags missing from `totals` are forgotten. */
@@ -40,7 +43,7 @@ export class RateTracker {
       let list = this.samples.get(tag);
       if (list === undefined) {
         // A tag first seen now issued its total since the previous sample (it had no buffer then): count it there.
-        this.samples.set(tag, (list = this.lastRecordAt === null ? [] : [{ t: this.lastRecordAt, total: 0 }]));
+        this.samples.set(tag, (list = [{ t: this.lastRecordAt, total: 0 }]));
       }
       const last = list[list.length - 1];
       // A total that went down means the tag was re-created: start its history afresh.
@@ -55,7 +58,6 @@ export class RateTracker {
     }
     for (const tag of this.samples.keys()) if (!totals.has(tag)) this.samples.delete(tag);
     for (const [tag, at] of this.restartedAt) if (at < t - this.keepMs) this.restartedAt.delete(tag);
-    this.firstRecordAt ??= t;
     this.lastRecordAt = t;
   }
 
@@ -74,16 +76,19 @@ export class RateTracker {
   }
 
   /**
-   * IDs issued per `bucketMs` bucket, oldest first, over the buckets this node has fully sampled: from its first
-   * sample (or the tag's re-creation, or the kept window's start) to the last sample. Every bucket in it is known —
-   * a tag without samples issued nothing here — and no bucket outside it is claimed.
+   * IDs issued per `bucketMs` bucket, oldest first, over the buckets this node has fully sampled: from its start
+   * (before it, this process issued nothing), or the tag's re-creation, or the kept window's start, to the last
+   * sample. Every bucket in it is known — a tag without samples issued nothing here — and none outside it is claimed.
    */
   history(tag: string, bucketMs = 5_000): RatePoint[] {
-    if (this.firstRecordAt === null || this.lastRecordAt === null) return [];
     const floor = (t: number) => Math.floor(t / bucketMs) * bucketMs;
-    const known = Math.max(this.firstRecordAt, this.restartedAt.get(tag) ?? 0, this.clock.now() - this.keepMs);
-    // The bucket holding the first known instant is partly before it: it starts at the next bucket.
-    const start = known === floor(known) ? known : floor(known) + bucketMs;
+    const ceil = (t: number) => Math.ceil(t / bucketMs) * bucketMs;
+    const restarted = this.restartedAt.get(tag);
+    const start = Math.max(
+      floor(this.startedAt),
+      restarted === undefined ? -Infinity : ceil(restarted),
+      ceil(this.clock.now() - this.keepMs),
+    );
     const end = floor(this.lastRecordAt); // buckets before it have all their samples
     const points: RatePoint[] = [];
     for (let t = start; t < end; t += bucketMs) points.push({ t, ids: 0 });

@@ -166,7 +166,7 @@ export class SegmentEngine {
   /** `count` IDs as inclusive ranges, one per segment touched: cheapest for the HTTP batch route. */
   takeRanges(bizTag: string, count: number): IdRanges | Promise<IdRanges> {
     if (!Number.isSafeInteger(count) || count < 1) {
-      throw new LeafError('invalid_count', 'count must be a positive integer');
+      throw new LeafError('invalid_count', 'count must be a whole number of at least 1.');
     }
     const out = newRanges();
     const buffer = this.buffers.get(bizTag);

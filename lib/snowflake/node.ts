@@ -55,6 +55,8 @@ export interface SnowflakeNodeOptions {
   store: WorkerStore;
   /** Who this node is: host:port, or a configured name. A restart with the same identity gets its id back. */
   nodeId: string;
+  /** This process (the registry's instanceId); default a new UUID. */
+  instanceId?: string;
   epochMs: number;
   /** LEAF_SNOWFLAKE_LAYOUT (with region bits for LEAF_REGIONS); default Leaf's. */
   layout?: SnowflakeLayout;
@@ -109,7 +111,7 @@ export class SnowflakeNode {
   readonly region: number;
   readonly minId: bigint | null;
   readonly workerIds: WorkerIdSet;
-  readonly instanceId = randomUUID();
+  readonly instanceId: string;
   private readonly store: WorkerStore;
   private readonly leaseMs: number;
   private readonly clock: Clock;
@@ -127,6 +129,7 @@ export class SnowflakeNode {
   constructor(options: SnowflakeNodeOptions) {
     this.store = options.store;
     this.nodeId = options.nodeId;
+    this.instanceId = options.instanceId ?? randomUUID();
     this.epochMs = options.epochMs;
     this.layout = options.layout ?? SnowflakeLayout.LEAF;
     this.region = options.region ?? 0;

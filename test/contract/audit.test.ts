@@ -122,6 +122,15 @@ describe('GET /api/admin/audit', () => {
         })
       ).status,
     ).toBe(200);
+    // Values equal to the row's change nothing, and no entry says they did.
+    expect(
+      (
+        await api('/api/admin/tags/aud-1', {
+          method: 'PATCH',
+          body: JSON.stringify({ maxId: 9000, step: 25, description: 'two' }),
+        })
+      ).status,
+    ).toBe(200);
     expect(
       (await api('/api/admin/tags/aud-1', { method: 'DELETE', body: JSON.stringify({ confirm: 'aud-1' }) })).status,
     ).toBe(200);

@@ -119,8 +119,11 @@ describe('the charts draw what happened', () => {
     expect(burst[0]!.t).toBeGreaterThanOrEqual(bucketOf(leaseSent) - B);
     expect(burst[0]!.t).toBeLessThanOrEqual(bucketOf(leaseAnswered) + B);
     const fleetScript: Script = [...script, { sent: leaseSent, answered: leaseAnswered, ids: 5_000_000 }];
+    // The nodes started a moment apart: a bucket before both had started is rightly unknown; after it, none is.
+    const bothUp = fleet.rate.find((p) => p.ids !== null)!.t;
+    expect(bothUp).toBeLessThanOrEqual(bucketOf(steadyFrom) + B);
     expectWithinOneBucket(
-      fleet.rate.filter((p) => p.t >= bucketOf(steadyFrom) && p.t + B <= idleUntil),
+      fleet.rate.filter((p) => p.t >= Math.max(bothUp, bucketOf(steadyFrom)) && p.t + B <= idleUntil),
       fleetScript,
     );
     const bLoads = fleet.nodes.find((n) => n.nodeId === 'node-b')!.history!.loads;

@@ -84,6 +84,15 @@ describe('fleet routes', () => {
     expect(merged?.rate.every((p) => p.ids !== null)).toBe(true);
   });
 
+  it('one process has one instanceId: the node list and the snowflake worker list agree', async () => {
+    const nodes = await json<{ nodes: { nodeId: string; instanceId: string }[] }>('/api/admin/nodes');
+    const workers = await json<{ workers: { nodeId: string; instanceId: string }[] }>('/api/admin/workers');
+    const self = nodes.nodes.find((n) => n.nodeId === 'contract-node');
+    const worker = workers.workers.find((w) => w.nodeId === 'contract-node');
+    expect(self).toBeDefined();
+    expect(worker?.instanceId).toBe(self!.instanceId);
+  });
+
   it.each([
     ['/api/admin/nodes/contract-node/tags?limit=0', 400, 'invalid_request'],
     ['/api/admin/nodes/contract-node/tags?limit=501', 400, 'invalid_request'],

@@ -440,9 +440,17 @@ describe('SegmentEngine: onLoad', () => {
     store.failWith = new Error('db down');
     await rejection(engine.takeIds('order', 40));
     expect(loads).toEqual([
-      { bizTag: 'order', at: expect.any(Number), ok: true, step: 10, durationMs: 7 },
-      { bizTag: 'order', at: expect.any(Number), ok: true, step: 20, durationMs: 0 },
-      { bizTag: 'order', at: expect.any(Number), ok: false, step: 40, durationMs: 0, error: 'store_unavailable' },
+      { bizTag: 'order', at: expect.any(Number), purpose: 'segment', ok: true, step: 10, durationMs: 7 },
+      { bizTag: 'order', at: expect.any(Number), purpose: 'segment', ok: true, step: 20, durationMs: 0 },
+      {
+        bizTag: 'order',
+        at: expect.any(Number),
+        purpose: 'segment',
+        ok: false,
+        step: 40,
+        durationMs: 0,
+        error: 'store_unavailable',
+      },
     ]);
     expect(engine.snapshot('order')).not.toHaveProperty('loads');
   });

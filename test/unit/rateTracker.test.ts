@@ -53,17 +53,17 @@ describe('RateTracker', () => {
     ]);
   });
 
-  it('claims no bucket it did not sample: none before the first sample, the re-creation, or the kept window', () => {
+  it('claims no bucket it did not sample: none before its start, the re-creation, or the kept window', () => {
     const { clock, rates } = tracker(60_000);
-    expect(rates.history('order')).toEqual([]);
-    clock.advance(2_000); // starts mid-bucket: that bucket is partly unobserved
     const started = clock.now();
+    expect(rates.history('order')).toEqual([]);
+    clock.advance(700);
+    // IDs taken before the first sample (a second after the start) are counted: every total was 0 at the start.
     for (let s = 0; s <= 12; s++) {
-      rates.record(new Map([['order', s * 10]]));
+      rates.record(new Map([['order', 5 + s * 10]]));
       clock.advance(1_000);
     }
-    const first = Math.ceil(started / 5_000) * 5_000;
-    expect(rates.history('order')[0]?.t).toBe(first);
+    expect(rates.history('order')[0]).toEqual({ t: started, ids: 45 });
     expect(rates.history('other')).toEqual(rates.history('order').map((p) => ({ t: p.t, ids: 0 })));
     rates.record(new Map([['order', 3]])); // re-created
     const recreated = clock.now();

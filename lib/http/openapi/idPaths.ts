@@ -112,12 +112,20 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
     get: {
       summary: 'The node, its store and each database host; 200 while the store is down (buffers still serve)',
       security: [{}],
-      responses: { '200': answer('health', ref('Health')), ...errors(405, 408, 431) },
+      responses: {
+        '200': answer('health', ref('Health')),
+        ...errors(405, 408, 431),
+        '503': answer('not_ready: the node is starting, or its store never opened', ref('Error')),
+      },
     },
     head: {
       summary: 'The same answer without its body (load balancers and uptime checkers)',
       security: [{}],
-      responses: { '200': { description: 'the node answers' }, ...errors(405, 408, 431) },
+      responses: {
+        '200': { description: 'the node answers' },
+        ...errors(405, 408, 431),
+        '503': { description: 'not_ready: the node is starting, or its store never opened' },
+      },
     },
   },
 };
