@@ -116,6 +116,23 @@ function runBothWays(
   return ids[0]?.[0] as bigint;
 }
 
+describe('the packages as docs/api.md describes them', () => {
+  it.each(['@leaf-ts/client', '@leaf-ts/embedded'])(
+    '%s: its tarball is the size (within 10 %%) and file count the docs say',
+    (name) => {
+      const api = fs.readFileSync(path.join(REPO_ROOT, 'docs/api.md'), 'utf8');
+      const folder = name.replace('@leaf-ts/', 'packages/');
+      const stated = new RegExp(`\`npm pack\` in \`${folder}\`[^]*?makes a (\\d+) KB tarball \\((\\d+) files`).exec(api);
+      expect(stated, `docs/api.md states ${folder}'s tarball`).not.toBeNull();
+      const { files, size } = pack(name);
+      expect(files.length, `files in ${name} (docs/api.md says ${stated![2]})`).toBe(Number(stated![2]));
+      expect(Math.abs(size / 1000 - Number(stated![1])), `${name} is ${size} bytes`).toBeLessThanOrEqual(
+        Number(stated![1]) / 10,
+      );
+    },
+  );
+});
+
 describe('@leaf-ts/client', () => {
   it('packs compiled JavaScript with declarations, under 100 KB: no TypeScript sources, no server, engine or store modules', () => {
     const { files, size } = pack('@leaf-ts/client');

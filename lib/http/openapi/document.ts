@@ -38,7 +38,12 @@ export function openApiDocument(): Record<string, unknown> {
     components: {
       schemas: SCHEMAS,
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'LEAF_ID_TOKEN, an access token, or the admin token' },
+        idToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'LEAF_ID_TOKEN or an access token (the admin token is not one: it is for the admin routes)',
+        },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'the admin token (LEAF_ADMIN_TOKEN)' },
         session: { type: 'apiKey', in: 'cookie', name: 'leaf_session', description: 'the console session' },
       },
     },

@@ -54,5 +54,5 @@ export const countParam = (max: number, required = false) => ({
   schema: { type: 'integer', minimum: 1, maximum: max },
 });
 export const queryParam = (name: string, schema: JsonSchema = str) => ({ name, in: 'query', required: false, schema });
-export const idSecurity = [{}, { bearer: [] }];
-export const adminSecurity = [{ bearer: [] }, { session: [] }];
+export const idSecurity = [{}, { idToken: [] }];
+export const adminSecurity = [{ adminToken: [] }, { session: [] }];
