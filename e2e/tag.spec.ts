@@ -22,7 +22,7 @@ test.describe('tag page', () => {
 
     // The rate history is sampled once a second and the page polls every 2 s.
     await expect.poll(() => tag.rateTotal(), { timeout: 10_000 }).toBeGreaterThanOrEqual(50);
-    await expect(page.getByTestId('rate-total')).toContainText('IDs in 15 min');
+    await expect(page.getByTestId('rate-total')).toContainText('IDs recorded');
     await expect(page.getByRole('meter', { name: 'Current segment left' })).toHaveAttribute('aria-valuenow', '75');
     await expect(page.getByRole('table', { name: 'Claims' }).getByRole('row')).not.toHaveCount(1);
     await expect(page.getByTestId('step-chart').locator('.recharts-line')).toBeVisible();

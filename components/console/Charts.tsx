@@ -20,6 +20,12 @@ export function RateChart({ data: chart, span }: { data: ChartData; span: [numbe
   const data = rateSeries(chart.rate, span);
   const total = chart.rate.reduce((s, p) => s + (p.ids ?? 0), 0);
   const gaps = data.filter((p) => p.perSec === null).length;
+  // A known bucket between two gaps has no line to be part of: it is drawn as a dot, or it would not show at all.
+  const isolated = new Set(
+    data
+      .filter((p, i) => p.perSec !== null && data[i - 1]?.perSec == null && data[i + 1]?.perSec == null)
+      .map((p) => p.t),
+  );
   const drawn = data.map((p) => [p.t, p.perSec === null ? null : Math.round(p.perSec * (RATE_BUCKET_MS / 1000))]);
   return (
     <figure
@@ -53,7 +59,7 @@ export function RateChart({ data: chart, span }: { data: ChartData; span: [numbe
           minTickGap={40}
           {...AXIS}
         />
-        <YAxis width={48} allowDecimals={false} tickFormatter={(v: number) => showRate(v)} {...AXIS} />
+        <YAxis width={72} allowDecimals={false} tickFormatter={(v: number) => showRate(v)} {...AXIS} />
         <Tooltip
           contentStyle={TOOLTIP_STYLE}
           labelFormatter={(t) => showTime(Number(t))}
@@ -64,7 +70,13 @@ export function RateChart({ data: chart, span }: { data: ChartData; span: [numbe
           dataKey="perSec"
           stroke="var(--chart-1)"
           strokeWidth={2}
-          dot={false}
+          dot={(props: { cx?: number; cy?: number; payload?: { t: number } }) =>
+            isolated.has(props.payload?.t ?? NaN) && props.cx !== undefined && props.cy !== undefined ? (
+              <circle key={props.payload!.t} cx={props.cx} cy={props.cy} r={3} fill="var(--chart-1)" />
+            ) : (
+              <g key={props.payload?.t} />
+            )
+          }
           connectNulls={false}
           isAnimationActive={false}
         />
@@ -121,7 +133,7 @@ export function StepChart({ data: chart, span }: { data: ChartData; span: [numbe
             {...AXIS}
           />
           <YAxis
-            width={56}
+            width={72}
             allowDecimals={false}
             domain={[0, 'auto']}
             tickFormatter={(v: number) => showInt(v)}
@@ -138,7 +150,12 @@ export function StepChart({ data: chart, span }: { data: ChartData; span: [numbe
               x={m.t}
               stroke="var(--chart-3)"
               strokeDasharray="3 3"
-              label={{ value: `lease ${showInt(m.size)}`, fill: 'var(--muted)', fontSize: 11, position: 'insideTop' }}
+              label={{
+                value: `lease ${showInt(m.size)}`,
+                fill: 'var(--muted)',
+                fontSize: 11,
+                position: 'insideTopRight',
+              }}
             />
           ))}
           {lines.map((l, i) => (

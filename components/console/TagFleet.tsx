@@ -3,6 +3,7 @@
 import { stepNeeded } from '@/lib/fleet/runway';
 import { Notice } from '../ui/Notice';
 import type { FleetTagView, NodeBufferView, TagFleetDetail } from './api';
+import { BufferChart } from './BufferChart';
 import { NodeBufferCells, NodeBufferHeaders } from './FleetCells';
 import { NODE_STATE_LABEL, showInt, showRate, showRunway, runwayLow, stepAdvice } from './display';
 
@@ -37,6 +38,7 @@ export function TagFleet({ totals, detail }: { totals: FleetTagView; detail: Tag
           {stepAdvice(advice.step, advice.ratePerSec, warn, advice.needed)}
         </Notice>
       )}
+      <BufferChart nodes={detail.nodes} />
       <NodeBuffers nodes={detail.nodes} warn={warn} />
     </section>
   );

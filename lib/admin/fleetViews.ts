@@ -21,6 +21,7 @@ export function tagNodes(nodes: readonly NodeView[], bizTag: string): NodeBuffer
       address: node.address,
       state: node.state,
       buffered: t.buffered,
+      current: t.current,
       step: t.step,
       ratePerSec: t.ratePerSec,
       next: t.next,

@@ -98,6 +98,8 @@ export interface NodeBufferView {
   address: string;
   state: NodeState;
   buffered: number;
+  /** IDs left in the current segment; the rest of `buffered` is the loaded next one. Null from an older node. */
+  current: number | null;
   step: number;
   ratePerSec: number;
   next: NextSegmentState;

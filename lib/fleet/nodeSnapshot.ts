@@ -25,7 +25,14 @@ export function takeNodeSnapshot({ segments, rates, snowflake, leaseMs }: Snapsh
 }
 
 export function tagState(s: TagSnapshot, ratePerSec: number): NodeTagState {
-  return { buffered: bufferedIds(s), step: s.step, ratePerSec, next: nextSegmentState(s), issued: s.issuedTotal };
+  return {
+    buffered: bufferedIds(s),
+    step: s.step,
+    ratePerSec,
+    next: nextSegmentState(s),
+    issued: s.issuedTotal,
+    current: s.current?.remaining ?? 0,
+  };
 }
 
 function snowflakeState(snowflake: Pick<SnowflakeNode, 'status'> | null, leaseMs: number): NodeSnowflakeState {

@@ -5,7 +5,8 @@ import type { NextSegmentState, NodeSnapshot, NodeTagState } from './types';
 const FORMAT = 1;
 const NEXT_STATES: readonly NextSegmentState[] = ['ready', 'loading', 'failed', 'none'];
 
-type EncodedTag = [buffered: number, step: number, ratePerSec: number, next: number, issued: number];
+/** `current` came later: a reader of the first five still reads this, and a row without it decodes it as null. */
+type EncodedTag = [buffered: number, step: number, ratePerSec: number, next: number, issued: number, current?: number];
 
 interface Encoded {
   v: number;
@@ -24,7 +25,8 @@ export function encodeSnapshot(snapshot: NodeSnapshot): string {
       Math.round(s.ratePerSec * 10) / 10,
       Math.max(0, NEXT_STATES.indexOf(s.next)),
       s.issued,
-    ];
+      ...(s.current === null ? [] : [s.current]),
+    ] as EncodedTag;
   }
   const sf = snapshot.snowflake;
   const lease = sf.leaseExpiresAt === null ? null : Date.parse(sf.leaseExpiresAt);
@@ -64,7 +66,14 @@ export function decodeSnapshotWith<T>(
   for (const tag in e.t) {
     const a = e.t[tag];
     if (!Array.isArray(a)) continue;
-    tags[tag] = view({ buffered: a[0], step: a[1], ratePerSec: a[2], next: NEXT_STATES[a[3]] ?? 'none', issued: a[4] });
+    tags[tag] = view({
+      buffered: a[0],
+      step: a[1],
+      ratePerSec: a[2],
+      next: NEXT_STATES[a[3]] ?? 'none',
+      issued: a[4],
+      current: typeof a[5] === 'number' ? a[5] : null,
+    });
   }
   return {
     snowflake: {

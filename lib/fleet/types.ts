@@ -15,6 +15,8 @@ export interface NodeTagState {
   next: NextSegmentState;
   /** IDs issued by this node since it started (a counter; the fleet's rate can be derived from two beats). */
   issued: number;
+  /** IDs left in the current segment (`buffered` minus a loaded next one); null from a node too old to say. */
+  current: number | null;
 }
 
 /** A node's snowflake worker, as its heartbeat publishes it. */

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { FleetTagHistory, NodeTagHistory, TagDetail } from '@/lib/admin/views';
 import { type ServerProcess, startServer } from '../support/serverProcess';
 import { takeIds, takeLease } from '../support/clientIds';
+import { pollFor } from '@/tools/harness/wait';
 
 /**
  * The console's charts against a scripted history: two real nodes on one SQLite file; node a takes 1,000 IDs/s for
@@ -156,5 +157,42 @@ describe('the charts draw what happened', () => {
     expect(before.length).toBeGreaterThan(0);
     expect(before.every((p) => p.ids === null)).toBe(true);
     expect(merged.rate.at(-1)!.ids).not.toBeNull();
-  }, 150_000);
+
+    // The remaining-buffer chart's data, per node, right after the restart: a2's fresh segment less the 100 taken.
+    const buffers = async () =>
+      (await read<TagDetail>(b, `/api/admin/tags/${TAG}`)).fleet!.nodes.filter((n) => n.state === 'up');
+    const afterRestart = await pollFor(10_000, async () => {
+      const a2Row = (await buffers()).find((n) => n.nodeId === 'node-a');
+      return a2Row !== undefined && a2Row.current !== null && a2Row.current < a2Row.step ? a2Row : undefined;
+    });
+    expect(afterRestart, 'node-a reports its new segment').toBeDefined();
+    expect(afterRestart!.current).toBe(50_000 - 100); // its first segment after a start has the row's step
+    expect(afterRestart!.buffered - afterRestart!.current!).toBeGreaterThanOrEqual(0);
+
+    // A strict handover: once the change completes, only the owner holds a buffer of the tag.
+    const strict = await a2.api(`/api/admin/tags/${TAG}`, { method: 'PATCH', body: { ordering: 'strict' } });
+    expect(strict.status).toBe(200);
+    await pollFor(30_000, async () =>
+      (await read<TagDetail>(b, `/api/admin/tags/${TAG}`)).tag.strictSince !== null ? true : undefined,
+    );
+    await takeIds(`${b.url}/api/id/segment/${TAG}?count=10`);
+    const owner = (await read<TagDetail>(b, `/api/admin/tags/${TAG}`)).tag.owner;
+    expect(owner).not.toBeNull();
+    // Each node's next heartbeat says what it holds: the owner its segment, the other nothing of this tag.
+    const holders = await pollFor(10_000, async () => {
+      const up = await buffers();
+      return up.length === 1 && up[0]!.nodeId === owner!.nodeId ? up : undefined;
+    });
+    expect(holders, `one node, the owner ${owner!.nodeId}, holds the strict tag`).toHaveLength(1);
+
+    // A give-back: a node that stopped gracefully is no longer drawn among the up nodes.
+    const stopping = servers.find((s) => s.url === (holders![0]!.nodeId === 'node-a' ? a2.url : b.url))!;
+    const reader = stopping === a2 ? b : a2;
+    await stopping.stop();
+    const left = await pollFor(10_000, async () => {
+      const nodes = (await read<TagDetail>(reader, `/api/admin/tags/${TAG}`)).fleet!.nodes;
+      return nodes.some((n) => n.nodeId === holders![0]!.nodeId && n.state === 'stopped') ? nodes : undefined;
+    });
+    expect(left, 'the stopped node shows as stopped').toBeDefined();
+  }, 200_000);
 });

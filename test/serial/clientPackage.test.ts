@@ -122,7 +122,9 @@ describe('the packages as docs/api.md describes them', () => {
     (name) => {
       const api = fs.readFileSync(path.join(REPO_ROOT, 'docs/api.md'), 'utf8');
       const folder = name.replace('@leaf-ts/', 'packages/');
-      const stated = new RegExp(`\`npm pack\` in \`${folder}\`[^]*?makes a (\\d+) KB tarball \\((\\d+) files`).exec(api);
+      const stated = new RegExp(`\`npm pack\` in \`${folder}\`[^]*?makes a (\\d+) KB tarball \\((\\d+) files`).exec(
+        api,
+      );
       expect(stated, `docs/api.md states ${folder}'s tarball`).not.toBeNull();
       const { files, size } = pack(name);
       expect(files.length, `files in ${name} (docs/api.md says ${stated![2]})`).toBe(Number(stated![2]));

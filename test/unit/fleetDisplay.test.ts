@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rateSeries, showDuration, showRunway, showUptime, runwayLow, stepAdvice } from '@/components/console/display';
 import { chartDataOf } from '@/components/console/RateSource';
+import { bufferBars } from '@/components/console/BufferChart';
 import { stepNeeded } from '@/lib/fleet/runway';
 
 describe('fleet formatting', () => {
@@ -64,6 +65,24 @@ describe('fleet formatting', () => {
     expect(all.missing).toEqual([{ nodeId: 'c', why: 'gone' }]);
     expect(chartDataOf('node:b', here, fleet)!.rate).toEqual([{ t: 0, ids: 3 }]);
     expect(chartDataOf('node:c', here, fleet)).toMatchObject({ rate: [], missing: [{ nodeId: 'c', why: 'gone' }] });
+  });
+
+  it('the buffer chart: per up node, the current segment’s rest and the loaded next one', () => {
+    const n = (nodeId: string, state: 'up' | 'gone', buffered: number, current: number | null) => ({
+      nodeId,
+      address: 'x',
+      state,
+      buffered,
+      current,
+      step: 100,
+      ratePerSec: 0,
+      next: 'ready' as const,
+      runwaySeconds: null,
+    });
+    expect(bufferBars([n('a', 'up', 150, 50), n('b', 'gone', 80, 80), n('old', 'up', 70, null)])).toEqual([
+      { nodeId: 'a', current: 50, next: 100 },
+      { nodeId: 'old', current: 70, next: 0 },
+    ]);
   });
 
   it('a bucket without a record is a gap, not a zero', () => {

@@ -7,7 +7,7 @@ import type { NodeState, NodeTagState, NodeView } from '@/lib/fleet/types';
 const T0 = Date.parse('2026-12-03T00:00:00Z');
 
 function tagState(buffered: number, ratePerSec: number, issued = 0): NodeTagState {
-  return { buffered, step: 1000, ratePerSec, next: 'ready', issued };
+  return { buffered, step: 1000, ratePerSec, next: 'ready', issued, current: buffered };
 }
 
 function node(

@@ -9,10 +9,10 @@ import type { NodeRow } from '@/lib/fleet/nodeStore';
 const SNAPSHOT: NodeSnapshot = {
   snowflake: { state: 'ready', workerId: 3, leaseExpiresAt: '2026-12-03T00:00:10.000Z' },
   tags: {
-    order: { buffered: 1_500, step: 1_000, ratePerSec: 100, next: 'ready', issued: 500 },
-    idle: { buffered: 900, step: 1_000, ratePerSec: 0, next: 'none', issued: 100 },
-    busy: { buffered: 10, step: 10, ratePerSec: 12.34, next: 'loading', issued: 7 },
-    sick: { buffered: 0, step: 10, ratePerSec: 0, next: 'failed', issued: 0 },
+    order: { buffered: 1_500, step: 1_000, ratePerSec: 100, next: 'ready', issued: 500, current: 500 },
+    idle: { buffered: 900, step: 1_000, ratePerSec: 0, next: 'none', issued: 100, current: 900 },
+    busy: { buffered: 10, step: 10, ratePerSec: 12.34, next: 'loading', issued: 7, current: 10 },
+    sick: { buffered: 0, step: 10, ratePerSec: 0, next: 'failed', issued: 0, current: null },
   },
 };
 
@@ -39,6 +39,12 @@ describe('snapshot encoding', () => {
     expect(back.tags.sick?.next).toBe('failed');
   });
 
+  it('carries what is left of the current segment; a tag from an older node, without it, reads as null', () => {
+    expect(decodeSnapshot(encodeSnapshot(SNAPSHOT)).tags.order?.current).toBe(500);
+    const older = JSON.stringify({ v: 1, s: ['off', null, null], t: { order: [1500, 1000, 100, 0, 500] } });
+    expect(decodeSnapshot(older).tags.order).toEqual({ ...SNAPSHOT.tags.order, current: null });
+  });
+
   it("carries the node's LEAF_WORKER_IDS; a snapshot of an older node, without it, still reads", () => {
     const ranged: NodeSnapshot = { snowflake: { ...SNAPSHOT.snowflake, workerIds: '512-1023' }, tags: {} };
     expect(decodeSnapshot(encodeSnapshot(ranged)).snowflake).toStrictEqual(ranged.snowflake);
@@ -56,6 +62,7 @@ describe('snapshot encoding', () => {
         ratePerSec: 42.5,
         next: 'ready',
         issued: 9_876_543,
+        current: 23_456,
       };
     const encoded = encodeSnapshot(big).length;
     expect(encoded).toBeLessThan(JSON.stringify(big).length * 0.55);
@@ -162,6 +169,7 @@ describe('a tag as the heartbeat publishes it', () => {
       step: 20,
       ratePerSec: 3,
       issued: 42,
+      current: 5,
       ...expected,
     });
   });

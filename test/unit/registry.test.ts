@@ -21,7 +21,7 @@ function recordingLogger(): Logger & {
 function snapshotWith(tags: number, issued = 0): NodeSnapshot {
   const out: NodeSnapshot = { snowflake: { state: 'ready', workerId: 7, leaseExpiresAt: null }, tags: {} };
   for (let i = 0; i < tags; i++)
-    out.tags[`tag${i}`] = { buffered: 1_000, step: 1_000, ratePerSec: 0, next: 'ready', issued };
+    out.tags[`tag${i}`] = { buffered: 1_000, step: 1_000, ratePerSec: 0, next: 'ready', issued, current: 0 };
   return out;
 }
 
@@ -316,6 +316,7 @@ describe('NodeRegistry: reading the fleet', () => {
       ratePerSec: 0,
       next: 'ready',
       issued: 0,
+      current: 0,
       runwaySeconds: null,
     });
     expect(await a.stateCounts()).toEqual({ up: 1, gone: 1, stopped: 1 });

@@ -8,6 +8,7 @@ const tag = (buffered: number, ratePerSec: number): NodeTagState => ({
   ratePerSec,
   next: 'ready',
   issued: 0,
+  current: buffered,
 });
 
 describe('runway', () => {

@@ -121,6 +121,7 @@ const nodeBuffer = shape<NodeBufferView>()({
   address: str,
   state: nodeState,
   buffered: int,
+  current: nullable(int),
   step: int,
   ratePerSec: num,
   next: nextState,
@@ -157,6 +158,7 @@ const nodeTag = shape<NodeTagState & { runwaySeconds: number | null }>()({
   ratePerSec: num,
   next: nextState,
   issued: int,
+  current: nullable(int),
   runwaySeconds: nullable(num),
 });
 const nodeSnowflake = shape<NodeSnowflakeState>()(
