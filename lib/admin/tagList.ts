@@ -6,7 +6,10 @@ import type { TagSnapshot } from '../segment/snapshot';
 import type { TagRow } from '../segment/tagStore';
 import { TAG_LIST_SORT_KEYS, type TagListPage, type TagListSortKey, type TagView } from './views';
 
-/** Searched, sorted and sliced on the server from one read: a 10,000-tag console moves one page per poll. */
+/**
+ * One page of the tag list. By name (the default) the database pages it; by a figure only this node knows (rate,
+ * buffer, runway) every tag is read and sorted here — a search or a sort the operator asked for.
+ */
 
 export const TAG_LIST_DEFAULT_LIMIT = 50;
 export const TAG_LIST_MAX_LIMIT = 500;
@@ -80,6 +83,28 @@ export async function listTagPage(
   query: TagListQuery,
   view: (row: TagRow) => TagView,
 ): Promise<TagListPage> {
+  if (query.sort === 'name') return namePage(rt, query, view);
+  return walkedPage(rt, query, view);
+}
+
+/** By name (the default): the database pages and counts, so a page costs a page whatever the number of tags. */
+async function namePage(rt: ListRuntime, query: TagListQuery, view: (row: TagRow) => TagView): Promise<TagListPage> {
+  const { rows, matching, total } = await rt.store.tags.tagRowsPage(query);
+  return {
+    tags: rows.map(view),
+    total: matching,
+    offset: query.offset,
+    limit: query.limit,
+    totals: {
+      tags: total,
+      loaded: rt.segments.status().tagsLoaded,
+      ratePerSec: Math.round(rt.console.rates.totalRatePerSec() * 10) / 10,
+    },
+  };
+}
+
+/** By rate, buffer, runway, max_id or update time: this node's figures of every tag, sorted here. */
+async function walkedPage(rt: ListRuntime, query: TagListQuery, view: (row: TagRow) => TagView): Promise<TagListPage> {
   const rows = await rt.store.tags.listTagRows();
   let ratePerSec = 0;
   const matched: Entry[] = [];

@@ -23,6 +23,9 @@ export class RateTracker {
   private readonly clock: Clock;
   private readonly keepMs: number;
   private readonly samples = new Map<string, Sample[]>();
+  /** Every tag's IDs together, a running total kept as each sample is taken: the fleet-wide rate without a walk. */
+  private readonly all: Sample[] = [];
+  private allIssued = 0;
   /** Per tag, when its history restarted (re-created): before it, this node's IDs of the tag are not known. */
   private readonly restartedAt = new Map<string, number>();
   /** Made with the engine, before any ID: every total was 0 then, so this is the first sample of every tag. */
@@ -46,6 +49,7 @@ export class RateTracker {
         this.samples.set(tag, (list = [{ t: this.lastRecordAt, total: 0 }]));
       }
       const last = list[list.length - 1];
+      this.allIssued += Math.max(0, total - (last?.total ?? 0));
       // A total that went down means the tag was re-created: start its history afresh.
       if (last !== undefined && total < last.total) {
         list.length = 0;
@@ -58,21 +62,19 @@ export class RateTracker {
     }
     for (const tag of this.samples.keys()) if (!totals.has(tag)) this.samples.delete(tag);
     for (const [tag, at] of this.restartedAt) if (at < t - this.keepMs) this.restartedAt.delete(tag);
+    this.all.push({ t, total: this.allIssued });
+    while (this.all.length > 1 && this.all[0]!.t < t - this.keepMs) this.all.shift();
     this.lastRecordAt = t;
   }
 
   /** IDs per second over the last `windowMs`, from the samples (0 without two samples). */
   ratePerSec(tag: string, windowMs = 10_000): number {
-    const list = this.samples.get(tag);
-    if (list === undefined || list.length < 2) return 0;
-    const last = list[list.length - 1]!;
-    let first = list[0]!;
-    for (let i = list.length - 2; i >= 0; i--) {
-      first = list[i]!;
-      if (first.t <= last.t - windowMs) break;
-    }
-    const seconds = (last.t - first.t) / 1000;
-    return seconds > 0 ? (last.total - first.total) / seconds : 0;
+    return rateOf(this.samples.get(tag), windowMs);
+  }
+
+  /** Every tag's IDs per second together over the last `windowMs`, from a running total: no walk over the tags. */
+  totalRatePerSec(windowMs = 10_000): number {
+    return rateOf(this.all, windowMs);
   }
 
   /**
@@ -99,4 +101,17 @@ export class RateTracker {
     }
     return points;
   }
+}
+
+/** The rate over the last `windowMs` of a list of samples (0 without two samples). */
+function rateOf(list: Sample[] | undefined, windowMs: number): number {
+  if (list === undefined || list.length < 2) return 0;
+  const last = list[list.length - 1]!;
+  let first = list[0]!;
+  for (let i = list.length - 2; i >= 0; i--) {
+    first = list[i]!;
+    if (first.t <= last.t - windowMs) break;
+  }
+  const seconds = (last.t - first.t) / 1000;
+  return seconds > 0 ? (last.total - first.total) / seconds : 0;
 }

@@ -28,10 +28,14 @@ export interface TagChanges {
   description?: string | null;
 }
 
+import type { TagPageQuery } from '../store/rows/tagPage';
+
 /** leaf_alloc: the engine's claims and the console's edits, which keep the tag rules and write their audit row. */
 export interface TagStore extends SegmentSource {
   /** Full rows, for the console. */
   listTagRows(): Promise<TagRow[]>;
+  /** One page by name in the database's order, the rows matching `q`, and all rows: a page's cost, not the table's. */
+  tagRowsPage(query: TagPageQuery): Promise<{ rows: TagRow[]; matching: number; total: number }>;
   getTag(bizTag: string): Promise<TagRow | undefined>;
   /** A deleted tag's tombstone is honoured: continues at its max_id, and a lower `maxId` is refused. */
   createTag(tag: NewTag, audit?: AuditStamp): Promise<TagRow>;

@@ -1,3 +1,4 @@
+import type { TagPageQuery } from '@/lib/store/rows/tagPage';
 import { describe, expect, it } from 'vitest';
 import { listTags } from '@/lib/admin/service';
 import { TAG_LIST_MAX_LIMIT, parseTagListQuery } from '@/lib/admin/tagList';
@@ -71,7 +72,17 @@ describe('tag list page', () => {
     rates.record(segments.issuedTotals());
     return {
       store: {
-        tags: { listTagRows: async () => rows() },
+        tags: {
+          listTagRows: async () => rows(),
+          // The database's page (its SQL: test/integration/tagPage.test.ts), here over the same rows.
+          tagRowsPage: async ({ q: text, descending, offset, limit }: TagPageQuery) => {
+            const all = rows().sort((a, b) => (a.bizTag < b.bizTag ? -1 : 1) * (descending ? -1 : 1));
+            const hit = all.filter(
+              (r) => r.bizTag.toLowerCase().includes(text) || (r.description ?? '').toLowerCase().includes(text),
+            );
+            return { rows: hit.slice(offset, offset + limit), matching: hit.length, total: all.length };
+          },
+        },
         semantics: { getSemantics: () => store.getSemantics() },
         order: { readOrder: async () => ({ rows: [], dbNowMs: 0 }) },
       } as never,

@@ -10,6 +10,7 @@ import { auditInsert } from '../rows/audit';
 import { deleteOrderSql } from '../rows/order';
 import { changeOrdering } from './ordering';
 import { type RawAllocRow, tagFromRaw } from '../rows/tags';
+import { type TagPageQuery, tagPageCountSql, tagPageRowsSql } from '../rows/tagPage';
 import {
   badStep,
   existingTag,
@@ -46,6 +47,14 @@ export class ServerTags implements TagStore {
 
   async listTagRows(): Promise<TagRow[]> {
     return (await this.exec.read<RawAllocRow>(sql`SELECT * FROM ${TABLE.alloc} ORDER BY biz_tag`)).map(tagFromRaw);
+  }
+
+  async tagRowsPage(query: TagPageQuery): Promise<{ rows: TagRow[]; matching: number; total: number }> {
+    const [rows, [counted]] = await Promise.all([
+      this.exec.read<RawAllocRow>(tagPageRowsSql(query)),
+      this.exec.read<{ n: number | string; total: number | string }>(tagPageCountSql(query.q)),
+    ]);
+    return { rows: rows.map(tagFromRaw), matching: Number(counted?.n ?? 0), total: Number(counted?.total ?? 0) };
   }
 
   async getTag(bizTag: string): Promise<TagRow | undefined> {

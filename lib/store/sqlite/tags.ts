@@ -1,4 +1,5 @@
-import { type SQL, and, asc, eq, gte, lte, sql } from 'drizzle-orm';
+import { type SQL, and, asc, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { type TagPageQuery, tagPageCountSql, tagPageWhere } from '../rows/tagPage';
 import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
 import type { AuditAction, AuditStamp } from '../../audit';
 import { tagNotFound } from '../../errors';
@@ -42,6 +43,23 @@ export class SqliteTags implements TagStore {
     return this.exec
       .read((db) => db.select(TAG_COLUMNS).from(leafAlloc).orderBy(asc(leafAlloc.bizTag)).all())
       .map(toTagRow);
+  }
+
+  async tagRowsPage(query: TagPageQuery): Promise<{ rows: TagRow[]; matching: number; total: number }> {
+    return this.exec.read((db) => {
+      const where = tagPageWhere(query.q);
+      const rows = db
+        .select(TAG_COLUMNS)
+        .from(leafAlloc)
+        .where(where)
+        .orderBy(query.descending ? desc(leafAlloc.bizTag) : asc(leafAlloc.bizTag))
+        .limit(query.limit)
+        .offset(query.offset)
+        .all()
+        .map(toTagRow);
+      const counted = db.get<{ n: number; total: number }>(tagPageCountSql(query.q));
+      return { rows, matching: Number(counted.n), total: Number(counted.total) };
+    });
   }
 
   async getTag(bizTag: string): Promise<TagRow | undefined> {
