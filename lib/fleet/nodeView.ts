@@ -1,7 +1,7 @@
 import type { NodeRow } from './nodeStore';
 import { runwaySeconds } from './runway';
-import { decodeSnapshotWith } from './snapshotCodec';
-import type { NodeState, NodeView } from './types';
+import { EMPTY_SNAPSHOT, decodeSnapshotWith } from './snapshotCodec';
+import type { NodeState, NodeTagState, NodeView } from './types';
 
 /** `stopped` after a goodbye, `gone` once its heartbeat is older than `goneMs` on the database clock, else `up`. */
 export function nodeState(row: Pick<NodeRow, 'state' | 'heartbeatAt'>, dbNow: number, goneMs: number): NodeState {
@@ -9,10 +9,16 @@ export function nodeState(row: Pick<NodeRow, 'state' | 'heartbeatAt'>, dbNow: nu
   return dbNow - row.heartbeatAt > goneMs ? 'gone' : 'up';
 }
 
-export function nodeView(row: NodeRow, dbNow: number, goneMs: number): NodeView {
-  const { snowflake, tags } = decodeSnapshotWith(row.snapshot, (t) =>
-    Object.assign(t, { runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) }),
-  );
+/** `only`: these tags, already read (registry.nodesWith); the snapshot is decoded whole otherwise. */
+export function nodeView(row: NodeRow, dbNow: number, goneMs: number, only?: Record<string, NodeTagState>): NodeView {
+  const withRunway = (t: NodeTagState) => Object.assign(t, { runwaySeconds: runwaySeconds(t.buffered, t.ratePerSec) });
+  const { snowflake, tags } =
+    only === undefined
+      ? decodeSnapshotWith(row.snapshot, withRunway)
+      : {
+          snowflake: EMPTY_SNAPSHOT.snowflake,
+          tags: Object.fromEntries(Object.entries(only).map(([k, t]) => [k, withRunway(t)])),
+        };
   return {
     nodeId: row.nodeId,
     instanceId: row.instanceId,

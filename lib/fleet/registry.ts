@@ -4,7 +4,7 @@ import { LeafError } from '../errors';
 import { type Logger, silentLogger } from '../log';
 import type { NodeRegistration, NodeRow, NodeStore } from './nodeStore';
 import { nodeState, nodeView } from './nodeView';
-import { encodeSnapshot } from './snapshotCodec';
+import { decodeTagsOf, encodeSnapshot } from './snapshotCodec';
 import type { NodeSnapshot, NodeState, NodeView } from './types';
 
 export interface NodeRegistryOptions {
@@ -65,6 +65,8 @@ export class NodeRegistry {
   private countsReading: Promise<Record<NodeState, number>> | null = null;
   private readonly lostSignal: { promise: Promise<NodeRow | undefined>; resolve(taker: NodeRow | undefined): void };
   private cachedCounts: { at: number; counts: Record<NodeState, number> } | null = null;
+  private cachedRows: { at: number; read: { dbNow: number; rows: NodeRow[] } } | null = null;
+  private rowsReading: Promise<{ dbNow: number; rows: NodeRow[] }> | null = null;
 
   constructor(options: NodeRegistryOptions) {
     this.store = options.store;
@@ -257,6 +259,32 @@ export class NodeRegistry {
         this.reading = null;
       });
     return this.reading;
+  }
+
+  /**
+   * Every node with only `bizTags` in its tags (a page of the tag list): the rows are read at most once a second,
+   * and each snapshot is searched for those tags rather than decoded whole (so `snowflake` is not read: off).
+   */
+  async nodesWith(bizTags: readonly string[]): Promise<NodeView[]> {
+    const { dbNow, rows } = await this.rows();
+    return rows
+      .map((r) => nodeView(r, dbNow, this.goneMs, decodeTagsOf(r.snapshot, bizTags)))
+      .sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+  }
+
+  private rows(): Promise<{ dbNow: number; rows: NodeRow[] }> {
+    if (this.cachedRows !== null && this.clock.now() - this.cachedRows.at < READ_CACHE_MS)
+      return Promise.resolve(this.cachedRows.read);
+    this.rowsReading ??= this.store
+      .listNodes(true)
+      .then((read) => {
+        this.cachedRows = { at: this.clock.now(), read };
+        return read;
+      })
+      .finally(() => {
+        this.rowsReading = null;
+      });
+    return this.rowsReading;
   }
 
   /** Nodes by state, without their snapshots (cheap: for a metrics scrape). Shared like nodes(). */

@@ -111,3 +111,11 @@ describe('deleteTagSchema', () => {
     expect(deleteTagSchema.parse({ confirm: 'order' })).toEqual({ confirm: 'order' });
   });
 });
+
+describe('fieldErrors', () => {
+  it('names a field called __proto__ instead of losing it to the prototype', () => {
+    const fields = errorsOf(createTagSchema, JSON.parse('{"bizTag":"a","step":1,"__proto__":{"x":1}}'));
+    expect(Object.keys(fields)).toEqual(['__proto__']);
+    expect(JSON.parse(JSON.stringify(fields))).toEqual(JSON.parse('{"__proto__":"Unknown field."}'));
+  });
+});

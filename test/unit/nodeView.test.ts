@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeAnswer, nodeState, nodeView } from '@/lib/fleet/nodeView';
 import { parseNodesQuery } from '@/lib/fleet/nodesQuery';
 import { tagState } from '@/lib/fleet/nodeSnapshot';
-import { EMPTY_SNAPSHOT, decodeSnapshot, encodeSnapshot } from '@/lib/fleet/snapshotCodec';
+import { EMPTY_SNAPSHOT, decodeSnapshot, decodeTagsOf, encodeSnapshot } from '@/lib/fleet/snapshotCodec';
 import type { NodeSnapshot } from '@/lib/fleet/types';
 import type { NodeRow } from '@/lib/fleet/nodeStore';
 
@@ -43,6 +43,22 @@ describe('snapshot encoding', () => {
     expect(decodeSnapshot(encodeSnapshot(SNAPSHOT)).tags.order?.current).toBe(500);
     const older = JSON.stringify({ v: 1, s: ['off', null, null], t: { order: [1500, 1000, 100, 0, 500] } });
     expect(decodeSnapshot(older).tags.order).toEqual({ ...SNAPSHOT.tags.order, current: null });
+  });
+
+  it('finds a few tags in the text exactly as the whole decode reads them, names with . : - _ taken literally', () => {
+    const many: NodeSnapshot = { snowflake: SNAPSHOT.snowflake, tags: { ...SNAPSHOT.tags } };
+    for (let i = 0; i < 500; i++)
+      many.tags[`t.${i}:x-y_z`] = { ...SNAPSHOT.tags.order!, buffered: i, current: i % 3 === 0 ? null : i };
+    const text = encodeSnapshot(many);
+    const whole = decodeSnapshot(text).tags;
+    const asked = ['order', 'sick', 't.7:x-y_z', 't.12:x-y_z', 't.1:x-y_z', 'absent', 't.7'];
+    const some = decodeTagsOf(text, asked);
+    expect(Object.keys(some).sort()).toEqual(['order', 'sick', 't.1:x-y_z', 't.12:x-y_z', 't.7:x-y_z'].sort());
+    for (const [name, state] of Object.entries(some)) expect(state).toEqual(whole[name]);
+    // A dot is a dot: "t.7" must not match "t17" or "tx7".
+    expect(decodeTagsOf(encodeSnapshot({ ...many, tags: { t17: SNAPSHOT.tags.order! } }), ['t.7'])).toEqual({});
+    expect(decodeTagsOf('not json', ['order'])).toEqual({});
+    expect(decodeTagsOf(text, [])).toEqual({});
   });
 
   it("carries the node's LEAF_WORKER_IDS; a snapshot of an older node, without it, still reads", () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { listTags } from '@/lib/admin/service';
 import { TAG_LIST_MAX_LIMIT, parseTagListQuery } from '@/lib/admin/tagList';
 import { isLeafError } from '@/lib/errors';
+import { countIn, leaseCountIn } from '@/lib/http/count';
 import { LoadLog } from '@/lib/metrics/loadLog';
 import { RateTracker } from '@/lib/metrics/rateTracker';
 import { SegmentEngine } from '@/lib/segment/engine';
@@ -40,6 +41,34 @@ describe('tag list query', () => {
     expect(badParams('limit=0')).toEqual(['limit']);
     expect(badParams('limit=1e2')).toEqual(['limit']);
     expect(badParams(`q=${'x'.repeat(129)}`)).toEqual(['q']);
+  });
+
+  it('says what a bad value should be in words an operator reads', () => {
+    const fields = (s: string) => {
+      try {
+        q(s);
+      } catch (error) {
+        return isLeafError(error) ? error.fields : undefined;
+      }
+    };
+    expect(fields('offset=-1')).toEqual({ offset: 'A whole number of at least 0.' });
+    expect(fields('limit=501')).toEqual({ limit: 'A whole number from 1 to 500.' });
+  });
+});
+
+describe('count limits', () => {
+  it('read alike in every message: with separators', () => {
+    const message = (read: () => number) => {
+      try {
+        read();
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(message(() => countIn('/x?count=10001', 2))).toBe('count must be a whole number from 1 to 10,000.');
+    expect(message(() => leaseCountIn('/x?count=10000001', 2))).toBe(
+      'count must be a whole number from 1 to 10,000,000.',
+    );
   });
 });
 
