@@ -23,12 +23,19 @@ export interface NewTag {
   ordering?: 'strict' | 'none';
 }
 
+/** A page of the tag list by name (TagStore.tagRowsPage). */
+export interface TagPageQuery {
+  /** Lower-cased substring of biz_tag or description; '' matches every row. */
+  q: string;
+  descending: boolean;
+  offset: number;
+  limit: number;
+}
+
 export interface TagChanges {
   step?: number;
   description?: string | null;
 }
-
-import type { TagPageQuery } from '../store/rows/tagPage';
 
 /** leaf_alloc: the engine's claims and the console's edits, which keep the tag rules and write their audit row. */
 export interface TagStore extends SegmentSource {

@@ -102,15 +102,25 @@ describe('the charts draw what happened', () => {
     const detail = await read<TagDetail>(a, `/api/admin/tags/${TAG}`);
     const mine = detail.history.rate.filter((p) => p.t >= bucketOf(steadyFrom) && p.t + B <= idleUntil);
     expectWithinOneBucket(mine, script);
+    // About five buckets of idle; the sampler may lag on a busy machine, and the last is still filling.
     const idle = mine.filter((p) => p.t >= leaseAnswered + B);
-    expect(idle.length).toBeGreaterThanOrEqual(4);
+    expect(idle.length).toBeGreaterThanOrEqual(2);
     expect(idle.every((p) => p.ids === 0)).toBe(true);
     // Steps are a's segment loads; no range lease among them (b's lease is b's, and not a step).
     expect(detail.history.steps.length).toBeGreaterThan(0);
     expect(detail.history.steps.every((s) => s.step < 1_000_000)).toBe(true);
 
     // The fleet's merged history, read through a: b's lease lands in its own bucket (give or take one).
-    const fleet = await read<FleetTagHistory>(a, `/api/admin/tags/${TAG}/history/fleet`);
+    // As the page does, asked again when a node was not read in time (2 s each; a busy machine can miss it).
+    const fleetRead = async (via: ServerProcess): Promise<FleetTagHistory> => {
+      const h = await pollFor(20_000, async () => {
+        const read1 = await read<FleetTagHistory>(via, `/api/admin/tags/${TAG}/history/fleet`);
+        return read1.nodes.every((n) => n.state !== 'up' || n.missing === null) ? read1 : undefined;
+      });
+      if (h === undefined) throw new Error('an up node was never read within 20 s');
+      return h;
+    };
+    const fleet = await fleetRead(a);
     expect(fleet.nodes.map((n) => [n.nodeId, n.missing])).toEqual([
       ['node-a', null],
       ['node-b', null],
@@ -152,7 +162,7 @@ describe('the charts draw what happened', () => {
     const fresh = await read<NodeTagHistory>(a2, `/api/admin/tags/${TAG}/history`);
     expect(fresh.rate.length).toBeGreaterThan(0);
     expect(fresh.rate[0]!.t).toBeGreaterThanOrEqual(restartedAt - B);
-    const merged = await read<FleetTagHistory>(b, `/api/admin/tags/${TAG}/history/fleet`);
+    const merged = await fleetRead(b);
     const before = merged.rate.filter((p) => p.t + B <= restartedAt);
     expect(before.length).toBeGreaterThan(0);
     expect(before.every((p) => p.ids === null)).toBe(true);

@@ -1,4 +1,4 @@
-import type { TagPageQuery } from '@/lib/store/rows/tagPage';
+import type { TagPageQuery } from '@/lib/segment/tagStore';
 import { describe, expect, it } from 'vitest';
 import { listTags } from '@/lib/admin/service';
 import { TAG_LIST_MAX_LIMIT, parseTagListQuery } from '@/lib/admin/tagList';

@@ -1,15 +1,8 @@
 /** One page of leaf_alloc by name, written once for every dialect (SQLite runs it too): the dashboard's first rows. */
 import { type SQL, sql } from 'drizzle-orm';
+import type { TagPageQuery } from '../../segment/tagStore';
 
 const ALLOC = sql.identifier('leaf_alloc');
-
-export interface TagPageQuery {
-  /** Lower-cased substring of biz_tag or description; '' matches every row. */
-  q: string;
-  descending: boolean;
-  offset: number;
-  limit: number;
-}
 
 /** `!` escapes LIKE's wildcards: the same escape character reads the same in SQLite, MySQL and PostgreSQL. */
 function likePattern(q: string): string {

@@ -3,14 +3,14 @@ import type { AuditAction, AuditStamp } from '../../audit';
 import { LeafError, tagNotFound } from '../../errors';
 import { type Id, idBigint } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
-import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
+import type { NewTag, TagChanges, TagPageQuery, TagRow, TagStore } from '../../segment/tagStore';
 import { exactId } from '../exactId';
 import type { ServerExecutor, Tx } from '../serverExecutor';
 import { auditInsert } from '../rows/audit';
 import { deleteOrderSql } from '../rows/order';
 import { changeOrdering } from './ordering';
 import { type RawAllocRow, tagFromRaw } from '../rows/tags';
-import { type TagPageQuery, tagPageCountSql, tagPageRowsSql } from '../rows/tagPage';
+import { tagPageCountSql, tagPageRowsSql } from '../rows/tagPage';
 import {
   badStep,
   existingTag,

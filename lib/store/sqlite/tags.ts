@@ -1,6 +1,6 @@
 import { type SQL, and, asc, desc, eq, gte, lte, sql } from 'drizzle-orm';
-import { type TagPageQuery, tagPageCountSql, tagPageWhere } from '../rows/tagPage';
-import type { NewTag, TagChanges, TagRow, TagStore } from '../../segment/tagStore';
+import { tagPageCountSql, tagPageWhere } from '../rows/tagPage';
+import type { NewTag, TagChanges, TagPageQuery, TagRow, TagStore } from '../../segment/tagStore';
 import type { AuditAction, AuditStamp } from '../../audit';
 import { tagNotFound } from '../../errors';
 import { type Id, MAX_ID } from '../../segment/id';
