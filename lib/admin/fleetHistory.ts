@@ -25,18 +25,20 @@ export async function fleetTagHistory(
 ): Promise<FleetTagHistory> {
   const members = await Promise.all(
     nodes.map(async (node): Promise<FleetMember> => {
-      const base = { nodeId: node.nodeId, state: node.state };
-      const holdsTag = node.tags[bizTag] !== undefined;
-      const lastHeartbeat = Date.parse(node.lastHeartbeat);
-      if (node.nodeId === selfId) return { ...base, history: own, missing: null, holdsTag, lastHeartbeat };
-      if (node.state !== 'up')
-        return { ...base, history: null, missing: `${node.state}: its record went with it`, holdsTag, lastHeartbeat };
+      const base = {
+        nodeId: node.nodeId,
+        state: node.state,
+        holdsTag: node.tags[bizTag] !== undefined,
+        lastHeartbeat: Date.parse(node.lastHeartbeat),
+      };
+      if (node.nodeId === selfId) return { ...base, history: own, missing: null };
+      if (node.state !== 'up') return { ...base, history: null, missing: `${node.state}: its record went with it` };
       try {
         const history = await readPeer(node.address, bizTag);
         if (history.bucketMs !== bucketMs) throw new Error(`it buckets by ${history.bucketMs} ms, not ${bucketMs}`);
-        return { ...base, history, missing: null, holdsTag, lastHeartbeat };
+        return { ...base, history, missing: null };
       } catch (error) {
-        return { ...base, history: null, missing: (error as Error).message, holdsTag, lastHeartbeat };
+        return { ...base, history: null, missing: (error as Error).message };
       }
     }),
   );

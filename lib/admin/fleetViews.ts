@@ -110,7 +110,7 @@ function stateRank(state: NodeState): number {
   return state === 'up' ? 0 : state === 'gone' ? 1 : 2;
 }
 
-/** The tag page's fleet part: every node's buffer for the tag (its history: GET …/history?scope=fleet). */
+/** The tag page's fleet part: every node's buffer for the tag (its history: GET …/history/fleet). */
 export function tagFleetDetail(nodes: readonly NodeView[], bizTag: string, runwayWarnSeconds: number): TagFleetDetail {
   return { nodes: tagNodes(nodes, bizTag), runwayWarnSeconds };
 }

@@ -136,7 +136,7 @@ export interface FleetNodeHistory {
   missing: string | null;
 }
 
-/** GET /api/admin/tags/{tag}/history?scope=fleet: every registered node's record, and their sum per bucket. */
+/** GET /api/admin/tags/{tag}/history/fleet: every registered node's record, and their sum per bucket. */
 export interface FleetTagHistory {
   bucketMs: number;
   nodes: FleetNodeHistory[];

@@ -1,3 +1,4 @@
+import { readableLimit } from '../bizTag';
 import type { Clock } from '../clock';
 import { LeafClientError, closedError } from './errors';
 import type { Lease } from './lease';
@@ -72,10 +73,7 @@ export class LeafTag {
   /** `count` IDs in increasing order within each lease: synchronously when buffered, else a promise. */
   take(count: number): bigint[] | Promise<bigint[]> {
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAKE) {
-      throw new LeafClientError(
-        'invalid_count',
-        `count must be a whole number from 1 to ${MAX_TAKE.toLocaleString('en-US')}.`,
-      );
+      throw new LeafClientError('invalid_count', `count must be a whole number from 1 to ${readableLimit(MAX_TAKE)}.`);
     }
     if (this.strict) return this.askNow(count);
     if (!this.watch.fresh && !this.watch.check()) return this.afterVouch(() => this.take(count));

@@ -1,3 +1,4 @@
+import { readableLimit } from '../bizTag';
 import { LeafError } from '../errors';
 import type { Id } from '../segment/id';
 import { type RegionStride, regionId } from '../segment/regionIds';
@@ -34,10 +35,7 @@ export class EmbeddedTag {
   take(count: number): bigint[] | Promise<bigint[]> {
     if (this.refusal !== null) throw this.refusal;
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAKE) {
-      throw new LeafError(
-        'invalid_count',
-        `count must be a whole number from 1 to ${MAX_TAKE.toLocaleString('en-US')}.`,
-      );
+      throw new LeafError('invalid_count', `count must be a whole number from 1 to ${readableLimit(MAX_TAKE)}.`);
     }
     const ids = this.handle.take(count);
     const toId = (v: Id) => this.toId(v);

@@ -66,14 +66,7 @@ export function decodeSnapshotWith<T>(
   for (const tag in e.t) {
     const a = e.t[tag];
     if (!Array.isArray(a)) continue;
-    tags[tag] = view({
-      buffered: a[0],
-      step: a[1],
-      ratePerSec: a[2],
-      next: NEXT_STATES[a[3]] ?? 'none',
-      issued: a[4],
-      current: typeof a[5] === 'number' ? a[5] : null,
-    });
+    tags[tag] = view(tagOf(a));
   }
   return {
     snowflake: {
@@ -99,15 +92,19 @@ export function decodeTagsOf(text: string, bizTags: readonly string[]): Record<s
   for (const m of text.matchAll(entry)) {
     const a = JSON.parse(m[2]!) as unknown[];
     if (!a.every((x) => typeof x === 'number')) continue;
-    const n = a as number[];
-    tags[m[1]!] = {
-      buffered: n[0]!,
-      step: n[1]!,
-      ratePerSec: n[2]!,
-      next: NEXT_STATES[n[3]!] ?? 'none',
-      issued: n[4]!,
-      current: typeof n[5] === 'number' ? n[5] : null,
-    };
+    tags[m[1]!] = tagOf(a as EncodedTag);
   }
   return tags;
+}
+
+/** One tag's array as its state; `current` came later, and a row without it reads as null. */
+function tagOf(a: EncodedTag): NodeTagState {
+  return {
+    buffered: a[0],
+    step: a[1],
+    ratePerSec: a[2],
+    next: NEXT_STATES[a[3]] ?? 'none',
+    issued: a[4],
+    current: typeof a[5] === 'number' ? a[5] : null,
+  };
 }
