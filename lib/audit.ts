@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'tag.edit',
   'tag.raise',
   'tag.ordering',
+  'tag.encoding',
   'tag.delete',
   'auth.login',
   'auth.login_failed',

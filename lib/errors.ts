@@ -38,6 +38,9 @@ export type LeafErrorCode =
   | 'not_owner'
   | 'strict_tag_range'
   | 'strict_tag'
+  | 'encoding_conflict'
+  | 'opaque_tag_range'
+  | 'opaque_key_missing'
   | 'internal_error'
   | 'closed';
 
@@ -86,6 +89,12 @@ const STATUS: Record<LeafErrorCode, number> = {
   strict_tag_range: 409,
   // @leaf-ts/embedded holds IDs in its own memory: a strict tag's come from its owner node, so it refuses the tag.
   strict_tag: 409,
+  // A tag's encoding is fixed at creation: a re-creation under another one, or strict ordering of an opaque tag.
+  encoding_conflict: 409,
+  // A range lease hands out runs of consecutive IDs: an opaque tag has none, and its key stays on the nodes.
+  opaque_tag_range: 409,
+  // This process has no key, or another key, for an opaque tag: it refuses rather than hand out unpermuted IDs.
+  opaque_key_missing: 503,
   // leaf-ts/embedded after close(): never an HTTP answer, but every code has a status.
   closed: 503,
   unsupported_media_type: 415,

@@ -17,6 +17,8 @@ import { OrderedTags } from './ordered/orderedTags';
 import { thisProcess } from './ordered/procIdentity';
 import { checkFloor } from './snowflake/floor';
 import { ensureFleetLayout } from './snowflake/fleetLayout';
+import { ensureFleetOpaqueKey } from './opaque/fleetKey';
+import { OpaqueTags } from './opaque/opaqueTags';
 import { type RegionInfo, ensureRegion } from './settings/region';
 import { RegionWatch } from './settings/regionWatch';
 import type { LeafError } from './errors';
@@ -54,6 +56,8 @@ export interface CoreRuntime {
   rates: RateTracker;
   /** Strict tags: which this node owns, and the relay to the owners of the others (lib/ordered). */
   ordered: OrderedTags;
+  /** Which tags are opaque, and their permutations under LEAF_OPAQUE_KEY (lib/opaque). */
+  opaque: OpaqueTags;
   /** Ends the relay's keep-alive connections. */
   closeForwarder: () => void;
   /** The region record, checked again every 10 s: settles with the refusal if it was rewritten under this node. */
@@ -79,6 +83,8 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     // Before anything is issued: a node of another region, count, layout or epoch could repeat the fleet's IDs.
     region = await ensureRegion({ store: store.settings, config: config.region, nodeId: config.node.id });
     if (enabled) await ensureFleetLayout({ store: store.settings, layout, epochMs, nodeId: config.node.id });
+    if (config.opaqueKey !== null)
+      await ensureFleetOpaqueKey({ store: store.settings, key: config.opaqueKey, nodeId: config.node.id });
   } catch (error) {
     await store.close();
     throw error;
@@ -194,6 +200,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     tokens,
     rates,
     ordered,
+    opaque: new OpaqueTags(store.tags, config.opaqueKey),
     closeForwarder: relay.close,
     regionWatch,
     whenRegionChanged: () => regionChange,

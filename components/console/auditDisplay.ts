@@ -10,6 +10,7 @@ export const AUDIT_ACTION_LABEL: Record<AuditAction, string> = {
   'tag.delete': 'deleted',
   'tag.semantics': 'semantics switched',
   'tag.ordering': 'ordering changed',
+  'tag.encoding': 'created opaque',
   'fleet.semantics': 'fleet default semantics switched',
   'auth.login': 'login',
   'auth.login_failed': 'login refused',

@@ -17,13 +17,26 @@ export interface AuditOrdering {
   ordering: 'strict' | 'none';
 }
 
+/** A tag.encoding entry: an opaque tag's encoding and key fingerprint, written with its creation (lib/opaque). */
+export interface AuditEncoding {
+  encoding: 'opaque' | 'opaque-js-safe';
+  keyId: string;
+}
+
 /** Sessions an operator ended (auth.session_end, auth.sign_out_everywhere): their ids, never a cookie. */
 export interface AuditSessions {
   sessions: string[];
 }
 
 export type AuditEntryRow =
-  AuditTagRow | AuditSemantics | (AuditTagRow & AuditSemantics) | TokenRow | FormatRow | AuditOrdering | AuditSessions;
+  | AuditTagRow
+  | AuditSemantics
+  | (AuditTagRow & AuditSemantics)
+  | TokenRow
+  | FormatRow
+  | AuditOrdering
+  | AuditSessions
+  | AuditEncoding;
 
 export interface AuditRecord extends AuditStamp {
   id: number;

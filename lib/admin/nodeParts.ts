@@ -32,6 +32,6 @@ export interface NodeParts {
   tokens: TokenRefresher;
   logger: Logger;
   /** This node's id, which its audit entries carry. */
-  config: { node: { id: string } };
+  config: { node: { id: string }; opaqueKey?: { id: string } | null };
   console: { rates: RateTracker; loadLog: LoadLog; admin: AdminToken };
 }

@@ -4,6 +4,7 @@ import { MAX_ID, parseId } from '../segment/id';
 import { SEMANTICS } from '../segment/semantics';
 import { ORDERINGS } from '../ordered/orderStore';
 import { MAX_STEP } from '../segment/step';
+import { ENCODINGS } from '../opaque/encoding';
 
 /** One schema per form, shared by the console (instant feedback) and the routes (the authority); pure. */
 export { BIZ_TAG_MAX_LENGTH, BIZ_TAG_PATTERN, MAX_COUNT, MAX_STEP, readableLimit };
@@ -61,12 +62,16 @@ export const description = z
 /** `strict`: IDs increase across the whole fleet (lib/ordered); `none`: segment order, the default. */
 const ordering = z.enum(ORDERINGS, { error: 'One of "strict" or "none".' });
 
+/** `opaque` (63 bits) or `opaque-js-safe` (53): IDs permuted under LEAF_OPAQUE_KEY (lib/opaque); `plain`, the default. */
+const encoding = z.enum(ENCODINGS, { error: 'One of "plain", "opaque" or "opaque-js-safe".' });
+
 export const createTagSchema = z.strictObject({
   bizTag,
   step,
   maxId: maxId.optional(),
   description: description.optional(),
   ordering: ordering.optional(),
+  encoding: encoding.optional(),
 });
 
 /** Claim semantics (lib/segment/semantics.ts): `leaf` as Leaf's Java server, `leaf-ts` this project's own. */

@@ -10,6 +10,7 @@ import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsSto
 import type { TagRow } from '../segment/tagStore';
 import type { OrderRead, ParticipantRead } from '../ordered/orderStore';
 import { anyPending, orderingView } from './orderViews';
+import { type OpaqueEncoding, type TagEncoding, encodingName, strictOpaqueRefused } from '../opaque/encoding';
 import {
   type AuditQueryInput,
   type CreateTagInput,
@@ -50,21 +51,26 @@ export function tagFromParam(param: string): string {
 interface OrderState {
   read: OrderRead;
   participants: ParticipantRead | null;
+  /** The opaque tags' encodings (a tag absent is plain). */
+  encodings: Map<string, OpaqueEncoding>;
 }
 
 async function orderState(rt: AdminRuntime): Promise<OrderState> {
-  const read = await rt.store.order.readOrder();
-  return { read, participants: anyPending(read) ? await rt.store.order.listParticipants() : null };
+  const [read, encodings] = await Promise.all([rt.store.order.readOrder(), rt.store.tags.listEncodings()]);
+  return { read, participants: anyPending(read) ? await rt.store.order.listParticipants() : null, encodings };
 }
 
 function view(rt: AdminRuntime, row: TagRow, semantics: Semantics, order: OrderState): TagView {
   const snap = rt.segments.snapshot(row.bizTag);
+  const encoding = order.encodings.get(row.bizTag) ?? null;
   return {
     bizTag: row.bizTag,
     maxId: String(row.maxId),
     step: row.step,
     description: row.description,
     semantics,
+    encoding: encodingName(encoding),
+    keyId: encoding?.keyId ?? null,
     updateTime: row.updateTime.toISOString(),
     ...orderingView(order.read, order.participants, row.bizTag),
     engine:
@@ -105,6 +111,7 @@ export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDe
 }
 
 export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: Requester): Promise<TagView> {
+  const encoding = opaqueSetting(rt, input);
   // A tag created strict is strict in the same transaction (audited as tag.create and tag.ordering): no node can
   // see it without its ordering.
   const row = await rt.store.tags.createTag(
@@ -114,12 +121,26 @@ export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: R
       maxId: input.maxId,
       description: input.description ?? null,
       ordering: input.ordering ?? 'none',
+      encoding,
     },
     auditStamp(rt, who),
   );
   if (input.ordering === 'strict') await rt.ordered.poll(); // this node applies and acknowledges it at once
   await rt.segments.refreshTags(); // usable on this node at once; other nodes see it within their refresh
   return freshView(rt, row);
+}
+
+/** The encoding a creation asks for, under this node's key: opaque needs LEAF_OPAQUE_KEY, strict needs plain. */
+function opaqueSetting(rt: Pick<NodeParts, 'config'>, input: CreateTagInput): TagEncoding {
+  if (input.encoding === undefined || input.encoding === 'plain') return null;
+  if (input.ordering === 'strict') throw strictOpaqueRefused(input.bizTag);
+  const key = rt.config.opaqueKey ?? null;
+  if (key === null) {
+    throw new LeafError('validation_failed', 'This node has no LEAF_OPAQUE_KEY, so it cannot create opaque tags.', {
+      fields: { encoding: 'Set LEAF_OPAQUE_KEY on the nodes to create opaque tags.' },
+    });
+  }
+  return { encoding: input.encoding, keyId: key.id };
 }
 
 export async function updateTag(
@@ -130,6 +151,9 @@ export async function updateTag(
 ): Promise<TagView> {
   const current = await rt.store.tags.getTag(bizTag);
   if (current === undefined) throw tagNotFound(bizTag);
+  // A name's encoding never changes (not even through deletion), so this check cannot race a re-creation.
+  if (input.ordering === 'strict' && (await rt.store.tags.getEncoding(bizTag)) !== null)
+    throw strictOpaqueRefused(bizTag);
   // A value equal to the row's is no change: nothing is written and no audit entry says "changed".
   const raise = input.maxId !== undefined && BigInt(input.maxId) !== BigInt(current.maxId) ? input.maxId : undefined;
   const step = input.step !== current.step ? input.step : undefined;

@@ -3,6 +3,7 @@ import type { TagSnapshot } from '../segment/snapshot';
 import type { RatePoint } from '../metrics/rateTracker';
 import type { RegionInfo } from '../settings/region';
 import type { SnowflakeStatus } from '../snowflake/node';
+import type { EncodingName } from '../opaque/encoding';
 import type { Semantics } from '../segment/semantics';
 import type { Ordering } from '../ordered/orderStore';
 import type { OwnerView, PendingView } from './orderViews';
@@ -42,6 +43,10 @@ export interface TagView {
   /** Effective claim semantics: the tag's own setting, else the fleet default (GET /api/admin/semantics). */
   semantics: Semantics;
   updateTime: string;
+  /** `opaque`/`opaque-js-safe`: IDs permuted under a key, fixed at creation (docs/design.md#opaque-tags). */
+  encoding: EncodingName;
+  /** An opaque tag's key fingerprint; null for plain. */
+  keyId: string | null;
   /** `strict`: IDs increase across the whole fleet, served by one owner (docs/design.md#ordered-tags). */
   ordering: Ordering;
   /** When the change to strict completed (ISO): the order holds for every request sent since. Null otherwise. */

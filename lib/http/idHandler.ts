@@ -16,6 +16,7 @@ import {
   leaseSegment,
 } from './issue';
 import { orderingAnswer, orderingQuery } from './clientOrdering';
+import { formIn, inForm } from './idForm';
 import { decodeTag, matchRoute } from './routes';
 
 export type { IdRuntime } from './issue';
@@ -95,12 +96,16 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
       switch (route.kind) {
         case 'segment': {
           const bizTag = allowedTag(grant, route.param);
-          result = withRuntime(deps, issueSegment, bizTag, countIn(url, q), false, authorization);
+          const count = countIn(url, q);
+          const form = formIn(url, q); // refused before any ID is taken
+          result = inForm(withRuntime(deps, issueSegment, bizTag, count, false, authorization), form);
           break;
         }
         case 'segment-owner': {
           const bizTag = allowedTag(grant, route.param);
-          result = withRuntime(deps, issueOwned, bizTag, countIn(url, q), false, authorization);
+          const count = countIn(url, q);
+          const form = formIn(url, q);
+          result = inForm(withRuntime(deps, issueOwned, bizTag, count, false, authorization), form);
           break;
         }
         case 'segment-owner-runs': {
@@ -116,7 +121,8 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
         case 'leaf-segment': {
           const bizTag = allowedTag(grant, route.param);
           if (countIn(url, q) !== 0) throw new LeafError('invalid_request', LEAF_ROUTE_COUNT_MESSAGE);
-          result = withRuntime(deps, issueSegment, bizTag, 0, true, authorization);
+          const form = formIn(url, q);
+          result = inForm(withRuntime(deps, issueSegment, bizTag, 0, true, authorization), form);
           break;
         }
         case 'snowflake':

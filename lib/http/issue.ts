@@ -11,7 +11,9 @@ import type { LeafStore } from '../store/leafStore';
 import { MAX_DATE_MS, MAX_SNOWFLAKE } from '../snowflake/layout';
 import type { RegionStride } from '../segment/regionIds';
 import type { RegionInfo } from '../settings/region';
+import type { OpaqueTags } from '../opaque/opaqueTags';
 import { type Answer, jsonOk } from './answer';
+import { opaqueAnswer, opaqueLease } from './opaqueIssue';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
 
 /** What the ID routes use of a running node (`formats` absent: no formatted tag exists). */
@@ -26,6 +28,8 @@ export interface IdRuntime {
   region?: RegionInfo;
   /** LEAF_REGIONS > 1: segment positions become IDs n × R + region; absent or null with regions off. */
   stride?: RegionStride | null;
+  /** Which tags are opaque (lib/opaque): absent where none can be (unit tests of other concerns). */
+  opaque?: OpaqueTags;
 }
 
 /** `/api/id/segment/{tag}` and the Leaf route: a strict tag goes through its owner, any other tag is served here. */
@@ -37,9 +41,11 @@ export function issueSegment(
   authorization?: string | null,
 ): Answer | Promise<Answer> {
   const ordered = rt.ordered;
+  // A strict tag is never opaque (refused at creation and at the change); any other may be.
   const serve = () => serveSegment(rt.segments, bizTag, count, plain, rt.stride);
-  if (ordered === undefined) return serve();
-  if (ordered.size === 0 || !ordered.isStrict(bizTag)) return ordinary(ordered, bizTag, serve());
+  const serveAny = () => opaqueAnswer(rt, bizTag, count, plain) ?? serve();
+  if (ordered === undefined) return serveAny();
+  if (ordered.size === 0 || !ordered.isStrict(bizTag)) return ordinary(ordered, bizTag, serveAny());
   // The owner serves a strict tag as any tag, synchronously; the others go through lib/ordered.
   const epoch = ordered.servingEpoch(bizTag);
   if (epoch !== null) return served(ordered, bizTag, serve, epoch);
@@ -48,7 +54,7 @@ export function issueSegment(
       case 'serve':
         return served(ordered, bizTag, serve);
       case 'ordinary':
-        return ordinary(ordered, bizTag, serve());
+        return ordinary(ordered, bizTag, serveAny());
       case 'ids':
         // The owner's IDs, read back as this region's positions, rendered here as the IDs they are.
         return count === 0 ? single(bizTag, firstId(route.ids), plain, rt.stride) : batch(bizTag, route.ids, rt.stride);
@@ -107,7 +113,13 @@ export function issueOwned(
   _plain: boolean,
   authorization?: string | null,
 ): Answer | Promise<Answer> {
-  return ownerOnly(rt, bizTag, count, authorization, () => serveSegment(rt.segments, bizTag, count, false, rt.stride));
+  return ownerOnly(
+    rt,
+    bizTag,
+    count,
+    authorization,
+    () => opaqueAnswer(rt, bizTag, count, false) ?? serveSegment(rt.segments, bizTag, count, false, rt.stride),
+  );
 }
 
 /**
@@ -122,6 +134,8 @@ export function issueOwnedRuns(
   authorization?: string | null,
 ): Answer | Promise<Answer> {
   return ownerOnly(rt, bizTag, count, authorization, () => {
+    const refused = opaqueLease(rt, bizTag, () => rt.segments.takeRanges(bizTag, count));
+    if (refused !== null) return refused;
     const ranges = rt.segments.takeRanges(bizTag, count);
     return ranges instanceof Promise
       ? ranges.then((r) => lease(bizTag, r, rt.stride))
@@ -165,12 +179,16 @@ function serveSegment(
   return batch(bizTag, ranges, stride);
 }
 
-export function leaseSegment(
-  { segments: engine, ordered, stride }: IdRuntime,
-  bizTag: string,
-  count: number,
-): Answer | Promise<Answer> {
+export function leaseSegment(rt: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {
+  const { segments: engine, ordered, stride } = rt;
   if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
+  const opaque = opaqueLease(rt, bizTag, () => engine.leaseRanges(bizTag, count));
+  if (opaque instanceof Promise)
+    return opaque.then((a) => {
+      if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
+      return a;
+    });
+  if (opaque !== null) return opaque;
   const ranges = engine.leaseRanges(bizTag, count);
   if (!(ranges instanceof Promise)) return lease(bizTag, ranges, stride);
   // A lease that waited is refused whole if the tag turned strict meanwhile (its IDs are a gap).

@@ -1,4 +1,5 @@
 import type { AuditStamp } from '../audit';
+import type { OpaqueEncoding, TagEncoding } from '../opaque/encoding';
 import type { Id } from './id';
 import type { SegmentSource } from './segmentSource';
 
@@ -21,6 +22,8 @@ export interface NewTag {
   description?: string | null;
   /** Strict: its leaf_order row is written in the same transaction (lib/ordered). Default none. */
   ordering?: 'strict' | 'none';
+  /** Opaque: its leaf_encoding row is written in the same transaction, and stays with the tombstone. Default plain. */
+  encoding?: TagEncoding;
 }
 
 /** A page of the tag list by name (TagStore.tagRowsPage). */
@@ -53,4 +56,8 @@ export interface TagStore extends SegmentSource {
   /** Deletes the row and leaves a tombstone with its max_id, in one transaction. */
   deleteTag(bizTag: string, audit?: AuditStamp): Promise<{ maxId: Id }>;
   getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined>;
+  /** The tag's encoding (null: plain), also for a deleted tag's name: it never changes. */
+  getEncoding(bizTag: string): Promise<TagEncoding>;
+  /** Every opaque tag's encoding (deleted names too), by name: the views' column. */
+  listEncodings(): Promise<Map<string, OpaqueEncoding>>;
 }

@@ -8,6 +8,7 @@ import type { NewTag, TagRow, TagStore } from '@/lib/segment/tagStore';
 import type { SemanticsSettings, SemanticsStore } from '@/lib/segment/semanticsStore';
 import type { LeafStore } from '@/lib/store/leafStore';
 import type { WorkerRow, WorkerStore } from '@/lib/snowflake/workerStore';
+import type { OpaqueEncoding } from '@/lib/opaque/encoding';
 
 interface FakeTimer {
   id: number;
@@ -91,7 +92,7 @@ interface Deferred {
 export class FakeStore
   implements
     SegmentSource,
-    Pick<TagStore, 'getTag'>,
+    Pick<TagStore, 'getTag' | 'getEncoding' | 'listEncodings'>,
     Pick<SemanticsStore, 'getSemantics' | 'tagSemantics'>,
     Pick<LeafStore, 'dialect' | 'ping' | 'close'>
 {
@@ -123,6 +124,17 @@ export class FakeStore
   async getTag(bizTag: string): Promise<TagRow | undefined> {
     const r = this.rows.get(bizTag);
     return r && { bizTag, maxId: r.maxId, step: r.step, description: null, updateTime: new Date(0) };
+  }
+
+  /** leaf_encoding: opaque tags by name (none unless a test sets one). */
+  readonly encodings = new Map<string, OpaqueEncoding>();
+
+  async getEncoding(bizTag: string): Promise<OpaqueEncoding | null> {
+    return this.encodings.get(bizTag) ?? null;
+  }
+
+  async listEncodings(): Promise<Map<string, OpaqueEncoding>> {
+    return new Map(this.encodings);
   }
 
   async allocate(bizTag: string, step?: number): Promise<Allocation> {

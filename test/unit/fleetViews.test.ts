@@ -42,6 +42,8 @@ const row = (bizTag: string): TagView => ({
   step: 1000,
   description: null,
   semantics: 'leaf-ts',
+  encoding: 'plain',
+  keyId: null,
   ordering: 'none',
   strictSince: null,
   pending: null,

@@ -111,6 +111,7 @@ describe('tag list page', () => {
             );
             return { rows: hit.slice(offset, offset + limit), matching: hit.length, total: all.length };
           },
+          listEncodings: async () => new Map(),
         },
         semantics: { getSemantics: () => store.getSemantics() },
         order: { readOrder: async () => ({ rows: [], dbNowMs: 0 }) },

@@ -18,6 +18,7 @@ import {
   answer,
   body,
   errors,
+  formatParam,
   json,
   queryParam,
   tagParam,
@@ -66,6 +67,17 @@ export const ADMIN_PATHS: Record<string, Record<string, Operation>> = {
     get: read("Every node's record of a tag and their sum per bucket (null: a part unknown)", 'FleetTagHistory', [
       tagParam(),
     ]),
+  },
+  '/api/admin/tags/{tag}/decode/{id}': {
+    get: read(
+      "What an ID of the tag stands for: an opaque ID's sequence number, a short form's value, its region",
+      'DecodedId',
+      [
+        tagParam(),
+        { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 24 } },
+        formatParam(),
+      ],
+    ),
   },
   '/api/admin/semantics': {
     get: read('The fleet default and per-tag claim semantics', 'Semantics'),

@@ -30,6 +30,9 @@ import { RESET_PERIODS } from '../../format/period';
 import type { RatePoint } from '../../metrics/rateTracker';
 import type { SegmentLoadRecord } from '../../segment/buffer';
 import { SEMANTICS } from '../../segment/semantics';
+import { ENCODINGS } from '../../opaque/encoding';
+import { ID_FORMS } from '../../opaque/shortForms';
+import type { DecodedId } from '../../admin/tagDecode';
 import { ORDERINGS } from '../../ordered/orderStore';
 import type { OwnerView, ParticipantView, PendingView } from '../../admin/orderViews';
 import type { SemanticsSettings, SemanticsSwitch } from '../../segment/semanticsStore';
@@ -105,6 +108,8 @@ const tagView = shape<TagView>()(
     step: int,
     description: nullable(str),
     semantics,
+    encoding: oneOfValues(ENCODINGS),
+    keyId: nullable(str),
     updateTime: isoTime,
     ordering: oneOfValues(ORDERINGS),
     strictSince: nullable(isoTime),
@@ -236,6 +241,20 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     rate: arrayOf(fleetRatePoint),
   }),
   TagAnswer: object({ tag: ref('Tag') }),
+  DecodedId: shape<DecodedId>()({
+    tag,
+    id: str,
+    format: oneOfValues(ID_FORMS),
+    value: decimalId,
+    forms: object({ decimal: decimalId, base62: str, base32: str }),
+    encoding: oneOfValues(ENCODINGS),
+    keyId: nullable(str),
+    sequence: decimalId,
+    region: nullable(int),
+    position: nullable(decimalId),
+    claimed: nullable(bool),
+    maxId: decimalId,
+  }),
   TagDeleted: object({ deleted: oneOfValues([true]), maxId: decimalId }),
   Semantics: settingsSchema,
   SemanticsSwitched: {

@@ -1,14 +1,25 @@
 /** The ID routes and health in the API description (document.ts). */
 import { MAX_COUNT, MAX_LEASE_COUNT } from '../../bizTag';
-import { ref } from './jsonSchema';
-import { ID_ERRORS, type Operation, answer, countParam, errors, idSecurity, plain, tagParam } from './parts';
+import { ID_TEXT_PATTERN, ref } from './jsonSchema';
+import {
+  ID_ERRORS,
+  type Operation,
+  answer,
+  countParam,
+  errors,
+  formatParam,
+  idSecurity,
+  plain,
+  tagParam,
+} from './parts';
 
 export const ID_PATHS: Record<string, Record<string, Operation>> = {
   '/api/id/segment/{tag}': {
     get: {
-      summary: 'Segment IDs: one, or `count` in increasing order',
+      summary:
+        'Segment IDs: one, or `count` in increasing order (an opaque tag: each ID permuted under the key, in no order)',
       security: idSecurity,
-      parameters: [tagParam(), countParam(MAX_COUNT)],
+      parameters: [tagParam(), countParam(MAX_COUNT), formatParam()],
       responses: {
         '200': answer('the IDs', { oneOf: [ref('SegmentId'), ref('SegmentIds')] }),
         ...ID_ERRORS,
@@ -21,7 +32,8 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
         'A range lease: exactly `count` IDs as inclusive runs, never served by any node again. With regions (LEAF_REGIONS > 1) the answer carries `stride`: a run holds start, start + stride, … end',
       security: idSecurity,
       parameters: [tagParam(), countParam(MAX_LEASE_COUNT, true)],
-      // 409 strict_tag_range: a strict tag's IDs come only from its owner, one request at a time.
+      // 409 strict_tag_range: a strict tag's IDs come only from its owner, one request at a time; 409
+      // opaque_tag_range: an opaque tag's IDs form no runs.
       responses: { '200': answer('the lease', ref('RangeLease')), ...ID_ERRORS, ...errors(409) },
     },
   },
@@ -30,7 +42,7 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
       summary:
         "A strict tag's IDs from this node only if it owns the tag (else 503 not_owner, never relayed); any other tag as /api/id/segment/{tag}",
       security: idSecurity,
-      parameters: [tagParam(), countParam(MAX_COUNT)],
+      parameters: [tagParam(), countParam(MAX_COUNT), formatParam()],
       responses: {
         '200': answer('the IDs', { oneOf: [ref('SegmentId'), ref('SegmentIds')] }),
         ...ID_ERRORS,
@@ -43,7 +55,8 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
         "As /api/id/owner/{tag}, the IDs in the range lease's shape (with regions, runs stepped by `stride`): what a node relaying a strict tag asks its owner for",
       security: idSecurity,
       parameters: [tagParam(), countParam(MAX_COUNT)],
-      responses: { '200': answer('the IDs as runs', ref('RangeLease')), ...ID_ERRORS },
+      // 409 opaque_tag_range: an opaque tag's IDs form no runs.
+      responses: { '200': answer('the IDs as runs', ref('RangeLease')), ...ID_ERRORS, ...errors(409) },
     },
   },
   '/api/id/ordering': {
@@ -77,8 +90,8 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
     get: {
       summary: "A segment ID as plain text, as Leaf's server answers",
       security: idSecurity,
-      parameters: [tagParam()],
-      responses: { '200': plain('the ID'), ...ID_ERRORS },
+      parameters: [tagParam(), formatParam()],
+      responses: { '200': plain('the ID', ID_TEXT_PATTERN), ...ID_ERRORS },
     },
   },
   '/api/id/snowflake': {

@@ -9,6 +9,7 @@ import {
   arrayOf,
   bool,
   decimalId,
+  idText,
   int,
   isoTime,
   mapOf,
@@ -68,8 +69,8 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
       ['fields'],
     ),
   }),
-  SegmentId: object({ tag, id: decimalId }),
-  SegmentIds: object({ tag, ids: arrayOf(decimalId) }),
+  SegmentId: object({ tag, id: idText }),
+  SegmentIds: object({ tag, ids: arrayOf(idText) }),
   RangeLease: object(
     {
       tag,

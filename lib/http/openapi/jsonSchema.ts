@@ -8,6 +8,10 @@ export const bool: JsonSchema = { type: 'boolean' };
 export const isoTime: JsonSchema = { type: 'string', format: 'date-time' };
 /** An ID as a decimal string: exact up to 2^63−1, past what a JSON number holds. */
 export const decimalId: JsonSchema = { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' };
+/** A segment ID as `?format=` writes it: decimal, base62, or Crockford base32 with its check symbol. */
+export const ID_TEXT_PATTERN =
+  '^(0|[1-9][0-9]{0,18}|[0-9A-Za-z]{1,11}|[0-9A-HJKMNP-TV-Z]{1,13}[0-9A-HJKMNP-TV-Z*~$=U])$';
+export const idText: JsonSchema = { type: 'string', pattern: ID_TEXT_PATTERN };
 
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 export const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });

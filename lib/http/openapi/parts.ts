@@ -6,9 +6,9 @@ export type Operation = { [field: string]: unknown };
 
 export const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 export const answer = (description: string, schema: JsonSchema) => ({ description, content: json(schema) });
-export const plain = (description: string) => ({
+export const plain = (description: string, pattern = '^[0-9]+$') => ({
   description,
-  content: { 'text/plain': { schema: { type: 'string', pattern: '^[0-9]+$' } } },
+  content: { 'text/plain': { schema: { type: 'string', pattern } } },
 });
 
 /** The error answer for each status a group of routes may give (`{"error":{"code","message"}}`). */
@@ -52,6 +52,14 @@ export const countParam = (max: number, required = false) => ({
   in: 'query',
   required,
   schema: { type: 'integer', minimum: 1, maximum: max },
+});
+/** `?format=`: the IDs of a segment answer in a short string form (lib/opaque/shortForms.ts). */
+export const formatParam = () => ({
+  name: 'format',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', enum: ['decimal', 'base62', 'base32'] },
+  description: 'decimal (default), base62, or Crockford base32 with a check symbol',
 });
 export const queryParam = (name: string, schema: JsonSchema = str) => ({ name, in: 'query', required: false, schema });
 export const idSecurity = [{}, { idToken: [] }];

@@ -183,3 +183,14 @@ export const leafSetting = mysqlTable('leaf_setting', {
   setBy: varchar('set_by', { length: 255 }).notNull(),
   setAt: bigint('set_at', { mode: 'number' }).notNull(),
 });
+
+/**
+ * A tag's encoding, written with the tag and never changed or deleted (the tombstone's encoding binds a re-creation):
+ * no row means plain. `key_id` is the fingerprint of the LEAF_OPAQUE_KEY its IDs are permuted with.
+ */
+export const leafEncoding = mysqlTable('leaf_encoding', {
+  bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).primaryKey().notNull(),
+  /** `opaque` (63 bits) or `opaque-js-safe` (53 bits). */
+  encoding: varchar('encoding', { length: 16 }).notNull(),
+  keyId: varchar('key_id', { length: 16 }).notNull(),
+});

@@ -9,6 +9,15 @@ import type { ServerExecutor, Tx } from '../serverExecutor';
 import { auditInsert } from '../rows/audit';
 import { deleteOrderSql } from '../rows/order';
 import { changeOrdering } from './ordering';
+import {
+  type RawEncodingRow,
+  encodingMap,
+  encodingOfRows,
+  insertEncodingSql,
+  selectAllEncodingsSql,
+  selectEncodingSql,
+} from '../rows/encoding';
+import { type OpaqueEncoding, type TagEncoding, planEncoding, strictOpaqueRefused } from '../../opaque/encoding';
 import { type RawAllocRow, tagFromRaw } from '../rows/tags';
 import { tagPageCountSql, tagPageRowsSql } from '../rows/tagPage';
 import {
@@ -87,7 +96,11 @@ export class ServerTags implements TagStore {
     );
   }
 
-  createTag({ bizTag, step, maxId, description = null, ordering }: NewTag, audit?: AuditStamp): Promise<TagRow> {
+  createTag(
+    { bizTag, step, maxId, description = null, ordering, encoding = null }: NewTag,
+    audit?: AuditStamp,
+  ): Promise<TagRow> {
+    if (encoding !== null && ordering === 'strict') return Promise.reject(strictOpaqueRefused(bizTag));
     return this.exec.transaction(async (tx) => {
       const nameLock = this.dialect.nameLock('tag', bizTag);
       if (nameLock !== null) await tx(nameLock);
@@ -99,6 +112,14 @@ export class ServerTags implements TagStore {
       const startAt = planCreate({ bizTag, maxId }, tombstoneMax);
       const row = { biz_tag: bizTag, step, max_id: idBigint(startAt), description };
       if ((await tx(this.dialect.insertIgnore(TABLE.alloc, row))).affected === 0) throw tagExists(bizTag);
+      // In the same transaction, before anyone can see the tag (the name lock and the row lock order creations).
+      const { rows: recorded } = await tx<RawEncodingRow>(selectEncodingSql(bizTag, true));
+      const before = recorded.length === 0 ? undefined : encodingOfRows(bizTag, recorded);
+      if (planEncoding(bizTag, encoding, before, tombstoneMax !== undefined) === 'insert' && encoding !== null) {
+        await tx(insertEncodingSql(bizTag, encoding));
+        if (audit !== undefined)
+          await insertAudit(tx, auditInsert(audit, 'tag.encoding', bizTag, undefined, { ...encoding }));
+      }
       if (tombstoneMax !== undefined) await tx(sql`DELETE FROM ${TABLE.tombstone} WHERE biz_tag = ${bizTag}`);
       const after = (await lockTagRow(tx, bizTag)) as TagRow;
       await record(tx, audit, 'tag.create', bizTag, undefined, after);
@@ -144,6 +165,14 @@ export class ServerTags implements TagStore {
       await record(tx, audit, 'tag.delete', bizTag, before, undefined);
       return { maxId };
     });
+  }
+
+  async listEncodings(): Promise<Map<string, OpaqueEncoding>> {
+    return encodingMap(await this.exec.read<RawEncodingRow & { biz_tag: string }>(selectAllEncodingsSql()));
+  }
+
+  async getEncoding(bizTag: string): Promise<TagEncoding> {
+    return encodingOfRows(bizTag, await this.exec.read<RawEncodingRow>(selectEncodingSql(bizTag, false)));
   }
 
   async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {

@@ -8,6 +8,15 @@ import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import { exactId } from '../exactId';
 import { auditInsert } from '../rows/audit';
 import { deleteOrderSql } from '../rows/order';
+import {
+  type RawEncodingRow,
+  encodingMap,
+  encodingOfRows,
+  insertEncodingSql,
+  selectAllEncodingsSql,
+  selectEncodingSql,
+} from '../rows/encoding';
+import { type OpaqueEncoding, type TagEncoding, planEncoding, strictOpaqueRefused } from '../../opaque/encoding';
 import { leafAlloc, leafAllocTombstone } from '../schema/sqlite';
 import { changeOrdering } from './ordering';
 import {
@@ -103,7 +112,11 @@ export class SqliteTags implements TagStore {
     return result.changes === 1;
   }
 
-  async createTag({ bizTag, step, maxId, description = null, ordering }: NewTag, audit?: AuditStamp): Promise<TagRow> {
+  async createTag(
+    { bizTag, step, maxId, description = null, ordering, encoding = null }: NewTag,
+    audit?: AuditStamp,
+  ): Promise<TagRow> {
+    if (encoding !== null && ordering === 'strict') throw strictOpaqueRefused(bizTag);
     return this.exec.transaction((db) => {
       const tombstone = readTombstone(db, bizTag);
       const startAt = planCreate({ bizTag, maxId }, tombstone?.maxId);
@@ -113,6 +126,14 @@ export class SqliteTags implements TagStore {
         .onConflictDoNothing()
         .run();
       if (inserted.changes === 0) throw tagExists(bizTag);
+      // In the same transaction, before anyone can see the tag: its IDs are permuted from the first.
+      const recorded = db.all<RawEncodingRow>(selectEncodingSql(bizTag, false));
+      const before = recorded.length === 0 ? undefined : encodingOfRows(bizTag, recorded);
+      if (planEncoding(bizTag, encoding, before, tombstone !== undefined) === 'insert' && encoding !== null) {
+        db.run(insertEncodingSql(bizTag, encoding));
+        if (audit !== undefined)
+          insertAudit(db, auditInsert(audit, 'tag.encoding', bizTag, undefined, { ...encoding }));
+      }
       if (tombstone !== undefined) db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
       const after = readTagRow(db, bizTag) as TagRow;
       record(db, audit, 'tag.create', bizTag, undefined, after);
@@ -155,6 +176,17 @@ export class SqliteTags implements TagStore {
 
   async getTombstone(bizTag: string): Promise<{ maxId: Id } | undefined> {
     return this.exec.read((db) => readTombstone(db, bizTag));
+  }
+
+  async listEncodings(): Promise<Map<string, OpaqueEncoding>> {
+    return encodingMap(this.exec.read((db) => db.all<RawEncodingRow & { biz_tag: string }>(selectAllEncodingsSql())));
+  }
+
+  async getEncoding(bizTag: string): Promise<TagEncoding> {
+    return encodingOfRows(
+      bizTag,
+      this.exec.read((db) => db.all<RawEncodingRow>(selectEncodingSql(bizTag, false))),
+    );
   }
 
   /** One immediate transaction: the row (tag_not_found), the columns `set` plans from it, the row again, the audit row. */

@@ -1,0 +1,98 @@
+/**
+ * The ID routes for opaque tags (lib/opaque): the engine's IDs, permuted. A tag's encoding is read once per process,
+ * after the engine claimed a segment of it (opaqueTags.ts says why that order cannot miss it); until then the IDs
+ * are taken first and written once it is known.
+ */
+import { opaqueRangeRefused } from '../opaque/encoding';
+import type { OpaqueRenderer } from '../opaque/opaqueRenderer';
+import type { OpaqueTags } from '../opaque/opaqueTags';
+import type { IdRanges } from '../segment/idRanges';
+import type { Id } from '../segment/id';
+import type { SegmentEngine } from '../segment/engine';
+import type { RegionStride } from '../segment/regionIds';
+import { type Answer, jsonText, plainText } from './answer';
+import { batch, lease, single } from './idBodies';
+
+interface OpaqueRuntime {
+  segments: SegmentEngine;
+  opaque?: OpaqueTags;
+  stride?: RegionStride | null;
+}
+
+/**
+ * An opaque tag's answer, or the first answer of a tag whose encoding this process has not read; null for a tag
+ * known plain (the caller serves it as ever: one Map lookup more on the hot path).
+ */
+export function opaqueAnswer(
+  rt: OpaqueRuntime,
+  bizTag: string,
+  count: number,
+  plain: boolean,
+): Answer | Promise<Answer> | null {
+  const opaque = rt.opaque;
+  if (opaque === undefined) return null;
+  const renderer = opaque.of(bizTag);
+  if (renderer === null) return null;
+  if (renderer !== undefined) return permuted(rt, renderer, bizTag, count, plain);
+  // Not read yet: the IDs first (a claimed segment proves the tag's rows committed), then the encoding.
+  const ids = count === 0 ? rt.segments.nextId(bizTag) : rt.segments.takeRanges(bizTag, count);
+  return Promise.resolve(ids).then((taken) =>
+    opaque.read(bizTag).then((r) => {
+      if (count === 0) {
+        const id = taken as Id;
+        return r === null ? single(bizTag, id, plain, rt.stride) : singleBody(bizTag, r.one(id, rt.stride), plain);
+      }
+      const ranges = taken as IdRanges;
+      return r === null ? batch(bizTag, ranges, rt.stride) : batchBody(bizTag, r.many(ranges, rt.stride));
+    }),
+  );
+}
+
+/** A range lease (or an owner's runs) of a tag: refused for an opaque tag, whose IDs form no runs. */
+export function opaqueLease(
+  rt: OpaqueRuntime,
+  bizTag: string,
+  take: () => IdRanges | Promise<IdRanges>,
+): Answer | Promise<Answer> | null {
+  const opaque = rt.opaque;
+  if (opaque === undefined) return null;
+  const renderer = opaque.of(bizTag);
+  if (renderer === null) return null;
+  if (renderer !== undefined) throw opaqueRangeRefused(bizTag);
+  return Promise.resolve(take()).then((r) =>
+    opaque.read(bizTag).then((known) => {
+      // Leased before it was known opaque: those IDs are a gap.
+      if (known !== null) throw opaqueRangeRefused(bizTag);
+      return lease(bizTag, r, rt.stride);
+    }),
+  );
+}
+
+function permuted(
+  rt: OpaqueRuntime,
+  renderer: OpaqueRenderer,
+  bizTag: string,
+  count: number,
+  plain: boolean,
+): Answer | Promise<Answer> {
+  const { segments, stride } = rt;
+  if (count === 0) {
+    const id = segments.nextId(bizTag);
+    if (typeof id !== 'object') return singleBody(bizTag, renderer.one(id, stride), plain);
+    return id.then((v) => singleBody(bizTag, renderer.one(v, stride), plain));
+  }
+  const ranges = segments.takeRanges(bizTag, count);
+  if (ranges instanceof Promise) return ranges.then((r) => batchBody(bizTag, renderer.many(r, stride)));
+  return batchBody(bizTag, renderer.many(ranges, stride));
+}
+
+function singleBody(bizTag: string, id: string, plain: boolean): Answer {
+  if (plain) return plainText(id);
+  return jsonText('{"tag":"' + bizTag + '","id":"' + id + '"}');
+}
+
+function batchBody(bizTag: string, ids: string[]): Answer {
+  let body = '{"tag":"' + bizTag + '","ids":["' + ids[0];
+  for (let k = 1; k < ids.length; k++) body += '","' + ids[k];
+  return jsonText(body + '"]}');
+}

@@ -1,0 +1,216 @@
+/**
+ * Opaque tags through a real server: every ID path hands out permuted IDs only, each one the key's FF1 permutation of
+ * the plain sequence the engine would have served; ranges and strictness are refused; the encoding outlives deletion.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../tools/harness';
+import { opaqueKeyFromText } from '../../lib/opaque/key';
+import { decodeId } from '../../lib/opaque/shortForms';
+import { type ServerProcess, startServer } from '../support/serverProcess';
+import { clientGet } from '../support/clientIds';
+
+const ADMIN = 'opaque-contract-admin-token';
+const SECRET = 'opaque-contract-key-0123456789abcdef-0123456789';
+const key = opaqueKeyFromText(SECRET);
+
+describe('Opaque tags', () => {
+  let dir: string;
+  let server: ServerProcess;
+  const get = (p: string) => clientGet(`${server.url}${p}`);
+  const idsOf = async (p: string): Promise<string[]> => {
+    const r = await get(p);
+    expect(r.status, p).toBe(200);
+    const body = JSON.parse(r.text) as { id?: string; ids?: string[] };
+    return body.ids ?? [body.id as string];
+  };
+  /** The engine's ID behind an opaque one, as the key holder computes it. */
+  const sequenceOf = (id: string, bits: 63 | 53 = 63) => key.cipher(bits).decrypt(BigInt(id));
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-opaque-'));
+    server = await startServer({
+      LEAF_ADMIN_TOKEN: ADMIN,
+      LEAF_OPAQUE_KEY: SECRET,
+      LEAF_SQLITE_FILE: path.join(dir, 'leaf.db'),
+    });
+    const created = await server.api('/api/admin/tags', {
+      method: 'POST',
+      body: { bizTag: 'sec', step: 100, encoding: 'opaque' },
+    });
+    expect(created.status).toBe(201);
+    const view = (await created.json()).tag;
+    expect(view).toMatchObject({ bizTag: 'sec', encoding: 'opaque', keyId: key.id });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every route hands out permuted IDs only: single, batch, Leaf text, owner; unique, each the next of the sequence', async () => {
+    const served: string[] = [];
+    for (let i = 0; i < 150; i++) served.push(...(await idsOf('/api/id/segment/sec')));
+    served.push(...(await idsOf('/api/id/segment/sec?count=1000')));
+    for (let i = 0; i < 20; i++) {
+      const r = await get('/api/segment/get/sec');
+      expect(r.status).toBe(200);
+      served.push(r.text);
+    }
+    served.push(...(await idsOf('/api/id/owner/sec')));
+    served.push(...(await idsOf('/api/id/owner/sec?count=300')));
+    expect(new Set(served).size).toBe(served.length);
+    const sequence = served.map((id) => sequenceOf(id));
+    // The permutation hides the sequence (no served ID is its own sequence number) …
+    expect(served.filter((id, k) => BigInt(id) === sequence[k]).length).toBe(0);
+    // … and inverts to exactly the IDs a plain tag would have served, in order: nothing skipped, nothing twice.
+    const first = sequence[0] as bigint;
+    expect(sequence).toEqual(sequence.map((_, k) => first + BigInt(k)));
+    // Spread over the 63-bit space, not near the sequence.
+    expect(served.filter((id) => BigInt(id) < 2n ** 40n).length).toBe(0);
+  });
+
+  it('refuses a range lease and an owner’s runs, which would hand out unpermuted runs', async () => {
+    for (const p of ['/api/id/segment/sec/range?count=10', '/api/id/owner/sec/runs?count=10']) {
+      const r = await get(p);
+      expect(r.status, p).toBe(409);
+      expect(JSON.parse(r.text).error.code).toBe('opaque_tag_range');
+    }
+  });
+
+  it('short forms: ?format=base62 and base32 decode to the decimal IDs; a bad format takes no ID', async () => {
+    const [before] = await idsOf('/api/id/segment/sec');
+    const [b62] = await idsOf('/api/id/segment/sec?format=base62');
+    const b32 = await idsOf('/api/id/segment/sec?count=3&format=base32');
+    const bad = await get('/api/id/segment/sec?format=hex');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.text).error.code).toBe('invalid_request');
+    const [after] = await idsOf('/api/id/segment/sec');
+    const values = [before as string, decodeId(b62 as string, 'base62').toString()]
+      .concat(b32.map((t) => decodeId(t, 'base32').toString()))
+      .concat([after as string]);
+    const seq = values.map((v) => sequenceOf(v));
+    expect(seq).toEqual(seq.map((_, k) => (seq[0] as bigint) + BigInt(k)));
+    const text = await get('/api/segment/get/sec?format=base62');
+    expect(text.text).toMatch(/^[0-9A-Za-z]{1,11}$/);
+  });
+
+  it('the decode route gives an opaque ID’s sequence number, from any form; a wrong one is a 400', async () => {
+    const [id] = await idsOf('/api/id/segment/sec');
+    const r = await server.api(`/api/admin/tags/sec/decode/${id}`);
+    expect(r.status).toBe(200);
+    const d = await r.json();
+    expect(d).toMatchObject({
+      tag: 'sec',
+      encoding: 'opaque',
+      keyId: key.id,
+      value: id,
+      sequence: String(sequenceOf(id as string)),
+      claimed: true,
+      region: null,
+    });
+    const again = await (await server.api(`/api/admin/tags/sec/decode/${d.forms.base32}?format=base32`)).json();
+    expect(again.sequence).toBe(d.sequence);
+    const typo = await server.api(`/api/admin/tags/sec/decode/${d.forms.base32.slice(0, -2)}ZZ?format=base32`);
+    expect(typo.status).toBe(400);
+    expect((await typo.json()).error.code).toBe('invalid_id');
+    expect((await server.api('/api/admin/tags/sec/decode/12x')).status).toBe(400);
+    expect((await server.api('/api/admin/tags/none/decode/12')).status).toBe(404);
+    expect((await server.api(`/api/admin/tags/sec/decode/${id}`, { auth: null })).status).toBe(401);
+  });
+
+  it('opaque-js-safe: every ID a safe JS number; strict and opaque refused together', async () => {
+    const made = await server.api('/api/admin/tags', {
+      method: 'POST',
+      body: { bizTag: 'js', step: 10, encoding: 'opaque-js-safe' },
+    });
+    expect(made.status).toBe(201);
+    const ids = await idsOf('/api/id/segment/js?count=500');
+    expect(ids.every((id) => BigInt(id) <= BigInt(Number.MAX_SAFE_INTEGER))).toBe(true);
+    expect(new Set(ids.map((id) => sequenceOf(id, 53))).size).toBe(500);
+
+    const both = await server.api('/api/admin/tags', {
+      method: 'POST',
+      body: { bizTag: 'both', step: 10, encoding: 'opaque', ordering: 'strict' },
+    });
+    expect(both.status).toBe(409);
+    expect((await both.json()).error.code).toBe('encoding_conflict');
+    const later = await server.api('/api/admin/tags/sec', { method: 'PATCH', body: { ordering: 'strict' } });
+    expect(later.status).toBe(409);
+    expect((await later.json()).error.code).toBe('encoding_conflict');
+  });
+
+  it('a name keeps its encoding through deletion: re-created plain is refused, re-created opaque continues above', async () => {
+    const [last] = await idsOf('/api/id/segment/sec');
+    const gone = await server.api('/api/admin/tags/sec', { method: 'DELETE', body: { confirm: 'sec' } });
+    expect(gone.status).toBe(200);
+    const plain = await server.api('/api/admin/tags', { method: 'POST', body: { bizTag: 'sec', step: 100 } });
+    expect(plain.status).toBe(409);
+    expect((await plain.json()).error.code).toBe('encoding_conflict');
+    const opaque = await server.api('/api/admin/tags', {
+      method: 'POST',
+      body: { bizTag: 'sec', step: 100, encoding: 'opaque' },
+    });
+    expect(opaque.status).toBe(201);
+    const [next] = await idsOf('/api/id/segment/sec');
+    expect(sequenceOf(next as string) > sequenceOf(last as string)).toBe(true);
+
+    // And the other way: a plain name deleted cannot come back opaque.
+    await server.api('/api/admin/tags/demo', { method: 'DELETE', body: { confirm: 'demo' } });
+    const turned = await server.api('/api/admin/tags', {
+      method: 'POST',
+      body: { bizTag: 'demo', step: 100, encoding: 'opaque' },
+    });
+    expect(turned.status).toBe(409);
+    expect((await turned.json()).error.code).toBe('encoding_conflict');
+  });
+
+  it('the audit trail records the encoding with the creation', async () => {
+    const audit = await (await server.api('/api/admin/audit?tag=js')).json();
+    const entry = audit.entries.find((e: { action: string }) => e.action === 'tag.encoding');
+    expect(entry?.after).toEqual({ encoding: 'opaque-js-safe', keyId: key.id });
+  });
+
+  it('a node with another key refuses to start (exit 78, one line); one without a key refuses the tag, never serves it plain', async () => {
+    const file = path.join(dir, 'leaf.db');
+    const other = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        PORT: '0',
+        LEAF_SQLITE_FILE: file,
+        LEAF_OPAQUE_KEY: 'another-key-of-at-least-32-bytes-xxxxxxxxxx',
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(other.status).toBe(78);
+    const refusals = other.stderr.split('\n').filter((l) => l.startsWith('leaf-ts: cannot start:'));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toMatch(/LEAF_OPAQUE_KEY has fingerprint [0-9a-f]{16}, and the fleet's key has fingerprint /);
+    expect(refusals[0]).toContain(key.id);
+    // The secret itself is never printed, by either process.
+    expect(other.stderr + other.stdout + server.logs()).not.toContain('another-key');
+    expect(server.logs()).not.toContain(SECRET);
+
+    const keyless = await startServer({ LEAF_SQLITE_FILE: file, LEAF_ADMIN_TOKEN: ADMIN });
+    try {
+      const r = await clientGet(`${keyless.url}/api/id/segment/sec`);
+      expect(r.status).toBe(503);
+      expect(JSON.parse(r.text).error.code).toBe('opaque_key_missing');
+      const b = await clientGet(`${keyless.url}/api/id/segment/sec?count=10`);
+      expect(b.status).toBe(503);
+      const create = await keyless.api('/api/admin/tags', {
+        method: 'POST',
+        body: { bizTag: 'nokey', step: 10, encoding: 'opaque' },
+      });
+      expect(create.status).toBe(400);
+      expect((await create.json()).error.fields.encoding).toMatch(/LEAF_OPAQUE_KEY/);
+    } finally {
+      await keyless.stop();
+    }
+  }, 90_000);
+});
