@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import { LeafClientError, closedError } from './errors';
 import type { Lease } from './lease';
 import { type LeaseLimits, PREFETCH_AT_USED, nextLeaseSize } from './leaseSize';
+import { OpaqueBatches } from './opaqueBatches';
 import { type OrderingWatch, noVouch } from './orderingWatch';
 
 /** The largest `take`: the IDs come back as an array of bigints, ~40 MB at this size. */
@@ -11,8 +12,8 @@ const MAX_SAFE_ID = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface LeaseSource {
   lease(tag: string, count: number): Promise<Lease>;
-  /** IDs asked for now, for a strict tag (no lease may hold its IDs). */
-  take(tag: string, count: number): Promise<bigint[]>;
+  /** IDs asked for now: a strict tag's (no lease may hold its IDs), or an opaque tag's (`increasing` false). */
+  take(tag: string, count: number, increasing?: boolean): Promise<bigint[]>;
 }
 
 /** The most IDs one request asks for (the batch route's limit). */
@@ -48,6 +49,8 @@ export class LeafTag {
    * service, after the call was made, so the IDs keep the fleet-wide order (docs/design.md#ordered-tags).
    */
   private strict = false;
+  /** The tag is opaque (the service refused a range lease as `opaque_tag_range`): permuted IDs in batches. */
+  private batches: OpaqueBatches | null = null;
   /** One more each time the tag turns strict: a call that waited across it hands out nothing it took before. */
   private turnedStrict = 0;
 
@@ -75,6 +78,7 @@ export class LeafTag {
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAKE) {
       throw new LeafClientError('invalid_count', `count must be a whole number from 1 to ${readableLimit(MAX_TAKE)}.`);
     }
+    if (this.batches !== null) return this.batches.take(count);
     if (this.strict) return this.askNow(count);
     if (!this.watch.fresh && !this.watch.check()) return this.afterVouch(() => this.take(count));
     const out: bigint[] = [];
@@ -95,13 +99,14 @@ export class LeafTag {
 
   /** IDs ready without a request: the current lease's rest plus the standby lease. */
   get buffered(): number {
-    return this.left + this.queuedCount + (this.standby?.count ?? 0);
+    return this.left + this.queuedCount + (this.standby?.count ?? 0) + (this.batches?.buffered ?? 0);
   }
 
   /** Drops every leased ID (never to be issued) and fails whatever waits. */
   close(): void {
     this.closed = true;
     this.dropLeases();
+    this.batches?.close();
   }
 
   private dropLeases(): void {
@@ -114,6 +119,7 @@ export class LeafTag {
 
   private nextSlow(): bigint | Promise<bigint> {
     if (this.closed) throw closedError();
+    if (this.batches !== null) return this.batches.next();
     if (this.strict) return this.askNow(1).then((ids) => ids[0] as bigint);
     const vouched = this.watch.fresh || this.watch.check();
     if (vouched && (this.left > 0 || this.advance())) return this.next();
@@ -136,11 +142,19 @@ export class LeafTag {
     });
   }
 
-  /** A refused range lease turns the tag strict, and `retry` asks again; any other failure stays one. */
+  /** A refused range lease turns the tag strict or opaque, and `retry` asks again; any other failure stays one. */
   private strictAfter<T>(error: unknown, retry: () => T | Promise<T>): T | Promise<T> {
-    if ((error as LeafClientError).code !== 'strict_tag_range') throw error;
-    this.setStrict(true);
+    if (!this.refusedRange(error)) throw error;
     return retry();
+  }
+
+  /** Whether `error` is a range lease refused for what the tag is; the tag's mode follows it. */
+  private refusedRange(error: unknown): boolean {
+    const code = (error as LeafClientError).code;
+    if (code === 'opaque_tag_range') this.batches ??= new OpaqueBatches(this.source, this.name);
+    else if (code === 'strict_tag_range') this.setStrict(true);
+    else return false;
+    return true;
   }
 
   private async askNow(count: number): Promise<bigint[]> {
@@ -179,9 +193,8 @@ export class LeafTag {
         if (this.fill(out, count)) return out;
       }
     } catch (error) {
-      if ((error as LeafClientError).code !== 'strict_tag_range') throw error;
-      this.setStrict(true);
-      return this.askNow(count);
+      if (!this.refusedRange(error)) throw error;
+      return this.batches !== null ? this.batches.take(count) : this.askNow(count);
     }
   }
 

@@ -72,7 +72,8 @@ export function parseLease(text: string, tag: string, count: number): Lease {
 }
 
 /** Confirms a batch answer `{"tag","ids":[…]}` of exactly `count` increasing IDs, or throws `bad_response`. */
-export function parseIds(text: string, tag: string, count: number): bigint[] {
+/** A batch's IDs; `increasing` false for an opaque tag's (permuted, so in no order, but never one twice). */
+export function parseIds(text: string, tag: string, count: number, increasing = true): bigint[] {
   let body: { tag?: unknown; ids?: unknown };
   try {
     body = (JSON.parse(text) ?? {}) as { tag?: unknown; ids?: unknown };
@@ -82,6 +83,10 @@ export function parseIds(text: string, tag: string, count: number): bigint[] {
   if (body.tag !== tag) throw bad(`the answer is for tag ${JSON.stringify(body.tag)}, not "${tag}"`);
   if (!Array.isArray(body.ids) || body.ids.length !== count) throw bad(`the answer does not hold ${count} IDs`);
   const ids = body.ids.map((id, i) => parseId(id, `ids[${i}]`));
+  if (!increasing) {
+    if (new Set(ids).size !== ids.length) throw bad('the answer holds an ID twice');
+    return ids;
+  }
   for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) throw bad(`ids[${i}] is not above the one before`);
   return ids;
 }

@@ -51,10 +51,10 @@ export class LeaseFetcher {
   }
 
   /** `count` IDs (at most 10,000) asked for now: a strict tag's, which no lease may hold (docs/design.md#ordered-tags). */
-  take(tag: string, count: number): Promise<bigint[]> {
+  take(tag: string, count: number, increasing = true): Promise<bigint[]> {
     return this.firstAnswer(`${count} IDs of "${tag}"`, (base) =>
       this.attempt(`${base}/api/id/segment/${encodeURIComponent(tag)}?count=${count}`, (text) =>
-        parseIds(text, tag, count),
+        parseIds(text, tag, count, increasing),
       ),
     );
   }

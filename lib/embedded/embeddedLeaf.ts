@@ -7,6 +7,8 @@ import type { OrderRead } from '../ordered/orderStore';
 import { thisProcess } from '../ordered/procIdentity';
 import { SegmentEngine } from '../segment/engine';
 import { type RegionStride, regionStride } from '../segment/regionIds';
+import { ensureFleetOpaqueKey } from '../opaque/fleetKey';
+import { OpaqueTags } from '../opaque/opaqueTags';
 import { ensureRegion } from '../settings/region';
 import { RegionWatch } from '../settings/regionWatch';
 import { type TagsOnly, openTags } from '../store/openTags';
@@ -54,6 +56,8 @@ export class EmbeddedLeaf {
   private readonly name: string;
   /** With regions, positions become the IDs n × regions + region. */
   private readonly stride: RegionStride | null;
+  /** Opaque tags' encodings, read once per tag, and their permutations under `opaqueKey`. */
+  private readonly opaque: OpaqueTags;
 
   /** Use `createLeaf`. */
   constructor(
@@ -63,6 +67,7 @@ export class EmbeddedLeaf {
   ) {
     this.name = settings.name ?? `embedded:${thisProcess().host}:${process.pid}`;
     this.stride = regionStride(settings.region.region, settings.region.regions);
+    this.opaque = new OpaqueTags(store.tags, settings.opaqueKey);
     this.engine = new SegmentEngine({
       store: store.tags,
       logger,
@@ -95,6 +100,8 @@ export class EmbeddedLeaf {
   /** Region checked, this process registered and leaf_order read before the first ID (docs/design.md#ordered-tags). */
   async open(): Promise<void> {
     await ensureRegion({ store: this.store.settings, config: this.settings.region, nodeId: this.name });
+    const key = this.settings.opaqueKey;
+    if (key !== null) await ensureFleetOpaqueKey({ store: this.store.settings, key, nodeId: this.name });
     await this.participant.start();
     await this.engine.start();
     this.regionWatch.start();
@@ -123,7 +130,7 @@ export class EmbeddedLeaf {
           `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
         );
       }
-      handle = new EmbeddedTag(tag, this.engine.tag(tag), this.stride);
+      handle = new EmbeddedTag(tag, this.engine.tag(tag), this.stride, this.opaque);
       handle.refusal = this.refusalFor(tag);
       this.tags.set(tag, handle);
     }

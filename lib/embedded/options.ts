@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from '../errors';
 import type { Logger } from '../log';
+import { MIN_OPAQUE_KEY_BYTES, type OpaqueKey, opaqueKeyFromText } from '../opaque/key';
 import type { StoreTarget } from '../store/target';
 import { DATABASE_URL_FORMS, serverUrlProblem, storeUrlTarget } from '../store/target';
 
@@ -31,6 +32,11 @@ export interface EmbeddedOptions {
    * are then the positions' n × regions + region. Default one region; a database recorded otherwise is refused.
    */
   region?: { region: number; regions: number };
+  /**
+   * The fleet's LEAF_OPAQUE_KEY (at least 32 bytes): opaque tags' IDs are permuted here as the nodes do. Without it an
+   * opaque tag is refused (`opaque_key_missing`), never served unpermuted; another key than the fleet's is refused.
+   */
+  opaqueKey?: string;
 }
 
 export interface EmbeddedSettings {
@@ -41,6 +47,7 @@ export interface EmbeddedSettings {
   orderPollMs: number;
   name: string | undefined;
   region: { region: number; regions: number };
+  opaqueKey: OpaqueKey | null;
 }
 
 const OPTIONS = z.object({
@@ -78,6 +85,12 @@ const OPTIONS = z.object({
     .object({ region: z.number().int().min(0), regions: z.number().int().min(1).max(1024) })
     .refine((r) => r.region < r.regions, { message: 'region.region must be below region.regions' })
     .optional(),
+  opaqueKey: z
+    .string({ message: 'opaqueKey must be a string' })
+    .refine((v) => Buffer.byteLength(v.trim()) >= MIN_OPAQUE_KEY_BYTES, {
+      message: `opaqueKey must be at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret`,
+    })
+    .optional(),
 });
 
 /** The migrations beside this module: lib/embedded/ sits two levels below the checkout's drizzle/, dist/embedded/ below the package's. */
@@ -103,5 +116,6 @@ export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings
     orderPollMs: parsed.data.orderPollMs ?? 1_000,
     name: parsed.data.name,
     region: parsed.data.region ?? { region: 0, regions: 1 },
+    opaqueKey: parsed.data.opaqueKey === undefined ? null : opaqueKeyFromText(parsed.data.opaqueKey),
   };
 }

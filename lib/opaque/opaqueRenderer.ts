@@ -47,26 +47,32 @@ export class OpaqueRenderer {
 
   /** Every ID of `ranges`, in order, permuted: a batch's answer. */
   many(ranges: IdRanges, stride: RegionStride | null | undefined): string[] {
-    const n = ranges.count;
-    const A = new Uint32Array(n);
-    const B = new Uint32Array(n);
-    const ids: Id[] = [];
-    let wide = false;
-    let k = 0;
-    const low = this.low;
+    const positions: Id[] = [];
     const { bounds } = ranges;
     for (let r = 0; r < bounds.length; r += 2) {
       const base = runBase(ranges, r);
       const last = bounds[r + 1] as number;
-      for (let p = bounds[r] as number; p <= last; p++, k++) {
-        const id = idOf(base === null ? p : base + BigInt(p), stride ?? null);
-        if (typeof id === 'number') {
-          this.check(id);
-          A[k] = Math.floor(id / low);
-          B[k] = id % low;
-        } else wide = true;
-        ids.push(id);
-      }
+      for (let p = bounds[r] as number; p <= last; p++) positions.push(base === null ? p : base + BigInt(p));
+    }
+    return this.each(positions, stride);
+  }
+
+  /** Each position's permuted ID, in order (ten AES calls in all). */
+  each(positions: readonly Id[], stride: RegionStride | null | undefined): string[] {
+    const n = positions.length;
+    const A = new Uint32Array(n);
+    const B = new Uint32Array(n);
+    const ids = new Array<Id>(n);
+    let wide = false;
+    const low = this.low;
+    for (let k = 0; k < n; k++) {
+      const id = idOf(positions[k] as Id, stride ?? null);
+      if (typeof id === 'number') {
+        this.check(id);
+        A[k] = Math.floor(id / low);
+        B[k] = id % low;
+      } else wide = true;
+      ids[k] = id;
     }
     if (wide) return this.cipher.encryptMany(ids.map((id) => this.bigChecked(id))).map(String);
     this.cipher.encryptHalves(A, B, n);

@@ -12,6 +12,7 @@ import { opaqueKeyFromText } from '../../lib/opaque/key';
 import { decodeId } from '../../lib/opaque/shortForms';
 import { type ServerProcess, startServer } from '../support/serverProcess';
 import { clientGet } from '../support/clientIds';
+import { LeafClient } from '../../lib/client';
 
 const ADMIN = 'opaque-contract-admin-token';
 const SECRET = 'opaque-contract-key-0123456789abcdef-0123456789';
@@ -70,6 +71,23 @@ describe('Opaque tags', () => {
     expect(sequence).toEqual(sequence.map((_, k) => first + BigInt(k)));
     // Spread over the 63-bit space, not near the sequence.
     expect(served.filter((id) => BigInt(id) < 2n ** 40n).length).toBe(0);
+  });
+
+  it('@leaf-ts/client hands out the permuted IDs, fetched in batches (its lease refused), beside the routes', async () => {
+    const client = new LeafClient({ urls: [server.url] });
+    try {
+      const mine: bigint[] = [];
+      for (let i = 0; i < 3_000; i++) mine.push(await client.nextId('sec'));
+      mine.push(...(await client.take('sec', 2_500)));
+      const routes = (await idsOf('/api/id/segment/sec?count=500')).map(BigInt);
+      const all = mine.concat(routes);
+      expect(new Set(all).size).toBe(all.length);
+      const seq = all.map((id) => key.cipher(63).decrypt(id));
+      expect(new Set(seq).size).toBe(all.length);
+      expect(mine.filter((id, k) => id === seq[k])).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses a range lease and an owner’s runs, which would hand out unpermuted runs', async () => {
