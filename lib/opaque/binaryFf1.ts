@@ -24,6 +24,7 @@ export class BinaryFf1 {
   /** Each round's constant 12 bytes as three native-order words. */
   private readonly headWords: Uint32Array[];
   private blocks = new Uint32Array(64 * 4);
+  private ys = new Uint32Array(64);
 
   constructor(key: Uint8Array, bits: OpaqueBits, rounds = FF1_ROUNDS) {
     this.bits = bits;
@@ -93,42 +94,86 @@ export class BinaryFf1 {
    * tail xor B; only bytes 4..7 of the answer are used (y mod 2^m, m ≤ 32). Outputs of 0 are the caller's to walk on.
    */
   encryptHalves(A: Uint32Array, B: Uint32Array, n: number): void {
+    for (let i = 0; i < this.rounds; i++) {
+      const y = this.roundValues(i, B, n);
+      // (A + y) mod 2^m with m ≤ 32: the low m bits of the sum, by integer operations (a double's % is fmod).
+      const mask = this.maskOf(i);
+      for (let k = 0; k < n; k++) {
+        const c =
+          mask === -1 ? ((A[k] as number) + (y[k] as number)) >>> 0 : ((A[k] as number) + (y[k] as number)) & mask;
+        A[k] = B[k] as number;
+        B[k] = c;
+      }
+    }
+  }
+
+  /** FF1.Decrypt of the first `n` values given as halves, in place: the rounds of encryptHalves undone. */
+  decryptHalves(A: Uint32Array, B: Uint32Array, n: number): void {
+    for (let i = this.rounds - 1; i >= 0; i--) {
+      const y = this.roundValues(i, A, n);
+      const mask = this.maskOf(i);
+      for (let k = 0; k < n; k++) {
+        const d = (B[k] as number) - (y[k] as number);
+        const c = mask === -1 ? d >>> 0 : d & mask;
+        B[k] = A[k] as number;
+        A[k] = c;
+      }
+    }
+  }
+
+  /** Every FF1.Decrypt of `ys`, batched; cycle walking undone as in `decrypt`. */
+  decryptMany(ys: readonly bigint[]): bigint[] {
+    const n = ys.length;
+    const A = new Uint32Array(n);
+    const B = new Uint32Array(n);
+    for (let k = 0; k < n; k++) this.split(ys[k] as bigint, A, B, k);
+    this.decryptHalves(A, B, n);
+    const xs = new Array<bigint>(n);
+    for (let k = 0; k < n; k++) {
+      const y = ys[k] as bigint;
+      const x = this.join(A[k] as number, B[k] as number);
+      xs[k] = y === 0n ? 0n : x === 0n ? this.decrypt(y) : x;
+    }
+    return xs;
+  }
+
+  /** -1 for m = 32 (take the sum mod 2^32), else the mask of the round's m low bits. */
+  private maskOf(i: number): number {
+    const m = i % 2 === 0 ? this.u : this.v;
+    return m === 32 ? -1 : 2 ** m - 1;
+  }
+
+  /**
+   * Round i's y mod 2^32 for each of the first n values of `side`: one AES call over all blocks, whose first 12
+   * bytes are the round's constant and last 4 CIPH(P)'s tail xor NUM(side); bytes 4..7 of each answer.
+   */
+  private roundValues(i: number, side: Uint32Array, n: number): Uint32Array {
     const words = this.scratch(n);
     const bytes = new Uint8Array(words.buffer, words.byteOffset, n * 16);
     const tail = this.tail;
-    for (let i = 0; i < this.rounds; i++) {
-      const head = this.headWords[i] as Uint32Array;
-      const h0 = head[0] as number;
-      const h1 = head[1] as number;
-      const h2 = head[2] as number;
-      for (let k = 0, w = 0; k < n; k++, w += 4) {
-        words[w] = h0;
-        words[w + 1] = h1;
-        words[w + 2] = h2;
-        words[w + 3] = swap((tail ^ (B[k] as number)) >>> 0);
-      }
-      const out = this.cipher.update(bytes);
-      const outWords =
-        out.byteOffset % 4 === 0
-          ? new Uint32Array(out.buffer, out.byteOffset, n * 4)
-          : new Uint32Array(Uint8Array.from(out).buffer, 0, n * 4);
-      // (A + y) mod 2^m with m ≤ 32: the low m bits of the sum, by integer operations (a double's % is fmod).
-      const m = i % 2 === 0 ? this.u : this.v;
-      if (m === 32) {
-        for (let k = 0, w = 1; k < n; k++, w += 4) {
-          const c = ((A[k] as number) + swap(outWords[w] as number)) >>> 0;
-          A[k] = B[k] as number;
-          B[k] = c;
-        }
-      } else {
-        const mask = 2 ** m - 1;
-        for (let k = 0, w = 1; k < n; k++, w += 4) {
-          const c = ((A[k] as number) + swap(outWords[w] as number)) & mask;
-          A[k] = B[k] as number;
-          B[k] = c;
-        }
-      }
+    const head = this.headWords[i] as Uint32Array;
+    const h0 = head[0] as number;
+    const h1 = head[1] as number;
+    const h2 = head[2] as number;
+    for (let k = 0, w = 0; k < n; k++, w += 4) {
+      words[w] = h0;
+      words[w + 1] = h1;
+      words[w + 2] = h2;
+      words[w + 3] = swap((tail ^ (side[k] as number)) >>> 0);
     }
+    const out = this.cipher.update(bytes);
+    const outWords =
+      out.byteOffset % 4 === 0
+        ? new Uint32Array(out.buffer, out.byteOffset, n * 4)
+        : new Uint32Array(Uint8Array.from(out).buffer, 0, n * 4);
+    const y = this.yScratch(n);
+    for (let k = 0, w = 1; k < n; k++, w += 4) y[k] = swap(outWords[w] as number);
+    return y;
+  }
+
+  private yScratch(n: number): Uint32Array {
+    if (this.ys.length < n) this.ys = new Uint32Array(Math.max(n, 64));
+    return this.ys;
   }
 
   /** A reused block buffer of at least n blocks (16-byte aligned, for Uint32 views). */
