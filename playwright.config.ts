@@ -77,6 +77,8 @@ export default defineConfig({
       LEAF_NODE_ID: 'node-a',
       LEAF_NODE_HEARTBEAT_MS: '500',
       LEAF_NODE_GONE_MS: '2000',
+      // Opaque tags (e2e/opaque.spec.ts): the fleet's key; node B of the fleet spec starts without one.
+      LEAF_OPAQUE_KEY: 'e2e-opaque-key-0123456789abcdef-0123456789',
     },
   },
 });

@@ -9,7 +9,14 @@ import { useCreateTag } from './queries';
 import { BIZ_TAG_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, MAX_STEP, createTagSchema, readableLimit } from './tagSchema';
 import { type Draft, type FieldErrors, checkFields, serverErrors, toInteger } from './validation';
 
-const EMPTY = { bizTag: '', step: '1000', maxId: '', description: '' };
+const EMPTY = { bizTag: '', step: '1000', maxId: '', description: '', encoding: 'plain' };
+
+/** What each encoding does, said where it is chosen: it cannot be changed later. */
+const ENCODING_HINT: Record<string, string> = {
+  plain: 'IDs in issue order',
+  opaque: 'IDs permuted under the fleet’s key: they reveal no count or order. Fixed for good',
+  'opaque-js-safe': 'As opaque, every ID at most 2^53 − 1 (a safe JavaScript number). Fixed for good',
+};
 
 export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }) {
   const [values, setValues] = useState(EMPTY);
@@ -27,6 +34,7 @@ export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }
     const draft: Draft<CreateTagRequest> = { bizTag: values.bizTag.trim(), step: toInteger(values.step) };
     if (values.maxId.trim() !== '') draft.maxId = values.maxId.trim();
     if (values.description.trim() !== '') draft.description = values.description.trim();
+    if (values.encoding !== 'plain') draft.encoding = values.encoding as CreateTagRequest['encoding'];
     const checked = checkFields(createTagSchema, draft);
     setClientErrors(checked.errors);
     create.reset();
@@ -71,6 +79,30 @@ export function NewTagForm({ onCreated }: { onCreated?: (tag: TagView) => void }
         error={errors.maxId}
         hint="First ID is max_id + 1; empty: 1, or above a deleted tag's"
       />
+      <div className={`field${errors.encoding ? ' field-invalid' : ''}`}>
+        <label htmlFor="new-tag-encoding">Encoding</label>
+        <select
+          id="new-tag-encoding"
+          name="encoding"
+          value={values.encoding}
+          onChange={set('encoding')}
+          aria-describedby="new-tag-encoding-hint"
+          data-testid="new-tag-encoding"
+        >
+          <option value="plain">plain</option>
+          <option value="opaque">opaque</option>
+          <option value="opaque-js-safe">opaque, JS-safe</option>
+        </select>
+        {errors.encoding ? (
+          <small id="new-tag-encoding-hint" className="field-error" role="alert">
+            {errors.encoding}
+          </small>
+        ) : (
+          <small id="new-tag-encoding-hint" className="hint">
+            {ENCODING_HINT[values.encoding]}
+          </small>
+        )}
+      </div>
       <Field
         label="Description"
         name="description"

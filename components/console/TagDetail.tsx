@@ -7,6 +7,7 @@ import { isApiError } from './api';
 import { AuditList } from './AuditList';
 import { BufferGauges } from './BufferGauges';
 import { RateChart, StepChart } from './Charts';
+import { DecodeIdForm } from './DecodeId';
 import { DeleteTagForm, EditTagForm, RaiseMaxIdForm } from './EditTagForms';
 import { TagOrderingForm } from './Ordering';
 import { TagSemanticsForm } from './Semantics';
@@ -77,6 +78,12 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
           testId="stat-step"
         />
         <Stat label="max_id" value={showDecimal(tag.maxId)} testId="stat-max-id" />
+        <Stat
+          label="Encoding"
+          value={tag.encoding === 'plain' ? 'plain' : tag.encoding === 'opaque' ? 'opaque' : 'opaque, JS-safe'}
+          note={tag.keyId === null ? undefined : `key ${tag.keyId}`}
+          testId="stat-encoding"
+        />
         <Stat label="Issued here" value={e === null ? '—' : showInt(e.issuedTotal)} />
         <Stat label="Last load" value={showAgo(e?.lastLoadAt ?? null, now)} />
       </dl>
@@ -108,6 +115,7 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
 
       <div className="two-col">
         <TryIt bizTag={tag.bizTag} />
+        <DecodeIdForm bizTag={tag.bizTag} />
         <EditTagForm key={`edit-${tag.bizTag}`} tag={tag} />
         <RaiseMaxIdForm tag={tag} />
         <TagSemanticsForm tag={tag} />

@@ -60,10 +60,14 @@ export type { NodeAnswer, Semantics };
 import type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest } from './tagSchema';
 import type { FormatDetail, FormatView } from '@/lib/admin/formatViews';
 import type { CreateFormatRequest, UpdateFormatRequest } from '@/lib/admin/formatSchema';
+import type { DecodedId } from '@/lib/admin/tagDecode';
+import type { IdForm } from '@/lib/opaque/shortForms';
 export type { FormatDetail, FormatPeriodView, FormatView } from '@/lib/admin/formatViews';
 export type { CreateFormatRequest, UpdateFormatRequest } from '@/lib/admin/formatSchema';
 
 export type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest };
+export type { DecodedId } from '@/lib/admin/tagDecode';
+export type { IdForm } from '@/lib/opaque/shortForms';
 
 /** The query of GET /api/admin/tags: search, sort (`-` for descending), one page. */
 function tagListPath(params: TagListParams): string {
@@ -146,6 +150,8 @@ export const api = {
   listTags: (params: TagListParams) => request<TagListPage>(tagListPath(params)),
   getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),
   getFleetHistory: (bizTag: string) => request<FleetTagHistory>(`${tagPath(bizTag)}/history/fleet`),
+  decodeId: (bizTag: string, id: string, format: IdForm) =>
+    request<DecodedId>(`${tagPath(bizTag)}/decode/${encodeURIComponent(id)}?format=${format}`),
   createTag: (input: CreateTagRequest) =>
     request<{ tag: TagView }>('/api/admin/tags', { method: 'POST', body: input }).then((r) => r.tag),
   updateTag: (bizTag: string, input: UpdateTagRequest) =>

@@ -68,10 +68,17 @@ export class DashboardPage {
     await this.page.getByLabel('Search tags').fill(text);
     await answered;
   }
-  async createTag(values: { bizTag: string; step?: string; maxId?: string; description?: string }) {
+  async createTag(values: {
+    bizTag: string;
+    step?: string;
+    maxId?: string;
+    description?: string;
+    encoding?: 'plain' | 'opaque' | 'opaque-js-safe';
+  }) {
     const form = this.page.getByRole('form', { name: 'New tag' });
     if (!(await form.isVisible())) await this.page.getByRole('button', { name: 'New tag' }).click();
     await form.getByLabel('Tag', { exact: true }).fill(values.bizTag);
+    if (values.encoding !== undefined) await form.getByLabel('Encoding').selectOption(values.encoding);
     if (values.step !== undefined) await form.getByLabel('Step').fill(values.step);
     await form.getByLabel('Initial max_id').fill(values.maxId ?? '');
     await form.getByLabel('Description').fill(values.description ?? '');

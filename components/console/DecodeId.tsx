@@ -1,0 +1,100 @@
+'use client';
+
+import { type FormEvent, useState } from 'react';
+import { Notice } from '../ui/Notice';
+import { type DecodedId, type IdForm, api, isApiError } from './api';
+import { showDecimal } from './display';
+
+/** "What is this ID?": an opaque ID's sequence number, a short form's value, its region (GET …/decode/{id}). */
+export function DecodeIdForm({ bizTag }: { bizTag: string }) {
+  const [id, setId] = useState('');
+  const [format, setFormat] = useState<IdForm>('decimal');
+  const [answer, setAnswer] = useState<DecodedId | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const text = id.trim();
+    if (text === '') {
+      setError('Paste an ID of this tag.');
+      return;
+    }
+    setPending(true);
+    setError(null);
+    try {
+      setAnswer(await api.decodeId(bizTag, text, format));
+    } catch (e) {
+      setAnswer(null);
+      setError(isApiError(e) ? e.message : String(e));
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <form className="card" onSubmit={onSubmit} noValidate aria-labelledby="decode-title" data-testid="decode-id">
+      <h2 id="decode-title">Decode an ID</h2>
+      <div className="field">
+        <label htmlFor="decode-id-input">ID</label>
+        <input
+          id="decode-id-input"
+          value={id}
+          onChange={(e) => setId(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          className="mono"
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="decode-id-format">Written as</label>
+        <select id="decode-id-format" value={format} onChange={(e) => setFormat(e.target.value as IdForm)}>
+          <option value="decimal">decimal</option>
+          <option value="base62">base62</option>
+          <option value="base32">base32 (Crockford, with check)</option>
+        </select>
+      </div>
+      <div className="form-actions">
+        <button type="submit" disabled={pending}>
+          {pending ? 'Decoding…' : 'Decode'}
+        </button>
+      </div>
+      {error !== null && (
+        <Notice kind="error" title="That ID cannot be decoded." testId="decode-error">
+          {error}
+        </Notice>
+      )}
+      {answer !== null && (
+        <dl className="small decoded" data-testid="decode-answer">
+          <dt>Value</dt>
+          <dd className="mono">{showDecimal(answer.value)}</dd>
+          <dt>Sequence number</dt>
+          <dd className="mono" data-testid="decode-sequence">
+            {showDecimal(answer.sequence)}
+            {answer.encoding !== 'plain' && <span className="muted"> (before the permutation)</span>}
+          </dd>
+          {answer.region !== null && (
+            <>
+              <dt>Region</dt>
+              <dd>
+                {answer.region}, position {showDecimal(answer.position ?? '')}
+              </dd>
+            </>
+          )}
+          <dt>Claimed</dt>
+          <dd data-testid="decode-claimed">
+            {answer.claimed === null
+              ? 'another region’s ID: its database knows'
+              : answer.claimed
+                ? `yes: at or below max_id ${showDecimal(answer.maxId)}, so it may have been handed out`
+                : `no: above max_id ${showDecimal(answer.maxId)}, never handed out`}
+          </dd>
+          <dt>Short forms</dt>
+          <dd className="mono">
+            {answer.forms.base62} · {answer.forms.base32}
+          </dd>
+        </dl>
+      )}
+    </form>
+  );
+}
