@@ -11,7 +11,7 @@ import {
   type MetricsTagSelection,
   parseMetricsTags,
 } from './metrics/tagSelection';
-import { MIN_OPAQUE_KEY_BYTES, OpaqueKey, opaqueKeyFromText } from './opaque/key';
+import { MIN_OPAQUE_KEY_BYTES, type OpaqueKey, opaqueKeyFromText } from './opaque/key';
 import { SEMANTICS } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LAYOUT_GRAMMAR, LEAF_EPOCH_MS, MAX_SNOWFLAKE, SnowflakeLayout } from './snowflake/layout';
 import { checkLifetime } from './snowflake/lifetime';

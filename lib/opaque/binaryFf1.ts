@@ -16,9 +16,12 @@ export class BinaryFf1 {
   private readonly modU: number;
   private readonly modV: number;
   private readonly cipher: ReturnType<typeof createCipheriv>;
-  /** CIPH(P) xor'ed with [0]^11 || [i]: each round's constant first 12 bytes of P || Q's second block. */
+  /**
+   * Each round's constant first 12 bytes of the PRF's last block, already xor'ed into the CBC-MAC state before it:
+   * the tweak's tail and its zero padding, then [i].
+   */
   private readonly heads: Buffer[];
-  /** CIPH(P)'s last four bytes, which Q's NUM(B) is xor'ed into. */
+  /** That state's last four bytes, which the block's NUM(B) is xor'ed into. */
   private readonly tail: number;
   private readonly rounds: number;
   /** Each round's constant 12 bytes as three native-order words. */
@@ -26,7 +29,8 @@ export class BinaryFf1 {
   private blocks = new Uint32Array(64 * 4);
   private ys = new Uint32Array(64);
 
-  constructor(key: Uint8Array, bits: OpaqueBits, rounds = FF1_ROUNDS) {
+  /** `tweak`: FF1's tweak (an opaque tag's name), so each tag has its own permutation under one key. */
+  constructor(key: Uint8Array, bits: OpaqueBits, tweak: Uint8Array = new Uint8Array(0), rounds = FF1_ROUNDS) {
     this.bits = bits;
     this.u = Math.floor(bits / 2);
     this.v = bits - this.u;
@@ -34,14 +38,24 @@ export class BinaryFf1 {
     this.modV = 2 ** this.v;
     this.rounds = rounds;
     this.cipher = createCipheriv(`aes-${key.length * 8}-ecb`, key, null).setAutoPadding(false);
-    // P = [1][2][1][radix]^3[10][u mod 256][n]^4[t]^4, radix 2 and an empty tweak: t = 0, b = 4 bytes (v ≤ 32).
+    // P = [1][2][1][radix]^3[10][u mod 256][n]^4[t]^4 at radix 2; b = 4 bytes (v ≤ 32), so Q = T || [0]^pad ||
+    // [i] || NUM(B)^4 with pad = (−t − 5) mod 16. Every block of P || Q but the last is the same in every round and
+    // for every ID: the CBC-MAC state before the last block is computed once.
+    const t = tweak.length;
     const P = Buffer.from([1, 2, 1, 0, 0, 2, 10, this.u, 0, 0, 0, bits, 0, 0, 0, 0]);
-    const cp = this.cipher.update(P);
-    this.tail = cp.readUInt32BE(12);
+    P.writeUInt32BE(t, 12);
+    const pad = (((-t - 5) % 16) + 16) % 16;
+    const constant = Buffer.concat([Buffer.from(tweak), Buffer.alloc(pad)]); // Q without [i] || NUM(B)
+    let state = this.cipher.update(P);
+    const whole = constant.length - 11; // the last block holds the final 11 constant bytes
+    for (let j = 0; j < whole; j += 16) state = this.cipher.update(xor16(state, constant.subarray(j, j + 16)));
+    const last11 = constant.subarray(whole);
+    this.tail = state.readUInt32BE(12);
     this.heads = [];
     for (let i = 0; i < rounds; i++) {
-      const head = Buffer.from(cp.subarray(0, 12));
-      head[11] = (head[11] as number) ^ i;
+      const head = Buffer.alloc(12);
+      for (let k = 0; k < 11; k++) head[k] = (state[k] as number) ^ (last11[k] as number);
+      head[11] = (state[11] as number) ^ i;
       this.heads.push(head);
     }
     this.headWords = this.heads.map((h) => new Uint32Array(Uint8Array.from(h).buffer, 0, 3));
@@ -98,11 +112,18 @@ export class BinaryFf1 {
       const y = this.roundValues(i, B, n);
       // (A + y) mod 2^m with m ≤ 32: the low m bits of the sum, by integer operations (a double's % is fmod).
       const mask = this.maskOf(i);
-      for (let k = 0; k < n; k++) {
-        const c =
-          mask === -1 ? ((A[k] as number) + (y[k] as number)) >>> 0 : ((A[k] as number) + (y[k] as number)) & mask;
-        A[k] = B[k] as number;
-        B[k] = c;
+      if (mask === -1) {
+        for (let k = 0; k < n; k++) {
+          const c = ((A[k] as number) + (y[k] as number)) >>> 0;
+          A[k] = B[k] as number;
+          B[k] = c;
+        }
+      } else {
+        for (let k = 0; k < n; k++) {
+          const c = ((A[k] as number) + (y[k] as number)) & mask;
+          A[k] = B[k] as number;
+          B[k] = c;
+        }
       }
     }
   }
@@ -228,4 +249,10 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 function swap(x: number): number {
   if (!LITTLE_ENDIAN) return x >>> 0;
   return (((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24)) >>> 0;
+}
+
+function xor16(a: Uint8Array, b: Uint8Array): Buffer {
+  const out = Buffer.alloc(16);
+  for (let k = 0; k < 16; k++) out[k] = (a[k] as number) ^ (b[k] as number);
+  return out;
 }

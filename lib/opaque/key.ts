@@ -11,7 +11,8 @@ export class OpaqueKey {
   /** 16 hex digits: what leaf_encoding and the fleet's setting record. */
   readonly id: string;
   private readonly aesKey: Buffer;
-  private readonly ciphers = new Map<OpaqueBits, BinaryFf1>();
+  /** By width and tag: one FF1 per tag, its name the tweak. */
+  private readonly ciphers = new Map<string, BinaryFf1>();
 
   constructor(secret: Uint8Array) {
     if (secret.length < MIN_OPAQUE_KEY_BYTES) {
@@ -21,12 +22,13 @@ export class OpaqueKey {
     this.aesKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'leaf-ts opaque FF1 AES-256', 32));
   }
 
-  /** FF1 over `bits` binary digits under this key (one cipher per width, kept). */
-  cipher(bits: OpaqueBits): BinaryFf1 {
-    let c = this.ciphers.get(bits);
+  /** FF1 over `bits` binary digits under this key, tweaked by the tag's name: each tag its own permutation. */
+  cipher(bits: OpaqueBits, bizTag: string): BinaryFf1 {
+    const name = `${bits}:${bizTag}`;
+    let c = this.ciphers.get(name);
     if (c === undefined) {
-      c = new BinaryFf1(this.aesKey, bits);
-      this.ciphers.set(bits, c);
+      c = new BinaryFf1(this.aesKey, bits, Buffer.from(bizTag, 'utf8'));
+      this.ciphers.set(name, c);
     }
     return c;
   }

@@ -47,6 +47,7 @@ export class OpaqueRenderer {
 
   /** Every ID of `ranges`, in order, permuted: a batch's answer. */
   many(ranges: IdRanges, stride: RegionStride | null | undefined): string[] {
+    if (ranges.bases === null && stride == null && this.cipher.bits === 63) return this.manyNumbers(ranges);
     const positions: Id[] = [];
     const { bounds } = ranges;
     for (let r = 0; r < bounds.length; r += 2) {
@@ -55,6 +56,35 @@ export class OpaqueRenderer {
       for (let p = bounds[r] as number; p <= last; p++) positions.push(base === null ? p : base + BigInt(p));
     }
     return this.each(positions, stride);
+  }
+
+  /** The common batch: runs of IDs below 2^53 without regions, read straight into FF1's halves. */
+  private manyNumbers(ranges: IdRanges): string[] {
+    const n = ranges.count;
+    const A = new Uint32Array(n);
+    const B = new Uint32Array(n);
+    const low = this.low;
+    const { bounds } = ranges;
+    let k = 0;
+    for (let r = 0; r < bounds.length; r += 2) {
+      const last = bounds[r + 1] as number;
+      for (let id = bounds[r] as number; id <= last; id++, k++) {
+        A[k] = Math.floor(id / low);
+        B[k] = id % low;
+      }
+    }
+    this.cipher.encryptHalves(A, B, n);
+    const out = new Array<string>(n);
+    k = 0;
+    for (let r = 0; r < bounds.length; r += 2) {
+      const last = bounds[r + 1] as number;
+      for (let id = bounds[r] as number; id <= last; id++, k++) {
+        const a = A[k] as number;
+        const b = B[k] as number;
+        out[k] = a === 0 && b === 0 ? this.text(a, b, id) : decimal63(a, b);
+      }
+    }
+    return out;
   }
 
   /** Each position's permuted ID, in order (ten AES calls in all). */

@@ -52,6 +52,6 @@ export class OpaqueTags {
     if (this.key === null || this.key.id !== encoding.keyId) {
       throw opaqueKeyMissing(bizTag, encoding.keyId, this.key?.id ?? null);
     }
-    return new OpaqueRenderer(bizTag, this.key.cipher(bitsOf(encoding)), encoding.encoding, encoding.keyId);
+    return new OpaqueRenderer(bizTag, this.key.cipher(bitsOf(encoding), bizTag), encoding.encoding, encoding.keyId);
   }
 }

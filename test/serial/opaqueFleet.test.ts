@@ -85,7 +85,7 @@ describe('opaque IDs across three nodes and a client', () => {
     expect(repeats).toBe(0);
 
     // Each decodes to a sequence number at or below the tag's max_id, and no two to the same one.
-    const cipher = key.cipher(63);
+    const cipher = key.cipher(63, 'orders');
     const seq = new BigUint64Array(TOTAL);
     for (let from = 0; from < TOTAL; from += 100_000) {
       const part = Array.from(ids.subarray(from, Math.min(TOTAL, from + 100_000)));

@@ -49,14 +49,14 @@ describe('@leaf-ts/embedded and opaque tags', () => {
     ids.push(...(await leaf.take('sec', 200)));
     ids.push(...(await handle.take(3)));
     expect(new Set(ids).size).toBe(ids.length);
-    const seq = ids.map((id) => key.cipher(63).decrypt(id));
+    const seq = ids.map((id) => key.cipher(63, 'sec').decrypt(id));
     expect(seq).toEqual(seq.map((_, k) => (seq[0] as bigint) + BigInt(k)));
     expect(ids.filter((id, k) => id === seq[k])).toEqual([]);
     // A plain tag beside it is unchanged.
     expect(await leaf.nextId('plain')).toBe(2n);
     const js = await leaf.take('js', 100);
     expect(js.every((id) => id <= BigInt(Number.MAX_SAFE_INTEGER))).toBe(true);
-    expect(new Set(js.map((id) => key.cipher(53).decrypt(id))).size).toBe(100);
+    expect(new Set(js.map((id) => key.cipher(53, 'js').decrypt(id))).size).toBe(100);
   });
 
   it('without the key it refuses the opaque tag, every call, and still serves plain tags', async () => {

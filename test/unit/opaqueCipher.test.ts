@@ -46,27 +46,40 @@ describe('FF1 (NIST SP 800-38G)', () => {
     }
   });
 
-  it('the binary form computes the reference FF1 over 63 and 53 binary digits', () => {
-    const key = hex(K256);
-    for (const bits of [63, 53] as const) {
-      const f = new BinaryFf1(key, bits);
-      const samples = [1n, 2n, 3n, 1000n, 2n ** 31n, 2n ** 32n + 7n, 12345678901234n, (1n << BigInt(bits)) - 1n];
-      for (const x of samples) {
-        const bitsOfX = x.toString(2).padStart(bits, '0').split('').map(Number);
-        const ref = BigInt('0b' + ff1(key, Buffer.alloc(0), bitsOfX, { radix: 2 }).join(''));
-        expect(f.encrypt(x)).toBe(ref);
-        expect(f.decrypt(ref)).toBe(x);
+  it.each(['', 'orders', 'a', 'eleven-byte', 'twelve-bytes', 'x'.repeat(27), 'y'.repeat(128)])(
+    'the binary form computes the reference FF1 over 63 and 53 binary digits, tweak %j',
+    (tweakText) => {
+      const key = hex(K256);
+      const tweak = Buffer.from(tweakText);
+      for (const bits of [63, 53] as const) {
+        const f = new BinaryFf1(key, bits, tweak);
+        const samples = [1n, 2n, 3n, 1000n, 2n ** 31n, 2n ** 32n + 7n, 12345678901234n, (1n << BigInt(bits)) - 1n];
+        for (const x of samples) {
+          const bitsOfX = x.toString(2).padStart(bits, '0').split('').map(Number);
+          const ref = BigInt('0b' + ff1(key, tweak, bitsOfX, { radix: 2 }).join(''));
+          expect(f.encrypt(x)).toBe(ref);
+          expect(f.decrypt(ref)).toBe(x);
+        }
+        // Batches agree with single IDs, whatever their size.
+        const xs = Array.from({ length: 300 }, (_, i) => BigInt(i * 7919 + 1));
+        const ys = f.encryptMany(xs);
+        expect(ys).toEqual(xs.map((x) => f.encrypt(x)));
+        expect(f.decryptMany(ys)).toEqual(xs);
       }
-      // Batches agree with single IDs, whatever their size.
-      const xs = Array.from({ length: 300 }, (_, i) => BigInt(i * 7919 + 1));
-      expect(f.encryptMany(xs)).toEqual(xs.map((x) => f.encrypt(x)));
-    }
+    },
+  );
+
+  it('two tags under one key are two unrelated permutations (the tag is the tweak)', () => {
+    const key = new OpaqueKey(Buffer.alloc(32, 3));
+    const a = key.cipher(63, 'orders').encryptMany([1n, 2n, 3n]);
+    const b = key.cipher(63, 'users').encryptMany([1n, 2n, 3n]);
+    expect(a.filter((y, k) => y === b[k])).toEqual([]);
   });
 
   it('control: the binary form with one round fewer is not FF1', () => {
     const key = hex(K256);
     const right = new BinaryFf1(key, 63);
-    const weak = new BinaryFf1(key, 63, 9);
+    const weak = new BinaryFf1(key, 63, new Uint8Array(0), 9);
     const xs = [1n, 2n, 3n, 99n];
     expect(xs.filter((x) => weak.encrypt(x) === right.encrypt(x))).toEqual([]);
   });
@@ -115,6 +128,6 @@ describe('OpaqueKey', () => {
     // Another secret, another fingerprint and another permutation.
     const other = new OpaqueKey(Buffer.from('y'.repeat(40)));
     expect(other.id).not.toBe(key.id);
-    expect(other.cipher(63).encrypt(1n)).not.toBe(key.cipher(63).encrypt(1n));
+    expect(other.cipher(63, 't').encrypt(1n)).not.toBe(key.cipher(63, 't').encrypt(1n));
   });
 });

@@ -10,7 +10,7 @@ import { OpaqueKey } from '@/lib/opaque/key';
 
 const N = 1_000_000;
 const key = new OpaqueKey(Buffer.from('statistics-of-opaque-ids-0123456789abcdef'));
-const cipher = key.cipher(63);
+const cipher = key.cipher(63, 'orders');
 
 /** Outputs of a transformation of the IDs 1..n, in issue order, as their halves (high 31 bits, low 32). */
 interface Outputs {

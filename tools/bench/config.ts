@@ -31,6 +31,12 @@ export const BATCH = 1000;
 export const TAG = 'demo';
 /** A tag at Leaf's full 64-bit range: max_id 10^17, so its first ID is 100000000000000001 (above 2^53). */
 export const WIDE_TAG = 'wide';
+/** The opaque tag on the SQLite fast-lane server (LEAF_OPAQUE_KEY set there), beside the plain `demo`. */
+export const OPAQUE_TAG = 'opaque';
+export const OPAQUE_KEY = 'npm-run-bench-opaque-key-0123456789abcdef';
+/** Issue 40: an opaque tag against the plain one on the same server, single and `?count=1000` (req/s). */
+export const TARGET_OPAQUE_SINGLE = 0.9;
+export const TARGET_OPAQUE_BATCH = 0.5;
 export const WIDE_MAX_ID = '100000000000000000';
 export const TARGET_WIDE_VS_NARROW = 0.9;
 /** A formatted tag (issue 11) on the SQLite fast-lane server: daily-reset IDs like BENCH-20261203-000000001. */
@@ -44,7 +50,7 @@ export const TARGET_CLIENT_IDS_PER_S = 100e6;
 /**
  * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, PostgreSQL, Galera,
  * Redis, the direct claims), `dialects` (only MariaDB's and PostgreSQL's single and `?count=1000` rows and their direct
- * claims, side by side in one run, plus direct claims on a 3-node synchronous Patroni cluster: claims-patroni), `claims` (only the direct claims, on a SQLite file and a single MariaDB: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
+ * claims, side by side in one run, plus direct claims on a 3-node synchronous Patroni cluster: claims-patroni), `claims` (only the direct claims, on a SQLite file and a single MariaDB: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `opaque` (an opaque tag's rows beside them), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
  * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `slow` (the fast
  * lane's single row with 200 slow clients held open beside it: slowClients.ts), `inproc` (the in-process rows). Groups left out are not started at all.
  */
@@ -54,6 +60,7 @@ export const ONLY_GROUPS = [
   'dialects',
   'claims',
   'wide',
+  'opaque',
   'formatted',
   'ordered',
   'client',

@@ -5,15 +5,17 @@ import { BATCH, TAG } from './config';
  * What a row's responses carry: `seq` one decimal ID (`{"tag","id"}`), `batch` BATCH increasing ones
  * (`{"tag","ids"}`), `snowflake` one 63-bit decimal ID (`{"id"}`), `uuid` a v4 UUID (`{"tag","id"}`), `constant`
  * the constant route's fixed `{"tag":"demo","id":"1"}`, `formatted` one formatted ID (FORMAT_PATTERN, `{"tag","id"}`),
- * `formattedBatch` BATCH of them, increasing (`{"tag","ids"}`).
+ * `formattedBatch` BATCH of them, increasing (`{"tag","ids"}`), `permutedBatch` BATCH decimal IDs of an opaque tag, in no
+ * order but none twice.
  */
-export type IdKind = 'seq' | 'batch' | 'snowflake' | 'uuid' | 'constant' | 'formatted' | 'formattedBatch';
+export type IdKind =
+  'seq' | 'batch' | 'permutedBatch' | 'snowflake' | 'uuid' | 'constant' | 'formatted' | 'formattedBatch';
 /** What FORMAT_PATTERN renders: the date in the format's zone, then nine digits of the period's sequence. */
 export const FORMATTED = /^BENCH-\d{8}-\d{9}$/;
 
 /** IDs per response of a row of this kind. */
 export function idsPerResponse(kind: IdKind): number {
-  return kind === 'batch' || kind === 'formattedBatch' ? BATCH : 1;
+  return kind === 'batch' || kind === 'permutedBatch' || kind === 'formattedBatch' ? BATCH : 1;
 }
 export const DECIMAL = /^[1-9]\d*$/;
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -38,6 +40,13 @@ export function idsOf(text: string, kind: IdKind, tag: string = TAG): string[] |
         return `ids not increasing at ${JSON.stringify(s)}`;
       prev = BigInt(s);
     }
+    return ids as string[];
+  }
+  if (kind === 'permutedBatch') {
+    const ids = body.ids;
+    if (!Array.isArray(ids) || ids.length !== BATCH) return `ids is not an array of ${BATCH}`;
+    for (const s of ids) if (typeof s !== 'string' || !DECIMAL.test(s)) return `id ${JSON.stringify(s)}`;
+    if (new Set(ids).size !== ids.length) return 'an ID twice in one answer';
     return ids as string[];
   }
   if (kind === 'formattedBatch') {

@@ -23,6 +23,8 @@ import {
   TARGET_STRICT_OWNER,
   TARGET_STRICT_RELAY,
   TARGET_WIDE_VS_NARROW,
+  TARGET_OPAQUE_BATCH,
+  TARGET_OPAQUE_SINGLE,
   SLOW_CLIENTS,
   TARGET_SLOW_VS_QUIET,
   WARMUP_S,
@@ -124,6 +126,22 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       missed.push(`above 2^53 ÷ below (${kind}) ${wideVs(kind).toFixed(2)}× < ${TARGET_WIDE_VS_NARROW}×`);
   }
 
+  const opaqueVs = (kind: 'single' | 'batch') => ratio(`opq-${kind}`, `fast-${kind}`);
+  const opaqueTargets = { single: TARGET_OPAQUE_SINGLE, batch: TARGET_OPAQUE_BATCH };
+  for (const kind of ['single', 'batch'] as const) {
+    if (has(`opq-${kind}`) && !(opaqueVs(kind) >= opaqueTargets[kind]))
+      missed.push(`opaque ÷ plain (${kind}) ${opaqueVs(kind).toFixed(2)}× < ${opaqueTargets[kind]}×`);
+  }
+  /** The ratio to the plain tag's row, and the server CPU each ID's permutation adds. */
+  const opaqueCell = (kind: 'single' | 'batch', target: number) => {
+    const ids = kind === 'single' ? 1 : BATCH;
+    const extraUs = ((row(`opq-${kind}`)?.cpuPerReqUs ?? NaN) - (row(`fast-${kind}`)?.cpuPerReqUs ?? NaN)) / ids;
+    return (
+      `**${fmtX(opaqueVs(kind))} the plain tag's row** (req/s; target ≥ ${target}× ${mark(opaqueVs(kind) >= target)}); ` +
+      `server CPU/req ${fmtX(cpuRatio(`opq-${kind}`, `fast-${kind}`))}, ${extraUs.toFixed(3)} µs more per ID`
+    );
+  };
+
   const fastCell = (kind: 'single' | 'batch', vsBare: number) =>
     !has(`bare-${kind}`)
       ? ''
@@ -155,6 +173,8 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     'wide-single': `**${fmtX(wideVs('single'))} the same row below 2^53** (target ≥ ${TARGET_WIDE_VS_NARROW}× ${mark(wideVs('single') >= TARGET_WIDE_VS_NARROW)}); server CPU/req ${fmtX(cpuRatio('wide-single', 'fast-single'))}`,
     'wide-batch': `**${fmtX(wideVs('batch'))} the same row below 2^53** (target ≥ ${TARGET_WIDE_VS_NARROW}× ${mark(wideVs('batch') >= TARGET_WIDE_VS_NARROW)}); server CPU/req ${fmtX(cpuRatio('wide-batch', 'fast-batch'))}`,
     'slow-single': `**${fmtX(idsRatio('slow-single', 'fast-single'))} the same row without them** (IDs/s; target ≥ ${TARGET_SLOW_VS_QUIET}× ${mark(idsRatio('slow-single', 'fast-single') >= TARGET_SLOW_VS_QUIET)}); ${SLOW_CLIENTS} connections each holding a login request open (10 of 100 body bytes) through the whole run`,
+    'opq-single': opaqueCell('single', TARGET_OPAQUE_SINGLE),
+    'opq-batch': opaqueCell('batch', TARGET_OPAQUE_BATCH),
     'fmt-single': `${fmtX(ratio('fmt-single', 'fast-single'))} the segment route's single (req/s); server CPU/req ${fmtX(cpuRatio('fmt-single', 'fast-single'))}`,
     'fmt-batch': `${fmtX(ratio('fmt-batch', 'fast-batch'))} the segment route's \`?count=${BATCH}\` (req/s); server CPU/req ${fmtX(cpuRatio('fmt-batch', 'fast-batch'))}`,
     'ord-single': orderedCell('ord-single', 'fast-single', TARGET_STRICT_OWNER),
@@ -226,6 +246,11 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       ? []
       : [
           `- A strict tag ÷ an ordinary tag (req/s), through its owner: single ${fmtX(ratio('ord-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('ord-batch', 'fast-batch'))} (target ≥ ${TARGET_STRICT_OWNER}×); through another node: single ${fmtX(ratio('ord-relay-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('ord-relay-batch', 'fast-batch'))} (target ≥ ${TARGET_STRICT_RELAY}×).`,
+        ]),
+    ...(row('opq-single') === undefined
+      ? []
+      : [
+          `- An opaque tag ÷ the plain tag, same server and plumbing (req/s): single ${fmtX(ratio('opq-single', 'fast-single'))} (target ≥ ${TARGET_OPAQUE_SINGLE}×), \`?count=${BATCH}\` ${fmtX(ratio('opq-batch', 'fast-batch'))} (target ≥ ${TARGET_OPAQUE_BATCH}×).`,
         ]),
     ...(row('fmt-single') === undefined
       ? []

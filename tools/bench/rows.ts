@@ -4,7 +4,17 @@
  */
 import { progress } from './config';
 import { holdSlowClients } from './slowClients';
-import { BATCH, SLOW_CLIENTS, FORMAT_PATTERN, FORMAT_TAG, ORDERED_TAG, TAG, WIDE_MAX_ID, WIDE_TAG } from './config';
+import {
+  BATCH,
+  SLOW_CLIENTS,
+  FORMAT_PATTERN,
+  FORMAT_TAG,
+  OPAQUE_TAG,
+  ORDERED_TAG,
+  TAG,
+  WIDE_MAX_ID,
+  WIDE_TAG,
+} from './config';
 import { type HttpRow, type Writes, httpRow } from './measure';
 import type { Server } from './servers';
 
@@ -100,6 +110,34 @@ export function wideRows(fast: Server): Record<string, HttpRow> {
       'gap',
       loads,
       WIDE_TAG,
+    ),
+  };
+}
+
+/** An opaque tag's single and batch rows on the same server as fast-single/fast-batch: the cost of the permutation. */
+export function opaqueRows(fast: Server): Record<string, HttpRow> {
+  const route = `/api/id/segment/${OPAQUE_TAG}`;
+  const what = `opaque tag \`${OPAQUE_TAG}\` (FF1 under LEAF_OPAQUE_KEY)`;
+  return {
+    'opq-single': httpRow(
+      fast,
+      'opq-single',
+      `leaf-ts fast lane, SQLite, single, ${what}`,
+      route,
+      'seq',
+      'none',
+      loads,
+      OPAQUE_TAG,
+    ),
+    'opq-batch': httpRow(
+      fast,
+      'opq-batch',
+      `leaf-ts fast lane, SQLite, \`?count=${BATCH}\`, ${what}`,
+      `${route}?count=${BATCH}`,
+      'permutedBatch',
+      'none',
+      loads,
+      OPAQUE_TAG,
     ),
   };
 }
@@ -351,6 +389,7 @@ export const ROW_GROUPS = [
     'fast-single',
     'slow-single',
     'wide-single',
+    'opq-single',
     'fmt-single',
     'ord-single',
     'ord-relay-single',
@@ -370,6 +409,7 @@ export const ROW_GROUPS = [
     'bare-batch',
     'fast-batch',
     'wide-batch',
+    'opq-batch',
     'fmt-batch',
     'ord-batch',
     'ord-relay-batch',

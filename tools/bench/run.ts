@@ -66,6 +66,8 @@ import {
   t0,
   WIDE_MAX_ID,
   WIDE_TAG,
+  OPAQUE_KEY,
+  OPAQUE_TAG,
   runs,
   tmpDir,
 } from './config';
@@ -83,6 +85,7 @@ import {
   orderedRows,
   slowClientRows,
   wideRows,
+  opaqueRows,
 } from './rows';
 import { type Server, leafServer, startServer, stopServer, waitForWorkers } from './servers';
 import {
@@ -200,7 +203,7 @@ async function main(): Promise<void> {
     const [bare, fastLane, plain, mariaLeaf, pgLeaf, galeraLeaf, cluster, autoinc, flickr, redisAlt, uuid] =
       await Promise.all([
         startServer('bare node:http', 'tools/bench/bareServer.ts', {}),
-        leafServer('leaf-ts fast lane (SQLite)', {}),
+        leafServer('leaf-ts fast lane (SQLite)', { LEAF_OPAQUE_KEY: OPAQUE_KEY }),
         leafServer('plain Next (LEAF_FAST_LANE=off, LEAF_BENCH_ROUTES=on)', {
           LEAF_FAST_LANE: 'off',
           LEAF_BENCH_ROUTES: 'on',
@@ -295,10 +298,13 @@ async function main(): Promise<void> {
       ]),
     ];
   }
-  if (!http && (runs('wide') || runs('formatted') || runs('ordered') || runs('client') || runs('slow'))) {
-    fast = await leafServer('leaf-ts fast lane (SQLite)', {});
+  if (
+    !http &&
+    (runs('wide') || runs('opaque') || runs('formatted') || runs('ordered') || runs('client') || runs('slow'))
+  ) {
+    fast = await leafServer('leaf-ts fast lane (SQLite)', { LEAF_OPAQUE_KEY: OPAQUE_KEY });
     servers = [fast];
-    if (runs('wide') || runs('formatted') || runs('ordered') || runs('slow')) table = fastRows(fast);
+    if (runs('wide') || runs('opaque') || runs('formatted') || runs('ordered') || runs('slow')) table = fastRows(fast);
   }
   if (fast !== null && runs('slow')) Object.assign(table, slowClientRows(fast));
   if (fast !== null && runs('ordered')) {
@@ -321,6 +327,19 @@ async function main(): Promise<void> {
     else {
       notes.push(`The formatted-ID rows (tag \`${FORMAT_TAG}\`) are skipped: ${refused}`);
       progress(`formatted rows skipped: ${refused}`);
+    }
+  }
+  if (fast !== null && runs('opaque')) {
+    const refused = await createTag(fast, {
+      bizTag: OPAQUE_TAG,
+      step: 1000,
+      encoding: 'opaque',
+      description: 'npm run bench: opaque IDs',
+    });
+    if (refused === null) Object.assign(table, opaqueRows(fast));
+    else {
+      notes.push(`The opaque rows (tag \`${OPAQUE_TAG}\`) are skipped: ${refused}`);
+      progress(`opaque rows skipped: ${refused}`);
     }
   }
   if (fast !== null && runs('wide')) {

@@ -178,7 +178,14 @@ export async function createMariaTag(server: Server): Promise<void> {
  */
 export async function createTag(
   server: Server,
-  body: { bizTag: string; step: number; maxId?: string; description: string; ordering?: 'strict' },
+  body: {
+    bizTag: string;
+    step: number;
+    maxId?: string;
+    description: string;
+    ordering?: 'strict';
+    encoding?: 'opaque';
+  },
 ): Promise<string | null> {
   const refused = await postAdmin(server, '/api/admin/tags', body);
   if (refused !== null) return refused;
