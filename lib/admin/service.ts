@@ -111,7 +111,7 @@ export async function tagDetail(rt: AdminRuntime, bizTag: string): Promise<TagDe
 }
 
 export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: Requester): Promise<TagView> {
-  const encoding = opaqueSetting(rt, input);
+  const encoding = await opaqueSetting(rt, input);
   // A tag created strict is strict in the same transaction (audited as tag.create and tag.ordering): no node can
   // see it without its ordering.
   const row = await rt.store.tags.createTag(
@@ -130,10 +130,25 @@ export async function createTag(rt: ChangeRuntime, input: CreateTagInput, who: R
   return freshView(rt, row);
 }
 
+/**
+ * Leaf semantics are for fleets with Java Leaf nodes, which know nothing of leaf_encoding and would hand out an opaque
+ * tag's IDs unpermuted: the two are refused together (docs/design.md#opaque-tags).
+ */
+function leafBesideOpaque(tags: string): LeafError {
+  return new LeafError(
+    'encoding_conflict',
+    `Opaque tags (${tags}) cannot have leaf semantics: a Java Leaf node would hand out their IDs unpermuted.`,
+  );
+}
+
 /** The encoding a creation asks for, under this node's key: opaque needs LEAF_OPAQUE_KEY, strict needs plain. */
-function opaqueSetting(rt: Pick<NodeParts, 'config'>, input: CreateTagInput): TagEncoding {
+async function opaqueSetting(
+  rt: Pick<NodeParts, 'config'> & { store: Pick<NodeParts['store'], 'semantics'> },
+  input: CreateTagInput,
+): Promise<TagEncoding> {
   if (input.encoding === undefined || input.encoding === 'plain') return null;
   if (input.ordering === 'strict') throw strictOpaqueRefused(input.bizTag);
+  if ((await rt.store.semantics.tagSemantics(input.bizTag)) === 'leaf') throw leafBesideOpaque(input.bizTag);
   const key = rt.config.opaqueKey ?? null;
   if (key === null) {
     throw new LeafError('validation_failed', 'This node has no LEAF_OPAQUE_KEY, so it cannot create opaque tags.', {
@@ -151,9 +166,11 @@ export async function updateTag(
 ): Promise<TagView> {
   const current = await rt.store.tags.getTag(bizTag);
   if (current === undefined) throw tagNotFound(bizTag);
-  // A name's encoding never changes (not even through deletion), so this check cannot race a re-creation.
-  if (input.ordering === 'strict' && (await rt.store.tags.getEncoding(bizTag)) !== null)
-    throw strictOpaqueRefused(bizTag);
+  // A name's encoding never changes (not even through deletion), so these checks cannot race a re-creation.
+  if (input.ordering === 'strict' || input.semantics === 'leaf') {
+    if ((await rt.store.tags.getEncoding(bizTag)) !== null)
+      throw input.ordering === 'strict' ? strictOpaqueRefused(bizTag) : leafBesideOpaque(bizTag);
+  }
   // A value equal to the row's is no change: nothing is written and no audit entry says "changed".
   const raise = input.maxId !== undefined && BigInt(input.maxId) !== BigInt(current.maxId) ? input.maxId : undefined;
   const step = input.step !== current.step ? input.step : undefined;
@@ -188,6 +205,11 @@ export async function setFleetSemantics(
   input: FleetSemanticsInput,
   who: Requester,
 ): Promise<SemanticsSettings & { switched: SemanticsSwitch }> {
+  if (input.semantics === 'leaf') {
+    const opaque = await rt.store.tags.listEncodings();
+    if (opaque.size > 0)
+      throw leafBesideOpaque([...opaque.keys()].slice(0, 3).join(', ') + (opaque.size > 3 ? ', …' : ''));
+  }
   const switched = await rt.store.semantics.setDefaultSemantics(input.semantics, auditStamp(rt, who));
   return { ...(await rt.store.semantics.getSemantics()), switched };
 }

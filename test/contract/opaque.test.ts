@@ -159,6 +159,13 @@ describe('Opaque tags', () => {
     const later = await server.api('/api/admin/tags/sec', { method: 'PATCH', body: { ordering: 'strict' } });
     expect(later.status).toBe(409);
     expect((await later.json()).error.code).toBe('encoding_conflict');
+    // Leaf semantics mean Java Leaf nodes may serve the fleet: they would hand out an opaque tag's IDs unpermuted.
+    const leafTag = await server.api('/api/admin/tags/sec', { method: 'PATCH', body: { semantics: 'leaf' } });
+    expect(leafTag.status).toBe(409);
+    expect((await leafTag.json()).error.message).toMatch(/Java Leaf node would hand out their IDs unpermuted/);
+    const leafFleet = await server.api('/api/admin/semantics', { method: 'PUT', body: { semantics: 'leaf' } });
+    expect(leafFleet.status).toBe(409);
+    expect((await (await server.api('/api/admin/semantics')).json()).default).toBe('leaf-ts');
   });
 
   it('a name keeps its encoding through deletion: re-created plain is refused, re-created opaque continues above', async () => {
