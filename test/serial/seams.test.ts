@@ -42,7 +42,7 @@ it('the seams run: every ID path beside every admin change and fault — none tw
   );
   console.log(summary);
   expect(summary, `seams run failed; output tail:\n${out.slice(-8_000)}`).toMatch(
-    /^chaos: seams .*duplicates=0 wrong-region=0 order-violations=0 .*bad-formats=0 .*: PASS$/,
+    /^chaos: seams .*duplicates=0 wrong-region=0 order-violations=0 .*bad-formats=0 unpermuted=0 .*: PASS$/,
   );
   expect(summary).not.toMatch(/order-judged=0 /);
   expect(code).toBe(0);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { check, strictWindows } from '../../tools/chaos/seams/checker';
 import type { Answer, History, Op } from '../../tools/chaos/seams/history';
+import { opaqueKeyFromText } from '../../lib/opaque/key';
 
 const answer = (a: Partial<Answer> & Pick<Answer, 'sentAt' | 'ids'>): Answer => ({
   region: 0,
@@ -63,6 +64,26 @@ describe('the seams checker', () => {
     expect(v.duplicates).toBe(1);
     expect(v.wrongRegion).toBe(1);
     expect(v.findings.map((f) => f.kind)).toEqual(expect.arrayContaining(['duplicate', 'wrong-region']));
+  });
+
+  it('reads an opaque tag’s IDs back under the key: an ID answered unpermuted is found, a permuted one is not', () => {
+    const secret = 'seams-checker-opaque-key-0123456789abcdef';
+    const f = opaqueKeyFromText(secret).cipher(63, 'o');
+    // Region 0 of 2: sequence numbers 2, 4 and 6, permuted; the region check applies to the sequence numbers.
+    const ids = [2n, 4n, 6n].map((n) => String(f.encrypt(n)));
+    const h = history([answer({ sentAt: 300, ids, tag: 'o', path: 'batch' })]);
+    h.opaque = { key: secret, tags: ['o'] };
+    expect(check(h)).toMatchObject({ unpermuted: 0, wrongRegion: 0, duplicates: 0 });
+    // Control: the same tag answered a raw sequence number (an unpermuted 8) and a region-1 number (permuted 7).
+    const bad = history([
+      answer({ sentAt: 300, ids: ['8'], tag: 'o', path: 'leaf' }),
+      answer({ sentAt: 310, ids: [String(f.encrypt(7n))], tag: 'o' }),
+    ]);
+    bad.opaque = { key: secret, tags: ['o'] };
+    const v = check(bad);
+    expect(v.unpermuted).toBe(1);
+    expect(v.wrongRegion).toBeGreaterThanOrEqual(1); // the permuted 7 at least (the raw 8 reads back as any number)
+    expect(v.findings.map((x) => x.kind)).toContain('unpermuted');
   });
 
   it('finds an ID below one answered before its request was sent, inside the window only', () => {

@@ -7,12 +7,16 @@
  * - strict order: in every window where a change to strict had completed — from the moment the run saw it complete
  *   until the next ordering change or delete of that tag in that region began — every ID of a request sent inside it
  *   is above every ID of that tag and region answered before the request was sent;
- * - formats: every formatted ID matches its pattern.
+ * - formats: every formatted ID matches its pattern;
+ * - opaque tags: every ID is read back under the key (FF1, the tag as tweak) to its sequence number, which must be
+ *   a number the engine hands out (below 2^40 here: an ID answered unpermuted reads back as a random 63-bit one), and
+ *   the region check applies to that number.
  */
+import { opaqueKeyFromText } from '../../../lib/opaque/key';
 import type { Answer, History } from './history';
 
 export interface Finding {
-  kind: 'duplicate' | 'wrong-region' | 'order' | 'format';
+  kind: 'duplicate' | 'wrong-region' | 'order' | 'format' | 'unpermuted';
   detail: string;
 }
 
@@ -25,8 +29,13 @@ export interface Verdict {
   /** Requests judged for order (sent inside a complete window). */
   orderJudged: number;
   badFormats: number;
+  /** Opaque tags' IDs that do not read back to a sequence number the engine could have handed out. */
+  unpermuted: number;
   findings: Finding[];
 }
+
+/** Far above any sequence number of a seams run; an unpermuted ID reads back below it once in 2^23. */
+const MAX_SEQUENCE = 2n ** 40n;
 
 const SEGMENT_PATHS = new Set(['segment', 'batch', 'leaf', 'range', 'owner', 'runs', 'client', 'embedded']);
 const KEEP = 8;
@@ -40,6 +49,9 @@ export function check(history: History): Verdict {
   let duplicates = 0;
   let wrongRegion = 0;
   let badFormats = 0;
+  let unpermuted = 0;
+  const opaqueKey = history.opaque === undefined ? null : opaqueKeyFromText(history.opaque.key);
+  const opaque = new Set(history.opaque?.tags ?? []);
   const seen = new Map<string, Answer>();
   const patterns = new Map(Object.entries(history.formats).map(([tag, source]) => [tag, new RegExp(`^${source}$`)]));
   for (const a of history.answers) {
@@ -52,7 +64,15 @@ export function check(history: History): Verdict {
         duplicates++;
         note({ kind: 'duplicate', detail: `${key}: ${describe(first)} and ${describe(a)}` });
       } else seen.set(key, a);
-      if (segment && BigInt(id) % BigInt(history.regions) !== BigInt(a.region)) {
+      let sequence = segment ? BigInt(id) : 0n;
+      if (segment && opaqueKey !== null && opaque.has(a.tag)) {
+        sequence = opaqueKey.cipher(63, a.tag).decrypt(sequence);
+        if (sequence >= MAX_SEQUENCE) {
+          unpermuted++;
+          note({ kind: 'unpermuted', detail: `${a.tag} ${id} from ${describe(a)} reads back as ${sequence}` });
+        }
+      }
+      if (segment && sequence % BigInt(history.regions) !== BigInt(a.region)) {
         wrongRegion++;
         note({
           kind: 'wrong-region',
@@ -76,6 +96,7 @@ export function check(history: History): Verdict {
     orderViolations: order.violations,
     orderJudged: order.judged,
     badFormats,
+    unpermuted,
     findings,
   };
 }

@@ -177,6 +177,9 @@ export class Fleet {
             LEAF_SEAMS_URLS: region.nodes.map((n) => n.url).join(','),
             LEAF_SEAMS_NAME: s.name,
             LEAF_SEAMS_POLL_MS: this.o.nodeEnv.LEAF_ORDER_POLL_MS,
+            ...(this.o.nodeEnv.LEAF_OPAQUE_KEY === undefined
+              ? {}
+              : { LEAF_OPAQUE_KEY: this.o.nodeEnv.LEAF_OPAQUE_KEY }),
             LEAF_REGIONS: String(this.o.regions),
             LEAF_REGION: String(region.index),
             DATABASE_URL: region.databaseUrl,

@@ -69,4 +69,6 @@ export interface History {
   formats: Record<string, string>;
   /** The region count: a segment ID of region r is r modulo it. */
   regions: number;
+  /** Opaque tags and the key their IDs are permuted with: the checker reads each ID back to its sequence number. */
+  opaque?: { key: string; tags: string[] };
 }

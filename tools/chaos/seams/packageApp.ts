@@ -6,7 +6,8 @@
  *
  * Environment: PORT; LEAF_SEAMS_PACKAGE client|embedded; LEAF_SEAMS_LIB (the lib/ folder to load the package from:
  * this checkout's, or an older one's for the run against an earlier commit); LEAF_SEAMS_URLS (comma-separated node
- * URLs, client) or DATABASE_URL (embedded); LEAF_SEAMS_POLL_MS (embedded's orderPollMs).
+ * URLs, client) or DATABASE_URL (embedded); LEAF_SEAMS_POLL_MS (embedded's orderPollMs); LEAF_OPAQUE_KEY (embedded's
+ * opaqueKey).
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -44,6 +45,7 @@ async function open(): Promise<Package> {
       name: process.env.LEAF_SEAMS_NAME,
       ...(regions > 1 ? { region: { region: Number(process.env.LEAF_REGION), regions } } : {}),
       ...(poll === undefined ? {} : { orderPollMs: Number(poll) }),
+      ...(process.env.LEAF_OPAQUE_KEY === undefined ? {} : { opaqueKey: process.env.LEAF_OPAQUE_KEY }),
     });
   }
   const { LeafClient } = (await import(path.join(lib, 'client', 'index.ts'))) as {

@@ -28,6 +28,8 @@ export interface ScheduleState {
   pool: readonly string[];
   /** Tags never deleted (the load always has something to ask for). */
   base: readonly string[];
+  /** Opaque tags: never made strict nor given leaf semantics (both refused, docs/design.md#opaque-tags). */
+  opaque: readonly string[];
   /** Most changes of ordering go to these (the load's hot tags). */
   hot: readonly string[];
   /** Per region, the services the scheduler may hurt (nodes and package services), and the nodes among them. */
@@ -77,11 +79,11 @@ export function drawNext(random: () => number, s: ScheduleState): Draw | null {
         random,
         s.pool.filter((t) => !s.live[region]!.has(t) && !s.deleted[region]!.has(t)),
       );
-      return tag === undefined ? null : { kind, region, target: tag, arg: random() < 0.4 };
+      return tag === undefined ? null : { kind, region, target: tag, arg: random() < 0.4 && !s.opaque.includes(tag) };
     }
     case 'recreate': {
       const tag = one(random, [...s.deleted[region]!]);
-      return tag === undefined ? null : { kind, region, target: tag, arg: random() < 0.4 };
+      return tag === undefined ? null : { kind, region, target: tag, arg: random() < 0.4 && !s.opaque.includes(tag) };
     }
     case 'delete': {
       const tag = one(random, removable);
@@ -91,13 +93,16 @@ export function drawNext(random: () => number, s: ScheduleState): Draw | null {
       return { kind, region, target: one(random, live) ?? s.base[0]!, arg: 5 + Math.floor(random() * 200) };
     case 'raise':
       return { kind, region, target: one(random, live) ?? s.base[0]!, arg: 1 + Math.floor(random() * 5_000) };
-    case 'semantics':
-      return { kind, region, target: one(random, live) ?? s.base[0]!, arg: random() < 0.5 ? 'leaf' : 'leaf-ts' };
+    case 'semantics': {
+      const target = one(random, live) ?? s.base[0]!;
+      const leaf = random() < 0.5 && !s.opaque.includes(target);
+      return { kind, region, target, arg: leaf ? 'leaf' : 'leaf-ts' };
+    }
     case 'strict':
     case 'none': {
       const candidates =
         kind === 'strict'
-          ? live.filter((t) => !s.strict[region]!.has(t))
+          ? live.filter((t) => !s.strict[region]!.has(t) && !s.opaque.includes(t))
           : [...s.strict[region]!].filter((t) => s.live[region]!.has(t));
       const hot = candidates.filter((t) => s.hot.includes(t));
       const tag = one(random, hot.length > 0 && random() < 0.7 ? hot : candidates);
