@@ -33,9 +33,14 @@ export class EmbeddedTag {
     if (typeof id === 'number' && this.stride === null && renderer === null) return BigInt(id);
     // Not known yet: the ID first (its claim proves the tag's rows committed), then the encoding.
     if (renderer === undefined)
-      return Promise.resolve(id).then((v) => this.known().then(() => this.unlessRefused(this.next1(v))));
+      return Promise.resolve(id).then(
+        (v) => this.known().then(() => this.unlessRefused(this.next1(v))),
+        this.refusedInstead,
+      );
     // A bigint: a tag above 2^53. A wait may end after the tag turned strict: those IDs are a gap, never handed out.
-    return id instanceof Promise ? id.then((v) => this.unlessRefused(this.next1(v))) : this.next1(id);
+    return id instanceof Promise
+      ? id.then((v) => this.unlessRefused(this.next1(v)), this.refusedInstead)
+      : this.next1(id);
   }
 
   private next1(position: Id): bigint {
@@ -59,8 +64,13 @@ export class EmbeddedTag {
     }
     const ids = this.handle.take(count);
     if (this.renderer === undefined)
-      return Promise.resolve(ids).then((all) => this.known().then(() => this.unlessRefused(this.takeOf(all))));
-    return Array.isArray(ids) ? this.takeOf(ids) : ids.then((all) => this.unlessRefused(this.takeOf(all)));
+      return Promise.resolve(ids).then(
+        (all) => this.known().then(() => this.unlessRefused(this.takeOf(all))),
+        this.refusedInstead,
+      );
+    return Array.isArray(ids)
+      ? this.takeOf(ids)
+      : ids.then((all) => this.unlessRefused(this.takeOf(all)), this.refusedInstead);
   }
 
   private takeOf(positions: Id[]): bigint[] {
@@ -73,6 +83,11 @@ export class EmbeddedTag {
     if (this.refusal !== null) throw this.refusal;
     return value;
   }
+
+  /** A wait the engine ended because the tag started over (it turned strict here): answered as the refusal. */
+  private refusedInstead = (error: unknown): never => {
+    throw this.refusal ?? error;
+  };
 
   /** IDs ready without a claim: what the tag's two segments hold. */
   get buffered(): number {

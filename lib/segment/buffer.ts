@@ -84,6 +84,8 @@ export class TagBuffer {
   private _waits = 0;
   private _failedRequests = 0;
   private _retired = false;
+  /** Retired by a restart (the tag starts over), not by a delete: a request waiting on it must not go on. */
+  startedOver = false;
 
   constructor(bizTag: string, dbStep: number) {
     this.bizTag = bizTag;

@@ -231,7 +231,10 @@ export class SegmentEngine {
         await this.loader.loaded(buffer);
         const now = this.buffers.get(bizTag);
         if (now === buffer) continue;
-        // The tag started over (restart) or was re-created meanwhile: go on with its new buffer. Gone: not found.
+        // The tag started over (restart): this request ends here, retryable, and claims nothing for the new buffer —
+        // a segment claimed for it would outlive the change (docs/design.md#ordered-tags). Re-created meanwhile: go
+        // on with the new buffer. Gone: not found.
+        if (buffer.startedOver) throw startedOver(bizTag);
         if (now === undefined) throw tagNotFound(bizTag);
         buffer = now;
       }
@@ -296,4 +299,16 @@ export class SegmentEngine {
       lastRefreshError: this.directory.lastRefreshError?.message ?? null,
     };
   }
+}
+
+/**
+ * A request that waited across its tag's restart, which only a change of the tag's ordering or owner makes
+ * (lib/ordered): `not_owner` as docs/api.md names it — its IDs are a gap; retried on whatever serves the tag now.
+ */
+function startedOver(bizTag: string): LeafError {
+  return new LeafError(
+    'not_owner',
+    `Tag "${bizTag}" started over while this request waited (its ordering or owner changed): nothing was handed out; try again.`,
+    { retryAfterSeconds: 1 },
+  );
 }

@@ -31,6 +31,7 @@ export class TagBuffers extends Map<string, TagBuffer> {
    * from now on (a strict tag's new owner; docs/design.md#ordered-tags).
    */
   renew(buffer: TagBuffer): void {
+    buffer.startedOver = true;
     this.drop(buffer);
     this.set(buffer.bizTag, new TagBuffer(buffer.bizTag, buffer.minStep));
   }

@@ -420,17 +420,26 @@ describe('handover', () => {
 });
 
 describe('the engine restarting a tag', () => {
-  it('a request waiting on a load goes on with the new buffer when its tag restarts', async () => {
+  it('a request waiting on a load across its tag’s restart is refused (not_owner, retryable) and claims nothing more', async () => {
     fleet = new Fleet();
     const tags = new FakeStore([{ bizTag: 't', step: 10 }]);
     const engine = new SegmentEngine({ store: tags, clock: fleet.clock, refreshIntervalMs: 0 });
     await engine.start();
     tags.hold = true;
     const waiting = Promise.resolve(engine.nextId('t'));
+    const outcome = waiting.then(
+      () => 'served',
+      (e: { code?: string }) => e.code,
+    );
     engine.restart('t');
     tags.release();
     await flush();
-    tags.release();
-    expect(Number(await waiting)).toBeGreaterThan(10);
+    expect(await outcome).toBe('not_owner');
+    // The new buffer holds nothing: a segment claimed for that request would have outlived the change
+    // (the seams run found one served after the tag went back to none, below IDs its owner had answered).
+    expect(tags.allocateCalls).toHaveLength(1);
+    expect(engine.snapshot('t')?.current ?? null).toBeNull();
+    // The next request claims afresh.
+    expect(Number(await engine.nextId('t'))).toBeGreaterThan(10);
   });
 });
