@@ -214,6 +214,15 @@ describe('postgres: a primary with a standby, then with a synchronous standby th
       "ALTER SYSTEM SET synchronous_standby_names = 'ghost'",
       'SELECT pg_reload_conf()',
     ]);
+    // pg_reload_conf() returns before the postmaster has re-read the file and signalled the backends: a claim sent at
+    // once may still commit without the wait. A new connection shows the setting once the postmaster has it (and has
+    // passed the signal on to every backend, the pool's included).
+    for (const until = performance.now() + 10_000; ;) {
+      const shown = await psql(primary.superuserConninfo(), 'SHOW synchronous_standby_names');
+      if (shown[0]?.[0] === 'ghost') break;
+      if (performance.now() > until) throw new Error('synchronous_standby_names never showed ghost');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     let cancelling = true;
     const canceller = (async () => {
       let cancelled = 0;
