@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -11,7 +10,8 @@ import {
   type MetricsTagSelection,
   parseMetricsTags,
 } from './metrics/tagSelection';
-import { MIN_OPAQUE_KEY_BYTES, type OpaqueKey, opaqueKeyFromText } from './opaque/key';
+import { MIN_OPAQUE_KEY_BYTES } from './opaque/key';
+import { readOpaqueKeys } from './opaque/keyConfig';
 import { SEMANTICS } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LAYOUT_GRAMMAR, LEAF_EPOCH_MS, MAX_SNOWFLAKE, SnowflakeLayout } from './snowflake/layout';
 import { checkLifetime } from './snowflake/lifetime';
@@ -107,6 +107,7 @@ const ENV_SCHEMA = z.object({
     }),
   ),
   LEAF_OPAQUE_KEY_FILE: optional(z.string()),
+  LEAF_OPAQUE_RETIRED_KEYS_FILE: optional(z.string()),
   LEAF_SNOWFLAKE: onOff(true),
   LEAF_SNOWFLAKE_EPOCH: epoch,
   LEAF_SNOWFLAKE_MIN_ID: snowflakeId,
@@ -165,7 +166,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     throw new LeafError('invalid_config', lines.join('\n'));
   }
   const e = parsed.data;
-  const opaqueKey = readOpaqueKey(e.LEAF_OPAQUE_KEY, e.LEAF_OPAQUE_KEY_FILE);
+  const opaqueKeys = readOpaqueKeys(e);
   if (e.LEAF_REGION >= e.LEAF_REGIONS) {
     throw new LeafError(
       'invalid_config',
@@ -245,7 +246,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     ),
     adminToken: e.LEAF_ADMIN_TOKEN ?? null,
     idToken: e.LEAF_ID_TOKEN ?? null,
-    opaqueKey,
+    opaqueKeys,
     tokenRefreshMs: e.LEAF_TOKEN_REFRESH_MS,
     snowflake: {
       enabled: e.LEAF_SNOWFLAKE,
@@ -298,31 +299,6 @@ function layoutWithRegions(layout: SnowflakeLayout, regions: number): SnowflakeL
 }
 
 /** A refused value as the start-up line shows it: secrets by length only, a database URL by its scheme only. */
-/** LEAF_OPAQUE_KEY, or the file LEAF_OPAQUE_KEY_FILE names (one of them); null: no opaque tag can be served here. */
-function readOpaqueKey(text: string | undefined, file: string | undefined): OpaqueKey | null {
-  if (text !== undefined && file !== undefined) {
-    throw new LeafError('invalid_config', 'Set LEAF_OPAQUE_KEY or LEAF_OPAQUE_KEY_FILE, not both');
-  }
-  if (text !== undefined) return opaqueKeyFromText(text);
-  if (file === undefined) return null;
-  let content: string;
-  try {
-    content = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new LeafError(
-      'invalid_config',
-      `LEAF_OPAQUE_KEY_FILE ${JSON.stringify(file)} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  if (Buffer.byteLength(content.trim()) < MIN_OPAQUE_KEY_BYTES) {
-    throw new LeafError(
-      'invalid_config',
-      `LEAF_OPAQUE_KEY_FILE ${JSON.stringify(file)} must hold at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret (got ${Buffer.byteLength(content.trim())})`,
-    );
-  }
-  return opaqueKeyFromText(content);
-}
-
 function shown(name: string, value: string | undefined): string {
   if (value === undefined) return 'nothing';
   if (name.endsWith('_TOKEN') || name.endsWith('_KEY')) return `${value.length} characters`;

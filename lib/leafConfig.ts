@@ -1,6 +1,6 @@
 /** The settings a node runs with (lib/config.ts reads and checks them): types only, for whatever takes them. */
 import type { LogLevel } from './log';
-import type { OpaqueKey } from './opaque/key';
+import type { OpaqueKeyRing } from './opaque/keyRing';
 import type { MetricsTagSelection } from './metrics/tagSelection';
 import type { Semantics } from './segment/semantics';
 import type { RegionConfig } from './settings/region';
@@ -29,8 +29,8 @@ export interface LeafConfig {
   adminToken: string | null;
   /** LEAF_ID_TOKEN; when set, the ID routes need `Authorization: Bearer <it>`. */
   idToken: string | null;
-  /** LEAF_OPAQUE_KEY (or its file): the key opaque tags are permuted with; null: this node serves none of them. */
-  opaqueKey: OpaqueKey | null;
+  /** LEAF_OPAQUE_KEY (or its file) and the retired keys: what opaque tags are permuted with; null: none served here. */
+  opaqueKeys: OpaqueKeyRing | null;
   /** LEAF_TOKEN_REFRESH_MS: how often each node re-reads the access tokens (the bound on a revoke reaching it). */
   tokenRefreshMs: number;
   snowflake: SnowflakeConfig;

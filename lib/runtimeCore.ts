@@ -17,7 +17,7 @@ import { OrderedTags } from './ordered/orderedTags';
 import { thisProcess } from './ordered/procIdentity';
 import { checkFloor } from './snowflake/floor';
 import { ensureFleetLayout } from './snowflake/fleetLayout';
-import { ensureFleetOpaqueKey } from './opaque/fleetKey';
+import { ensureFleetOpaqueKeys } from './opaque/fleetKey';
 import { OpaqueTags } from './opaque/opaqueTags';
 import { type RegionInfo, ensureRegion } from './settings/region';
 import { RegionWatch } from './settings/regionWatch';
@@ -83,8 +83,13 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     // Before anything is issued: a node of another region, count, layout or epoch could repeat the fleet's IDs.
     region = await ensureRegion({ store: store.settings, config: config.region, nodeId: config.node.id });
     if (enabled) await ensureFleetLayout({ store: store.settings, layout, epochMs, nodeId: config.node.id });
-    if (config.opaqueKey !== null)
-      await ensureFleetOpaqueKey({ store: store.settings, key: config.opaqueKey, nodeId: config.node.id });
+    if (config.opaqueKeys !== null)
+      await ensureFleetOpaqueKeys({
+        settings: store.settings,
+        tags: store.tags,
+        ring: config.opaqueKeys,
+        nodeId: config.node.id,
+      });
   } catch (error) {
     await store.close();
     throw error;
@@ -200,7 +205,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     tokens,
     rates,
     ordered,
-    opaque: new OpaqueTags(store.tags, config.opaqueKey),
+    opaque: new OpaqueTags(store.tags, config.opaqueKeys),
     closeForwarder: relay.close,
     regionWatch,
     whenRegionChanged: () => regionChange,

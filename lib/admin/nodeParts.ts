@@ -2,6 +2,7 @@
  * The parts of a running node the admin functions take, each typed by its own port: a function names the few it
  * uses (`Pick<NodeParts, 'store' | 'segments'>`), and nothing here imports the runtime that holds them.
  */
+import type { OpaqueKeyRing } from '../opaque/keyRing';
 import type { AdminToken } from '../auth/adminToken';
 import type { TokenStore } from '../auth/tokenStore';
 import type { TokenRefresher } from '../auth/tokenRefresh';
@@ -32,6 +33,6 @@ export interface NodeParts {
   tokens: TokenRefresher;
   logger: Logger;
   /** This node's id, which its audit entries carry. */
-  config: { node: { id: string }; opaqueKey?: { id: string } | null };
+  config: { node: { id: string }; opaqueKeys?: Pick<OpaqueKeyRing, 'current' | 'ids'> | null };
   console: { rates: RateTracker; loadLog: LoadLog; admin: AdminToken };
 }

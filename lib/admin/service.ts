@@ -10,7 +10,7 @@ import type { SemanticsSettings, SemanticsSwitch } from '../segment/semanticsSto
 import type { TagRow } from '../segment/tagStore';
 import type { OrderRead, ParticipantRead } from '../ordered/orderStore';
 import { anyPending, orderingView } from './orderViews';
-import { type OpaqueEncoding, type TagEncoding, encodingName, strictOpaqueRefused } from '../opaque/encoding';
+import { type OpaqueEncoding, type RequestedOpaque, encodingName, strictOpaqueRefused } from '../opaque/encoding';
 import {
   type AuditQueryInput,
   type CreateTagInput,
@@ -145,17 +145,17 @@ function leafBesideOpaque(tags: string): LeafError {
 async function opaqueSetting(
   rt: Pick<NodeParts, 'config'> & { store: Pick<NodeParts['store'], 'semantics'> },
   input: CreateTagInput,
-): Promise<TagEncoding> {
+): Promise<RequestedOpaque | null> {
   if (input.encoding === undefined || input.encoding === 'plain') return null;
   if (input.ordering === 'strict') throw strictOpaqueRefused(input.bizTag);
   if ((await rt.store.semantics.tagSemantics(input.bizTag)) === 'leaf') throw leafBesideOpaque(input.bizTag);
-  const key = rt.config.opaqueKey ?? null;
-  if (key === null) {
+  const keys = rt.config.opaqueKeys ?? null;
+  if (keys === null) {
     throw new LeafError('validation_failed', 'This node has no LEAF_OPAQUE_KEY, so it cannot create opaque tags.', {
       fields: { encoding: 'Set LEAF_OPAQUE_KEY on the nodes to create opaque tags.' },
     });
   }
-  return { encoding: input.encoding, keyId: key.id };
+  return { encoding: input.encoding, keyId: keys.current.id, heldKeyIds: keys.ids };
 }
 
 export async function updateTag(

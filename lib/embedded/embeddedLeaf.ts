@@ -7,7 +7,7 @@ import type { OrderRead } from '../ordered/orderStore';
 import { thisProcess } from '../ordered/procIdentity';
 import { SegmentEngine } from '../segment/engine';
 import { type RegionStride, regionStride } from '../segment/regionIds';
-import { ensureFleetOpaqueKey } from '../opaque/fleetKey';
+import { ensureFleetOpaqueKeys } from '../opaque/fleetKey';
 import { OpaqueTags } from '../opaque/opaqueTags';
 import { ensureRegion } from '../settings/region';
 import { RegionWatch } from '../settings/regionWatch';
@@ -56,7 +56,7 @@ export class EmbeddedLeaf {
   private readonly name: string;
   /** With regions, positions become the IDs n × regions + region. */
   private readonly stride: RegionStride | null;
-  /** Opaque tags' encodings, read once per tag, and their permutations under `opaqueKey`. */
+  /** Opaque tags' encodings, read once per tag, and their permutations under `opaqueKey` (or a retired key). */
   private readonly opaque: OpaqueTags;
 
   /** Use `createLeaf`. */
@@ -67,7 +67,7 @@ export class EmbeddedLeaf {
   ) {
     this.name = settings.name ?? `embedded:${thisProcess().host}:${process.pid}`;
     this.stride = regionStride(settings.region.region, settings.region.regions);
-    this.opaque = new OpaqueTags(store.tags, settings.opaqueKey);
+    this.opaque = new OpaqueTags(store.tags, settings.opaqueKeys);
     this.engine = new SegmentEngine({
       store: store.tags,
       logger,
@@ -100,8 +100,9 @@ export class EmbeddedLeaf {
   /** Region checked, this process registered and leaf_order read before the first ID (docs/design.md#ordered-tags). */
   async open(): Promise<void> {
     await ensureRegion({ store: this.store.settings, config: this.settings.region, nodeId: this.name });
-    const key = this.settings.opaqueKey;
-    if (key !== null) await ensureFleetOpaqueKey({ store: this.store.settings, key, nodeId: this.name });
+    const ring = this.settings.opaqueKeys;
+    if (ring !== null)
+      await ensureFleetOpaqueKeys({ settings: this.store.settings, tags: this.store.tags, ring, nodeId: this.name });
     await this.participant.start();
     await this.engine.start();
     this.regionWatch.start();

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from '../errors';
 import type { Logger } from '../log';
-import { MIN_OPAQUE_KEY_BYTES, type OpaqueKey, opaqueKeyFromText } from '../opaque/key';
+import { MIN_OPAQUE_KEY_BYTES, opaqueKeyFromText } from '../opaque/key';
+import { OpaqueKeyRing } from '../opaque/keyRing';
 import type { StoreTarget } from '../store/target';
 import { DATABASE_URL_FORMS, serverUrlProblem, storeUrlTarget } from '../store/target';
 
@@ -37,6 +38,11 @@ export interface EmbeddedOptions {
    * opaque tag is refused (`opaque_key_missing`), never served unpermuted; another key than the fleet's is refused.
    */
   opaqueKey?: string;
+  /**
+   * Keys retired by a rotation (docs/operations.md#rotating-the-opaque-key): the tags created under them keep their
+   * permutation. New tags take `opaqueKey`.
+   */
+  opaqueRetiredKeys?: string[];
 }
 
 export interface EmbeddedSettings {
@@ -47,7 +53,7 @@ export interface EmbeddedSettings {
   orderPollMs: number;
   name: string | undefined;
   region: { region: number; regions: number };
-  opaqueKey: OpaqueKey | null;
+  opaqueKeys: OpaqueKeyRing | null;
 }
 
 const OPTIONS = z.object({
@@ -85,13 +91,34 @@ const OPTIONS = z.object({
     .object({ region: z.number().int().min(0), regions: z.number().int().min(1).max(1024) })
     .refine((r) => r.region < r.regions, { message: 'region.region must be below region.regions' })
     .optional(),
-  opaqueKey: z
-    .string({ message: 'opaqueKey must be a string' })
-    .refine((v) => Buffer.byteLength(v.trim()) >= MIN_OPAQUE_KEY_BYTES, {
-      message: `opaqueKey must be at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret`,
-    })
+  opaqueKey: secret('opaqueKey').optional(),
+  opaqueRetiredKeys: z
+    .array(secret('opaqueRetiredKeys[]'), { message: 'opaqueRetiredKeys must be an array of strings' })
     .optional(),
 });
+
+function secret(name: string) {
+  return z
+    .string({ message: `${name} must be a string` })
+    .refine((v) => Buffer.byteLength(v.trim()) >= MIN_OPAQUE_KEY_BYTES, {
+      message: `${name} must be at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret`,
+    });
+}
+
+/** The current key and the retired ones; retired keys alone are refused (new tags need a current one). */
+function keyRing(current: string | undefined, retired: string[] | undefined): OpaqueKeyRing | null {
+  if (current === undefined) {
+    if (retired !== undefined && retired.length > 0) {
+      throw new LeafError('invalid_config', 'opaqueRetiredKeys needs opaqueKey: new opaque tags take the current key');
+    }
+    return null;
+  }
+  try {
+    return new OpaqueKeyRing(opaqueKeyFromText(current), (retired ?? []).map(opaqueKeyFromText));
+  } catch (error) {
+    throw new LeafError('invalid_config', `opaqueRetiredKeys: ${(error as Error).message}`);
+  }
+}
 
 /** The migrations beside this module: lib/embedded/ sits two levels below the checkout's drizzle/, dist/embedded/ below the package's. */
 function shippedMigrations(): string {
@@ -116,6 +143,6 @@ export function parseEmbeddedOptions(options: EmbeddedOptions): EmbeddedSettings
     orderPollMs: parsed.data.orderPollMs ?? 1_000,
     name: parsed.data.name,
     region: parsed.data.region ?? { region: 0, regions: 1 },
-    opaqueKey: parsed.data.opaqueKey === undefined ? null : opaqueKeyFromText(parsed.data.opaqueKey),
+    opaqueKeys: keyRing(parsed.data.opaqueKey, parsed.data.opaqueRetiredKeys),
   };
 }

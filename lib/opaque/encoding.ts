@@ -12,6 +12,11 @@ export interface OpaqueEncoding {
   keyId: string;
 }
 
+/** A creation's request: the creating node's current key, and every key it holds (a re-creation keeps its old one). */
+export interface RequestedOpaque extends OpaqueEncoding {
+  heldKeyIds: readonly string[];
+}
+
 /** null: plain. */
 export type TagEncoding = OpaqueEncoding | null;
 
@@ -40,7 +45,7 @@ export function encodingFromRow(bizTag: string, encoding: string, keyId: string)
  */
 export function planEncoding(
   bizTag: string,
-  requested: TagEncoding,
+  requested: RequestedOpaque | null,
   recorded: TagEncoding | undefined,
   hasTombstone: boolean,
 ): 'insert' | 'none' {
@@ -52,10 +57,10 @@ export function planEncoding(
       `Tag "${bizTag}" was ${encodingName(before)} before it was deleted; re-created ${encodingName(requested)}, its new IDs could equal old ones. Create it ${encodingName(before)}, or use another name.`,
     );
   }
-  if (before !== null && requested !== null && before.keyId !== requested.keyId) {
+  if (before !== null && requested !== null && !requested.heldKeyIds.includes(before.keyId)) {
     throw new LeafError(
       'encoding_conflict',
-      `Tag "${bizTag}" was permuted with key ${before.keyId} before it was deleted; this node's key is ${requested.keyId}. Re-create it on a node with that key, or use another name.`,
+      `Tag "${bizTag}" was permuted with key ${before.keyId} before it was deleted; this node holds ${requested.heldKeyIds.join(', ')}. Re-create it on a node with that key (a retired key serves), or use another name.`,
     );
   }
   return recorded === undefined && requested !== null ? 'insert' : 'none';
@@ -75,8 +80,8 @@ export function opaqueRangeRefused(bizTag: string): LeafError {
   );
 }
 
-export function opaqueKeyMissing(bizTag: string, keyId: string, ours: string | null): LeafError {
-  const have = ours === null ? 'this process has no LEAF_OPAQUE_KEY' : `this process's key is ${ours}`;
+export function opaqueKeyMissing(bizTag: string, keyId: string, ours: readonly string[]): LeafError {
+  const have = ours.length === 0 ? 'this process has no LEAF_OPAQUE_KEY' : `this process holds ${ours.join(', ')}`;
   return new LeafError(
     'opaque_key_missing',
     `Tag "${bizTag}" is opaque under key ${keyId} and ${have}: it hands out none of its IDs rather than unpermuted ones.`,

@@ -4,7 +4,7 @@
  * the leaf_encoding row written in its creation's transaction — was committed before the read: never missed.
  */
 import { type TagEncoding, bitsOf, opaqueKeyMissing } from './encoding';
-import type { OpaqueKey } from './key';
+import type { OpaqueKeyRing } from './keyRing';
 import { OpaqueRenderer } from './opaqueRenderer';
 
 export interface EncodingSource {
@@ -18,8 +18,8 @@ export class OpaqueTags {
 
   constructor(
     private readonly source: EncodingSource,
-    /** LEAF_OPAQUE_KEY; null: this process serves no opaque tag (it refuses them, never serves them plain). */
-    readonly key: OpaqueKey | null,
+    /** LEAF_OPAQUE_KEY and the retired keys; null: this process serves no opaque tag (it refuses them, never plain). */
+    readonly keys: OpaqueKeyRing | null,
   ) {}
 
   /** The tag's renderer, null when plain, undefined until read (`read`). */
@@ -49,9 +49,8 @@ export class OpaqueTags {
   /** Refuses a tag under a key this process does not hold, every time it is asked (nothing is kept). */
   private rendererFor(bizTag: string, encoding: TagEncoding): OpaqueRenderer | null {
     if (encoding === null) return null;
-    if (this.key === null || this.key.id !== encoding.keyId) {
-      throw opaqueKeyMissing(bizTag, encoding.keyId, this.key?.id ?? null);
-    }
-    return new OpaqueRenderer(bizTag, this.key.cipher(bitsOf(encoding), bizTag), encoding.encoding, encoding.keyId);
+    const key = this.keys?.key(encoding.keyId);
+    if (key === undefined) throw opaqueKeyMissing(bizTag, encoding.keyId, this.keys?.ids ?? []);
+    return new OpaqueRenderer(bizTag, key.cipher(bitsOf(encoding), bizTag), encoding.encoding, encoding.keyId);
   }
 }

@@ -1,5 +1,5 @@
 import type { AuditStamp } from '../audit';
-import type { OpaqueEncoding, TagEncoding } from '../opaque/encoding';
+import type { OpaqueEncoding, RequestedOpaque, TagEncoding } from '../opaque/encoding';
 import type { Id } from './id';
 import type { SegmentSource } from './segmentSource';
 
@@ -23,7 +23,7 @@ export interface NewTag {
   /** Strict: its leaf_order row is written in the same transaction (lib/ordered). Default none. */
   ordering?: 'strict' | 'none';
   /** Opaque: its leaf_encoding row is written in the same transaction, and stays with the tombstone. Default plain. */
-  encoding?: TagEncoding;
+  encoding?: RequestedOpaque | null;
 }
 
 /** A page of the tag list by name (TagStore.tagRowsPage). */

@@ -9,4 +9,6 @@ export interface PinnedSetting {
 export interface SettingStore {
   /** Records `value` under `name` unless a value is there, then answers the recorded one (ours or the first's). */
   pinSetting(name: string, value: string, setBy: string): Promise<PinnedSetting>;
+  /** Compare-and-set: writes `value` only while the record is `expected`; true when this call changed it. */
+  replaceSetting(name: string, expected: string, value: string, setBy: string): Promise<boolean>;
 }

@@ -3,6 +3,8 @@ import type { SettingStore } from './settingStore';
 /** The fleet's value of a setting as read back: null when unreadable, described for a refusal line either way. */
 export interface FleetSetting<T> {
   value: T | null;
+  /** The record's text as stored: what a compare-and-set names (SettingStore.replaceSetting). */
+  raw: string;
   /** For a refusal line: the value as `describe` put it, or the unreadable record quoted. */
   described: string;
   /** `<node> at <ISO time>`: who recorded it, on the database clock. */
@@ -26,6 +28,7 @@ export async function pinShared<T extends object>(options: {
   const value = parseRecord(pinned.value, isValid);
   return {
     value,
+    raw: pinned.value,
     described: value === null ? `an unreadable record (${JSON.stringify(pinned.value)})` : describe(value),
     recordedBy: `${pinned.setBy} at ${new Date(pinned.setAt).toISOString()}`,
   };

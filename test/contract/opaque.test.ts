@@ -1,6 +1,7 @@
 /**
  * Opaque tags through a real server: every ID path hands out permuted IDs only, each one the key's FF1 permutation of
- * the plain sequence the engine would have served; ranges and strictness are refused; the encoding outlives deletion.
+ * the plain sequence the engine would have served; ranges and strictness are refused; the encoding outlives deletion;
+ * a key rotation keeps old tags under the old key and gives new tags the new one.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -201,25 +202,15 @@ describe('Opaque tags', () => {
 
   it('a node with another key refuses to start (exit 78, one line); one without a key refuses the tag, never serves it plain', async () => {
     const file = path.join(dir, 'leaf.db');
-    const other = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        PORT: '0',
-        LEAF_SQLITE_FILE: file,
-        LEAF_OPAQUE_KEY: 'another-key-of-at-least-32-bytes-xxxxxxxxxx',
-      },
-      encoding: 'utf8',
-      timeout: 30_000,
+    const other = startRefused({
+      LEAF_SQLITE_FILE: file,
+      LEAF_OPAQUE_KEY: 'another-key-of-at-least-32-bytes-xxxxxxxxxx',
     });
     expect(other.status).toBe(78);
-    const refusals = other.stderr.split('\n').filter((l) => l.startsWith('leaf-ts: cannot start:'));
-    expect(refusals).toHaveLength(1);
-    expect(refusals[0]).toMatch(/LEAF_OPAQUE_KEY has fingerprint [0-9a-f]{16}, and the fleet's key has fingerprint /);
-    expect(refusals[0]).toContain(key.id);
+    expect(other.refusal).toMatch(/LEAF_OPAQUE_KEY has fingerprint [0-9a-f]{16}, and the fleet's key has fingerprint /);
+    expect(other.refusal).toContain(key.id);
     // The secret itself is never printed, by either process.
-    expect(other.stderr + other.stdout + server.logs()).not.toContain('another-key');
+    expect(other.output + server.logs()).not.toContain('another-key');
     expect(server.logs()).not.toContain(SECRET);
 
     const keyless = await startServer({ LEAF_SQLITE_FILE: file, LEAF_ADMIN_TOKEN: ADMIN });
@@ -239,4 +230,75 @@ describe('Opaque tags', () => {
       await keyless.stop();
     }
   }, 90_000);
+
+  it('rotation: a node with a new key and the old one retired keeps the old tags’ permutation and gives new tags the new key', async () => {
+    const file = path.join(dir, 'leaf.db');
+    const NEW = 'opaque-contract-rotated-key-abcdef0123456789-new';
+    const newKey = opaqueKeyFromText(NEW);
+    const retired = path.join(dir, 'retired-keys');
+    fs.writeFileSync(retired, `${SECRET}\n`, { mode: 0o600 });
+    // A rolling rotation: the old node keeps serving beside the rotated one, on one database.
+    const rotated = await startServer({
+      LEAF_SQLITE_FILE: file,
+      LEAF_ADMIN_TOKEN: ADMIN,
+      LEAF_OPAQUE_KEY: NEW,
+      LEAF_OPAQUE_RETIRED_KEYS_FILE: retired,
+    });
+    try {
+      const fromRotated = await takeIds(rotated.url, '/api/id/segment/sec?count=150');
+      const fromOld = await idsOf('/api/id/segment/sec?count=150');
+      const ids = [...fromRotated, ...fromOld];
+      expect(new Set(ids).size).toBe(300);
+      expect(new Set(ids.map((id) => sequenceOf(id))).size).toBe(300); // the old key's permutation, on both nodes
+      const decoded = await (await rotated.api(`/api/admin/tags/sec/decode/${fromRotated[0]}`)).json();
+      expect(decoded).toMatchObject({ keyId: key.id, sequence: String(sequenceOf(fromRotated[0] as string)) });
+
+      const created = await rotated.api('/api/admin/tags', {
+        method: 'POST',
+        body: { bizTag: 'rot_new', step: 10, encoding: 'opaque' },
+      });
+      expect((await created.json()).tag).toMatchObject({ encoding: 'opaque', keyId: newKey.id });
+      const fresh = await takeIds(rotated.url, '/api/id/segment/rot_new?count=20');
+      const freshSeq = fresh.map((id) => newKey.cipher(63, 'rot_new').decrypt(BigInt(id)));
+      expect(freshSeq).toEqual(freshSeq.map((_, k) => (freshSeq[0] as bigint) + BigInt(k)));
+      // The old node, which does not hold the new key, refuses the new tag rather than serve it unpermuted.
+      const refused = await get('/api/id/segment/rot_new');
+      expect(refused.status).toBe(503);
+      expect(JSON.parse(refused.text).error.code).toBe('opaque_key_missing');
+    } finally {
+      await rotated.stop();
+    }
+
+    // Once a node has moved the fleet to the new key, the old key alone cannot start again ...
+    const old = startRefused({ LEAF_SQLITE_FILE: file, LEAF_OPAQUE_KEY: SECRET });
+    expect(old.status).toBe(78);
+    expect(old.refusal).toContain(`the fleet's key has fingerprint ${newKey.id}`);
+    expect(old.refusal).toContain('LEAF_OPAQUE_RETIRED_KEYS_FILE');
+    // ... nor the new key without the old one, which the tags created before still use.
+    const forgetful = startRefused({ LEAF_SQLITE_FILE: file, LEAF_OPAQUE_KEY: NEW });
+    expect(forgetful.status).toBe(78);
+    expect(forgetful.refusal).toMatch(new RegExp(`created under key ${key.id} \\(tags (sec, js|js, sec)`));
+    expect(old.output + forgetful.output).not.toContain(SECRET);
+    expect(forgetful.output).not.toContain(NEW);
+  }, 90_000);
 });
+
+/** A server start expected to fail: its exit status, its one refusal line and everything it printed. */
+function startRefused(env: Record<string, string>): { status: number | null; refusal: string; output: string } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_ENV: 'production', PORT: '0', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  const refusals = run.stderr.split('\n').filter((l) => l.startsWith('leaf-ts: cannot start:'));
+  expect(refusals).toHaveLength(1);
+  return { status: run.status, refusal: refusals[0] as string, output: run.stdout + run.stderr };
+}
+
+async function takeIds(url: string, route: string): Promise<string[]> {
+  const r = await clientGet(`${url}${route}`);
+  expect(r.status, route).toBe(200);
+  const body = JSON.parse(r.text) as { id?: string; ids?: string[] };
+  return body.ids ?? [body.id as string];
+}

@@ -118,7 +118,7 @@ function runBothWays(
 
 describe('the packages as docs/api.md describes them', () => {
   it.each(['@leaf-ts/client', '@leaf-ts/embedded'])(
-    '%s: its tarball is the size (within 10 %%) and file count the docs say',
+    '%s: its tarball is the size (within a tenth) and file count the docs say',
     (name) => {
       const api = fs.readFileSync(path.join(REPO_ROOT, 'docs/api.md'), 'utf8');
       const folder = name.replace('@leaf-ts/', 'packages/');

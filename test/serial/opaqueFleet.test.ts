@@ -31,7 +31,11 @@ describe('opaque IDs across three nodes and a client', () => {
 
   it(`${TOTAL.toLocaleString('en-US')} IDs, none twice, each the permutation of a distinct claimed sequence number`, async () => {
     const store = new SqliteStore({ file });
-    await store.tags.createTag({ bizTag: 'orders', step: 1_000, encoding: { encoding: 'opaque', keyId: key.id } });
+    await store.tags.createTag({
+      bizTag: 'orders',
+      step: 1_000,
+      encoding: { encoding: 'opaque', keyId: key.id, heldKeyIds: [key.id] },
+    });
     await store.close();
     const env = (n: number) => ({ LEAF_SQLITE_FILE: file, LEAF_OPAQUE_KEY: SECRET, LEAF_NODE_ID: `opaque-${n}` });
     for (let n = 0; n < 3; n++) servers.push(await startServer(env(n)));

@@ -21,9 +21,17 @@ async function database(): Promise<string> {
   dirs.push(dir);
   const file = path.join(dir, 'leaf.db');
   const store = new SqliteStore({ file });
-  await store.tags.createTag({ bizTag: 'sec', step: 50, encoding: { encoding: 'opaque', keyId: key.id } });
+  await store.tags.createTag({
+    bizTag: 'sec',
+    step: 50,
+    encoding: { encoding: 'opaque', keyId: key.id, heldKeyIds: [key.id] },
+  });
   await store.tags.createTag({ bizTag: 'plain', step: 50 });
-  await store.tags.createTag({ bizTag: 'js', step: 50, encoding: { encoding: 'opaque-js-safe', keyId: key.id } });
+  await store.tags.createTag({
+    bizTag: 'js',
+    step: 50,
+    encoding: { encoding: 'opaque-js-safe', keyId: key.id, heldKeyIds: [key.id] },
+  });
   await store.close();
   return file;
 }

@@ -1,4 +1,4 @@
-/** leaf_setting's read, written once for every dialect (the insert-if-absent differs: each store writes its own). */
+/** leaf_setting's read and compare-and-set, written once for every dialect (each store writes its own insert-if-absent). */
 import { type SQL, sql } from 'drizzle-orm';
 import type { PinnedSetting } from '../../settings/settingStore';
 
@@ -12,6 +12,9 @@ export interface RawSettingRow {
 
 export const selectSettingSql = (name: string): SQL =>
   sql`SELECT value, set_by, set_at FROM ${SETTING} WHERE name = ${name}`;
+
+export const replaceSettingSql = (name: string, expected: string, value: string, setBy: string, nowMs: SQL): SQL =>
+  sql`UPDATE ${SETTING} SET value = ${value}, set_by = ${setBy}, set_at = ${nowMs} WHERE name = ${name} AND value = ${expected}`;
 
 export function pinnedFromRaw(row: RawSettingRow | undefined, name: string): PinnedSetting {
   // Inserted-if-absent just before, and never deleted by a node: a missing row is a broken database.

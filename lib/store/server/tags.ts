@@ -118,7 +118,13 @@ export class ServerTags implements TagStore {
       if (planEncoding(bizTag, encoding, before, tombstoneMax !== undefined) === 'insert' && encoding !== null) {
         await tx(insertEncodingSql(bizTag, encoding));
         if (audit !== undefined)
-          await insertAudit(tx, auditInsert(audit, 'tag.encoding', bizTag, undefined, { ...encoding }));
+          await insertAudit(
+            tx,
+            auditInsert(audit, 'tag.encoding', bizTag, undefined, {
+              encoding: encoding.encoding,
+              keyId: encoding.keyId,
+            }),
+          );
       }
       if (tombstoneMax !== undefined) await tx(sql`DELETE FROM ${TABLE.tombstone} WHERE biz_tag = ${bizTag}`);
       const after = (await lockTagRow(tx, bizTag)) as TagRow;

@@ -1,5 +1,5 @@
 import type { PinnedSetting, SettingStore } from '../../settings/settingStore';
-import { type RawSettingRow, pinnedFromRaw, selectSettingSql } from '../rows/settings';
+import { type RawSettingRow, pinnedFromRaw, replaceSettingSql, selectSettingSql } from '../rows/settings';
 import { leafSetting } from '../schema/sqlite';
 import type { SqliteExecutor } from './executor';
 import { DB_NOW_MS } from './sql';
@@ -16,5 +16,9 @@ export class SqliteSettings implements SettingStore {
       this.exec.read((db) => db.get<RawSettingRow>(selectSettingSql(name))),
       name,
     );
+  }
+
+  async replaceSetting(name: string, expected: string, value: string, setBy: string): Promise<boolean> {
+    return this.exec.changedOne((db) => db.run(replaceSettingSql(name, expected, value, setBy, DB_NOW_MS)));
   }
 }

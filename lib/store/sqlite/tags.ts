@@ -132,7 +132,13 @@ export class SqliteTags implements TagStore {
       if (planEncoding(bizTag, encoding, before, tombstone !== undefined) === 'insert' && encoding !== null) {
         db.run(insertEncodingSql(bizTag, encoding));
         if (audit !== undefined)
-          insertAudit(db, auditInsert(audit, 'tag.encoding', bizTag, undefined, { ...encoding }));
+          insertAudit(
+            db,
+            auditInsert(audit, 'tag.encoding', bizTag, undefined, {
+              encoding: encoding.encoding,
+              keyId: encoding.keyId,
+            }),
+          );
       }
       if (tombstone !== undefined) db.delete(leafAllocTombstone).where(eq(leafAllocTombstone.bizTag, bizTag)).run();
       const after = readTagRow(db, bizTag) as TagRow;
