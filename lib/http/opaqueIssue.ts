@@ -10,7 +10,7 @@ import type { IdRanges } from '../segment/idRanges';
 import type { Id } from '../segment/id';
 import type { SegmentEngine } from '../segment/engine';
 import type { RegionStride } from '../segment/regionIds';
-import { type Answer, jsonText, plainText } from './answer';
+import { type Answer, jsonText } from './answer';
 import { batch, lease, single } from './idBodies';
 
 interface OpaqueRuntime {
@@ -40,10 +40,10 @@ export function opaqueAnswer(
     opaque.read(bizTag).then((r) => {
       if (count === 0) {
         const id = taken as Id;
-        return r === null ? single(bizTag, id, plain, rt.stride) : singleBody(bizTag, r.one(id, rt.stride), plain);
+        return r === null ? single(bizTag, id, plain, rt.stride) : single(bizTag, r.one(id, rt.stride), plain);
       }
       const ranges = taken as IdRanges;
-      return r === null ? batch(bizTag, ranges, rt.stride) : batchBody(bizTag, r.many(ranges, rt.stride));
+      return r === null ? batch(bizTag, ranges, rt.stride) : permutedBatch(bizTag, r, ranges, rt.stride);
     }),
   );
 }
@@ -78,21 +78,20 @@ function permuted(
   const { segments, stride } = rt;
   if (count === 0) {
     const id = segments.nextId(bizTag);
-    if (typeof id !== 'object') return singleBody(bizTag, renderer.one(id, stride), plain);
-    return id.then((v) => singleBody(bizTag, renderer.one(v, stride), plain));
+    if (typeof id !== 'object') return single(bizTag, renderer.one(id, stride), plain);
+    return id.then((v) => single(bizTag, renderer.one(v, stride), plain));
   }
   const ranges = segments.takeRanges(bizTag, count);
-  if (ranges instanceof Promise) return ranges.then((r) => batchBody(bizTag, renderer.many(r, stride)));
-  return batchBody(bizTag, renderer.many(ranges, stride));
+  if (ranges instanceof Promise) return ranges.then((r) => permutedBatch(bizTag, renderer, r, stride));
+  return permutedBatch(bizTag, renderer, ranges, stride);
 }
 
-function singleBody(bizTag: string, id: string, plain: boolean): Answer {
-  if (plain) return plainText(id);
-  return jsonText('{"tag":"' + bizTag + '","id":"' + id + '"}');
-}
-
-function batchBody(bizTag: string, ids: string[]): Answer {
-  let body = '{"tag":"' + bizTag + '","ids":["' + ids[0];
-  for (let k = 1; k < ids.length; k++) body += '","' + ids[k];
-  return jsonText(body + '"]}');
+/** The batch body `batch` writes, the IDs permuted: written by the renderer, no string per ID. */
+function permutedBatch(
+  bizTag: string,
+  renderer: OpaqueRenderer,
+  ranges: IdRanges,
+  stride: RegionStride | null | undefined,
+): Answer {
+  return jsonText(renderer.manyText(ranges, stride, '{"tag":"' + bizTag + '","ids":["', '","', '"]}'));
 }

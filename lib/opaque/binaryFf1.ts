@@ -24,10 +24,9 @@ export class BinaryFf1 {
   /** That state's last four bytes, which the block's NUM(B) is xor'ed into. */
   private readonly tail: number;
   private readonly rounds: number;
-  /** Each round's constant 12 bytes as three native-order words. */
+  /** Each round's constant 12 bytes as three native-order words: only the third differs between rounds ([i]). */
   private readonly headWords: Uint32Array[];
-  private blocks = new Uint32Array(64 * 4);
-  private ys = new Uint32Array(64);
+  private blocks = new Uint32Array(0);
 
   /** `tweak`: FF1's tweak (an opaque tag's name), so each tag has its own permutation under one key. */
   constructor(key: Uint8Array, bits: OpaqueBits, tweak: Uint8Array = new Uint8Array(0), rounds = FF1_ROUNDS) {
@@ -109,21 +108,13 @@ export class BinaryFf1 {
    */
   encryptHalves(A: Uint32Array, B: Uint32Array, n: number): void {
     for (let i = 0; i < this.rounds; i++) {
-      const y = this.roundValues(i, B, n);
+      const out = this.roundOutput(i, B, n);
       // (A + y) mod 2^m with m ≤ 32: the low m bits of the sum, by integer operations (a double's % is fmod).
       const mask = this.maskOf(i);
-      if (mask === -1) {
-        for (let k = 0; k < n; k++) {
-          const c = ((A[k] as number) + (y[k] as number)) >>> 0;
-          A[k] = B[k] as number;
-          B[k] = c;
-        }
-      } else {
-        for (let k = 0; k < n; k++) {
-          const c = ((A[k] as number) + (y[k] as number)) & mask;
-          A[k] = B[k] as number;
-          B[k] = c;
-        }
+      for (let k = 0, w = 1; k < n; k++, w += 4) {
+        const c = ((A[k] as number) + swap(out[w] as number)) & mask;
+        A[k] = B[k] as number;
+        B[k] = c;
       }
     }
   }
@@ -131,11 +122,10 @@ export class BinaryFf1 {
   /** FF1.Decrypt of the first `n` values given as halves, in place: the rounds of encryptHalves undone. */
   decryptHalves(A: Uint32Array, B: Uint32Array, n: number): void {
     for (let i = this.rounds - 1; i >= 0; i--) {
-      const y = this.roundValues(i, A, n);
+      const out = this.roundOutput(i, A, n);
       const mask = this.maskOf(i);
-      for (let k = 0; k < n; k++) {
-        const d = (B[k] as number) - (y[k] as number);
-        const c = mask === -1 ? d >>> 0 : d & mask;
+      for (let k = 0, w = 1; k < n; k++, w += 4) {
+        const c = ((B[k] as number) - swap(out[w] as number)) & mask;
         B[k] = A[k] as number;
         A[k] = c;
       }
@@ -158,48 +148,41 @@ export class BinaryFf1 {
     return xs;
   }
 
-  /** -1 for m = 32 (take the sum mod 2^32), else the mask of the round's m low bits. */
+  /** The mask of round i's m low bits (m ≤ 32); stored into a Uint32Array, the sum's sign bit is dropped. */
   private maskOf(i: number): number {
     const m = i % 2 === 0 ? this.u : this.v;
     return m === 32 ? -1 : 2 ** m - 1;
   }
 
   /**
-   * Round i's y mod 2^32 for each of the first n values of `side`: one AES call over all blocks, whose first 12
-   * bytes are the round's constant and last 4 CIPH(P)'s tail xor NUM(side); bytes 4..7 of each answer.
+   * Round i's AES answers for the first n values of `side`, as native words (y mod 2^32 is word 1 of each block,
+   * byte-swapped): one AES call over all blocks. A block's first 8 bytes are the same in every round (set when the
+   * buffer is made), byte 8..11 the round's word, the last 4 CIPH(P)'s tail xor NUM(side).
    */
-  private roundValues(i: number, side: Uint32Array, n: number): Uint32Array {
+  private roundOutput(i: number, side: Uint32Array, n: number): Uint32Array {
     const words = this.scratch(n);
-    const bytes = new Uint8Array(words.buffer, words.byteOffset, n * 16);
+    const h2 = (this.headWords[i] as Uint32Array)[2] as number;
     const tail = this.tail;
-    const head = this.headWords[i] as Uint32Array;
-    const h0 = head[0] as number;
-    const h1 = head[1] as number;
-    const h2 = head[2] as number;
-    for (let k = 0, w = 0; k < n; k++, w += 4) {
-      words[w] = h0;
-      words[w + 1] = h1;
-      words[w + 2] = h2;
-      words[w + 3] = swap((tail ^ (side[k] as number)) >>> 0);
+    for (let k = 0, w = 2; k < n; k++, w += 4) {
+      words[w] = h2;
+      words[w + 1] = swap((tail ^ (side[k] as number)) >>> 0);
     }
-    const out = this.cipher.update(bytes);
-    const outWords =
-      out.byteOffset % 4 === 0
-        ? new Uint32Array(out.buffer, out.byteOffset, n * 4)
-        : new Uint32Array(Uint8Array.from(out).buffer, 0, n * 4);
-    const y = this.yScratch(n);
-    for (let k = 0, w = 1; k < n; k++, w += 4) y[k] = swap(outWords[w] as number);
-    return y;
+    const out = this.cipher.update(new Uint8Array(words.buffer, words.byteOffset, n * 16));
+    return out.byteOffset % 4 === 0
+      ? new Uint32Array(out.buffer, out.byteOffset, n * 4)
+      : new Uint32Array(Uint8Array.from(out).buffer, 0, n * 4);
   }
 
-  private yScratch(n: number): Uint32Array {
-    if (this.ys.length < n) this.ys = new Uint32Array(Math.max(n, 64));
-    return this.ys;
-  }
-
-  /** A reused block buffer of at least n blocks (16-byte aligned, for Uint32 views). */
+  /** A reused block buffer of at least n blocks, each block's first two words (the rounds' common ones) set. */
   private scratch(n: number): Uint32Array {
-    if (this.blocks.length < n * 4) this.blocks = new Uint32Array(Math.max(n, 64) * 4);
+    if (this.blocks.length < n * 4) {
+      this.blocks = new Uint32Array(Math.max(n, 64) * 4);
+      const head = this.headWords[0] as Uint32Array;
+      for (let w = 0; w < this.blocks.length; w += 4) {
+        this.blocks[w] = head[0] as number;
+        this.blocks[w + 1] = head[1] as number;
+      }
+    }
     return this.blocks;
   }
 

@@ -8,7 +8,7 @@ import { type IdRanges, runBase } from '../segment/idRanges';
 import { type Id, idBigint } from '../segment/id';
 import { type RegionStride, regionId } from '../segment/regionIds';
 import type { BinaryFf1 } from './binaryFf1';
-import { decimal63 } from './decimal';
+import { decimal63, decimalList } from './decimal';
 
 const WINDOW = 64;
 
@@ -45,46 +45,40 @@ export class OpaqueRenderer {
     return this.win[0] as string;
   }
 
-  /** Every ID of `ranges`, in order, permuted: a batch's answer. */
+  /** Every ID of `ranges`, in order, permuted. */
   many(ranges: IdRanges, stride: RegionStride | null | undefined): string[] {
-    if (ranges.bases === null && stride == null && this.cipher.bits === 63) return this.manyNumbers(ranges);
-    const positions: Id[] = [];
-    const { bounds } = ranges;
-    for (let r = 0; r < bounds.length; r += 2) {
-      const base = runBase(ranges, r);
-      const last = bounds[r + 1] as number;
-      for (let p = bounds[r] as number; p <= last; p++) positions.push(base === null ? p : base + BigInt(p));
-    }
-    return this.each(positions, stride);
+    return this.each(positionsOf(ranges), stride);
   }
 
-  /** The common batch: runs of IDs below 2^53 without regions, read straight into FF1's halves. */
-  private manyNumbers(ranges: IdRanges): string[] {
+  /** Every ID of `ranges`, in order, permuted, joined by `sep` between `open` and `close`: a batch's answer. */
+  manyText(
+    ranges: IdRanges,
+    stride: RegionStride | null | undefined,
+    open: string,
+    sep: string,
+    close: string,
+  ): string {
+    if (ranges.bases !== null || stride != null || this.cipher.bits !== 63)
+      return open + this.many(ranges, stride).join(sep) + close;
+    // The common batch: runs of IDs below 2^53 without regions, read straight into FF1's halves.
     const n = ranges.count;
     const A = new Uint32Array(n);
     const B = new Uint32Array(n);
+    const ids = new Float64Array(n);
     const low = this.low;
     const { bounds } = ranges;
     let k = 0;
     for (let r = 0; r < bounds.length; r += 2) {
       const last = bounds[r + 1] as number;
       for (let id = bounds[r] as number; id <= last; id++, k++) {
-        A[k] = Math.floor(id / low);
-        B[k] = id % low;
+        const a = Math.floor(id / low);
+        A[k] = a;
+        B[k] = id - a * low;
+        ids[k] = id;
       }
     }
     this.cipher.encryptHalves(A, B, n);
-    const out = new Array<string>(n);
-    k = 0;
-    for (let r = 0; r < bounds.length; r += 2) {
-      const last = bounds[r + 1] as number;
-      for (let id = bounds[r] as number; id <= last; id++, k++) {
-        const a = A[k] as number;
-        const b = B[k] as number;
-        out[k] = a === 0 && b === 0 ? this.text(a, b, id) : decimal63(a, b);
-      }
-    }
-    return out;
+    return decimalList(open, sep, close, A, B, n, (j) => this.text(0, 0, ids[j] as number));
   }
 
   /** Each position's permuted ID, in order (ten AES calls in all). */
@@ -172,4 +166,16 @@ export class OpaqueRenderer {
 
 function idOf(p: Id, s: RegionStride | null): Id {
   return s === null ? p : regionId(p, s);
+}
+
+/** Every position of `ranges`, in order: numbers, or bigints for a run above 2^53. */
+function positionsOf(ranges: IdRanges): Id[] {
+  const positions: Id[] = [];
+  const { bounds } = ranges;
+  for (let r = 0; r < bounds.length; r += 2) {
+    const base = runBase(ranges, r);
+    const last = bounds[r + 1] as number;
+    for (let p = bounds[r] as number; p <= last; p++) positions.push(base === null ? p : base + BigInt(p));
+  }
+  return positions;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BinaryFf1 } from '../../lib/opaque/binaryFf1';
-import { decimal63 } from '../../lib/opaque/decimal';
+import { decimal63, decimalList } from '../../lib/opaque/decimal';
 import { ff1 } from '../../lib/opaque/ff1';
 import { OpaqueKey } from '../../lib/opaque/key';
 
@@ -98,7 +98,7 @@ describe('FF1 (NIST SP 800-38G)', () => {
   });
 });
 
-describe('decimal63', () => {
+describe('decimal63 and decimalList', () => {
   it('writes a·2^32 + b exactly, across the whole range', () => {
     const cases: Array<[number, number]> = [
       [0, 0],
@@ -114,6 +114,14 @@ describe('decimal63', () => {
     };
     for (let i = 0; i < 20_000; i++) cases.push([rnd(2 ** 31), rnd(2 ** 31) * 2 + rnd(2)]);
     for (const [a, b] of cases) expect(decimal63(a, b)).toBe(((BigInt(a) << 32n) | BigInt(b)).toString());
+    // decimalList writes the same digits as one list, and asks `other` for an entry of two zero halves.
+    const A = Uint32Array.from(cases.map(([a]) => a));
+    const B = Uint32Array.from(cases.map(([, b]) => b));
+    const expected = cases.map(([a, b], k) => (a === 0 && b === 0 ? `other${k}` : decimal63(a, b)));
+    expect(decimalList('{"ids":["', '","', '"]}', A, B, cases.length, (k) => `other${k}`)).toBe(
+      `{"ids":["${expected.join('","')}"]}`,
+    );
+    expect(decimalList('[', ',', ']', A, B, 3, () => null)).toBe('[0,5,4294967296]');
   });
 });
 
