@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import { LeafClientError, closedError } from './errors';
 import type { Lease } from './lease';
 import { type LeaseLimits, PREFETCH_AT_USED, nextLeaseSize } from './leaseSize';
+import { askInRequests } from './askInRequests';
 import { OpaqueBatches } from './opaqueBatches';
 import { type OrderingWatch, noVouch } from './orderingWatch';
 
@@ -15,9 +16,6 @@ export interface LeaseSource {
   /** IDs asked for now: a strict tag's (no lease may hold its IDs), or an opaque tag's (`increasing` false). */
   take(tag: string, count: number, increasing?: boolean): Promise<bigint[]>;
 }
-
-/** The most IDs one request asks for (the batch route's limit). */
-const MAX_REQUEST = 10_000;
 
 /** One tag in the client: the current lease and a standby fetched in the background (Leaf's double buffer). */
 export class LeafTag {
@@ -157,13 +155,8 @@ export class LeafTag {
     return true;
   }
 
-  private async askNow(count: number): Promise<bigint[]> {
-    const out: bigint[] = [];
-    while (out.length < count) {
-      if (this.closed) throw closedError();
-      out.push(...(await this.source.take(this.name, Math.min(MAX_REQUEST, count - out.length))));
-    }
-    return out;
+  private askNow(count: number): Promise<bigint[]> {
+    return askInRequests(this.source, this.name, count, true, () => this.closed);
   }
 
   private fill(out: bigint[], count: number): boolean {

@@ -4,11 +4,12 @@
  * An opaque tag can never be strict, so a batch needs no vouch; what is left at close is a gap.
  */
 import { closedError } from './errors';
+import { MAX_REQUEST, askInRequests } from './askInRequests';
 import type { LeaseSource } from './leafTag';
 
 /** The first batch; each refill doubles it up to the batch route's limit. */
 const FIRST_BATCH = 100;
-const MAX_BATCH = 10_000;
+const MAX_BATCH = MAX_REQUEST;
 
 export class OpaqueBatches {
   private ids: bigint[] = [];
@@ -54,15 +55,10 @@ export class OpaqueBatches {
     this.at = 0;
   }
 
-  private async takeSlow(count: number): Promise<bigint[]> {
+  private takeSlow(count: number): Promise<bigint[]> {
     const out = this.ids.slice(this.at);
     this.at = this.ids.length;
-    while (out.length < count) {
-      const got = await this.source.take(this.name, Math.min(MAX_BATCH, count - out.length), false);
-      if (this.closed) throw closedError();
-      out.push(...got);
-    }
-    return out;
+    return askInRequests(this.source, this.name, count, false, () => this.closed, out);
   }
 
   /** One batch more, appended behind what is left. */

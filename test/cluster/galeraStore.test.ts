@@ -481,6 +481,35 @@ describe('MysqlStore on Galera', () => {
     }
   });
 
+  it('an opaque tag created through one node is opaque on the others: read after a claim there, never missed; two creations racing leave one encoding', async () => {
+    const key = { encoding: 'opaque' as const, keyId: '0123456789abcdef' };
+    const requested = { ...key, heldKeyIds: [key.keyId] };
+    for (let k = 0; k < 12; k++) {
+      const bizTag = `opq-${k}`;
+      const [a, b, c] = [storeOn(k % 3), storeOn((k + 1) % 3), storeOn((k + 2) % 3)];
+      await a.tags.createTag({ bizTag, step: 10, encoding: requested });
+      // The engine's order (lib/opaque/opaqueTags.ts): a claim, then the encoding read — here each on another node.
+      await b.tags.allocate(bizTag);
+      expect(await c.tags.getEncoding(bizTag), `${bizTag} read through node ${(k + 2) % 3}`).toEqual(key);
+    }
+    // A plain and an opaque creation of one name at once, through two nodes: one tag, with the winner's encoding
+    // on every node; the name keeps it after a delete, re-created through a third node.
+    for (let k = 0; k < 6; k++) {
+      const bizTag = `opq-race-${k}`;
+      const outcomes = await Promise.allSettled([
+        storeOn(k % 3).tags.createTag({ bizTag, step: 10 }),
+        storeOn((k + 1) % 3).tags.createTag({ bizTag, step: 10, encoding: requested }),
+      ]);
+      const won = outcomes.findIndex((o) => o.status === 'fulfilled');
+      expect(outcomes.filter((o) => o.status === 'fulfilled').length, `${bizTag}: one creation wins`).toBe(1);
+      for (let i = 0; i < 3; i++) expect(await storeOn(i).tags.getEncoding(bizTag)).toEqual(won === 0 ? null : key);
+      await storeOn((k + 2) % 3).tags.deleteTag(bizTag);
+      await expect(
+        storeOn(k % 3).tags.createTag({ bizTag, step: 10, ...(won === 0 ? { encoding: requested } : {}) }),
+      ).rejects.toMatchObject({ code: 'encoding_conflict' });
+    }
+  });
+
   // Worst case: every node claims the row without pause. An audited change is a transaction of several round trips
   // (lock and read, change, read, insert, commit), so a claim committed through another node meanwhile often wins
   // certification, and a change may lose all its attempts: it answers store_unavailable, applied nowhere and

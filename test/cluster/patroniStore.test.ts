@@ -123,13 +123,42 @@ describe('PostgreSQL store on Patroni, synchronous_mode', () => {
     expect(hosts.flatMap(hostProblems)).toEqual([]);
   });
 
-  it('the primary killed under claims: the store finds the new one by itself, and no acknowledged claim is handed out again', async () => {
+  it('the primary killed under claims and opaque creations: the store finds the new one, no acknowledged claim is handed out again, no tag lost its encoding', async () => {
     let killed = -1;
+    // Opaque tags created one after another across the kill: each is its leaf_alloc and leaf_encoding rows in one
+    // transaction, so on the new primary a tag exists with its encoding or not at all, and an acknowledged one exists.
+    const opaque = { encoding: 'opaque' as const, keyId: '0123456789abcdef', heldKeyIds: ['0123456789abcdef'] };
+    const created: string[] = [];
+    const attempted: string[] = [];
+    let creating = true;
+    const creations = (async () => {
+      for (let k = 0; creating; k++) {
+        const bizTag = `opq-${k}`;
+        attempted.push(bizTag);
+        await store.tags.createTag({ bizTag, step: 10, encoding: opaque }).then(
+          () => created.push(bizTag),
+          () => new Promise((resolve) => setTimeout(resolve, 100)),
+        );
+      }
+    })();
     const run = await claimThrough(async () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       killed = await cluster.killPrimary();
       await cluster.waitForLeader({ not: killed });
     });
+    creating = false;
+    await creations;
+    const { encoding, keyId } = opaque;
+    const encodings = await store.tags.listEncodings();
+    for (const bizTag of attempted) {
+      const exists = (await store.tags.getTag(bizTag)) !== undefined;
+      if (created.includes(bizTag)) expect(exists, `${bizTag} was acknowledged`).toBe(true);
+      expect(encodings.get(bizTag), `${bizTag}'s encoding`).toEqual(exists ? { encoding, keyId } : undefined);
+    }
+    console.log(
+      `[patroniStore] opaque creations across the kill: ${created.length} acknowledged of ${attempted.length}, every one with its encoding on the new primary`,
+    );
+    expect(created.length).toBeGreaterThan(3);
     console.log(
       `[patroniStore] primary killed: ${run.claims.length} claims acknowledged, ${run.failures} failed meanwhile, longest gap ${run.longestGapMs} ms`,
     );
