@@ -5,3 +5,4 @@ export { LeafClientError, type LeafClientErrorCode, isLeafClientError } from './
 export { MAX_ID, MAX_LEASE_COUNT } from './lease';
 export type { FetchAnswer, FetchLike } from './leaseFetcher';
 export type { Clock, TimerHandle } from '../clock';
+export { type SnowflakeFleet, type SnowflakeParts, decodeSnowflakeId, snowflakeAt } from './snowflakeTime';

@@ -7,7 +7,6 @@ import { countIn, leaseCountIn } from './count';
 import { health, hostsProbeCache } from './health';
 import {
   type IdRuntime,
-  decodeSnowflake,
   issueFormatted,
   issueOwned,
   issueOwnedRuns,
@@ -18,6 +17,7 @@ import {
 import { orderingAnswer, orderingQuery } from './clientOrdering';
 import { formIn, inForm } from './idForm';
 import { decodeTag, matchRoute } from './routes';
+import { decodeSnowflake, snowflakeAt } from './snowflakeTime';
 
 export type { IdRuntime } from './issue';
 export { ID_ROUTES } from './routes';
@@ -138,6 +138,10 @@ export function createIdHandler(deps: IdRouteDeps): IdHandler {
         case 'snowflake-decode':
           requireAllRoutes(grant);
           result = decodeSnowflake(() => deps.runtime(), route.param);
+          break;
+        case 'snowflake-at':
+          requireAllRoutes(grant);
+          result = snowflakeAt(() => deps.runtime(), url, q);
           break;
         case 'formatted': {
           const bizTag = allowedTag(grant, route.param);

@@ -8,11 +8,10 @@ import { firstId } from '../segment/idRanges';
 import type { SegmentEngine } from '../segment/engine';
 import type { SnowflakeNode } from '../snowflake/node';
 import type { LeafStore } from '../store/leafStore';
-import { MAX_DATE_MS, MAX_SNOWFLAKE } from '../snowflake/layout';
 import type { RegionStride } from '../segment/regionIds';
 import type { RegionInfo } from '../settings/region';
 import type { OpaqueTags } from '../opaque/opaqueTags';
-import { type Answer, jsonOk } from './answer';
+import type { Answer } from './answer';
 import { opaqueAnswer, opaqueLease } from './opaqueIssue';
 import { batch, formattedBatch, formattedSingle, lease, single, snowflakeBatch, snowflakeSingle } from './idBodies';
 
@@ -208,7 +207,7 @@ export function issueFormatted({ formats }: IdRuntime, bizTag: string, count: nu
   return ids instanceof Promise ? ids.then((v) => formattedBatch(bizTag, v)) : formattedBatch(bizTag, ids);
 }
 
-function snowflakeOff(): LeafError {
+export function snowflakeOff(): LeafError {
   return new LeafError('snowflake_unavailable', 'Snowflake mode is off on this node (LEAF_SNOWFLAKE=off).');
 }
 
@@ -227,35 +226,3 @@ export function issueSnowflake(
   return node.take(count).then(snowflakeBatch);
 }
 
-const DECIMAL_ID = /^[0-9]{1,19}$/;
-
-export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRuntime>, raw: string): Promise<Answer> {
-  if (!DECIMAL_ID.test(raw) || BigInt(raw) > MAX_SNOWFLAKE) {
-    throw new LeafError('invalid_id', 'A snowflake ID is a decimal integer from 0 to 9223372036854775807.');
-  }
-  const { snowflake } = await runtime();
-  if (snowflake === null) throw snowflakeOff();
-  const id = BigInt(raw);
-  const { layout, epochMs } = snowflake;
-  if (id > layout.maxId) {
-    throw new LeafError('invalid_id', `An ID of snowflake layout ${layout.text} is at most ${layout.maxId}.`);
-  }
-  const d = layout.decompose(id, epochMs);
-  if (d.timestampMs > MAX_DATE_MS) {
-    throw new LeafError(
-      'invalid_id',
-      `This ID carries a time past ${new Date(MAX_DATE_MS).toISOString()}, the last date there is.`,
-    );
-  }
-  const body = {
-    id: id.toString(),
-    layout: layout.text,
-    layoutBits: layout.describe(),
-    timestamp: new Date(d.timestampMs).toISOString(),
-    timestampMs: d.timestampMs,
-    region: d.region,
-    workerId: d.workerId,
-    sequence: d.sequence,
-  };
-  return jsonOk(body);
-}

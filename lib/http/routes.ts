@@ -9,6 +9,7 @@ export type RouteKind =
   | 'leaf-segment'
   | 'snowflake'
   | 'snowflake-decode'
+  | 'snowflake-at'
   | 'leaf-snowflake'
   | 'health'
   | 'formatted'
@@ -20,6 +21,7 @@ export const ID_ROUTES: ReadonlyArray<{ path: string; param: boolean; kind: Rout
   { path: '/api/id/owner/', param: true, kind: 'segment-owner' },
   { path: '/api/segment/get/', param: true, kind: 'leaf-segment' },
   { path: '/api/id/snowflake', param: false, kind: 'snowflake' },
+  { path: '/api/id/snowflake/at', param: false, kind: 'snowflake-at' },
   { path: '/api/id/snowflake/', param: true, kind: 'snowflake-decode' },
   { path: '/api/snowflake/get/', param: true, kind: 'leaf-snowflake' },
   { path: '/api/health', param: false, kind: 'health' },

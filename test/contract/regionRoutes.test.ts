@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServer } from '../support/serverProcess';
 import { takeAnswer } from '../support/clientIds';
+import { decodeSnowflakeId, snowflakeAt } from '../../lib/client';
 
 /**
  * Every public ID route of a regional fleet, read as docs/api.md says, answers IDs — never a region's raw positions.
@@ -101,6 +102,50 @@ describe('a regional fleet answers IDs on every route', () => {
           }
         }
       }
+    }
+  });
+
+  it('snowflake IDs from a time: each region’s IDs issued between two moments lie between its at() bounds; the client computes the same', async () => {
+    const atOf = async (region: ServerProcess, time: string) => {
+      const r = await region.api(`/api/id/snowflake/at?time=${encodeURIComponent(time)}`, { auth: null });
+      expect(r.status, time).toBe(200);
+      return (await r.json()) as {
+        layout: string;
+        epoch: string;
+        regions: number;
+        region: number;
+        firstAtOrAfter: string | null;
+        lastBefore: string | null;
+      };
+    };
+    const fleet = (a: { layout: string; epoch: string; regions: number }) => ({
+      layout: a.layout,
+      epoch: new Date(a.epoch),
+      regions: a.regions,
+    });
+    for (const [index, region] of regions.entries()) {
+      const from = new Date(Date.now() - 1).toISOString();
+      const ids: bigint[] = [];
+      for (let i = 0; i < 20; i++)
+        ids.push(BigInt(JSON.parse((await takeAnswer(`${region.url}/api/id/snowflake`)).text).id));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const to = String(Date.now()); // whole ms since 1970, the other form
+      const [low, high] = [await atOf(region, from), await atOf(region, to)];
+      expect([low.region, low.regions]).toEqual([index, 2]);
+      for (const id of ids) {
+        expect(id >= BigInt(low.firstAtOrAfter!), `${id} ≥ at(${from})`).toBe(true);
+        expect(id <= BigInt(high.lastBefore!), `${id} ≤ before(${to})`).toBe(true);
+        expect(decodeSnowflakeId({ ...fleet(low), region: index }, id).region).toBe(index);
+      }
+      // The client's pure function, given what the route names, answers the same IDs.
+      const local = snowflakeAt({ ...fleet(low), region: index }, new Date(from));
+      expect([String(local.firstAtOrAfter), String(local.lastBefore)]).toEqual([low.firstAtOrAfter, low.lastBefore]);
+    }
+    // Bad input: a 400 with a JSON error, never a 500.
+    for (const query of ['', '?time=yesterday', '?time=2026-12-07T10:00:00', '?time=1&time=2', '?when=1']) {
+      const r = await regions[0]!.api(`/api/id/snowflake/at${query}`, { auth: null });
+      expect(r.status, query).toBe(400);
+      expect((await r.json()).error.code).toBe('invalid_request');
     }
   });
 

@@ -28,7 +28,9 @@ import {
 
 const TOKEN = 'package-token';
 /** Server modules neither package may ship (the client: nothing of the engine or stores either). */
-const SERVER_MODULES = /^dist\/(http|runtime|config|admin|metrics|fleet|auth|snowflake)[/.]/;
+// Of lib/snowflake only the pure layout functions (IDs ↔ time without a call): never the node, generator or stores.
+const SERVER_MODULES =
+  /^dist\/(http|runtime|config|admin|metrics|fleet|auth)[/.]|^dist\/snowflake\/(?!(layout|timeBounds)\.(js|d\.ts)$)/;
 
 let tmp: TempDir;
 let packs: Map<string, Packed>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSnowflake, type IdRuntime } from '@/lib/http/issue';
+import type { IdRuntime } from '@/lib/http/issue';
+import { decodeSnowflake } from '@/lib/http/snowflakeTime';
 import { DEFAULT_EPOCH_MS, MAX_SAFE_ID, SnowflakeLayout } from '@/lib/snowflake/layout';
 import { SnowflakeNode } from '@/lib/snowflake/node';
 import { FakeClock, FakeWorkerStore } from '../support/fakes';

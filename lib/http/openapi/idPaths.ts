@@ -105,6 +105,23 @@ export const ID_PATHS: Record<string, Record<string, Operation>> = {
       },
     },
   },
+  '/api/id/snowflake/at': {
+    get: {
+      summary:
+        "The IDs at a moment: the smallest this region's nodes can issue at or after it, the largest they can have issued before it (by the nodes' clocks, exact to the layout's time unit)",
+      security: idSecurity,
+      parameters: [
+        {
+          name: 'time',
+          in: 'query',
+          required: true,
+          description: 'ISO 8601 with its zone, or whole ms since 1970',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: { '200': answer('the bounds', ref('SnowflakeAt')), ...ID_ERRORS },
+    },
+  },
   '/api/id/snowflake/{id}': {
     get: {
       summary: "Decodes a snowflake ID with this node's epoch",

@@ -96,6 +96,17 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
     workerId: int,
     sequence: int,
   }),
+  SnowflakeAt: object({
+    time: isoTime,
+    timeMs: int,
+    layout: str,
+    epoch: isoTime,
+    regions: int,
+    region: int,
+    unitMs: int,
+    firstAtOrAfter: nullable(decimalId),
+    lastBefore: nullable(decimalId),
+  }),
   Health: shape<HealthView>()({
     status: oneOfValues(['ok', 'degraded']),
     store: object(
