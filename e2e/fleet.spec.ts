@@ -107,6 +107,35 @@ test.describe.serial('fleet of two nodes', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'nodes.png'), fullPage: true });
   });
 
+  test('the Nodes page tells when a snowflake ID was issued, and which IDs were issued in a window', async ({
+    signedIn: page,
+  }) => {
+    const from = new Date(Date.now() - 1).toISOString();
+    const [id] = await takeIdStrings(`${nodeB!.url}/api/id/snowflake`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const to = new Date().toISOString();
+    await page.goto('/nodes');
+    const card = page.getByTestId('snowflake-time');
+    await card.getByLabel('When was this snowflake ID issued?').fill(id!);
+    await card.getByRole('button', { name: 'Decode' }).click();
+    // B's worker id is one of its reserved ones; the time lies in the window the ID was taken in.
+    await expect(card.getByTestId('snowflake-decode-fields')).toHaveText(/^0 · (60[0-3]|700) · \d+$/);
+    const issued = Date.parse((await card.getByTestId('snowflake-decode-time').textContent()) ?? '');
+    expect(issued).toBeGreaterThanOrEqual(Date.parse(from) - 1);
+    expect(issued).toBeLessThanOrEqual(Date.parse(to));
+
+    await card.getByLabel('IDs issued from').fill(from);
+    await card.getByLabel('until (not including)').fill(to);
+    await card.getByRole('button', { name: 'Find the IDs' }).click();
+    const range = (await card.getByTestId('snowflake-between-range').textContent()) ?? '';
+    const [, low, high] = /^id BETWEEN (\d+) AND (\d+)$/.exec(range) ?? [];
+    expect(BigInt(id!) >= BigInt(low!) && BigInt(id!) <= BigInt(high!), `${id} in ${range}`).toBe(true);
+    // A window written without its zone is refused, not read in the browser's zone.
+    await card.getByLabel('IDs issued from').fill('2026-12-07T10:00:00');
+    await card.getByRole('button', { name: 'Find the IDs' }).click();
+    await expect(card.getByTestId('snowflake-between-error')).toContainText('ISO 8601 with its zone');
+  });
+
   test('the tag page shows each node’s buffer, the fleet rate chart and the step advice', async ({
     signedIn: page,
     request,

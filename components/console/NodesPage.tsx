@@ -10,6 +10,7 @@ import { NodeTagsPanel } from './NodeTagsPanel';
 import { useNodes } from './queries';
 import { RegionLine } from './RegionLine';
 import { SnowflakeSettings } from './SnowflakeSettings';
+import { SnowflakeTime } from './SnowflakeTime';
 
 /** Every node of the fleet, as the registry's heartbeats report them; a row expands to the node's tags. */
 export function NodesPage() {
@@ -91,6 +92,7 @@ export function NodesPage() {
           No node has sent a heartbeat yet.
         </p>
       )}
+      <SnowflakeTime />
     </section>
   );
 }

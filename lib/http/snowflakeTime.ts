@@ -1,7 +1,7 @@
 /** The snowflake routes that read IDs rather than issue them: decode an ID, and the IDs at a time. */
 import { LeafError } from '../errors';
 import { MAX_DATE_MS, MAX_SNOWFLAKE } from '../snowflake/layout';
-import { snowflakeBounds } from '../snowflake/timeBounds';
+import { momentOf, snowflakeBounds } from '../snowflake/timeBounds';
 import { type Answer, jsonOk } from './answer';
 import { type IdRuntime, snowflakeOff } from './issue';
 
@@ -72,18 +72,9 @@ export async function snowflakeAt(
   });
 }
 
-/**
- * A moment as a query gives it: ISO 8601 with a zone (`2026-12-07T18:00:00Z`, `…+08:00`) or whole ms since the
- * Unix epoch. A date-time without a zone is refused: it would be read in the server's zone.
- */
 function parseMoment(text: string, name: string): number {
-  if (/^-?[0-9]{1,16}$/.test(text)) {
-    const ms = Number(text);
-    if (Math.abs(ms) <= MAX_DATE_MS) return ms;
-  } else if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9]{2}:[0-9]{2})$/i.test(text)) {
-    const ms = Date.parse(text);
-    if (!Number.isNaN(ms)) return ms;
-  }
+  const ms = momentOf(text);
+  if (ms !== null) return ms;
   throw new LeafError(
     'invalid_request',
     `${name} must be an ISO 8601 time with its zone (2026-12-07T18:00:00Z) or whole ms since 1970 (got ${JSON.stringify(text.slice(0, 40))}).`,

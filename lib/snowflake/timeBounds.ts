@@ -5,7 +5,7 @@
  * issued at or after T is at least the first ID of T's unit, and every ID issued before T at most the last ID of the
  * unit of T − 1 ms: bounds exact to the layout's time unit, for one region's IDs.
  */
-import type { SnowflakeLayout } from './layout';
+import { MAX_DATE_MS, type SnowflakeLayout } from './layout';
 
 export interface SnowflakeTimeBounds {
   /** The moment asked about, ms since the Unix epoch. */
@@ -31,4 +31,19 @@ export function snowflakeBounds(
     firstAtOrAfter: unit > layout.maxTime ? null : first(unit),
     lastBefore: before === null ? null : last(before),
   };
+}
+
+/**
+ * A moment as people and queries write it: ISO 8601 with a zone (`2026-12-07T18:00:00Z`, `…+08:00`) or whole ms since
+ * the Unix epoch; null otherwise. A date-time without a zone is not one: it would be read in someone's local zone.
+ */
+export function momentOf(text: string): number | null {
+  const t = text.trim();
+  if (/^-?[0-9]{1,16}$/.test(t)) {
+    const ms = Number(t);
+    return Math.abs(ms) <= MAX_DATE_MS ? ms : null;
+  }
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9]{2}:[0-9]{2})$/i.test(t)) return null;
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? null : ms;
 }

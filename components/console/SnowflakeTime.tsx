@@ -1,0 +1,151 @@
+'use client';
+
+import { type FormEvent, useState } from 'react';
+import { type SnowflakeFleet, decodeSnowflakeId, snowflakeAt } from '@/lib/client/snowflakeTime';
+import { momentOf } from '@/lib/snowflake/timeBounds';
+import { Notice } from '../ui/Notice';
+import { useHealth } from './queries';
+
+/**
+ * Snowflake IDs and time, computed in the browser from the serving node's settings (as @leaf-ts/client does, no
+ * request): an ID's fields, and the IDs issued in a window — bounds for a range query (docs/design.md#ids-that-tell-when).
+ */
+export function SnowflakeTime() {
+  const health = useHealth().data;
+  const snowflake = health?.snowflake;
+  if (snowflake === undefined || snowflake.state === 'off') return null;
+  const fleet: SnowflakeFleet = {
+    layout: snowflake.layout,
+    epoch: new Date(snowflake.epoch),
+    regions: health?.region?.regions ?? 1,
+    region: snowflake.region,
+  };
+  return (
+    <div className="card" data-testid="snowflake-time">
+      <h2>Snowflake IDs and time</h2>
+      <p className="small muted">
+        Computed from this node&apos;s layout, epoch and region, by its clock: IDs of nodes whose clocks run behind or
+        ahead shift by as much.
+      </p>
+      <DecodeSnowflake fleet={fleet} />
+      <IssuedBetween fleet={fleet} />
+    </div>
+  );
+}
+
+function DecodeSnowflake({ fleet }: { fleet: SnowflakeFleet }) {
+  const [id, setId] = useState('');
+  const [answer, setAnswer] = useState<ReturnType<typeof decodeSnowflakeId> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      setAnswer(decodeSnowflakeId(fleet, id.trim()));
+      setError(null);
+    } catch (e) {
+      setAnswer(null);
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <form onSubmit={onSubmit} noValidate data-testid="snowflake-decode">
+      <div className="field">
+        <label htmlFor="snowflake-decode-input">When was this snowflake ID issued?</label>
+        <input
+          id="snowflake-decode-input"
+          value={id}
+          onChange={(e) => setId(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          className="mono"
+        />
+      </div>
+      <div className="form-actions">
+        <button type="submit">Decode</button>
+      </div>
+      {error !== null && (
+        <Notice kind="error" title="That ID cannot be decoded." testId="snowflake-decode-error">
+          {error}
+        </Notice>
+      )}
+      {answer !== null && (
+        <dl className="small decoded" data-testid="snowflake-decode-answer">
+          <dt>Issued in the time unit from</dt>
+          <dd className="mono" data-testid="snowflake-decode-time">
+            {answer.timestamp.toISOString()}
+          </dd>
+          <dt>Region · worker · sequence</dt>
+          <dd className="mono" data-testid="snowflake-decode-fields">
+            {answer.region} · {answer.workerId} · {answer.sequence}
+          </dd>
+        </dl>
+      )}
+    </form>
+  );
+}
+
+function IssuedBetween({ fleet }: { fleet: SnowflakeFleet }) {
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [answer, setAnswer] = useState<{ low: string; high: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const [a, b] = [momentOf(from), momentOf(to)];
+    if (a === null || b === null) {
+      setAnswer(null);
+      setError('Write each time as ISO 8601 with its zone (2026-12-07T18:00:00Z) or as ms since 1970.');
+      return;
+    }
+    if (b <= a) {
+      setAnswer(null);
+      setError('The window ends before it starts.');
+      return;
+    }
+    const low = snowflakeAt(fleet, a).firstAtOrAfter;
+    const high = snowflakeAt(fleet, b).lastBefore;
+    setError(null);
+    setAnswer(low === null || high === null ? null : { low: low.toString(), high: high.toString() });
+    if (low === null || high === null) setError('The window lies outside the layout’s time: no ID carries it.');
+  };
+  return (
+    <form onSubmit={onSubmit} noValidate data-testid="snowflake-between">
+      <div className="field">
+        <label htmlFor="snowflake-from">IDs issued from</label>
+        <input
+          id="snowflake-from"
+          value={from}
+          onChange={(e) => setFrom(e.target.value)}
+          placeholder="2026-12-07T00:00:00Z"
+          className="mono"
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="snowflake-to">until (not including)</label>
+        <input
+          id="snowflake-to"
+          value={to}
+          onChange={(e) => setTo(e.target.value)}
+          placeholder="2026-12-08T00:00:00Z"
+          className="mono"
+        />
+      </div>
+      <div className="form-actions">
+        <button type="submit">Find the IDs</button>
+      </div>
+      {error !== null && (
+        <Notice kind="error" title="No bounds." testId="snowflake-between-error">
+          {error}
+        </Notice>
+      )}
+      {answer !== null && (
+        <p className="small" data-testid="snowflake-between-answer">
+          Every ID this region issued then is in{' '}
+          <code className="mono" data-testid="snowflake-between-range">
+            id BETWEEN {answer.low} AND {answer.high}
+          </code>
+        </p>
+      )}
+    </form>
+  );
+}
