@@ -86,6 +86,29 @@ describe('the seams checker', () => {
     expect(v.findings.map((x) => x.kind)).toContain('unpermuted');
   });
 
+  it('after a key rotation, reads each tag under the key its database records: an ID permuted under the other key is found', () => {
+    const [oldSecret, newSecret] = [
+      'seams-checker-old-key-0123456789abcdef-xx',
+      'seams-checker-new-key-0123456789abcdef-xx',
+    ];
+    const [oldKey, newKey] = [opaqueKeyFromText(oldSecret), opaqueKeyFromText(newSecret)];
+    const under = (k: typeof oldKey, tag: string, ns: bigint[]) => ns.map((n) => String(k.cipher(63, tag).encrypt(n)));
+    const good = history([
+      answer({ sentAt: 300, ids: under(oldKey, 'o1', [2n, 4n]), tag: 'o1', path: 'batch' }),
+      answer({ sentAt: 310, ids: under(newKey, 'o3', [2n, 4n]), tag: 'o3', path: 'batch' }),
+    ]);
+    const opaque = { key: oldSecret, tags: ['o1', 'o3'], keys: [oldSecret, newSecret], keyIds: { '0 o3': newKey.id } };
+    good.opaque = opaque;
+    expect(check(good)).toMatchObject({ unpermuted: 0, wrongRegion: 0, duplicates: 0 });
+    // Control: a node that permuted the new tag under its old key (or the old tag under its new one).
+    const bad = history([
+      answer({ sentAt: 300, ids: under(newKey, 'o1', [6n]), tag: 'o1' }),
+      answer({ sentAt: 310, ids: under(oldKey, 'o3', [6n]), tag: 'o3' }),
+    ]);
+    bad.opaque = opaque;
+    expect(check(bad).unpermuted).toBe(2);
+  });
+
   it('finds an ID below one answered before its request was sent, inside the window only', () => {
     const late = answer({ sentAt: 250, ids: ['8'], path: 'embedded' });
     expect(check(history([late])).orderViolations).toBe(1);

@@ -51,11 +51,14 @@ export function check(history: History): Verdict {
   let badFormats = 0;
   let unpermuted = 0;
   const opaqueKey = history.opaque === undefined ? null : opaqueKeyFromText(history.opaque.key);
+  const opaqueKeys = new Map((history.opaque?.keys ?? []).map(opaqueKeyFromText).map((k) => [k.id, k]));
+  const keyOf = (a: Answer) => opaqueKeys.get(history.opaque?.keyIds?.[`${a.region} ${a.tag}`] ?? '') ?? opaqueKey;
   const opaque = new Set(history.opaque?.tags ?? []);
   const seen = new Map<string, Answer>();
   const patterns = new Map(Object.entries(history.formats).map(([tag, source]) => [tag, new RegExp(`^${source}$`)]));
   for (const a of history.answers) {
     const segment = SEGMENT_PATHS.has(a.path);
+    const cipherKey = segment && opaque.has(a.tag) ? keyOf(a) : null;
     for (const id of a.ids) {
       ids++;
       const key = a.path === 'snowflake' ? `snowflake ${id}` : `${segment ? 'segment' : 'formatted'} ${a.tag} ${id}`;
@@ -65,8 +68,8 @@ export function check(history: History): Verdict {
         note({ kind: 'duplicate', detail: `${key}: ${describe(first)} and ${describe(a)}` });
       } else seen.set(key, a);
       let sequence = segment ? BigInt(id) : 0n;
-      if (segment && opaqueKey !== null && opaque.has(a.tag)) {
-        sequence = opaqueKey.cipher(63, a.tag).decrypt(sequence);
+      if (cipherKey !== null) {
+        sequence = cipherKey.cipher(63, a.tag).decrypt(sequence);
         if (sequence >= MAX_SEQUENCE) {
           unpermuted++;
           note({ kind: 'unpermuted', detail: `${a.tag} ${id} from ${describe(a)} reads back as ${sequence}` });

@@ -180,6 +180,9 @@ export class Fleet {
             ...(this.o.nodeEnv.LEAF_OPAQUE_KEY === undefined
               ? {}
               : { LEAF_OPAQUE_KEY: this.o.nodeEnv.LEAF_OPAQUE_KEY }),
+            ...(this.o.nodeEnv.LEAF_OPAQUE_RETIRED_KEYS_FILE === undefined
+              ? {}
+              : { LEAF_OPAQUE_RETIRED_KEYS_FILE: this.o.nodeEnv.LEAF_OPAQUE_RETIRED_KEYS_FILE }),
             LEAF_REGIONS: String(this.o.regions),
             LEAF_REGION: String(region.index),
             DATABASE_URL: region.databaseUrl,

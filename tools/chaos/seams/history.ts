@@ -35,7 +35,8 @@ export type OpKind =
   | 'pause'
   | 'term'
   | 'outage'
-  | 'slow';
+  | 'slow'
+  | 'rotate';
 
 export interface Op {
   kind: OpKind;
@@ -69,6 +70,9 @@ export interface History {
   formats: Record<string, string>;
   /** The region count: a segment ID of region r is r modulo it. */
   regions: number;
-  /** Opaque tags and the key their IDs are permuted with: the checker reads each ID back to its sequence number. */
-  opaque?: { key: string; tags: string[] };
+  /**
+   * Opaque tags and the keys their IDs are permuted with: the checker reads each ID back to its sequence number under
+   * the key its tag records (`keyIds`, by `region tag`; `key` for a tag not found there).
+   */
+  opaque?: { key: string; tags: string[]; keys?: string[]; keyIds?: Record<string, string> };
 }

@@ -10,6 +10,7 @@
  * opaqueKey).
  */
 import http from 'node:http';
+import fs from 'node:fs';
 import path from 'node:path';
 
 interface Package {
@@ -39,6 +40,7 @@ async function open(): Promise<Package> {
       createLeaf(o: Record<string, unknown>): Promise<Package>;
     };
     const poll = process.env.LEAF_SEAMS_POLL_MS;
+    const retired = process.env.LEAF_OPAQUE_RETIRED_KEYS_FILE; // after the run's key rotation (rotation.ts)
     const regions = Number(process.env.LEAF_REGIONS ?? '1');
     return createLeaf({
       databaseUrl: process.env.DATABASE_URL,
@@ -46,6 +48,9 @@ async function open(): Promise<Package> {
       ...(regions > 1 ? { region: { region: Number(process.env.LEAF_REGION), regions } } : {}),
       ...(poll === undefined ? {} : { orderPollMs: Number(poll) }),
       ...(process.env.LEAF_OPAQUE_KEY === undefined ? {} : { opaqueKey: process.env.LEAF_OPAQUE_KEY }),
+      ...(retired === undefined
+        ? {}
+        : { opaqueRetiredKeys: fs.readFileSync(retired, 'utf8').split('\n').filter(Boolean) }),
     });
   }
   const { LeafClient } = (await import(path.join(lib, 'client', 'index.ts'))) as {

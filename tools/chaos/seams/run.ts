@@ -18,12 +18,15 @@ import { check } from './checker';
 import { type DbKind, Fleet, type Region, type Service } from './fleet';
 import type { Answer, Completion, History, Op } from './history';
 import { runLoad } from './load';
+import { ROTATED_KEY, ROTATED_TAG, recordedKeyIds, rotateOpaqueKey } from './rotation';
 import { type Draw, type ScheduleState, afterDraw, drawNext } from './schedule';
 
 const ADMIN_TOKEN = 'seams-admin-token-0123456789';
 const LEASE_MS = 2_000;
 const POLL_MS = 250;
-const NODE_ENV = {
+/** The key the run starts with; rotation.ts moves every later start to another. */
+const OPAQUE_KEY = 'seams-opaque-key-0123456789abcdef-0123456789';
+const NODE_ENV: Record<string, string> = {
   LEAF_ORDER_LEASE_MS: String(LEASE_MS),
   LEAF_ORDER_MARGIN_MS: '400',
   LEAF_ORDER_POLL_MS: String(POLL_MS),
@@ -31,12 +34,12 @@ const NODE_ENV = {
   LEAF_NODE_HEARTBEAT_MS: '1000',
   LEAF_NODE_GONE_MS: '3000',
   LEAF_WORKER_LEASE_MS: '3000',
-  LEAF_OPAQUE_KEY: 'seams-opaque-key-0123456789abcdef-0123456789',
+  LEAF_OPAQUE_KEY: OPAQUE_KEY,
 };
 /** `o1` is opaque: every path permutes its IDs; ranges are refused, strict and leaf semantics never drawn. */
 const BASE_TAGS = ['plain', 's1', 's2', 'o1'];
 /** `o2` is created, deleted and created again by the schedule: an opaque name keeps its encoding through it all. */
-const OPAQUE_TAGS = ['o1', 'o2'];
+const OPAQUE_TAGS = ['o1', 'o2', ROTATED_TAG];
 /** Where most requests and changes of ordering go: contention on few tags is where seams show. */
 const HOT_TAGS = ['s1', 's2'];
 const POOL = ['t1', 't2', 't3', 't4', 'o2'];
@@ -212,7 +215,7 @@ export async function runSeams(args: SeamsArgs): Promise<number> {
       clientsPerRegion: 3,
       random: rng(args.seed ^ 0x5eed),
       tags: (region) => ({
-        segment: [...state.live[region]!, ...state.deleted[region]!].slice(0, 8),
+        segment: [...state.live[region]!, ...state.deleted[region]!].slice(0, 10), // every live tag (o3 too) and a deleted one or so
         hot: HOT_TAGS,
         formatted: ['fmt'],
       }),
@@ -224,10 +227,19 @@ export async function runSeams(args: SeamsArgs): Promise<number> {
     const watcher = watchCompletions(fleet, state, completions, () => done);
 
     const until = performance.now() + args.seconds * 1_000; // the schedule's own time, after the set-up
+    const rotateAt = until - args.seconds * 700; // 30 % in: a rolling rotation of the opaque key
+    // A checkout without opaque tags, or without retired keys, has no key to rotate.
+    const createdUnder: Record<string, string> = {};
+    let rotated = !opaqueTags.has('o1') || !fs.existsSync(path.join(args.checkout, 'lib', 'opaque', 'keyRing.ts'));
     const faults = new Set<Promise<void>>();
     const busy = new Set<string>();
     while (performance.now() < until) {
       await sleep(300 + random() * 700);
+      if (!rotated && performance.now() >= rotateAt && faults.size === 0) {
+        rotated = true;
+        await rotateOpaqueKey({ fleet, nodeEnv: NODE_ENV, runDir, admin, ops, live: state.live, keyIds: createdUnder });
+        continue;
+      }
       let draw: Draw | null = null;
       for (let i = 0; i < 10 && draw === null; i++) draw = drawNext(random, state);
       if (draw === null) continue;
@@ -266,6 +278,7 @@ export async function runSeams(args: SeamsArgs): Promise<number> {
     const endedAt = performance.now();
     // The build before acknowledgements promised the order two polls and the margin after the change (its settle).
     if (args.legacyCompletion) completions.push(...legacyCompletions(ops, POLL_MS * 2 + 400));
+    const keyIds = await recordedKeyIds(fleet, admin, [...opaqueTags], createdUnder);
     const history: History = {
       seed: args.seed,
       answers,
@@ -274,7 +287,7 @@ export async function runSeams(args: SeamsArgs): Promise<number> {
       endedAt,
       formats: { fmt: FORMAT_RE },
       regions: 2,
-      opaque: { key: NODE_ENV.LEAF_OPAQUE_KEY, tags: [...opaqueTags] },
+      opaque: { key: OPAQUE_KEY, tags: [...opaqueTags], keys: [OPAQUE_KEY, ROTATED_KEY], keyIds },
     };
     fs.writeFileSync(path.join(runDir, 'history.json'), JSON.stringify(history));
     fs.writeFileSync(path.join(runDir, 'schedule.txt'), ops.map(opLine).join('\n') + '\n');
