@@ -57,7 +57,7 @@ async function recordCurrentKey(options: { settings: SettingStore; ring: OpaqueK
     if (recorded === undefined || !ring.holds(recorded) || round === 2) {
       throw new LeafError(
         'invalid_config',
-        `LEAF_OPAQUE_KEY has fingerprint ${ring.current.id}, and the fleet's key has ${fleet.described}, recorded by ${fleet.recordedBy}, which this node does not hold: give every node the fleet's key, or rotate by keeping it in LEAF_OPAQUE_RETIRED_KEYS_FILE (${RUNBOOK})`,
+        `LEAF_OPAQUE_KEY has fingerprint ${ring.current.id}, and the fleet's key has ${fleet.described}, recorded by ${fleet.recordedBy}, which this node does not hold: if the fleet rotated to that key, give it to this node (its own then goes to LEAF_OPAQUE_RETIRED_KEYS_FILE); if this node's key is the new one, keep the fleet's in LEAF_OPAQUE_RETIRED_KEYS_FILE (${RUNBOOK})`,
       );
     }
     await settings.replaceSetting(OPAQUE_KEY_SETTING, fleet.raw, JSON.stringify(ours), nodeId);
