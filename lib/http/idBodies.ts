@@ -2,6 +2,7 @@
 import { type IdRanges, runBase } from '../segment/idRanges';
 import { type Id, idAt } from '../segment/id';
 import { type RegionStride, regionId, regionIds } from '../segment/regionIds';
+import { type AsciiWriter, ascii } from '../asciiWriter';
 import { type Answer, jsonText, plainText } from './answer';
 
 // An ID is a number, or a bigint above 2^53−1: string concatenation writes either in decimal.
@@ -14,53 +15,46 @@ export function single(bizTag: string, id: Id | string, plain: boolean, stride?:
 export function batch(bizTag: string, ranges: IdRanges, stride?: RegionStride | null): Answer {
   if (stride != null)
     return jsonText('{"tag":"' + bizTag + '","ids":["' + regionIds(ranges, stride).join('","') + '"]}');
-  // Straight from the ranges: no array of IDs is built for a batch.
+  // Straight from the ranges, as bytes: no array of IDs and no string per ID (lib/asciiWriter.ts).
+  const open = '{"tag":"' + bizTag + '","ids":[';
+  const w = ascii.start(open.length + 2 + ranges.count * 22);
+  w.text(open);
   const bounds = ranges.bounds;
-  let body = '{"tag":"' + bizTag + '","ids":[';
   for (let r = 0; r < bounds.length; r += 2) {
     const base = runBase(ranges, r);
     const first = bounds[r] as number;
-    const last = bounds[r + 1] as number;
-    if (base !== null) {
-      body = longRun(body, r === 0, base + BigInt(first), last - first + 1);
-      continue;
-    }
-    if (first >= LOW_DIGITS) {
-      // Past 10^9 a number is a heap double in V8, slow to print: written as a wide run is (one BigInt per run).
-      body = longRun(body, r === 0, BigInt(first), last - first + 1);
-      continue;
-    }
-    body += (r === 0 ? '"' : ',"') + first;
-    for (let id = first + 1; id <= last; id++) body += '","' + id;
-    body += '"';
+    run(w, r === 0, base === null ? first : base + BigInt(first), (bounds[r + 1] as number) - first + 1);
   }
-  return jsonText(body + ']}');
+  w.text(']}');
+  return jsonText(w.done());
 }
 
-/** An ID of 10+ digits as a decimal prefix and its low 9 digits, a V8 Smi: ~2.7× faster to print near 10^17. */
 const LOW_DIGITS = 1_000_000_000;
 const LOW_DIGITS_BIG = 1_000_000_000n;
 
-/** `count` consecutive IDs from `first` (≥ 10^9): the prefix once per 10^9 IDs, the low digits as a number. */
-function longRun(body: string, isFirst: boolean, first: bigint, count: number): string {
-  let high = first / LOW_DIGITS_BIG;
-  let low = Number(first % LOW_DIGITS_BIG);
-  body += (isFirst ? '"' : ',"') + high + lowDigits(low);
-  // Each later ID is `","` + prefix + its low digits: the separator and the prefix joined once per prefix.
-  let lead = '","' + high;
-  for (let i = 1; i < count; i++) {
+/**
+ * `count` consecutive IDs from `first`, each quoted: an ID is its decimal prefix above 10^9 (written once per 10^9
+ * IDs, as bytes) and its low nine digits, so no ID is printed as a heap double or a bigint.
+ */
+function run(w: AsciiWriter, isFirst: boolean, first: Id, count: number): void {
+  let high: number | bigint;
+  let low: number;
+  if (typeof first === 'number') {
+    high = Math.floor(first / LOW_DIGITS);
+    low = first - high * LOW_DIGITS;
+  } else {
+    high = first / LOW_DIGITS_BIG;
+    low = Number(first - high * LOW_DIGITS_BIG);
+  }
+  let prefix = high === 0 || high === 0n ? null : Buffer.from(String(high), 'latin1');
+  for (let i = 0; i < count; i++) {
+    w.quotedId(i === 0 && isFirst, prefix, low);
     if (++low === LOW_DIGITS) {
       low = 0;
-      lead = '","' + ++high;
+      high = typeof high === 'number' ? high + 1 : high + 1n;
+      prefix = Buffer.from(String(high), 'latin1');
     }
-    body += lead + lowDigits(low);
   }
-  return body + '"';
-}
-
-/** The low 9 digits of a wide ID: the number itself, or zero-padded when below 10^8. */
-function lowDigits(low: number): number | string {
-  return low >= LOW_DIGITS / 10 ? low : String(LOW_DIGITS + low).slice(1);
 }
 
 /**
