@@ -38,7 +38,8 @@ export function snowflakeBounds(
  * the Unix epoch; null otherwise. A date-time without a zone is not one: it would be read in someone's local zone.
  */
 export function momentOf(text: string): number | null {
-  const t = text.trim();
+  // An offset's '+' left unescaped in a query string arrives as a space: read it as the '+' it was.
+  const t = text.trim().replace(/ ([0-9]{2}:[0-9]{2})$/, '+$1');
   if (/^-?[0-9]{1,16}$/.test(t)) {
     const ms = Number(t);
     return Math.abs(ms) <= MAX_DATE_MS ? ms : null;

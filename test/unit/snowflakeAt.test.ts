@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { SnowflakeGenerator } from '@/lib/snowflake/generator';
 import { DEFAULT_EPOCH_MS, SnowflakeLayout } from '@/lib/snowflake/layout';
-import { snowflakeBounds } from '@/lib/snowflake/timeBounds';
+import { momentOf, snowflakeBounds } from '@/lib/snowflake/timeBounds';
 import { decodeSnowflakeId, snowflakeAt } from '@/lib/client';
 import { FakeClock } from '../support/fakes';
 
@@ -201,5 +201,25 @@ describe('@leaf-ts/client: snowflakeAt and decodeSnowflakeId, without a server',
     expect(codeOf(() => snowflakeAt({ layout: 'leaf' }, new Date(Number.NaN)))).toBe('invalid_options');
     expect(codeOf(() => decodeSnowflakeId({ layout: 'js-safe' }, 2n ** 53n))).toBe('invalid_id');
     expect(codeOf(() => decodeSnowflakeId({ layout: 'leaf' }, '12x'))).toBe('invalid_id');
+  });
+});
+
+describe('momentOf: a time as a query or a form gives it', () => {
+  it('reads ISO 8601 with its zone and whole ms; refuses a time without a zone and anything else', () => {
+    expect(momentOf('2026-12-07T18:00:00Z')).toBe(Date.UTC(2026, 11, 7, 18));
+    expect(momentOf('2026-12-07T18:00:00.250+08:00')).toBe(Date.UTC(2026, 11, 7, 10, 0, 0, 250));
+    // The '+' of an offset left unescaped in a URL arrives as a space.
+    expect(momentOf('2026-12-07T18:00:00 08:00')).toBe(Date.UTC(2026, 11, 7, 10));
+    expect(momentOf(' 1796670000000 ')).toBe(1_796_670_000_000);
+    for (const bad of [
+      '2026-12-07T18:00:00',
+      '2026-12-07',
+      'yesterday',
+      '',
+      '1e12',
+      '99999999999999999',
+      '2026-13-40T99:00:00Z',
+    ])
+      expect(momentOf(bad), bad).toBeNull();
   });
 });
