@@ -225,4 +225,3 @@ export function issueSnowflake(
   }
   return node.take(count).then(snowflakeBatch);
 }
-
