@@ -263,10 +263,10 @@ export async function runSeams(args: SeamsArgs): Promise<number> {
         });
         faults.add(running);
         await sleep(50);
-        await adminOp(fleet.regions[d.region]!, d, ops);
+        await adminOp(fleet.regions[d.region]!, d, ops, createdUnder);
         afterDraw(state, d);
       } else {
-        await adminOp(fleet.regions[d.region]!, d, ops);
+        await adminOp(fleet.regions[d.region]!, d, ops, createdUnder);
         afterDraw(state, d);
       }
     }
@@ -321,7 +321,8 @@ function opLine(o: Op): string {
   return `${o.startAt.toFixed(0).padStart(7)} ms ${o.kind} region ${o.region} ${o.target}: ${o.outcome} (${(o.endAt - o.startAt).toFixed(0)} ms)`;
 }
 
-async function adminOp(region: Region, d: Draw, ops: Op[]): Promise<void> {
+/** `createdUnder`: each opaque tag's key fingerprint as its creation answered it (a name keeps it through deletes). */
+async function adminOp(region: Region, d: Draw, ops: Op[], createdUnder: Record<string, string>): Promise<void> {
   const startAt = performance.now();
   const tag = encodeURIComponent(d.target);
   let r: { status: number; text: string };
@@ -336,6 +337,11 @@ async function adminOp(region: Region, d: Draw, ops: Op[]): Promise<void> {
         ordering: d.arg === true ? 'strict' : 'none',
         ...(OPAQUE_TAGS.includes(d.target) ? { encoding: 'opaque' } : {}),
       });
+      if (r.status === 201 && OPAQUE_TAGS.includes(d.target)) {
+        // Created after the key rotation, possibly under the new key: the checker must read it under that one.
+        const keyId = (JSON.parse(r.text) as { tag: { keyId?: string | null } }).tag.keyId;
+        if (typeof keyId === 'string') createdUnder[`${region.index} ${d.target}`] = keyId;
+      }
       break;
     case 'delete':
       r = await admin(region, 'DELETE', `/api/admin/tags/${tag}`, { confirm: d.target });
