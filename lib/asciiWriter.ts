@@ -29,10 +29,6 @@ export class AsciiWriter {
     this.pos += this.buf.write(s, this.pos, 'latin1');
   }
 
-  byte(b: number): void {
-    this.buf[this.pos++] = b;
-  }
-
   bytes(b: Uint8Array): void {
     const buf = this.buf;
     let pos = this.pos;

@@ -1,6 +1,7 @@
 'use client';
 
 import { type FormEvent, useState } from 'react';
+import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import { type DecodedId, type IdForm, api, isApiError } from './api';
 import { showDecimal } from './display';
@@ -35,17 +36,14 @@ export function DecodeIdForm({ bizTag }: { bizTag: string }) {
   return (
     <form className="card" onSubmit={onSubmit} noValidate aria-labelledby="decode-title" data-testid="decode-id">
       <h2 id="decode-title">Decode an ID</h2>
-      <div className="field">
-        <label htmlFor="decode-id-input">ID</label>
-        <input
-          id="decode-id-input"
-          value={id}
-          onChange={(e) => setId(e.target.value)}
-          autoComplete="off"
-          spellCheck={false}
-          className="mono"
-        />
-      </div>
+      <Field
+        label="ID"
+        value={id}
+        onChange={(e) => setId(e.target.value)}
+        autoComplete="off"
+        spellCheck={false}
+        inputClassName="mono"
+      />
       <div className="field">
         <label htmlFor="decode-id-format">Written as</label>
         <select id="decode-id-format" value={format} onChange={(e) => setFormat(e.target.value as IdForm)}>

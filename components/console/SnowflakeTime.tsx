@@ -3,6 +3,7 @@
 import { type FormEvent, useState } from 'react';
 import { type SnowflakeFleet, decodeSnowflakeId, snowflakeAt } from '@/lib/client/snowflakeTime';
 import { momentOf } from '@/lib/snowflake/timeBounds';
+import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import { useHealth } from './queries';
 
@@ -49,17 +50,14 @@ function DecodeSnowflake({ fleet }: { fleet: SnowflakeFleet }) {
   };
   return (
     <form onSubmit={onSubmit} noValidate data-testid="snowflake-decode">
-      <div className="field">
-        <label htmlFor="snowflake-decode-input">When was this snowflake ID issued?</label>
-        <input
-          id="snowflake-decode-input"
-          value={id}
-          onChange={(e) => setId(e.target.value)}
-          autoComplete="off"
-          spellCheck={false}
-          className="mono"
-        />
-      </div>
+      <Field
+        label="When was this snowflake ID issued?"
+        value={id}
+        onChange={(e) => setId(e.target.value)}
+        autoComplete="off"
+        spellCheck={false}
+        inputClassName="mono"
+      />
       <div className="form-actions">
         <button type="submit">Decode</button>
       </div>
@@ -110,26 +108,20 @@ function IssuedBetween({ fleet }: { fleet: SnowflakeFleet }) {
   };
   return (
     <form onSubmit={onSubmit} noValidate data-testid="snowflake-between">
-      <div className="field">
-        <label htmlFor="snowflake-from">IDs issued from</label>
-        <input
-          id="snowflake-from"
-          value={from}
-          onChange={(e) => setFrom(e.target.value)}
-          placeholder="2026-12-07T00:00:00Z"
-          className="mono"
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="snowflake-to">until (not including)</label>
-        <input
-          id="snowflake-to"
-          value={to}
-          onChange={(e) => setTo(e.target.value)}
-          placeholder="2026-12-08T00:00:00Z"
-          className="mono"
-        />
-      </div>
+      <Field
+        label="IDs issued from"
+        value={from}
+        onChange={(e) => setFrom(e.target.value)}
+        placeholder="2026-12-07T00:00:00Z"
+        inputClassName="mono"
+      />
+      <Field
+        label="until (not including)"
+        value={to}
+        onChange={(e) => setTo(e.target.value)}
+        placeholder="2026-12-08T00:00:00Z"
+        inputClassName="mono"
+      />
       <div className="form-actions">
         <button type="submit">Find the IDs</button>
       </div>

@@ -6,10 +6,12 @@ interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   label: string;
   error?: string;
   hint?: string;
+  /** The input's own class (`className` is the field's), e.g. `mono` for IDs and times. */
+  inputClassName?: string;
 }
 
 /** A labelled input whose error sits beside it and is announced with it (aria-describedby). */
-export function Field({ label, error, hint, className, ...input }: FieldProps) {
+export function Field({ label, error, hint, className, inputClassName, ...input }: FieldProps) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
@@ -17,7 +19,13 @@ export function Field({ label, error, hint, className, ...input }: FieldProps) {
   return (
     <div className={`field${error ? ' field-invalid' : ''}${className ? ` ${className}` : ''}`}>
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      <input
+        id={id}
+        className={inputClassName}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+        {...input}
+      />
       {hint && !error && (
         <small id={hintId} className="hint">
           {hint}
