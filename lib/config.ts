@@ -10,7 +10,7 @@ import {
   type MetricsTagSelection,
   parseMetricsTags,
 } from './metrics/tagSelection';
-import { MIN_OPAQUE_KEY_BYTES } from './opaque/key';
+import { MIN_OPAQUE_KEY_BYTES, opaqueKeyBytes } from './opaque/key';
 import { readOpaqueKeys } from './opaque/keyConfig';
 import { SEMANTICS } from './segment/semantics';
 import { DEFAULT_EPOCH_MS, LAYOUT_GRAMMAR, LEAF_EPOCH_MS, MAX_SNOWFLAKE, SnowflakeLayout } from './snowflake/layout';
@@ -102,7 +102,7 @@ const ENV_SCHEMA = z.object({
   ),
   LEAF_ID_TOKEN: optional(z.string()),
   LEAF_OPAQUE_KEY: optional(
-    z.string().refine((v) => Buffer.byteLength(v.trim()) >= MIN_OPAQUE_KEY_BYTES, {
+    z.string().refine((v) => opaqueKeyBytes(v) >= MIN_OPAQUE_KEY_BYTES, {
       message: `at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret`,
     }),
   ),

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LeafError } from '../errors';
 import type { Logger } from '../log';
-import { MIN_OPAQUE_KEY_BYTES, opaqueKeyFromText } from '../opaque/key';
+import { MIN_OPAQUE_KEY_BYTES, opaqueKeyBytes, opaqueKeyFromText } from '../opaque/key';
 import { OpaqueKeyRing } from '../opaque/keyRing';
 import type { StoreTarget } from '../store/target';
 import { DATABASE_URL_FORMS, serverUrlProblem, storeUrlTarget } from '../store/target';
@@ -98,11 +98,9 @@ const OPTIONS = z.object({
 });
 
 function secret(name: string) {
-  return z
-    .string({ message: `${name} must be a string` })
-    .refine((v) => Buffer.byteLength(v.trim()) >= MIN_OPAQUE_KEY_BYTES, {
-      message: `${name} must be at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret`,
-    });
+  return z.string({ message: `${name} must be a string` }).refine((v) => opaqueKeyBytes(v) >= MIN_OPAQUE_KEY_BYTES, {
+    message: `${name} must be at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret`,
+  });
 }
 
 /** The current key and the retired ones; retired keys alone are refused (new tags need a current one). */

@@ -47,3 +47,8 @@ export class OpaqueKey {
 export function opaqueKeyFromText(text: string): OpaqueKey {
   return new OpaqueKey(Buffer.from(text.trim(), 'utf8'));
 }
+
+/** How many bytes of secret a key's text holds, counted as opaqueKeyFromText takes them. */
+export function opaqueKeyBytes(text: string): number {
+  return Buffer.byteLength(text.trim(), 'utf8');
+}

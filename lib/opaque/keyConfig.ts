@@ -1,7 +1,7 @@
 /** LEAF_OPAQUE_KEY / LEAF_OPAQUE_KEY_FILE and LEAF_OPAQUE_RETIRED_KEYS_FILE, read into a key ring (or none). */
 import fs from 'node:fs';
 import { LeafError } from '../errors';
-import { MIN_OPAQUE_KEY_BYTES, type OpaqueKey, opaqueKeyFromText } from './key';
+import { MIN_OPAQUE_KEY_BYTES, type OpaqueKey, opaqueKeyBytes, opaqueKeyFromText } from './key';
 import { OpaqueKeyRing } from './keyRing';
 
 export interface OpaqueKeyVariables {
@@ -38,9 +38,9 @@ function readCurrentKey(text: string | undefined, file: string | undefined): Opa
   if (text !== undefined) return opaqueKeyFromText(text);
   if (file === undefined) return null;
   const content = readSecretFile('LEAF_OPAQUE_KEY_FILE', file);
-  if (Buffer.byteLength(content.trim()) < MIN_OPAQUE_KEY_BYTES) {
+  if (opaqueKeyBytes(content) < MIN_OPAQUE_KEY_BYTES) {
     throw invalid(
-      `LEAF_OPAQUE_KEY_FILE ${JSON.stringify(file)} must hold at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret (got ${Buffer.byteLength(content.trim())})`,
+      `LEAF_OPAQUE_KEY_FILE ${JSON.stringify(file)} must hold at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret (got ${opaqueKeyBytes(content)})`,
     );
   }
   return opaqueKeyFromText(content);
@@ -52,9 +52,9 @@ function readRetiredKeys(file: string): OpaqueKey[] {
   const lines = readSecretFile('LEAF_OPAQUE_RETIRED_KEYS_FILE', file).split('\n');
   for (const [index, line] of lines.entries()) {
     if (line.trim() === '') continue;
-    if (Buffer.byteLength(line.trim()) < MIN_OPAQUE_KEY_BYTES) {
+    if (opaqueKeyBytes(line) < MIN_OPAQUE_KEY_BYTES) {
       throw invalid(
-        `LEAF_OPAQUE_RETIRED_KEYS_FILE ${JSON.stringify(file)} line ${index + 1} must hold at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret (got ${Buffer.byteLength(line.trim())})`,
+        `LEAF_OPAQUE_RETIRED_KEYS_FILE ${JSON.stringify(file)} line ${index + 1} must hold at least ${MIN_OPAQUE_KEY_BYTES} bytes of secret (got ${opaqueKeyBytes(line)})`,
       );
     }
     keys.push(opaqueKeyFromText(line));
