@@ -83,6 +83,8 @@ const ENV_SCHEMA = z.object({
   NODE_ENV: optional(z.string()),
   LEAF_FAST_LANE: onOff(true),
   LEAF_GIVE_BACK: onOff(true),
+  LEAF_RANGE_LEASE_VALID_MS: integer(1_000, 86_400_000, 300_000, 'an integer from 1000 to 86400000 (ms)'),
+  LEAF_CLAIM_LOG_DAYS: integer(1, 3_650, 90, 'a whole number of days from 1 to 3650'),
   LEAF_LOG_LEVEL: optional(
     z
       .string()
@@ -230,6 +232,7 @@ export function loadConfig(env: Env, now: number = Date.now()): LeafConfig {
     dev: e.NODE_ENV !== 'production',
     fastLane: e.LEAF_FAST_LANE,
     giveBack: e.LEAF_GIVE_BACK,
+    claimLog: { leaseValidMs: e.LEAF_RANGE_LEASE_VALID_MS, days: e.LEAF_CLAIM_LOG_DAYS },
     logLevel: e.LEAF_LOG_LEVEL,
     workers: e.LEAF_WORKERS,
     workerIndex,

@@ -16,6 +16,12 @@ export interface LeafConfig {
   fastLane: boolean;
   /** LEAF_GIVE_BACK: a graceful stop gives back the unused top of each tag's latest claim (lib/segment/giveBack.ts). */
   giveBack: boolean;
+  /**
+   * The claim log (lib/claims/): LEAF_RANGE_LEASE_VALID_MS, how long a client may use a range lease from when it
+   * asked (so how long after this node stops serving a segment its IDs may still be handed out); LEAF_CLAIM_LOG_DAYS,
+   * how long a retired claim's row is kept.
+   */
+  claimLog: { leaseValidMs: number; days: number };
   logLevel: LogLevel;
   /** Processes on one port (node:cluster). */
   workers: number;

@@ -1,3 +1,4 @@
+import type { Claimer } from './claims/claimNote';
 /** What serves IDs, opened so a twin or a bad floor serves nothing, closed so the give-back stays safe. */
 import { randomUUID } from 'node:crypto';
 import type { IdAccess } from './auth/scopedTokens';
@@ -62,6 +63,10 @@ export interface CoreRuntime {
   closeForwarder: () => void;
   /** The region record, checked again every 10 s: settles with the refusal if it was rewritten under this node. */
   regionWatch: RegionWatch;
+  /** This process in the claim log (lib/claims/). */
+  claimer: Claimer;
+  /** LEAF_RANGE_LEASE_VALID_MS, in every lease answer. */
+  leaseValidMs: number;
   whenRegionChanged: () => Promise<LeafError>;
 }
 
@@ -129,7 +134,15 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     clock: systemClock,
     logger,
   });
-  const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad });
+  // Every claim's log row names this process; its leases may be used for leaseValidMs after it stops serving.
+  const claimer: Claimer = {
+    claimer: config.node.id,
+    instance: instanceId,
+    tailMs: config.claimLog.leaseValidMs,
+    region: region.region,
+    regions: region.regions,
+  };
+  const segments = new SegmentEngine({ store: store.tags, logger, onLoad: hooks.onLoad, claimer });
   const rates = new RateTracker({ clock: systemClock });
   const formats = new FormatEngine({ store: store.formats, logger, stride });
   const snowflake = enabled
@@ -193,6 +206,8 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     onChanged: (reason) => regionChanged(reason),
   });
   const core: CoreRuntime = {
+    claimer,
+    leaseValidMs: config.claimLog.leaseValidMs,
     config,
     logger,
     store,
@@ -228,6 +243,15 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
 }
 
 /** Engines stop, give back (bounded), release the worker and the node row; then the store closes. */
+/** The close row ends this process's claims in the log; without it (a failure, a kill) they stay open: still safe. */
+async function recordClose(core: CoreRuntime): Promise<void> {
+  try {
+    await core.store.claims.recordClose(core.claimer);
+  } catch (error) {
+    core.logger.log('warn', 'claim_log_close_failed', { error });
+  }
+}
+
 export async function closeCore(core: CoreRuntime): Promise<void> {
   core.tokens.stop();
   core.regionWatch.stop();
@@ -240,7 +264,12 @@ export async function closeCore(core: CoreRuntime): Promise<void> {
   if (giveBack)
     core.logger.log('info', 'give_back_done', { tags: given.length, ids: given.reduce((sum, g) => sum + g.count, 0) });
   core.closeForwarder();
-  // The engine serves nothing now: the strict tags' next owners may start at once.
-  await Promise.all([core.snowflake?.stop(), core.fleet.stop(), core.ordered.close(RELEASE_TIMEOUT_MS)]);
+  // The engine serves nothing now: the strict tags' next owners may start at once, and the claim log may say so.
+  await Promise.all([
+    core.snowflake?.stop(),
+    core.fleet.stop(),
+    core.ordered.close(RELEASE_TIMEOUT_MS),
+    recordClose(core),
+  ]);
   await core.store.close();
 }

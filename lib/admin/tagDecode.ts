@@ -1,4 +1,6 @@
 /** GET /api/admin/tags/{tag}/decode/{id}: what an ID of a tag stands for (lib/opaque; issue order for any tag). */
+import type { ClaimLogStore } from '../claims/claimLogStore';
+import { type ClaimWindow, claimWindow } from '../claims/issued';
 import { tagNotFound } from '../errors';
 import type { EncodingName } from '../opaque/encoding';
 import type { OpaqueTags } from '../opaque/opaqueTags';
@@ -25,10 +27,16 @@ export interface DecodedId {
   /** Whether the position lies at or below this database's max_id, so it may have been handed out; null for another region's ID. */
   claimed: boolean | null;
   maxId: string;
+  /** The logged claims that hold it: when, by which process, and the window it can have been handed out in. */
+  issued: ClaimWindow[];
 }
 
 export async function decodeTagId(
-  rt: { store: { tags: Pick<TagStore, 'getTag'> }; opaque: Pick<OpaqueTags, 'read'>; region: RegionInfo },
+  rt: {
+    store: { tags: Pick<TagStore, 'getTag'>; claims: Pick<ClaimLogStore, 'containing'> };
+    opaque: Pick<OpaqueTags, 'read'>;
+    region: RegionInfo;
+  },
   bizTag: string,
   text: string,
   format: IdForm,
@@ -42,6 +50,7 @@ export async function decodeTagId(
   const { region: ours, regions } = rt.region;
   const region = regions > 1 ? Number(sequence % BigInt(regions)) : null;
   const position = regions > 1 ? sequence / BigInt(regions) : sequence;
+  const claims = await rt.store.claims.containing(bizTag, sequence);
   return {
     tag: bizTag,
     id: text,
@@ -55,5 +64,6 @@ export async function decodeTagId(
     position: regions > 1 ? position.toString() : null,
     claimed: region !== null && region !== ours ? null : position <= BigInt(row.maxId),
     maxId: String(row.maxId),
+    issued: claims.map(claimWindow),
   };
 }

@@ -46,6 +46,8 @@ export class LeafClient {
   private readonly limits: LeaseLimits;
   /** The vouch leased IDs are handed out under, and which tags are strict (docs/design.md#ordered-tags). */
   private readonly watch: OrderingWatch;
+  /** Milliseconds that only grow: vouches and lease validity are measured on it. */
+  private readonly monotonic: () => number;
   private closed = false;
 
   constructor(options: LeafClientOptions) {
@@ -71,6 +73,7 @@ export class LeafClient {
     });
     // A stepped wall clock must not stretch a vouch: the system's monotonic clock, or the injected one in tests.
     const monotonic = options.clock === undefined ? () => performance.now() : () => this.clock.now();
+    this.monotonic = monotonic;
     this.watch = new OrderingWatch(globalThis.crypto.randomUUID(), this.fetcher, this.clock, monotonic, (strict) => {
       for (const handle of this.tags.values()) handle.setStrict(strict.has(handle.name));
     });
@@ -99,7 +102,7 @@ export class LeafClient {
           `A tag is 1–${BIZ_TAG_MAX_LENGTH} characters of letters, digits, "_", "-", "." or ":".`,
         );
       }
-      handle = new LeafTag(tag, this.fetcher, this.clock, this.limits, this.watch);
+      handle = new LeafTag(tag, this.fetcher, this.clock, this.limits, this.watch, this.monotonic);
       handle.setStrict(this.watch.isStrict(tag));
       this.tags.set(tag, handle);
     }

@@ -1,5 +1,5 @@
 import { readableLimit } from '../bizTag';
-import type { Clock } from '../clock';
+import type { Clock, TimerHandle } from '../clock';
 import { LeafClientError, closedError } from './errors';
 import type { Lease } from './lease';
 import { type LeaseLimits, PREFETCH_AT_USED, nextLeaseSize } from './leaseSize';
@@ -38,6 +38,13 @@ export class LeafTag {
   private leaseStartedAt = 0;
   private leasePrefetchAt = 0;
   private standby: Lease | null = null;
+  /**
+   * When the current and standby leases stop being usable, by `monotonic` (the node's LEAF_RANGE_LEASE_VALID_MS from
+   * the request): the claim log's time answers rely on it (docs/design.md#ids-that-tell-when).
+   */
+  private currentExpiresAt = Infinity;
+  private standbyExpiresAt = Infinity;
+  private expiry: TimerHandle | undefined;
   private loading: Promise<void> | null = null;
   private closed = false;
   /** The last failed lease request of this tag, for callers who want to see why a prefetch did not land. */
@@ -59,6 +66,8 @@ export class LeafTag {
     private readonly limits: LeaseLimits,
     /** Leased IDs go out only while a node vouches for this client (orderingWatch.ts). */
     private readonly watch: OrderingWatch,
+    /** Milliseconds that only grow: a lease's validity is not stretched by a stepped clock. */
+    private readonly monotonic: () => number = () => performance.now(),
   ) {}
 
   next(): bigint | Promise<bigint> {
@@ -103,16 +112,22 @@ export class LeafTag {
   /** Drops every leased ID (never to be issued) and fails whatever waits. */
   close(): void {
     this.closed = true;
+    this.clock.clearTimeout(this.expiry);
     this.dropLeases();
     this.batches?.close();
   }
 
   private dropLeases(): void {
+    this.dropCurrent();
+    this.standby = null;
+  }
+
+  /** The current lease's rest becomes a gap: it is past its validity (or every lease goes). */
+  private dropCurrent(): void {
     this.left = 0;
     this.prefetchAt = -1;
     this.queued = [];
     this.queuedCount = 0;
-    this.standby = null;
   }
 
   private nextSlow(): bigint | Promise<bigint> {
@@ -194,6 +209,9 @@ export class LeafTag {
   /** Moves on to the current lease's next run, else to the standby lease. False when both are used up. */
   private advance(): boolean {
     if (this.closed) return false;
+    const now = this.monotonic();
+    if (now >= this.currentExpiresAt) this.dropCurrent();
+    if (this.standby !== null && now >= this.standbyExpiresAt) this.standby = null;
     if (this.queued.length > 0) {
       const [start, end] = this.queued.splice(0, 2) as [bigint, bigint];
       this.startRun(start, end);
@@ -208,6 +226,11 @@ export class LeafTag {
     this.queued = lease.bounds.slice(2);
     this.queuedCount = lease.count;
     this.queuedStep = lease.stride;
+    this.currentExpiresAt = this.standbyExpiresAt;
+    this.clock.clearTimeout(this.expiry);
+    // A timer, not a check per ID: the hot path stays a counter. A synchronous run can overrun it by its own length.
+    if (this.currentExpiresAt !== Infinity)
+      this.expiry = this.clock.setTimeout(() => this.dropCurrent(), Math.max(0, this.currentExpiresAt - now));
     this.startRun(lease.bounds[0] as bigint, lease.bounds[1] as bigint);
     return true;
   }
@@ -249,12 +272,17 @@ export class LeafTag {
   }
 
   private load(count: number): Promise<void> {
+    // Before the request: the node takes the IDs after this, so the validity counts from no later than it does.
+    const askedAt = this.monotonic();
     const loading = this.source.lease(this.name, count).then(
       (lease) => {
         this.loading = null;
         this.lastError = null;
         // A lease landing after close, or after the tag turned strict, is dropped: its IDs are never issued.
-        if (!this.closed && !this.strict) this.standby = lease;
+        if (!this.closed && !this.strict) {
+          this.standby = lease;
+          this.standbyExpiresAt = lease.validMs === null ? Infinity : askedAt + lease.validMs;
+        }
       },
       (error: LeafClientError) => {
         this.loading = null;

@@ -14,6 +14,8 @@ export interface Lease {
   count: number;
   bounds: bigint[];
   stride: number;
+  /** How long from the request the IDs may be handed out (the node's LEAF_RANGE_LEASE_VALID_MS); null: no limit. */
+  validMs: number | null;
 }
 
 /** The most regions a fleet may have (LEAF_REGIONS), so the largest stride a lease may carry. */
@@ -46,7 +48,10 @@ export function parseLease(text: string, tag: string, count: number): Lease {
     count: answeredCount,
     stride = 1,
     ranges,
-  } = (body ?? {}) as { tag?: unknown; count?: unknown; stride?: unknown; ranges?: unknown };
+    validMs = null,
+  } = (body ?? {}) as { tag?: unknown; count?: unknown; stride?: unknown; ranges?: unknown; validMs?: unknown };
+  if (validMs !== null && (!Number.isSafeInteger(validMs) || (validMs as number) < 1))
+    throw bad("the lease's validMs is not a positive integer");
   if (answeredTag !== tag) throw bad(`the lease is for tag ${JSON.stringify(answeredTag)}, not "${tag}"`);
   if (answeredCount !== count) throw bad(`the lease holds ${String(answeredCount)} IDs, not the ${count} asked for`);
   if (!Array.isArray(ranges) || ranges.length === 0 || ranges.length > count)
@@ -68,7 +73,7 @@ export function parseLease(text: string, tag: string, count: number): Lease {
     previousEnd = end;
   });
   if (total !== BigInt(count)) throw bad(`the ranges hold ${total} IDs, not ${count}`);
-  return { count, bounds, stride: stride as number };
+  return { count, bounds, stride: stride as number, validMs: validMs as number | null };
 }
 
 /** Confirms a batch answer `{"tag","ids":[…]}` of exactly `count` increasing IDs, or throws `bad_response`. */

@@ -16,6 +16,8 @@ import { EmbeddedTag, closedError } from './embeddedTag';
 import { type EmbeddedOptions, type EmbeddedSettings, parseEmbeddedOptions } from './options';
 import { randomUUID } from 'node:crypto';
 
+import type { Claimer } from '../claims/claimNote';
+
 /** The region record is checked again this many polls apart: a database renumbered under it stops this process. */
 const REGION_CHECK_POLLS = 10;
 
@@ -58,6 +60,8 @@ export class EmbeddedLeaf {
   private readonly stride: RegionStride | null;
   /** Opaque tags' encodings, read once per tag, and their permutations under `opaqueKey` (or a retired key). */
   private readonly opaque: OpaqueTags;
+  /** This process in the claim log (lib/claims/). */
+  private readonly claimer: Claimer;
 
   /** Use `createLeaf`. */
   constructor(
@@ -68,7 +72,11 @@ export class EmbeddedLeaf {
     this.name = settings.name ?? `embedded:${thisProcess().host}:${process.pid}`;
     this.stride = regionStride(settings.region.region, settings.region.regions);
     this.opaque = new OpaqueTags(store.tags, settings.opaqueKeys);
+    const instanceId = randomUUID();
+    // It grants no leases: a segment's IDs are handed out only while this process serves it.
+    this.claimer = { claimer: this.name, instance: instanceId, tailMs: 0, ...settings.region };
     this.engine = new SegmentEngine({
+      claimer: this.claimer,
       store: store.tags,
       logger,
       clock: waitingClock,
@@ -77,7 +85,7 @@ export class EmbeddedLeaf {
     });
     this.participant = new OrderingParticipant({
       store: store.order,
-      self: { instanceId: randomUUID(), kind: 'embedded', label: this.name, ...thisProcess() },
+      self: { instanceId, kind: 'embedded', label: this.name, ...thisProcess() },
       clock: systemClock,
       monotonic: () => performance.now(),
       pollMs: settings.orderPollMs,
@@ -160,6 +168,15 @@ export class EmbeddedLeaf {
     for (const handle of this.tags.values()) handle.refusal = reason;
   }
 
+  /** Its claims end here in the log; a failure leaves them open, which only widens its time answers. */
+  private async recordClose(): Promise<void> {
+    try {
+      await this.store.claims.recordClose(this.claimer);
+    } catch (error) {
+      this.logger.log('warn', 'claim_log_close_failed', { error });
+    }
+  }
+
   /** Stops serving, gives back (bounded; unless `giveBack: false`), leaves the participants, closes the database. */
   close(): Promise<void> {
     if (this.closing === null) {
@@ -167,7 +184,7 @@ export class EmbeddedLeaf {
       this.regionWatch.stop();
       this.closing = this.engine
         .close({ giveBack: this.settings.giveBack })
-        .then(() => this.participant.stop(2_000))
+        .then(() => Promise.all([this.participant.stop(2_000), this.recordClose()]))
         .then(() => this.store.close());
     }
     return this.closing;

@@ -61,10 +61,12 @@ function run(w: AsciiWriter, isFirst: boolean, first: Id, count: number): void {
  * A lease: one `{start,end}` per run, so its size does not grow with the count. In a region of R, a run's IDs are
  * start, start + R, … end, and the answer says `"stride":R`.
  */
-export function lease(bizTag: string, ranges: IdRanges, stride?: RegionStride | null): Answer {
+export function lease(bizTag: string, ranges: IdRanges, stride?: RegionStride | null, validMs?: number): Answer {
   const { bounds, count } = ranges;
   const at = (base: bigint | null, p: number) => (stride == null ? idAt(base, p) : regionId(idAt(base, p), stride));
   let body = '{"tag":"' + bizTag + '","count":' + count + (stride == null ? '' : ',"stride":' + stride.regions);
+  // How long from asking the holder may hand the IDs out: the claim log's time answers count on it.
+  if (validMs !== undefined) body += ',"validMs":' + validMs;
   body += ',"ranges":[';
   for (let r = 0; r < bounds.length; r += 2) {
     const base = runBase(ranges, r);

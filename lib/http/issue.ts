@@ -29,6 +29,8 @@ export interface IdRuntime {
   stride?: RegionStride | null;
   /** Which tags are opaque (lib/opaque): absent where none can be (unit tests of other concerns). */
   opaque?: OpaqueTags;
+  /** LEAF_RANGE_LEASE_VALID_MS, told to each lease's holder; absent: leases carry no limit (unit tests). */
+  leaseValidMs?: number;
 }
 
 /** `/api/id/segment/{tag}` and the Leaf route: a strict tag goes through its owner, any other tag is served here. */
@@ -179,7 +181,7 @@ function serveSegment(
 }
 
 export function leaseSegment(rt: IdRuntime, bizTag: string, count: number): Answer | Promise<Answer> {
-  const { segments: engine, ordered, stride } = rt;
+  const { segments: engine, ordered, stride, leaseValidMs } = rt;
   if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
   const opaque = opaqueLease(rt, bizTag, () => engine.leaseRanges(bizTag, count));
   if (opaque instanceof Promise)
@@ -189,11 +191,11 @@ export function leaseSegment(rt: IdRuntime, bizTag: string, count: number): Answ
     });
   if (opaque !== null) return opaque;
   const ranges = engine.leaseRanges(bizTag, count);
-  if (!(ranges instanceof Promise)) return lease(bizTag, ranges, stride);
+  if (!(ranges instanceof Promise)) return lease(bizTag, ranges, stride, leaseValidMs);
   // A lease that waited is refused whole if the tag turned strict meanwhile (its IDs are a gap).
   return ranges.then((r) => {
     if (ordered?.isStrict(bizTag) === true) throw strictRangeRefused(bizTag);
-    return lease(bizTag, r, stride);
+    return lease(bizTag, r, stride, leaseValidMs);
   });
 }
 

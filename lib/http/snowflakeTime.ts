@@ -72,7 +72,7 @@ export async function snowflakeAt(
   });
 }
 
-function parseMoment(text: string, name: string): number {
+export function parseMoment(text: string, name: string): number {
   const ms = momentOf(text);
   if (ms !== null) return ms;
   throw new LeafError(

@@ -1,4 +1,5 @@
 /** Each claim checked before anything is served from it (the regression guard), and remembered for the give-back. */
+import type { ClaimNote, Claimer } from '../claims/claimNote';
 import type { Clock } from '../clock';
 import { LeafError, isLeafError, storeUnavailable } from '../errors';
 import type { Logger } from '../log';
@@ -18,6 +19,8 @@ export interface SegmentClaimsOptions {
   /** The store says the tag is gone: the engine drops that buffer. */
   tagGone: (buffer: TagBuffer) => void;
   onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
+  /** Who claims: each claim's leaf_claim row names it (lib/claims/); none, no row (tests, formatted periods). */
+  claimer?: Claimer;
 }
 
 /** The latest claim of a tag, and, for a segment that landed after the engine closed, all of it (never served). */
@@ -30,6 +33,8 @@ export function engineClosed(): LeafError {
 export class SegmentClaims {
   /** Highest ID ever claimed per tag; outlives a deleted tag, so a reset row is caught. */
   private readonly highWater = new Map<string, bigint>();
+  /** The highest ID per tag handed to a range lease's holder: segments below it got their lease tail in the log. */
+  private readonly leasedMax = new Map<string, bigint>();
   /** The claim that set highWater, per tag. */
   readonly latest = new Map<string, LatestClaimOf>();
   /** Claims sent to the store and not answered yet, per tag, and all of them. */
@@ -64,7 +69,10 @@ export class SegmentClaims {
     const startedAt = clock.now();
     const floor = this.highWater.get(buffer.bizTag);
     try {
-      const allocation = await this.track(buffer.bizTag, this.o.store.allocate(buffer.bizTag, step));
+      const allocation = await this.track(
+        buffer.bizTag,
+        this.o.store.allocate(buffer.bizTag, step, this.noteFor(buffer, purpose)),
+      );
       if (!usableAllocation(allocation.maxId, allocation.step)) {
         throw new LeafError(
           'id_space_exhausted',
@@ -133,6 +141,26 @@ export class SegmentClaims {
       if (leafError.code === 'tag_not_found') this.o.tagGone(buffer);
       throw leafError;
     }
+  }
+
+  /** `position` (of `segment`) went out in a range lease: a holder may hand it out after this process is done. */
+  noteLeased(bizTag: string, segment: Segment, position: number): void {
+    if (this.o.claimer === undefined) return;
+    const id = (segment.base ?? 0n) + BigInt(position);
+    if (id > (this.leasedMax.get(bizTag) ?? -1n)) this.leasedMax.set(bizTag, id);
+  }
+
+  /** The claim's log row: what this process serves the tag from as it asks (docs/design.md#ids-that-tell-when). */
+  private noteFor(buffer: TagBuffer, purpose: ClaimPurpose): ClaimNote | undefined {
+    const claimer = this.o.claimer;
+    if (claimer === undefined) return undefined;
+    const current = buffer.current;
+    return {
+      ...claimer,
+      kind: purpose,
+      servingFirst: current === null ? null : segmentBounds(current).first,
+      leasedMax: this.leasedMax.get(buffer.bizTag) ?? -1n,
+    };
   }
 
   /** `claim` while the store answers, counted per tag. */

@@ -1,3 +1,4 @@
+import type { Claimer } from '../claims/claimNote';
 import { MAX_LEASE_COUNT, readableLimit } from '../bizTag';
 import { type Clock, systemClock } from '../clock';
 import { LeafError, tagNotFound } from '../errors';
@@ -30,6 +31,8 @@ export interface SegmentEngineOptions {
   retryMaxMs?: number;
   /** Every segment load, ok or failed (metrics, the load log); never per ID. */
   onLoad?: (bizTag: string, record: SegmentLoadRecord) => void;
+  /** Who claims, for the claim log (lib/claims/); none: claims are not logged. */
+  claimer?: Claimer;
 }
 
 /** Leaf's segment mode: per tag a double buffer claimed from the store, one write per segment (docs/design.md#segments). */
@@ -72,6 +75,7 @@ export class SegmentEngine {
       closed: () => this.frozen,
       tagGone: (buffer) => this.buffers.get(buffer.bizTag) === buffer && this.buffers.drop(buffer),
       onLoad: options.onLoad,
+      claimer: options.claimer,
     });
     this.loader = new SegmentLoader({
       claims: this.claims,
@@ -182,7 +186,7 @@ export class SegmentEngine {
     const buffer = this.buffers.get(bizTag);
     if (buffer !== undefined && buffer.available() >= count) {
       const out = newRanges();
-      this.fill(buffer, count, out);
+      this.fill(buffer, count, out, true);
       return out;
     }
     return this.leaseSlow(bizTag, count);
@@ -191,7 +195,7 @@ export class SegmentEngine {
   private async leaseSlow(bizTag: string, count: number): Promise<IdRanges> {
     if (this.frozen) throw engineClosed();
     const buffer = this.buffers.get(bizTag) ?? (await this.lookUpMissingTag(bizTag));
-    if (count <= buffer.available() || count <= buffer.step) return this.takeSlow(bizTag, count, newRanges());
+    if (count <= buffer.available() || count <= buffer.step) return this.takeSlow(bizTag, count, newRanges(), true);
     try {
       const segment = await this.loader.lease(buffer, count);
       if (segment.max - segment.start + 1 !== count) {
@@ -209,7 +213,7 @@ export class SegmentEngine {
   }
 
   /** Whether `out` got to `count` from the buffer. */
-  private fill(buffer: TagBuffer, count: number, out: IdRanges): boolean {
+  private fill(buffer: TagBuffer, count: number, out: IdRanges, lease = false): boolean {
     while (out.count < count) {
       const segment = buffer.servingSegment();
       if (segment === null) return false;
@@ -217,17 +221,19 @@ export class SegmentEngine {
       const first = segment.next;
       appendRun(out, first, first + n - 1, segment.base);
       segment.next = first + n;
+      // Before the preload: a claim it sends may be the one that says this segment is done, and must know it leased.
+      if (lease) this.claims.noteLeased(buffer.bizTag, segment, first + n - 1);
       this.loader.maybePreload(buffer, segment);
     }
     return true;
   }
 
-  private async takeSlow(bizTag: string, count: number, out: IdRanges): Promise<IdRanges> {
+  private async takeSlow(bizTag: string, count: number, out: IdRanges, lease = false): Promise<IdRanges> {
     if (this.frozen) throw engineClosed();
     let buffer = this.buffers.get(bizTag);
     if (buffer === undefined) buffer = await this.lookUpMissingTag(bizTag);
     try {
-      while (!this.fill(buffer, count, out)) {
+      while (!this.fill(buffer, count, out, lease)) {
         await this.loader.loaded(buffer);
         const now = this.buffers.get(bizTag);
         if (now === buffer) continue;

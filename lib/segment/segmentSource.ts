@@ -1,5 +1,6 @@
 import type { Id } from './id';
 import type { Semantics } from './semantics';
+import type { ClaimNote } from '../claims/claimNote';
 
 /** What the segment engine needs from a database (its port): the tag list and the atomic claim. Tests fake it. */
 export interface TagInfo {
@@ -20,8 +21,11 @@ export interface Allocation {
 
 export interface SegmentSource {
   listTags(): Promise<TagInfo[]>;
-  /** max_id grows by `step` (the row's when omitted), atomically: two callers anywhere never overlap. */
-  allocate(bizTag: string, step?: number): Promise<Allocation>;
+  /**
+   * max_id grows by `step` (the row's when omitted), atomically: two callers anywhere never overlap. With `note`, the
+   * claim's leaf_claim row is written in the same transaction (lib/claims/).
+   */
+  allocate(bizTag: string, step?: number, note?: ClaimNote): Promise<Allocation>;
   /** One compare-and-set from `claimedMaxId` down to `newMaxId`; false when anything moved the row since. */
   giveBack?(bizTag: string, claimedMaxId: Id, newMaxId: Id): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import type { AuditStore } from '../admin/auditStore';
+import type { ClaimLogStore } from '../claims/claimLogStore';
 import type { HostHealth } from '../admin/hostHealth';
 
 export type { HostHealth };
@@ -31,6 +32,8 @@ export interface LeafStore {
   readonly regionChange: RegionChangeStore;
   /** Values the whole fleet must share, the first node's kept (lib/settings/). */
   readonly settings: SettingStore;
+  /** Every claim, written in its transaction: when IDs were handed out (lib/claims/). */
+  readonly claims: ClaimLogStore;
   ping(): Promise<void>;
   /** Every host of the URL on its own, probed in parallel within `timeoutMs`; absent on SQLite. */
   hosts?(timeoutMs?: number): Promise<HostHealth[]>;

@@ -1,4 +1,7 @@
+import type { ClaimLogStore } from '../claims/claimLogStore';
 import type { OrderStore } from '../ordered/orderStore';
+import { ServerClaimLog } from './server/claimLog';
+import { SqliteClaimLog } from './sqlite/claimLog';
 import type { SettingStore } from '../settings/settingStore';
 import type { TagStore } from '../segment/tagStore';
 import { ServerSettings } from './server/settings';
@@ -22,6 +25,8 @@ export interface TagsOnly {
   tags: TagStore;
   settings: SettingStore;
   order: OrderStore;
+  /** Its claims' log rows are written with the claims; this writes its close row. */
+  claims: Pick<ClaimLogStore, 'recordClose'>;
   close(): Promise<void>;
 }
 
@@ -32,16 +37,24 @@ export async function openTags(target: StoreTarget): Promise<TagsOnly> {
     const exec = await MysqlExecutor.open({ url: target.mysql, migrationsDir });
     const settings = new ServerSettings(exec, mysqlDialect);
     const order = new ServerOrder(exec, mysqlDialect);
-    return { tags: new ServerTags(exec, mysqlDialect), settings, order, close: () => exec.close() };
+    const claims = new ServerClaimLog(exec, mysqlDialect);
+    return { tags: new ServerTags(exec, mysqlDialect), settings, order, claims, close: () => exec.close() };
   }
   if (target.kind === 'postgres') {
     const exec = await PostgresExecutor.open({ url: target.postgres, migrationsDir });
     const settings = new ServerSettings(exec, postgresDialect);
     const order = new ServerOrder(exec, postgresDialect);
-    return { tags: new ServerTags(exec, postgresDialect), settings, order, close: () => exec.close() };
+    const claims = new ServerClaimLog(exec, postgresDialect);
+    return { tags: new ServerTags(exec, postgresDialect), settings, order, claims, close: () => exec.close() };
   }
   const exec = new SqliteExecutor({ file: target.sqliteFile, migrationsDir });
   const tags = new SqliteTags(exec);
   if (exec.created) await seedDemoTag(tags);
-  return { tags, settings: new SqliteSettings(exec), order: new SqliteOrder(exec), close: async () => exec.close() };
+  return {
+    tags,
+    settings: new SqliteSettings(exec),
+    order: new SqliteOrder(exec),
+    claims: new SqliteClaimLog(exec),
+    close: async () => exec.close(),
+  };
 }

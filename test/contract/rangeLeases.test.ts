@@ -25,6 +25,7 @@ const badRequests: Array<{ path: string; status: number; code: string }> = [
 interface Lease {
   tag: string;
   count: number;
+  validMs?: number;
   ranges: Array<{ start: string; end: string }>;
 }
 
@@ -51,6 +52,7 @@ for (const lane of lanes) {
       expect(lease).toEqual({
         tag: 'demo',
         count: 500,
+        validMs: 300_000, // LEAF_RANGE_LEASE_VALID_MS's default: the holder hands the IDs out within it
         ranges: [{ start: String(Number(single.id) + 1), end: String(Number(single.id) + 500) }],
       });
 

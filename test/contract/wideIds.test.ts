@@ -52,6 +52,7 @@ for (const lane of lanes) {
       expect(JSON.parse((await get('/api/id/segment/migrated/range?count=5')).text)).toEqual({
         tag: 'migrated',
         count: 5,
+        validMs: 300_000,
         ranges: [{ start: '100000000000000005', end: '100000000000000009' }],
       });
       expect(await get('/api/segment/get/migrated')).toEqual({ status: 200, text: '100000000000000010' });

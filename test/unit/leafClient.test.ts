@@ -52,6 +52,8 @@ class FakeFleet {
   version = 0;
   readonly strictTags = new Set<string>();
   vouchMs = 60_000;
+  /** The node's LEAF_RANGE_LEASE_VALID_MS in every lease answer; null: none (a node before it). */
+  validMs: number | null = null;
 
   readonly fetch: FetchLike = (url, init) => {
     const parsed = new URL(url);
@@ -133,7 +135,7 @@ class FakeFleet {
       const regional = ranges.map((r) => ({ start: at(r.start), end: at(r.end) }));
       return reply(200, { tag, count, stride: this.stride, ranges: regional });
     }
-    return reply(200, { tag, count, ranges });
+    return reply(200, { tag, count, ranges, ...(this.validMs === null ? {} : { validMs: this.validMs }) });
   }
 }
 
@@ -551,10 +553,41 @@ describe('leases of a region (a stride)', () => {
   it('refuses a stride out of range, or a run that does not end on its stride', () => {
     const lease = (stride: unknown, start: string, end: string) =>
       JSON.stringify({ tag: 't', count: 3, stride, ranges: [{ start, end }] });
-    expect(parseLease(lease(4, '5', '13'), 't', 3)).toEqual({ count: 3, stride: 4, bounds: [5n, 13n] });
+    expect(parseLease(lease(4, '5', '13'), 't', 3)).toEqual({ count: 3, stride: 4, bounds: [5n, 13n], validMs: null });
     expect(() => parseLease(lease(4, '5', '12'), 't', 3)).toThrow(/does not end on its stride/);
     expect(() => parseLease(lease(4, '5', '17'), 't', 3)).toThrow(/hold 4 IDs, not 3/);
     for (const bad of [0, 1.5, '2', 1025]) expect(() => parseLease(lease(bad, '5', '13'), 't', 3)).toThrow(/stride/);
+  });
+});
+
+describe('a lease is handed out only within its validMs, counted from the request', () => {
+  it('drops the current lease at its validity, and a standby past it, and asks again', async () => {
+    const { fleet, clock, client } = setup();
+    fleet.validMs = 5_000;
+    clock.advance(1); // the fake clock starts at 0; requests are timed from here
+    expect(await client.nextId('orders')).toBe(1n);
+    for (let i = 0; i < 9; i++) client.nextId('orders'); // 10 used: the standby 101..200 is asked for
+    await flush();
+    expect(fleet.calls).toHaveLength(2);
+    clock.advance(5_000); // both leases asked for 5 s ago: neither may hand out another ID
+    await flush();
+    const next = client.nextId('orders');
+    expect(next).toBeInstanceOf(Promise); // not 11, nor the standby's first: a new lease
+    expect(fleet.handedOut).toHaveLength(3);
+    expect(await next).toBe(fleet.handedOut[2]?.start);
+  });
+
+  it('keeps serving a lease within its validity, and without validMs (an older node) for as long as it lasts', async () => {
+    for (const validMs of [5_000, null]) {
+      const { fleet, clock, client } = setup();
+      fleet.validMs = validMs;
+      expect(await client.nextId('orders')).toBe(1n);
+      clock.advance(4_900);
+      await flush();
+      expect(client.nextId('orders')).toBe(2n);
+      client.close();
+      expect(clock.pendingTimers).toBe(0); // the expiry timer goes with the lease
+    }
   });
 });
 

@@ -79,6 +79,13 @@ export const ADMIN_PATHS: Record<string, Record<string, Operation>> = {
       ],
     ),
   },
+  '/api/admin/tags/{tag}/issued': {
+    get: read(
+      'Every ID of the tag that can have been handed out between from and to (a superset, exact to whole claims)',
+      'Issued',
+      [tagParam(), { ...queryParam('from'), required: true }, { ...queryParam('to'), required: true }],
+    ),
+  },
   '/api/admin/semantics': {
     get: read('The fleet default and per-tag claim semantics', 'Semantics'),
     put: write('Switches the fleet default', fleetSemanticsSchema, 200, 'SemanticsSwitched'),

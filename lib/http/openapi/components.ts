@@ -33,6 +33,8 @@ import { SEMANTICS } from '../../segment/semantics';
 import { ENCODINGS } from '../../opaque/encoding';
 import { ID_FORMS } from '../../opaque/shortForms';
 import type { DecodedId } from '../../admin/tagDecode';
+import type { IssuedAnswer } from '../../admin/tagIssued';
+import type { ClaimWindow, IssuedRange } from '../../claims/issued';
 import { ORDERINGS } from '../../ordered/orderStore';
 import type { OwnerView, ParticipantView, PendingView } from '../../admin/orderViews';
 import type { SemanticsSettings, SemanticsSwitch } from '../../segment/semanticsStore';
@@ -62,6 +64,18 @@ const nextState = oneOfValues(NEXT_STATES);
 const tag = str;
 
 const ratePoint = shape<RatePoint>()({ t: int, ids: int });
+const issuedRangeSchema = shape<IssuedRange>()({ first: decimalId, last: decimalId, stride: int });
+const claimWindowSchema = shape<ClaimWindow>()({
+  first: decimalId,
+  last: decimalId,
+  stride: int,
+  kind: oneOfValues(['segment', 'lease']),
+  claimer: str,
+  region: int,
+  claimedAt: isoTime,
+  servedFrom: isoTime,
+  servedUntil: nullable(isoTime),
+});
 const segment = shape<SegmentView>()({
   start: decimalId,
   max: decimalId,
@@ -254,6 +268,17 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     position: nullable(decimalId),
     claimed: nullable(bool),
     maxId: decimalId,
+    issued: arrayOf(claimWindowSchema),
+  }),
+  Issued: shape<IssuedAnswer>()({
+    tag,
+    from: isoTime,
+    to: isoTime,
+    ranges: arrayOf(issuedRangeSchema),
+    ids: decimalId,
+    claims: int,
+    logSince: nullable(isoTime),
+    retentionDays: int,
   }),
   TagDeleted: object({ deleted: oneOfValues([true]), maxId: decimalId }),
   Semantics: settingsSchema,

@@ -30,6 +30,9 @@ export const mysqlDialect: ServerDialect = {
     decode: (result) => (result.affected === 1 ? decodeClaim(result.insertId, bizTag) : undefined),
   }),
 
+  // No stored routine (creating one needs SUPER with binary logging on): the row goes in the claim's transaction.
+  claimLogged: null,
+
   /** LAST_INSERT_ID(expr) marks the first number, carried in the OK packet; `step` reads max_id before it moves. */
   claimPeriod: (bizTag, periodKey, step, cap) => ({
     query: raw(

@@ -1,3 +1,4 @@
+import type { ClaimNote } from '../../claims/claimNote';
 import { type Id, MAX_ID } from '../../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segment/semantics';
 import { exactId } from '../exactId';
@@ -12,6 +13,28 @@ export function claimStatement(bizTag: string, added: number): Statement {
     FLEET_DEFAULT_KEY,
     DEFAULT_SEMANTICS,
   ]);
+}
+
+/** The claim and its leaf_claim row: `leaf_ts_claim_logged(…)`, still one round trip (drizzle/postgres/0008). */
+export function loggedClaimStatement(bizTag: string, added: number, note: ClaimNote): Statement {
+  return raw(
+    'SELECT claimed_max_id, claimed_semantics FROM leaf_ts_claim_logged($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
+    [
+      bizTag,
+      added,
+      MAX_ID - BigInt(added),
+      FLEET_DEFAULT_KEY,
+      DEFAULT_SEMANTICS,
+      note.kind,
+      note.claimer,
+      note.instance,
+      note.servingFirst === null ? null : String(note.servingFirst),
+      String(note.leasedMax),
+      note.tailMs,
+      note.region,
+      note.regions,
+    ],
+  );
 }
 
 export interface ClaimRow {

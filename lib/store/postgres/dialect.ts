@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { ServerDialect } from '../server/dialect';
 import { assignments, valuesOf } from '../server/query';
 import { raw } from '../serverExecutor';
-import { type ClaimRow, claimStatement, decodeClaim } from './claim';
+import { type ClaimRow, claimStatement, decodeClaim, loggedClaimStatement } from './claim';
 
 /** The advisory-lock classes of a tag's and a format's name (two-int form: apart from the migration lock's key). */
 const NAME_LOCK = { tag: 0x1eaf, format: 0x1eb0 } as const;
@@ -33,6 +33,11 @@ export const postgresDialect: ServerDialect = {
 
   claim: (bizTag, added) => ({
     query: claimStatement(bizTag, added),
+    decode: (result) => decodeClaim(result.rows as unknown as ClaimRow[], bizTag),
+  }),
+
+  claimLogged: (bizTag, added, note) => ({
+    query: loggedClaimStatement(bizTag, added, note),
     decode: (result) => decodeClaim(result.rows as unknown as ClaimRow[], bizTag),
   }),
 

@@ -182,3 +182,29 @@ export const leafEncoding = pgTable('leaf_encoding', {
   encoding: varchar('encoding', { length: 16 }).notNull(),
   keyId: varchar('key_id', { length: 16 }).notNull(),
 });
+
+/** The claim log (lib/claims/), as in schema/sqlite.ts. */
+export const leafClaim = pgTable(
+  'leaf_claim',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    bizTag: varchar('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).notNull(),
+    firstId: bigint('first_id', { mode: 'number' }).notNull(),
+    lastId: bigint('last_id', { mode: 'number' }).notNull(),
+    claimedAt: bigint('claimed_at', { mode: 'number' }).notNull(),
+    kind: varchar('kind', { length: 16 }).notNull(),
+    claimer: varchar('claimer', { length: 255 }).notNull(),
+    instance: varchar('instance', { length: 64 }).notNull(),
+    servingFirst: bigint('serving_first', { mode: 'number' }),
+    leasedMax: bigint('leased_max', { mode: 'number' }),
+    tailMs: bigint('tail_ms', { mode: 'number' }).notNull(),
+    region: integer('region').notNull(),
+    regions: integer('regions').notNull(),
+  },
+  (t) => [
+    index('leaf_claim_tag_at').on(t.bizTag, t.claimedAt),
+    index('leaf_claim_tag_first').on(t.bizTag, t.firstId),
+    index('leaf_claim_instance').on(t.instance, t.bizTag, t.claimedAt),
+    index('leaf_claim_at').on(t.claimedAt),
+  ],
+);

@@ -188,3 +188,32 @@ export const leafEncoding = sqliteTable('leaf_encoding', {
   encoding: text('encoding', { length: 16 }).notNull(),
   keyId: text('key_id', { length: 16 }).notNull(),
 });
+
+/**
+ * The claim log (lib/claims/): one row per claim of a segment or range lease, written in the claim's transaction, and
+ * one `close` row per stopped process. Positions (not a region's IDs), in the claim's numbering; times in database ms.
+ */
+export const leafClaim = sqliteTable(
+  'leaf_claim',
+  {
+    id: integer('id', { mode: 'number' }).primaryKey({ autoIncrement: true }),
+    bizTag: text('biz_tag', { length: BIZ_TAG_MAX_LENGTH }).notNull(),
+    firstId: integer('first_id', { mode: 'number' }).notNull(),
+    lastId: integer('last_id', { mode: 'number' }).notNull(),
+    claimedAt: integer('claimed_at', { mode: 'number' }).notNull(),
+    kind: text('kind', { length: 16 }).notNull(),
+    claimer: text('claimer', { length: 255 }).notNull(),
+    instance: text('instance', { length: 64 }).notNull(),
+    servingFirst: integer('serving_first', { mode: 'number' }),
+    leasedMax: integer('leased_max', { mode: 'number' }),
+    tailMs: integer('tail_ms', { mode: 'number' }).notNull(),
+    region: integer('region', { mode: 'number' }).notNull(),
+    regions: integer('regions', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    index('leaf_claim_tag_at').on(t.bizTag, t.claimedAt),
+    index('leaf_claim_tag_first').on(t.bizTag, t.firstId),
+    index('leaf_claim_instance').on(t.instance, t.bizTag, t.claimedAt),
+    index('leaf_claim_at').on(t.claimedAt),
+  ],
+);

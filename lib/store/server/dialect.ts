@@ -1,4 +1,5 @@
 import type { SQL } from 'drizzle-orm';
+import type { ClaimNote } from '../../claims/claimNote';
 import type { Id } from '../../segment/id';
 import type { Semantics } from '../../segment/semantics';
 import type { Columns, TableName } from './query';
@@ -24,6 +25,9 @@ export interface ServerDialect {
   readonly lockAllTags: SQL;
   /** The segment claim: one statement, and its answer read back (undefined: no row changed). */
   claim(bizTag: string, added: number): Claim<{ maxId: Id; semantics: Semantics }>;
+  /** The claim and its leaf_claim row in one statement; null: `claim`, then the row, in a transaction. */
+  readonly claimLogged:
+    ((bizTag: string, added: number, note: ClaimNote) => Claim<{ maxId: Id; semantics: Semantics }>) | null;
   /** A formatted tag's period claim of `step` numbers below `cap`: one statement, answering its first number. */
   claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Claim<number>;
 }

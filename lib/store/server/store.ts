@@ -1,6 +1,7 @@
 import type { HostHealth, LeafStore } from '../leafStore';
 import { type ServerExecutor, raw } from '../serverExecutor';
 import { ServerAudit } from './audit';
+import { ServerClaimLog } from './claimLog';
 import type { ServerDialect } from './dialect';
 import { ServerFormats } from './formats';
 import { ServerNodes } from './nodes';
@@ -27,6 +28,7 @@ export class ServerStore implements LeafStore {
   readonly order: ServerOrder;
   readonly regionChange: ServerRegionChange;
   readonly settings: ServerSettings;
+  readonly claims: ServerClaimLog;
 
   constructor(
     private readonly exec: ServerExecutor,
@@ -45,6 +47,7 @@ export class ServerStore implements LeafStore {
     this.order = new ServerOrder(exec, dialect);
     this.regionChange = new ServerRegionChange(exec, dialect);
     this.settings = new ServerSettings(exec, dialect);
+    this.claims = new ServerClaimLog(exec, dialect);
   }
 
   async ping(): Promise<void> {

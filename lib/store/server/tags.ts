@@ -5,6 +5,9 @@ import { type Id, idBigint } from '../../segment/id';
 import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import type { NewTag, TagChanges, TagPageQuery, TagRow, TagStore } from '../../segment/tagStore';
 import { exactId } from '../exactId';
+import type { ClaimNote } from '../../claims/claimNote';
+import { claimedRange } from '../../segment/semantics';
+import { insertClaimSql } from '../rows/claimLog';
 import type { ServerExecutor, Tx } from '../serverExecutor';
 import { auditInsert } from '../rows/audit';
 import { deleteOrderSql } from '../rows/order';
@@ -71,20 +74,36 @@ export class ServerTags implements TagStore {
     return row === undefined ? undefined : tagFromRaw(row);
   }
 
-  async allocate(bizTag: string, step?: number): Promise<Allocation> {
+  async allocate(bizTag: string, step?: number, note?: ClaimNote): Promise<Allocation> {
     // Without an explicit step, add exactly the row's step as read: the segment's size is what was added.
     const added = step ?? (await this.getTag(bizTag))?.step;
     if (added === undefined) throw tagNotFound(bizTag);
     if (!Number.isSafeInteger(added) || added < 1) throw badStep(bizTag, added);
     // Run again after an unknown outcome: the first claim then counts as taken and its segment is a gap.
-    const claim = this.dialect.claim(bizTag, added);
-    const claimed = claim.decode(await this.exec.write(claim.query, true));
+    const claimed = await this.claim(bizTag, added, note);
     if (claimed !== undefined) return { bizTag, step: added, ...claimed };
     const row = await this.getTag(bizTag);
     if (row === undefined) throw tagNotFound(bizTag);
     if (row.maxId < 0)
       throw new LeafError('tag_misconfigured', `Tag "${bizTag}" has max_id ${row.maxId}; a claim needs at least 0.`);
     throw idSpaceExhausted(bizTag);
+  }
+
+  /** The claim, and with `note` its log row committed with it (lib/claims/). */
+  private async claim(bizTag: string, added: number, note: ClaimNote | undefined) {
+    if (note === undefined || this.dialect.claimLogged !== null) {
+      const claim =
+        note === undefined ? this.dialect.claim(bizTag, added) : this.dialect.claimLogged!(bizTag, added, note);
+      return claim.decode(await this.exec.write(claim.query, true));
+    }
+    const claim = this.dialect.claim(bizTag, added);
+    return this.exec.transaction(async (tx) => {
+      const claimed = claim.decode(await tx(claim.query));
+      if (claimed === undefined) return undefined;
+      const { first, last } = claimedRange(idBigint(claimed.maxId), added, claimed.semantics);
+      await tx(insertClaimSql({ bizTag, first, last, note }, this.dialect.nowMs));
+      return claimed;
+    });
   }
 
   /** One compare-and-set statement; an unknown outcome is not run again and counts as nothing given back. */

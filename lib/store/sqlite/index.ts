@@ -1,5 +1,6 @@
 import type { LeafStore } from '../leafStore';
 import { SqliteAudit } from './audit';
+import { SqliteClaimLog } from './claimLog';
 import { SqliteExecutor, type SqliteOptions } from './executor';
 import { SqliteFormats } from './formats';
 import { SqliteNodes } from './nodes';
@@ -30,6 +31,7 @@ export class SqliteStore implements LeafStore {
   readonly order: SqliteOrder;
   readonly regionChange: SqliteRegionChange;
   readonly settings: SqliteSettings;
+  readonly claims: SqliteClaimLog;
   private readonly exec: SqliteExecutor;
 
   constructor(options: SqliteOptions) {
@@ -46,6 +48,7 @@ export class SqliteStore implements LeafStore {
     this.order = new SqliteOrder(this.exec);
     this.regionChange = new SqliteRegionChange(this.exec);
     this.settings = new SqliteSettings(this.exec);
+    this.claims = new SqliteClaimLog(this.exec);
   }
 
   async ping(): Promise<void> {

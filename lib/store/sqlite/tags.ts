@@ -31,6 +31,9 @@ import {
 } from '../tagRules';
 import type { SqliteDb, SqliteExecutor } from './executor';
 import { effectiveSemantics } from './semantics';
+import { insertClaimRow } from './claimLog';
+import type { ClaimNote } from '../../claims/claimNote';
+import { claimedRange } from '../../segment/semantics';
 import { bigintParam, insertAudit, maxIdText } from './sql';
 import { TAG_COLUMNS, readTagRow, readTombstone, toTagRow } from './tagRows';
 
@@ -75,7 +78,7 @@ export class SqliteTags implements TagStore {
     return this.exec.read((db) => readTagRow(db, bizTag));
   }
 
-  async allocate(bizTag: string, step?: number): Promise<Allocation> {
+  async allocate(bizTag: string, step?: number, note?: ClaimNote): Promise<Allocation> {
     if (step !== undefined && (!Number.isSafeInteger(step) || step < 1)) throw badStep(bizTag, step);
     // A bigint parameter: better-sqlite3 binds a JS number as a REAL, and max_id + a REAL is a float beyond 2^53.
     const added = step === undefined ? leafAlloc.step : sql`${BigInt(step)}`;
@@ -91,7 +94,13 @@ export class SqliteTags implements TagStore {
         )
         .returning({ maxId: maxIdText(leafAlloc.maxId), step: leafAlloc.step })
         .get();
-      return claimed === undefined ? undefined : { ...claimed, semantics: effectiveSemantics(db, bizTag) };
+      if (claimed === undefined) return undefined;
+      const semantics = effectiveSemantics(db, bizTag);
+      if (note !== undefined) {
+        const { first, last } = claimedRange(BigInt(claimed.maxId), step ?? claimed.step, semantics);
+        insertClaimRow(db, { bizTag, first, last, note });
+      }
+      return { ...claimed, semantics };
     });
     if (row !== undefined)
       return { bizTag, maxId: exactId(row.maxId, bizTag), step: step ?? row.step, semantics: row.semantics };

@@ -1,0 +1,76 @@
+/**
+ * From the claim log to answers (docs/design.md#ids-that-tell-when): a claim's IDs can have been handed out from its
+ * claim until its claimer retired it, plus the time a lease taken from it may still be used.
+ */
+import type { LoggedClaim } from './claimLogStore';
+import { CLOCK_GRAIN_MS } from './claimNote';
+
+/** IDs `first`, `first + stride`, …, `last`: a region's IDs are `stride` (its region count) apart. */
+export interface IssuedRange {
+  first: string;
+  last: string;
+  stride: number;
+}
+
+/** One claim as the decode route shows it. */
+export interface ClaimWindow extends IssuedRange {
+  kind: LoggedClaim['kind'];
+  claimer: string;
+  region: number;
+  claimedAt: string;
+  /** The claim's IDs can have been handed out from `from` until `until`; null: its claimer is not known to be done. */
+  servedFrom: string;
+  servedUntil: string | null;
+}
+
+/** The last moment the claim's IDs can have been handed out (database ms), or null while that is not known. */
+export function servedUntil(c: LoggedClaim): number | null {
+  const retired = c.kind === 'lease' ? c.claimedAt : c.retiredAt;
+  return retired === null ? null : retired + c.tailMs + CLOCK_GRAIN_MS;
+}
+
+function idOf(position: bigint, c: LoggedClaim): bigint {
+  return position * BigInt(c.regions) + BigInt(c.region);
+}
+
+export function claimWindow(c: LoggedClaim): ClaimWindow {
+  const until = servedUntil(c);
+  return {
+    first: idOf(c.first, c).toString(),
+    last: idOf(c.last, c).toString(),
+    stride: c.regions,
+    kind: c.kind,
+    claimer: c.claimer,
+    region: c.region,
+    claimedAt: new Date(c.claimedAt).toISOString(),
+    servedFrom: new Date(c.claimedAt).toISOString(),
+    servedUntil: until === null ? null : new Date(until).toISOString(),
+  };
+}
+
+/**
+ * The claims' IDs as few ranges as they make: claims of one numbering that overlap or touch become one range (a
+ * given-back tail claimed again overlaps its first claim). Ordered by stride, region, then first ID.
+ */
+export function issuedRanges(claims: readonly LoggedClaim[]): IssuedRange[] {
+  const sorted = [...claims].sort(
+    (a, b) => a.regions - b.regions || a.region - b.region || (a.first < b.first ? -1 : a.first > b.first ? 1 : 0),
+  );
+  const out: Array<{ first: bigint; last: bigint; region: number; regions: number }> = [];
+  for (const c of sorted) {
+    const open = out[out.length - 1];
+    if (open !== undefined && open.regions === c.regions && open.region === c.region && c.first <= open.last + 1n) {
+      if (c.last > open.last) open.last = c.last;
+    } else out.push({ first: c.first, last: c.last, region: c.region, regions: c.regions });
+  }
+  return out.map((r) => ({
+    first: (r.first * BigInt(r.regions) + BigInt(r.region)).toString(),
+    last: (r.last * BigInt(r.regions) + BigInt(r.region)).toString(),
+    stride: r.regions,
+  }));
+}
+
+/** How many IDs the ranges hold. */
+export function idCount(ranges: readonly IssuedRange[]): bigint {
+  return ranges.reduce((n, r) => n + (BigInt(r.last) - BigInt(r.first)) / BigInt(r.stride) + 1n, 0n);
+}
