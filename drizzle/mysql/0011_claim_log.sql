@@ -15,7 +15,4 @@ CREATE TABLE `leaf_claim` (
 	CONSTRAINT `leaf_claim_id` PRIMARY KEY(`id`)
 );
 --> statement-breakpoint
-CREATE INDEX `leaf_claim_tag_at` ON `leaf_claim` (`biz_tag`,`claimed_at`);--> statement-breakpoint
-CREATE INDEX `leaf_claim_tag_first` ON `leaf_claim` (`biz_tag`,`first_id`);--> statement-breakpoint
-CREATE INDEX `leaf_claim_instance` ON `leaf_claim` (`instance`,`biz_tag`,`claimed_at`);--> statement-breakpoint
-CREATE INDEX `leaf_claim_at` ON `leaf_claim` (`claimed_at`);
+CREATE INDEX `leaf_claim_tag_instance` ON `leaf_claim` (`biz_tag`,`instance`,`claimed_at`);

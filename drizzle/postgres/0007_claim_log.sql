@@ -14,7 +14,4 @@ CREATE TABLE "leaf_claim" (
 	"regions" integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX "leaf_claim_tag_at" ON "leaf_claim" USING btree ("biz_tag","claimed_at");--> statement-breakpoint
-CREATE INDEX "leaf_claim_tag_first" ON "leaf_claim" USING btree ("biz_tag","first_id");--> statement-breakpoint
-CREATE INDEX "leaf_claim_instance" ON "leaf_claim" USING btree ("instance","biz_tag","claimed_at");--> statement-breakpoint
-CREATE INDEX "leaf_claim_at" ON "leaf_claim" USING btree ("claimed_at");
+CREATE INDEX "leaf_claim_tag_instance" ON "leaf_claim" USING btree ("biz_tag","instance","claimed_at");

@@ -1,4 +1,5 @@
 /** GET /api/admin/tags/{tag}/decode/{id}: what an ID of a tag stands for (lib/opaque; issue order for any tag). */
+import { claimsHolding } from '../claims/claimLog';
 import type { ClaimLogStore } from '../claims/claimLogStore';
 import { type ClaimWindow, claimWindow } from '../claims/issued';
 import { tagNotFound } from '../errors';
@@ -33,7 +34,7 @@ export interface DecodedId {
 
 export async function decodeTagId(
   rt: {
-    store: { tags: Pick<TagStore, 'getTag'>; claims: Pick<ClaimLogStore, 'containing'> };
+    store: { tags: Pick<TagStore, 'getTag'>; claims: Pick<ClaimLogStore, 'rowsHolding'> };
     opaque: Pick<OpaqueTags, 'read'>;
     region: RegionInfo;
   },
@@ -50,7 +51,7 @@ export async function decodeTagId(
   const { region: ours, regions } = rt.region;
   const region = regions > 1 ? Number(sequence % BigInt(regions)) : null;
   const position = regions > 1 ? sequence / BigInt(regions) : sequence;
-  const claims = await rt.store.claims.containing(bizTag, sequence);
+  const claims = await claimsHolding(rt.store.claims, bizTag, sequence);
   return {
     tag: bizTag,
     id: text,

@@ -1,4 +1,5 @@
 /** GET /api/admin/tags/{tag}/issued?from=T1&to=T2: every ID of the tag that can have been handed out in [T1, T2]. */
+import { claimsBetween } from '../claims/claimLog';
 import type { ClaimLogStore } from '../claims/claimLogStore';
 import { type IssuedRange, idCount, issuedRanges } from '../claims/issued';
 import { LeafError, tagNotFound } from '../errors';
@@ -40,14 +41,14 @@ export function issuedWindow(search: string): { fromMs: number; toMs: number } {
 }
 
 export async function issuedBetween(
-  store: { tags: Pick<TagStore, 'getTag'>; claims: Pick<ClaimLogStore, 'liveBetween' | 'oldest'> },
+  store: { tags: Pick<TagStore, 'getTag'>; claims: Pick<ClaimLogStore, 'rowsUpTo' | 'oldest'> },
   bizTag: string,
   window: { fromMs: number; toMs: number },
   retentionDays: number,
 ): Promise<IssuedAnswer> {
   if ((await store.tags.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
   const [claims, oldest] = await Promise.all([
-    store.claims.liveBetween(bizTag, window.fromMs, window.toMs),
+    claimsBetween(store.claims, bizTag, window.fromMs, window.toMs),
     store.claims.oldest(bizTag),
   ]);
   const ranges = issuedRanges(claims);

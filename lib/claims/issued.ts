@@ -2,8 +2,7 @@
  * From the claim log to answers (docs/design.md#ids-that-tell-when): a claim's IDs can have been handed out from its
  * claim until its claimer retired it, plus the time a lease taken from it may still be used.
  */
-import type { LoggedClaim } from './claimLogStore';
-import { CLOCK_GRAIN_MS } from './claimNote';
+import { type LoggedClaim, servedUntil } from './retirement';
 
 /** IDs `first`, `first + stride`, …, `last`: a region's IDs are `stride` (its region count) apart. */
 export interface IssuedRange {
@@ -21,12 +20,6 @@ export interface ClaimWindow extends IssuedRange {
   /** The claim's IDs can have been handed out from `from` until `until`; null: its claimer is not known to be done. */
   servedFrom: string;
   servedUntil: string | null;
-}
-
-/** The last moment the claim's IDs can have been handed out (database ms), or null while that is not known. */
-export function servedUntil(c: LoggedClaim): number | null {
-  const retired = c.kind === 'lease' ? c.claimedAt : c.retiredAt;
-  return retired === null ? null : retired + c.tailMs + CLOCK_GRAIN_MS;
 }
 
 function idOf(position: bigint, c: LoggedClaim): bigint {

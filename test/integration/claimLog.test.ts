@@ -8,6 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { claimsBetween } from '../../lib/claims/claimLog';
 import { createLeaf } from '../../lib/embedded';
 import { LeafClient } from '../../lib/client';
 import { SqliteStore } from '../../lib/store/sqlite';
@@ -142,7 +143,7 @@ it('every ID served lies in the claim log answer for every window that holds its
   const issued = await fetch(`${a.url}/api/admin/tags/${TAG}/issued?from=${from}&to=${to}`, { headers: admin });
   expect(issued.status).toBe(200);
   const body = (await issued.json()) as { ranges: Array<{ first: string; last: string }>; claims: number };
-  const live = await store.claims.liveBetween(TAG, Date.parse(from), Date.parse(to));
+  const live = await claimsBetween(store.claims, TAG, Date.parse(from), Date.parse(to));
   expect(body.claims).toBe(live.length);
   const decoded = await fetch(`${a.url}/api/admin/tags/${TAG}/decode/${served[150]!.id}`, { headers: admin });
   const decodedBody = (await decoded.json()) as { issued: Array<{ claimer: string; first: string; last: string }> };
@@ -152,7 +153,7 @@ it('every ID served lies in the claim log answer for every window that holds its
   await Promise.all([a.stop(), b.stop()]);
 
   // Control: a claim holding served IDs, held by no other row, loses its row as if its write had been dropped.
-  const all = await store.claims.liveBetween(TAG, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const all = await claimsBetween(store.claims, TAG, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   const alone = all.find(
     (c) =>
       served.some((s) => s.id >= c.first && s.id <= c.last) &&

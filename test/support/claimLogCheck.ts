@@ -3,8 +3,10 @@
  * what the log answers. For every window W the answer must hold every ID known to be served inside W; it says how
  * tight the answer is: claims answered with no ID served in W.
  */
-import type { ClaimLogStore, LoggedClaim } from '../../lib/claims/claimLogStore';
-import { issuedRanges, servedUntil } from '../../lib/claims/issued';
+import { claimsBetween } from '../../lib/claims/claimLog';
+import type { ClaimLogStore } from '../../lib/claims/claimLogStore';
+import { issuedRanges } from '../../lib/claims/issued';
+import { type LoggedClaim, servedUntil } from '../../lib/claims/retirement';
 
 /** One ID as a client saw it: asked for at `sentAt`, had it by `gotAt` (ms, the database host's clock). */
 export interface Served {
@@ -56,13 +58,13 @@ function inRanges(ranges: ReturnType<typeof issuedRanges>, id: bigint): boolean 
 }
 
 export async function checkClaimLog(
-  log: Pick<ClaimLogStore, 'liveBetween'>,
+  log: Pick<ClaimLogStore, 'rowsUpTo'>,
   tag: string,
   served: readonly Served[],
   options: { windows: number; seed: number },
 ): Promise<ClaimLogVerdict> {
   // Every claim: each ID's serve must fall in the window of a claim holding it.
-  const all = await log.liveBetween(tag, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const all = await claimsBetween(log, tag, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   const unexplained = served.filter(
     (s) =>
       !all.some((c) => {
@@ -83,7 +85,7 @@ export async function checkClaimLog(
     const b = a + next() * (end - a) * (next() < 0.5 ? 0.05 : 1);
     const fromMs = Math.floor(a);
     const toMs = Math.ceil(b);
-    const claims = await log.liveBetween(tag, fromMs, toMs);
+    const claims = await claimsBetween(log, tag, fromMs, toMs);
     const ranges = issuedRanges(claims);
     const inside = served.filter((s) => s.sentAt >= fromMs && s.gotAt <= toMs);
     missedInWindows += inside.filter((s) => !inRanges(ranges, s.id)).length;

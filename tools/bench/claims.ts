@@ -17,13 +17,17 @@ import { type CpuSnap, cpuSnap, withDescendants } from './cpu';
 import { fmtInt, fmtMs, fmtUs, pct } from './format';
 import { percentile } from '../harness';
 import { failures, rows } from './results';
+import type { ClaimNote } from '../../lib/claims/claimNote';
+import type { ClaimLogStore } from '../../lib/claims/claimLogStore';
+import { claimsBetween } from '../../lib/claims/claimLog';
 
 /** What the measurement needs of a store: the claim, one tag, close. */
 interface ClaimStore {
   tags: {
-    allocate(bizTag: string, step: number): Promise<{ maxId: number | bigint; step: number }>;
+    allocate(bizTag: string, step: number, note?: ClaimNote): Promise<{ maxId: number | bigint; step: number }>;
     createTag(tag: { bizTag: string; step: number; description: string }): Promise<unknown>;
   };
+  claims: Pick<ClaimLogStore, 'rowsUpTo'>;
   close(): Promise<void>;
 }
 
@@ -33,7 +37,31 @@ export interface ClaimTarget {
   open(): Promise<ClaimStore>;
   /** The database's processes (mariadbd, every Galera node, the postmaster — with its backends): their CPU is the row's "server" CPU; none for SQLite (in this process). */
   pids: number[];
+  /** The claim log's row with each claim (issue 41), on a tag of its own: the `-log` twin every target is measured beside. */
+  note?: ClaimNote;
 }
+
+/** A node's claim as the claim log writes it: the twin of `t`, measured beside it in the same run. */
+function loggedTwin(t: ClaimTarget): ClaimTarget {
+  const note: ClaimNote = {
+    claimer: 'bench',
+    instance: 'bench-claims',
+    tailMs: 300_000,
+    region: 0,
+    regions: 1,
+    kind: 'segment',
+    servingFirst: null,
+    leasedMax: -1n,
+  };
+  return {
+    ...t,
+    key: `${t.key}-log`,
+    scenario: `${t.scenario.replace(' (claims/s)', '')}, with the claim log (claims/s)`,
+    note,
+  };
+}
+
+const tagOf = (t: ClaimTarget) => (t.note === undefined ? CLAIM_TAG : `${CLAIM_TAG}-log`);
 
 /** A MySQL/MariaDB/Galera target, as DATABASE_URL names it. */
 export function mysqlClaims(key: string, scenario: string, url: string, pids: number[]): ClaimTarget {
@@ -60,6 +88,11 @@ interface Acc {
   seconds: number;
   cpu: CpuSnap;
   perRound: number[];
+  /** The log's rows of the run, and how long the issued query over all of them took (ms). */
+  logRows: number;
+  logQueryMs: number;
+  /** The first ID of the newest segment claimed: the logged claims' serving segment. */
+  serving: bigint | null;
 }
 
 const WARMUP_CLAIMS = 100;
@@ -73,7 +106,10 @@ async function claimRun(acc: Acc, n: number, warmup: boolean): Promise<number> {
       next++;
       const t = performance.now();
       try {
-        const a = await acc.store.tags.allocate(CLAIM_TAG, CLAIM_STEP);
+        // As a node's: each claim made while serving the newest segment it has, which retires the ones before.
+        const note = acc.target.note === undefined ? undefined : { ...acc.target.note, servingFirst: acc.serving };
+        const a = await acc.store.tags.allocate(tagOf(acc.target), CLAIM_STEP, note);
+        acc.serving = BigInt(a.maxId) - BigInt(CLAIM_STEP) + 1n;
         const ms = performance.now() - t;
         acc.maxIds.push(Number(a.maxId)); // claims of a fresh tag: far below 2^53
         if (a.step !== CLAIM_STEP) throw new Error(`claimed step ${a.step}, asked ${CLAIM_STEP}`);
@@ -88,7 +124,8 @@ async function claimRun(acc: Acc, n: number, warmup: boolean): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
+export async function measureClaims(plain: ClaimTarget[]): Promise<void> {
+  const targets = plain.flatMap((t) => [t, loggedTwin(t)]);
   progress(
     `claims: store.tags.allocate('${CLAIM_TAG}', ${CLAIM_STEP}) from this process, ${CLAIM_CONCURRENCY} at a time, ${CLAIMS.toLocaleString('en-US')} per database ` +
       `(after ${WARMUP_CLAIMS} warm-up claims), on ${targets.map((t) => t.key).join(' and ')}`,
@@ -96,7 +133,11 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
   const accs: Acc[] = [];
   for (const target of targets) {
     const store = await target.open();
-    await store.tags.createTag({ bizTag: CLAIM_TAG, step: CLAIM_STEP, description: 'npm run bench: direct claims' });
+    await store.tags.createTag({
+      bizTag: tagOf(target),
+      step: CLAIM_STEP,
+      description: 'npm run bench: direct claims',
+    });
     accs.push({
       target,
       store,
@@ -107,6 +148,9 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
       seconds: 0,
       cpu: { wallUs: 0, busyUs: 0, serverUs: 0, benchUs: 0 },
       perRound: [],
+      logRows: 0,
+      logQueryMs: 0,
+      serving: null,
     });
   }
   try {
@@ -127,6 +171,12 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
         `claims ${acc.target.key}: ${fmtInt(n / s)} claims/s over ${n} claims; p99 ${fmtMs(percentile(acc.latenciesMs.slice(-n), 99))} ms`,
       );
     }
+    for (const acc of accs) {
+      if (acc.target.note === undefined) continue;
+      const t = performance.now();
+      acc.logRows = (await claimsBetween(acc.store.claims, tagOf(acc.target), 0, Number.MAX_SAFE_INTEGER)).length;
+      acc.logQueryMs = performance.now() - t;
+    }
   } finally {
     for (const acc of accs) await acc.store.close();
   }
@@ -142,6 +192,8 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
     }
     if (overlaps > 0) failures.push(`claims ${target.key}: ${overlaps} overlapping segments`);
     if (acc.errors > 0) failures.push(`claims ${target.key}: ${acc.errors} failed claims (${acc.firstError})`);
+    if (target.note !== undefined && acc.logRows !== sorted.length)
+      failures.push(`claims ${target.key}: ${acc.logRows} log rows for ${sorted.length} claims`);
     const capacity = acc.cpu.wallUs * os.cpus().length;
     const other = Math.max(0, acc.cpu.busyUs - acc.cpu.serverUs - acc.cpu.benchUs) / capacity;
     const perSec = n / acc.seconds;
@@ -157,13 +209,19 @@ export async function measureClaims(targets: ClaimTarget[]): Promise<void> {
       errors: acc.errors,
       non2xx: null,
       writesPer1000: 1000 / CLAIM_STEP,
-      writesCell: `${1000 / CLAIM_STEP} (one UPDATE per claim of ${CLAIM_STEP.toLocaleString('en-US')} IDs)`,
+      writesCell:
+        target.note === undefined
+          ? `${1000 / CLAIM_STEP} (one UPDATE per claim of ${CLAIM_STEP.toLocaleString('en-US')} IDs)`
+          : `${2000 / CLAIM_STEP} (an UPDATE and the log's INSERT per claim, one transaction)`,
       cpuPerReqUs: acc.cpu.serverUs / n,
       cpuShare: { server: acc.cpu.serverUs / capacity, gen: acc.cpu.benchUs / capacity, other },
       check:
         (other > NOISY_OTHER_SHARE ? `⚠ noisy: other processes took ${pct(other)} % of the machine; ` : '') +
         `${overlaps === 0 && acc.errors === 0 ? '✔' : '✘'} per half ${acc.perRound.map((x) => fmtInt(x)).join(' / ')} claims/s; ` +
-        `${sorted.length.toLocaleString('en-US')} segments (warm-up included): ${overlaps} overlapping; ${acc.errors} failed claims`,
+        `${sorted.length.toLocaleString('en-US')} segments (warm-up included): ${overlaps} overlapping; ${acc.errors} failed claims` +
+        (target.note === undefined
+          ? ''
+          : `; ${acc.logRows.toLocaleString('en-US')} log rows, all answered by one issued query in ${fmtMs(acc.logQueryMs)} ms`),
       claims: { perSec, count: n, timed: n, p50Ms: p50, p99Ms: p99 },
     });
     progress(

@@ -37,6 +37,8 @@ export const OPAQUE_KEY = 'npm-run-bench-opaque-key-0123456789abcdef';
 /** Issue 40: an opaque tag against the plain one on the same server, single and `?count=1000` (req/s). */
 export const TARGET_OPAQUE_SINGLE = 0.9;
 export const TARGET_OPAQUE_BATCH = 0.5;
+/** Issue 41: claims with their claim-log row ÷ the same claims without, per database (claims/s). */
+export const TARGET_CLAIM_LOG = 0.8;
 export const WIDE_MAX_ID = '100000000000000000';
 export const TARGET_WIDE_VS_NARROW = 0.9;
 /** A formatted tag (issue 11) on the SQLite fast-lane server: daily-reset IDs like BENCH-20261203-000000001. */

@@ -24,6 +24,7 @@ import {
   TARGET_STRICT_RELAY,
   TARGET_WIDE_VS_NARROW,
   TARGET_OPAQUE_BATCH,
+  TARGET_CLAIM_LOG,
   TARGET_OPAQUE_SINGLE,
   SLOW_CLIENTS,
   TARGET_SLOW_VS_QUIET,
@@ -126,6 +127,14 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       missed.push(`above 2^53 ÷ below (${kind}) ${wideVs(kind).toFixed(2)}× < ${TARGET_WIDE_VS_NARROW}×`);
   }
 
+  const claimLogKeys = ['claims-sqlite', 'claims-maria', 'claims-pg', 'claims-galera', 'claims-patroni'];
+  for (const k of claimLogKeys) {
+    if (has(k, `${k}-log`) && !(ratio(`${k}-log`, k) >= TARGET_CLAIM_LOG))
+      missed.push(`${k} with the claim log ÷ without ${ratio(`${k}-log`, k).toFixed(2)}× < ${TARGET_CLAIM_LOG}×`);
+  }
+  const claimLogCell = (k: string) =>
+    `**${fmtX(ratio(`${k}-log`, k))} the same claims without the log** (claims/s; target ≥ ${TARGET_CLAIM_LOG}× ${mark(ratio(`${k}-log`, k) >= TARGET_CLAIM_LOG)}), p99 ${fmtX(claimsRatio(`${k}-log`, k, 'p99Ms'))}; database CPU per claim ${fmtX(cpuRatio(`${k}-log`, k))}`;
+
   const opaqueVs = (kind: 'single' | 'batch') => ratio(`opq-${kind}`, `fast-${kind}`);
   const opaqueTargets = { single: TARGET_OPAQUE_SINGLE, batch: TARGET_OPAQUE_BATCH };
   for (const kind of ['single', 'batch'] as const) {
@@ -173,6 +182,7 @@ export function render(meta: Meta): { md: string; missed: string[] } {
     'wide-single': `**${fmtX(wideVs('single'))} the same row below 2^53** (target ≥ ${TARGET_WIDE_VS_NARROW}× ${mark(wideVs('single') >= TARGET_WIDE_VS_NARROW)}); server CPU/req ${fmtX(cpuRatio('wide-single', 'fast-single'))}`,
     'wide-batch': `**${fmtX(wideVs('batch'))} the same row below 2^53** (target ≥ ${TARGET_WIDE_VS_NARROW}× ${mark(wideVs('batch') >= TARGET_WIDE_VS_NARROW)}); server CPU/req ${fmtX(cpuRatio('wide-batch', 'fast-batch'))}`,
     'slow-single': `**${fmtX(idsRatio('slow-single', 'fast-single'))} the same row without them** (IDs/s; target ≥ ${TARGET_SLOW_VS_QUIET}× ${mark(idsRatio('slow-single', 'fast-single') >= TARGET_SLOW_VS_QUIET)}); ${SLOW_CLIENTS} connections each holding a login request open (10 of 100 body bytes) through the whole run`,
+    ...Object.fromEntries(claimLogKeys.map((k) => [`${k}-log`, claimLogCell(k)])),
     'opq-single': opaqueCell('single', TARGET_OPAQUE_SINGLE),
     'opq-batch': opaqueCell('batch', TARGET_OPAQUE_BATCH),
     'fmt-single': `${fmtX(ratio('fmt-single', 'fast-single'))} the segment route's single (req/s); server CPU/req ${fmtX(cpuRatio('fmt-single', 'fast-single'))}`,
@@ -247,6 +257,14 @@ export function render(meta: Meta): { md: string; missed: string[] } {
       : [
           `- A strict tag ÷ an ordinary tag (req/s), through its owner: single ${fmtX(ratio('ord-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('ord-batch', 'fast-batch'))} (target ≥ ${TARGET_STRICT_OWNER}×); through another node: single ${fmtX(ratio('ord-relay-single', 'fast-single'))}, \`?count=${BATCH}\` ${fmtX(ratio('ord-relay-batch', 'fast-batch'))} (target ≥ ${TARGET_STRICT_RELAY}×).`,
         ]),
+    ...(claimLogKeys.some((k) => has(k, `${k}-log`))
+      ? [
+          `- Claims with their claim-log row ÷ without (claims/s): ${claimLogKeys
+            .filter((k) => has(k, `${k}-log`))
+            .map((k) => `${k.slice(7)} ${fmtX(ratio(`${k}-log`, k))}`)
+            .join(', ')} (target ≥ ${TARGET_CLAIM_LOG}×).`,
+        ]
+      : []),
     ...(row('opq-single') === undefined
       ? []
       : [

@@ -291,11 +291,15 @@ async function main(): Promise<void> {
     meta.maria = `MariaDB ${db.version}`;
     mariaPid = dbs.maria?.pid;
     if (mariaPid === undefined) throw new Error('mariadbd has no PID');
+    // PostgreSQL too: the claim log's cost is judged on every database it runs on (issue 41).
+    const pgDb = await startPostgresDb();
+    meta.postgres = pgDb.version;
     claimTargets = [
       sqliteClaim(),
       mysqlClaims('claims-maria', 'direct claims: `allocate(tag, 1000)`, single MariaDB (claims/s)', db.leafUrl, [
         mariaPid,
       ]),
+      pgClaim(pgDb.leafUrl, pgDb.pid),
     ];
   }
   if (

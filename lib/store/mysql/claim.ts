@@ -1,3 +1,4 @@
+import type { ClaimNote } from '../../claims/claimNote';
 import { type Id, MAX_ID } from '../../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics } from '../../segment/semantics';
 import { exactId } from '../exactId';
@@ -13,6 +14,32 @@ export function claimStatement(bizTag: string, added: number): Statement {
     `UPDATE \`leaf_alloc\` SET max_id = LAST_INSERT_ID((max_id + ?) | (${isLeaf} << 63)) & ${MAX_ID} WHERE biz_tag = ? AND max_id BETWEEN 0 AND ?`,
     [added, bizTag, FLEET_DEFAULT_KEY, DEFAULT_SEMANTICS, bizTag, MAX_ID - BigInt(added)],
   );
+}
+
+/** The claim and its leaf_claim row: `leaf_ts_claim_logged(…)`, one round trip (drizzle/mysql/0012). */
+export function loggedClaimStatement(bizTag: string, added: number, note: ClaimNote): Statement {
+  return raw('CALL leaf_ts_claim_logged(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+    bizTag,
+    added,
+    MAX_ID - BigInt(added),
+    FLEET_DEFAULT_KEY,
+    DEFAULT_SEMANTICS,
+    note.kind,
+    note.claimer,
+    note.instance,
+    note.servingFirst === null ? null : String(note.servingFirst),
+    String(note.leasedMax),
+    note.tailMs,
+    note.region,
+    note.regions,
+  ]);
+}
+
+/** The procedure's one row, the claim's LAST_INSERT_ID as text (null: no row changed); a CALL answers its result sets. */
+export function decodeLoggedClaim(rows: unknown[], bizTag: string): { maxId: Id; semantics: Semantics } | undefined {
+  const set = rows[0] as Array<{ claimed: string | null }> | undefined;
+  const claimed = set?.[0]?.claimed ?? null;
+  return claimed === null ? undefined : decodeClaim(claimed, bizTag);
 }
 
 const SEMANTICS_BIT = 1n << 63n;

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { ServerDialect } from '../server/dialect';
 import { type Columns, type TableName, assignments, valuesOf } from '../server/query';
 import { raw } from '../serverExecutor';
-import { claimStatement, decodeClaim } from './claim';
+import { claimStatement, decodeClaim, decodeLoggedClaim, loggedClaimStatement } from './claim';
 
 /** MySQL, MariaDB and Galera: what differs from PostgreSQL (server/dialect.ts). */
 export const mysqlDialect: ServerDialect = {
@@ -30,8 +30,11 @@ export const mysqlDialect: ServerDialect = {
     decode: (result) => (result.affected === 1 ? decodeClaim(result.insertId, bizTag) : undefined),
   }),
 
-  // No stored routine (creating one needs SUPER with binary logging on): the row goes in the claim's transaction.
-  claimLogged: null,
+  // A procedure (drizzle/mysql/0012): a transaction from here would hold the tag's row lock over three round trips.
+  claimLogged: (bizTag, added, note) => ({
+    query: loggedClaimStatement(bizTag, added, note),
+    decode: (result) => decodeLoggedClaim(result.rows, bizTag),
+  }),
 
   /** LAST_INSERT_ID(expr) marks the first number, carried in the OK packet; `step` reads max_id before it moves. */
   claimPeriod: (bizTag, periodKey, step, cap) => ({

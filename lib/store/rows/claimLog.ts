@@ -1,13 +1,7 @@
 /** leaf_claim statements, written once for every dialect (SQLite runs them too); docs/design.md#ids-that-tell-when. */
 import { type SQL, sql } from 'drizzle-orm';
-import {
-  CLOCK_GRAIN_MS,
-  CLOSE_SERVING_FIRST,
-  CLOSE_TAG,
-  type ClaimLogValues,
-  type Claimer,
-} from '../../claims/claimNote';
-import type { LoggedClaim } from '../../claims/claimLogStore';
+import { CLOSE_SERVING_FIRST, CLOSE_TAG, type ClaimLogValues, type Claimer } from '../../claims/claimNote';
+import type { ClaimRow } from '../../claims/retirement';
 
 const CLAIM = sql.identifier('leaf_claim');
 
@@ -22,7 +16,7 @@ export function insertClaimSql({ bizTag, first, last, note }: ClaimLogValues, no
       ${note.servingFirst}, ${note.leasedMax}, ${note.tailMs}, ${note.region}, ${note.regions})`;
 }
 
-/** A stopped process's one row: every segment it claimed is served no more (leases: `tail_ms` after; what it leased, unknown). */
+/** A stopped process's one row: every segment it claimed is served no more (what it leased: unknown, so tails stay). */
 export function insertCloseSql(c: Claimer, nowMs: SQL): SQL {
   return sql`INSERT INTO ${CLAIM} (biz_tag, first_id, last_id, claimed_at, kind, claimer, instance, serving_first,
       tail_ms, region, regions)
@@ -30,105 +24,95 @@ export function insertCloseSql(c: Claimer, nowMs: SQL): SQL {
       ${c.region}, ${c.regions})`;
 }
 
-/** The rows of the same process that say a segment `s` is served no more: its serving segment starts past it. */
-function witnesses(select: SQL): SQL {
-  return sql`(SELECT ${select} FROM ${CLAIM} r
-    WHERE r.instance = s.instance AND (r.biz_tag = s.biz_tag OR r.biz_tag = ${CLOSE_TAG})
-      AND r.serving_first > s.last_id AND r.claimed_at >= s.claimed_at)`;
+function columns(text: TextOf): SQL {
+  return sql`id, biz_tag, ${text(sql`first_id`)} AS first_id, ${text(sql`last_id`)} AS last_id,
+    ${text(sql`claimed_at`)} AS claimed_at, kind, claimer, instance, ${text(sql`serving_first`)} AS serving_first,
+    ${text(sql`leased_max`)} AS leased_max, tail_ms, region, regions`;
 }
 
-/** When a segment's claimer stopped serving it: the first witness. A lease's IDs leave the claimer at once. */
-function retiredAtSql(): SQL {
-  return sql`CASE WHEN s.kind = 'lease' THEN s.claimed_at ELSE ${witnesses(sql`MIN(r.claimed_at)`)} END`;
+export function rowsUpToSql(bizTag: string, toMs: number, text: TextOf): SQL {
+  return sql`SELECT ${columns(text)} FROM ${CLAIM}
+    WHERE (biz_tag = ${bizTag} OR biz_tag = ${CLOSE_TAG}) AND claimed_at <= ${toMs}`;
+}
+
+/** Rows whose positions include `position` in numbering (`region`, `regions`). */
+export function holdingSql(bizTag: string, position: bigint, region: number, regions: number, text: TextOf): SQL {
+  return sql`SELECT ${columns(text)} FROM ${CLAIM} WHERE biz_tag = ${bizTag} AND region = ${region}
+    AND regions = ${regions} AND first_id <= ${position} AND last_id >= ${position}`;
 }
 
 /**
- * How long after that its IDs may still be handed out: a lease's validity if any of them went to a lease (the first
- * witness's leased_max reaches it; leased_max only grows, so the smallest is the first's; a close row's is unknown).
+ * The first later row of `c`'s process and tag serving past it, and the process's close row: literal bounds, so the
+ * index on (biz_tag, instance, claimed_at) walks from the claim to its witness and stops.
  */
-function tailSql(): SQL {
-  return sql`CASE WHEN s.kind = 'lease' THEN s.tail_ms
-    WHEN COALESCE(${witnesses(sql`MIN(r.leased_max)`)}, s.first_id) >= s.first_id THEN s.tail_ms ELSE 0 END`;
+export function retirersSql(c: ClaimRow, text: TextOf): SQL[] {
+  return [
+    sql`SELECT ${columns(text)} FROM ${CLAIM} WHERE biz_tag = ${c.bizTag} AND instance = ${c.instance}
+      AND claimed_at >= ${c.claimedAt} AND serving_first > ${c.last} ORDER BY claimed_at, id LIMIT 1`,
+    sql`SELECT ${columns(text)} FROM ${CLAIM} WHERE biz_tag = ${CLOSE_TAG} AND instance = ${c.instance} LIMIT 1`,
+  ];
 }
 
-const RAW = sql`s.biz_tag, s.first_id, s.last_id, s.claimed_at, s.kind, s.claimer, s.instance, s.region, s.regions`;
-
-/** The columns of `t` (the claim and its retired_at), the big ones as text. */
-function columns(t: SQL, text: TextOf): SQL {
-  const col = (name: string) => sql`${t}.${sql.identifier(name)}`;
-  return sql`${col('biz_tag')} AS biz_tag, ${text(col('first_id'))} AS first_id, ${text(col('last_id'))} AS last_id,
-    ${text(col('claimed_at'))} AS claimed_at, ${col('kind')} AS kind, ${col('claimer')} AS claimer,
-    ${col('instance')} AS instance, ${text(col('tail_ms'))} AS tail_ms, ${col('region')} AS region,
-    ${col('regions')} AS regions, ${text(col('retired_at'))} AS retired_at`;
+/**
+ * Rows claimed before `beforeMs`, with no index on the time (each would cost every claim a write): ids grow with the
+ * clock, so the walk by id stops at the first row at or after it. A row out of that order is only pruned later.
+ */
+export function rowsBeforeSql(beforeMs: number, text: TextOf): SQL {
+  return sql`SELECT ${columns(text)} FROM ${CLAIM} WHERE claimed_at < ${beforeMs} AND id < COALESCE(
+    (SELECT n.id FROM ${CLAIM} n WHERE n.claimed_at >= ${beforeMs} ORDER BY n.id LIMIT 1), ${Number.MAX_SAFE_INTEGER})`;
 }
 
-const LIVE = sql`live`;
-
-/** Claims made by `toMs` whose IDs can still have been handed out at `fromMs`, by region and first position. */
-export function liveBetweenSql(bizTag: string, fromMs: number, toMs: number, text: TextOf): SQL {
-  return sql`SELECT ${columns(LIVE, text)} FROM (SELECT ${RAW}, ${retiredAtSql()} AS retired_at, ${tailSql()} AS tail_ms
-      FROM ${CLAIM} s WHERE s.biz_tag = ${bizTag} AND s.kind <> 'close' AND s.claimed_at <= ${toMs}) live
-    WHERE live.retired_at IS NULL OR live.retired_at + live.tail_ms + ${CLOCK_GRAIN_MS} >= ${fromMs}
-    ORDER BY live.region, live.first_id, live.claimed_at`;
-}
-
-/** Claims whose positions include `position` in numbering (`region`, `regions`). */
-export function containingSql(bizTag: string, position: bigint, region: number, regions: number, text: TextOf): SQL {
-  return sql`SELECT ${columns(LIVE, text)} FROM (SELECT ${RAW}, ${retiredAtSql()} AS retired_at, ${tailSql()} AS tail_ms
-      FROM ${CLAIM} s WHERE s.biz_tag = ${bizTag} AND s.kind <> 'close' AND s.region = ${region} AND s.regions = ${regions}
-        AND s.first_id <= ${position} AND s.last_id >= ${position}) live
-    ORDER BY live.claimed_at`;
+export function deleteRowsSql(ids: readonly number[]): SQL {
+  return sql`DELETE FROM ${CLAIM} WHERE id IN (${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
 }
 
 /** The numberings the tag's rows were written in, and the oldest row kept. */
 export function numberingsSql(bizTag: string, text: TextOf): SQL {
   return sql`SELECT region, regions, ${text(sql`MIN(claimed_at)`)} AS oldest FROM ${CLAIM}
-    WHERE biz_tag = ${bizTag} AND kind <> 'close' GROUP BY region, regions`;
-}
-
-/**
- * Rows older than `beforeMs` that can serve nothing any more: a segment retired before it (plus its tail), a lease
- * past its tail, a close row with no claim of its process left. A live claim is kept however old.
- */
-export function pruneClaimsSql(beforeMs: number): SQL {
-  return sql`DELETE FROM ${CLAIM} WHERE id IN (SELECT id FROM (SELECT s.id FROM ${CLAIM} s
-    WHERE s.kind <> 'close' AND s.claimed_at < ${beforeMs} AND (${retiredAtSql()}) + (${tailSql()}) + ${CLOCK_GRAIN_MS} < ${beforeMs}) old)`;
-}
-
-export function pruneClosesSql(beforeMs: number): SQL {
-  return sql`DELETE FROM ${CLAIM} WHERE id IN (SELECT id FROM (SELECT c.id FROM ${CLAIM} c WHERE c.kind = 'close'
-    AND c.claimed_at < ${beforeMs} AND NOT EXISTS (SELECT 1 FROM ${CLAIM} s WHERE s.instance = c.instance
-      AND s.kind <> 'close')) old)`;
+    WHERE biz_tag = ${bizTag} GROUP BY region, regions`;
 }
 
 export interface RawClaimRow {
+  id: string | number;
   biz_tag: string;
-  first_id: string | number;
-  last_id: string | number;
-  claimed_at: string | number;
+  first_id: string;
+  last_id: string;
+  claimed_at: string;
   kind: string;
   claimer: string;
   instance: string;
+  serving_first: string | null;
+  leased_max: string | null;
   tail_ms: string | number;
   region: string | number;
   regions: string | number;
-  retired_at: string | number | null;
 }
 
-export function loggedClaim(r: RawClaimRow): LoggedClaim {
+export function claimRow(r: RawClaimRow): ClaimRow {
   return {
+    id: Number(r.id),
     bizTag: r.biz_tag,
     first: BigInt(r.first_id),
     last: BigInt(r.last_id),
     claimedAt: Number(r.claimed_at),
-    kind: r.kind === 'lease' ? 'lease' : 'segment',
+    // A kind this version does not know is read as a segment: its IDs are answered, never left out.
+    kind: r.kind === 'lease' || r.kind === 'close' ? r.kind : 'segment',
     claimer: r.claimer,
     instance: r.instance,
+    servingFirst: r.serving_first === null ? null : BigInt(r.serving_first),
+    leasedMax: r.leased_max === null ? null : BigInt(r.leased_max),
     tailMs: Number(r.tail_ms),
     region: Number(r.region),
     regions: Number(r.regions),
-    retiredAt: r.retired_at === null ? null : Number(r.retired_at),
   };
+}
+
+/** Rows holding `id` and, for each, what retires it: one list, each row once. */
+export function uniqueRows(rows: readonly ClaimRow[]): ClaimRow[] {
+  return [...new Map(rows.map((r) => [r.id, r])).values()];
 }
 
 /** The position of `id` in numbering (`region`, `regions`), or null when the ID is not of it. */
@@ -148,3 +132,6 @@ export function oldestOf(rows: readonly RawNumbering[]): number | null {
   const times = rows.flatMap((r) => (r.oldest === null ? [] : [Number(r.oldest)]));
   return times.length === 0 ? null : Math.min(...times);
 }
+
+/** Deletes go in chunks: one statement's parameter list stays small. */
+export const DELETE_CHUNK = 500;

@@ -210,10 +210,5 @@ export const leafClaim = sqliteTable(
     region: integer('region', { mode: 'number' }).notNull(),
     regions: integer('regions', { mode: 'number' }).notNull(),
   },
-  (t) => [
-    index('leaf_claim_tag_at').on(t.bizTag, t.claimedAt),
-    index('leaf_claim_tag_first').on(t.bizTag, t.firstId),
-    index('leaf_claim_instance').on(t.instance, t.bizTag, t.claimedAt),
-    index('leaf_claim_at').on(t.claimedAt),
-  ],
+  (t) => [index('leaf_claim_tag_instance').on(t.bizTag, t.instance, t.claimedAt)],
 );

@@ -25,9 +25,8 @@ export interface ServerDialect {
   readonly lockAllTags: SQL;
   /** The segment claim: one statement, and its answer read back (undefined: no row changed). */
   claim(bizTag: string, added: number): Claim<{ maxId: Id; semantics: Semantics }>;
-  /** The claim and its leaf_claim row in one statement; null: `claim`, then the row, in a transaction. */
-  readonly claimLogged:
-    ((bizTag: string, added: number, note: ClaimNote) => Claim<{ maxId: Id; semantics: Semantics }>) | null;
+  /** The claim and its leaf_claim row in one transaction and one round trip (a stored routine). */
+  claimLogged(bizTag: string, added: number, note: ClaimNote): Claim<{ maxId: Id; semantics: Semantics }>;
   /** A formatted tag's period claim of `step` numbers below `cap`: one statement, answering its first number. */
   claimPeriod(bizTag: string, periodKey: string, step: number, cap: number): Claim<number>;
 }

@@ -6,8 +6,6 @@ import type { Allocation, TagInfo } from '../../segment/segmentSource';
 import type { NewTag, TagChanges, TagPageQuery, TagRow, TagStore } from '../../segment/tagStore';
 import { exactId } from '../exactId';
 import type { ClaimNote } from '../../claims/claimNote';
-import { claimedRange } from '../../segment/semantics';
-import { insertClaimSql } from '../rows/claimLog';
 import type { ServerExecutor, Tx } from '../serverExecutor';
 import { auditInsert } from '../rows/audit';
 import { deleteOrderSql } from '../rows/order';
@@ -91,19 +89,9 @@ export class ServerTags implements TagStore {
 
   /** The claim, and with `note` its log row committed with it (lib/claims/). */
   private async claim(bizTag: string, added: number, note: ClaimNote | undefined) {
-    if (note === undefined || this.dialect.claimLogged !== null) {
-      const claim =
-        note === undefined ? this.dialect.claim(bizTag, added) : this.dialect.claimLogged!(bizTag, added, note);
-      return claim.decode(await this.exec.write(claim.query, true));
-    }
-    const claim = this.dialect.claim(bizTag, added);
-    return this.exec.transaction(async (tx) => {
-      const claimed = claim.decode(await tx(claim.query));
-      if (claimed === undefined) return undefined;
-      const { first, last } = claimedRange(idBigint(claimed.maxId), added, claimed.semantics);
-      await tx(insertClaimSql({ bizTag, first, last, note }, this.dialect.nowMs));
-      return claimed;
-    });
+    const claim =
+      note === undefined ? this.dialect.claim(bizTag, added) : this.dialect.claimLogged(bizTag, added, note);
+    return claim.decode(await this.exec.write(claim.query, true));
   }
 
   /** One compare-and-set statement; an unknown outcome is not run again and counts as nothing given back. */

@@ -1,19 +1,22 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { ClaimLogStore, LoggedClaim } from '../../claims/claimLogStore';
+import type { ClaimLogStore } from '../../claims/claimLogStore';
 import type { ClaimLogValues, Claimer } from '../../claims/claimNote';
+import type { ClaimRow } from '../../claims/retirement';
 import {
+  DELETE_CHUNK,
   type RawClaimRow,
   type RawNumbering,
-  containingSql,
-  insertClaimSql,
+  claimRow,
+  deleteRowsSql,
+  holdingSql,
   insertCloseSql,
-  liveBetweenSql,
-  loggedClaim,
   numberingsSql,
   oldestOf,
   positionIn,
-  pruneClaimsSql,
-  pruneClosesSql,
+  retirersSql,
+  rowsBeforeSql,
+  rowsUpToSql,
+  uniqueRows,
 } from '../rows/claimLog';
 import type { SqliteDb, SqliteExecutor } from './executor';
 
@@ -25,43 +28,69 @@ const text = (column: SQL): SQL => sql`CAST(${column} AS TEXT)`;
  */
 const CLAIM_NOW_MS = sql`CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
 
-/** The claim's row, inside the claim's own immediate transaction. */
-export function insertClaimRow(db: SqliteDb, values: ClaimLogValues): void {
-  db.run(insertClaimSql(values, CLAIM_NOW_MS));
+const INSERT_CLAIM = `INSERT INTO leaf_claim (biz_tag, first_id, last_id, claimed_at, kind, claimer, instance,
+  serving_first, leased_max, tail_ms, region, regions)
+  VALUES (?, ?, ?, CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER), ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The claim's row, inside the claim's own immediate transaction: one prepared statement, run on every claim. */
+export function insertClaimRow(exec: SqliteExecutor, { bizTag, first, last, note }: ClaimLogValues): void {
+  exec
+    .statement(INSERT_CLAIM)
+    .run(
+      bizTag,
+      first,
+      last,
+      note.kind,
+      note.claimer,
+      note.instance,
+      note.servingFirst,
+      note.leasedMax,
+      note.tailMs,
+      note.region,
+      note.regions,
+    );
 }
+
+const rowsOf = (db: SqliteDb, query: SQL): ClaimRow[] => db.all<RawClaimRow>(query).map(claimRow);
 
 /** leaf_claim on SQLite. */
 export class SqliteClaimLog implements ClaimLogStore {
   constructor(private readonly exec: SqliteExecutor) {}
 
-  async liveBetween(bizTag: string, fromMs: number, toMs: number): Promise<LoggedClaim[]> {
-    return this.exec.read((db) => db.all<RawClaimRow>(liveBetweenSql(bizTag, fromMs, toMs, text)).map(loggedClaim));
+  async rowsUpTo(bizTag: string, toMs: number): Promise<ClaimRow[]> {
+    return this.exec.read((db) => rowsOf(db, rowsUpToSql(bizTag, toMs, text)));
   }
 
-  async containing(bizTag: string, id: bigint): Promise<LoggedClaim[]> {
-    return this.exec.read((db) =>
-      db.all<RawNumbering>(numberingsSql(bizTag, text)).flatMap((n) => {
+  async rowsHolding(bizTag: string, id: bigint): Promise<ClaimRow[]> {
+    return this.exec.read((db) => {
+      const holding = db.all<RawNumbering>(numberingsSql(bizTag, text)).flatMap((n) => {
         const position = positionIn(id, Number(n.region), Number(n.regions));
-        if (position === null) return [];
-        return db
-          .all<RawClaimRow>(containingSql(bizTag, position, Number(n.region), Number(n.regions), text))
-          .map(loggedClaim);
-      }),
-    );
+        return position === null
+          ? []
+          : rowsOf(db, holdingSql(bizTag, position, Number(n.region), Number(n.regions), text));
+      });
+      return uniqueRows([...holding, ...holding.flatMap((c) => retirersSql(c, text).flatMap((q) => rowsOf(db, q)))]);
+    });
+  }
+
+  async rowsBefore(beforeMs: number): Promise<ClaimRow[]> {
+    return this.exec.read((db) => rowsOf(db, rowsBeforeSql(beforeMs, text)));
+  }
+
+  async deleteRows(ids: readonly number[]): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
+      const chunk = ids.slice(i, i + DELETE_CHUNK);
+      deleted += this.exec.write((db) => db.run(deleteRowsSql(chunk)).changes);
+    }
+    return deleted;
   }
 
   async oldest(bizTag: string): Promise<number | null> {
-    const rows = this.exec.read((db) => db.all<RawNumbering>(numberingsSql(bizTag, text)));
-    return oldestOf(rows);
+    return oldestOf(this.exec.read((db) => db.all<RawNumbering>(numberingsSql(bizTag, text))));
   }
 
   async recordClose(claimer: Claimer): Promise<void> {
     this.exec.write((db) => db.run(insertCloseSql(claimer, CLAIM_NOW_MS)));
-  }
-
-  async prune(beforeMs: number): Promise<number> {
-    return this.exec.transaction(
-      (db) => db.run(pruneClaimsSql(beforeMs)).changes + db.run(pruneClosesSql(beforeMs)).changes,
-    );
   }
 }

@@ -23,6 +23,7 @@ export class SqliteExecutor {
   /** True when this open created the database file, e.g. to seed a demo tag on first start. */
   readonly created: boolean;
   private readonly sqlite: Database.Database;
+  private readonly prepared = new Map<string, Database.Statement>();
 
   constructor({ file, busyTimeoutMs = 5_000, migrationsDir }: SqliteOptions) {
     const inMemory = file === ':memory:';
@@ -60,6 +61,16 @@ export class SqliteExecutor {
   transaction<T>(work: (db: SqliteDb) => T): T {
     const tx = this.sqlite.transaction(() => work(this.db));
     return this.guard(() => tx.immediate());
+  }
+
+  /** A statement prepared once per text (the claim log's insert, on every claim): no SQL built or parsed again. */
+  statement(text: string): Database.Statement {
+    let prepared = this.prepared.get(text);
+    if (prepared === undefined) {
+      prepared = this.sqlite.prepare(text);
+      this.prepared.set(text, prepared);
+    }
+    return prepared;
   }
 
   ping(): void {

@@ -98,7 +98,7 @@ export class SqliteTags implements TagStore {
       const semantics = effectiveSemantics(db, bizTag);
       if (note !== undefined) {
         const { first, last } = claimedRange(BigInt(claimed.maxId), step ?? claimed.step, semantics);
-        insertClaimRow(db, { bizTag, first, last, note });
+        insertClaimRow(this.exec, { bizTag, first, last, note });
       }
       return { ...claimed, semantics };
     });
