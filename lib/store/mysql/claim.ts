@@ -2,6 +2,7 @@ import type { ClaimNote } from '../../claims/claimNote';
 import { type Id, MAX_ID } from '../../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics } from '../../segment/semantics';
 import { exactId } from '../exactId';
+import { loggedClaimArgs } from '../rows/claimLog';
 import { type Statement, raw } from '../serverExecutor';
 
 /** The claim on MySQL/MariaDB: one statement answering max_id and semantics in LAST_INSERT_ID (docs/design.md#segments). */
@@ -18,21 +19,7 @@ export function claimStatement(bizTag: string, added: number): Statement {
 
 /** The claim and its leaf_claim row: `leaf_ts_claim_logged(…)`, one round trip (drizzle/mysql/0012). */
 export function loggedClaimStatement(bizTag: string, added: number, note: ClaimNote): Statement {
-  return raw('CALL leaf_ts_claim_logged(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-    bizTag,
-    added,
-    MAX_ID - BigInt(added),
-    FLEET_DEFAULT_KEY,
-    DEFAULT_SEMANTICS,
-    note.kind,
-    note.claimer,
-    note.instance,
-    note.servingFirst === null ? null : String(note.servingFirst),
-    String(note.leasedMax),
-    note.tailMs,
-    note.region,
-    note.regions,
-  ]);
+  return raw('CALL leaf_ts_claim_logged(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', loggedClaimArgs(bizTag, added, note));
 }
 
 /** The procedure's one row, the claim's LAST_INSERT_ID as text (null: no row changed); a CALL answers its result sets. */

@@ -2,6 +2,7 @@ import type { ClaimNote } from '../../claims/claimNote';
 import { type Id, MAX_ID } from '../../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY, type Semantics, storedSemantics } from '../../segment/semantics';
 import { exactId } from '../exactId';
+import { loggedClaimArgs } from '../rows/claimLog';
 import { type Statement, raw } from '../serverExecutor';
 
 /** The claim on PostgreSQL: `leaf_ts_claim(…)`, one round trip (docs/design.md#segments). */
@@ -19,21 +20,7 @@ export function claimStatement(bizTag: string, added: number): Statement {
 export function loggedClaimStatement(bizTag: string, added: number, note: ClaimNote): Statement {
   return raw(
     'SELECT claimed_max_id, claimed_semantics FROM leaf_ts_claim_logged($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
-    [
-      bizTag,
-      added,
-      MAX_ID - BigInt(added),
-      FLEET_DEFAULT_KEY,
-      DEFAULT_SEMANTICS,
-      note.kind,
-      note.claimer,
-      note.instance,
-      note.servingFirst === null ? null : String(note.servingFirst),
-      String(note.leasedMax),
-      note.tailMs,
-      note.region,
-      note.regions,
-    ],
+    loggedClaimArgs(bizTag, added, note),
   );
 }
 

@@ -1,6 +1,14 @@
 /** leaf_claim statements, written once for every dialect (SQLite runs them too); docs/design.md#ids-that-tell-when. */
 import { type SQL, sql } from 'drizzle-orm';
-import { CLOSE_SERVING_FIRST, CLOSE_TAG, type ClaimLogValues, type Claimer } from '../../claims/claimNote';
+import {
+  CLOSE_SERVING_FIRST,
+  CLOSE_TAG,
+  type ClaimLogValues,
+  type ClaimNote,
+  type Claimer,
+} from '../../claims/claimNote';
+import { MAX_ID } from '../../segment/id';
+import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY } from '../../segment/semantics';
 import type { ClaimRow } from '../../claims/retirement';
 
 const CLAIM = sql.identifier('leaf_claim');
@@ -14,6 +22,25 @@ export function insertClaimSql({ bizTag, first, last, note }: ClaimLogValues, no
       leased_max, tail_ms, region, regions)
     VALUES (${bizTag}, ${first}, ${last}, ${nowMs}, ${note.kind}, ${note.claimer}, ${note.instance},
       ${note.servingFirst}, ${note.leasedMax}, ${note.tailMs}, ${note.region}, ${note.regions})`;
+}
+
+/** The stored routine's 13 arguments (drizzle/postgres/0008, drizzle/mysql/0012), in its order. */
+export function loggedClaimArgs(bizTag: string, added: number, note: ClaimNote): unknown[] {
+  return [
+    bizTag,
+    added,
+    MAX_ID - BigInt(added),
+    FLEET_DEFAULT_KEY,
+    DEFAULT_SEMANTICS,
+    note.kind,
+    note.claimer,
+    note.instance,
+    note.servingFirst === null ? null : String(note.servingFirst),
+    String(note.leasedMax),
+    note.tailMs,
+    note.region,
+    note.regions,
+  ];
 }
 
 /** A stopped process's one row: every segment it claimed is served no more (what it leased: unknown, so tails stay). */
