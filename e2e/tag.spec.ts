@@ -124,6 +124,44 @@ test.describe('tag page', () => {
     expect(after[0]! > highest).toBe(true);
   });
 
+  test('the claim log says when an ID was handed out, and which IDs a window holds', async ({
+    signedIn: page,
+    request,
+  }) => {
+    const bizTag = uniqueTag('when');
+    const api = await adminApi(request);
+    await api.createTag({ bizTag, step: 100 });
+    const tag = new TagPage(page, bizTag);
+    await tag.goto();
+    const before = new Date(Date.now() - 60_000).toISOString();
+    const ids = await tag.tryIt(5);
+    const after = new Date(Date.now() + 60_000).toISOString();
+
+    const decode = page.getByTestId('decode-id');
+    await decode.getByLabel('ID').fill(String(ids[2]));
+    await decode.getByRole('button', { name: 'Decode' }).click();
+    await expect(decode.getByTestId('decode-issued')).toContainText('claimed by');
+    await expect(decode.getByTestId('decode-issued')).toContainText('handed out between');
+
+    const issued = page.getByTestId('issued-between');
+    await issued.getByLabel('From').fill(before);
+    await issued.getByLabel('To').fill(after);
+    await issued.getByRole('button', { name: 'Find the IDs' }).click();
+    const ranges = issued.getByTestId('issued-ranges');
+    await expect(ranges).toBeVisible();
+    const [first, last] = ((await ranges.locator('li').first().textContent()) ?? '')
+      .split('…')
+      .map((t) => BigInt(t.replace(/[^0-9]/g, '')));
+    expect(first! <= ids[0]! && ids[4]! <= last!).toBe(true);
+    await expect(issued.getByTestId('issued-retention')).toContainText('90 days');
+
+    // A window before the tag existed holds none of its IDs.
+    await issued.getByLabel('From').fill('2020-01-01T00:00:00Z');
+    await issued.getByLabel('To').fill('2020-01-02T00:00:00Z');
+    await issued.getByRole('button', { name: 'Find the IDs' }).click();
+    await expect(issued.getByTestId('issued-none')).toBeVisible();
+  });
+
   test('an unknown tag says so', async ({ signedIn: page }) => {
     await page.goto('/tags/no-such-tag');
     await expect(page.getByTestId('tag-error')).toContainText('There is no tag named “no-such-tag”.');

@@ -1,6 +1,7 @@
-import type { Claimer } from './claims/claimNote';
 /** What serves IDs, opened so a twin or a bad floor serves nothing, closed so the give-back stays safe. */
 import { randomUUID } from 'node:crypto';
+import type { Claimer } from './claims/claimNote';
+import { ClaimLogPruner } from './claims/pruner';
 import type { IdAccess } from './auth/scopedTokens';
 import { TokenRefresher } from './auth/tokenRefresh';
 import { systemClock } from './clock';
@@ -28,6 +29,9 @@ import { SnowflakeNode } from './snowflake/node';
 import { openStore } from './store';
 import type { LeafStore } from './store/leafStore';
 import { LEAF_VERSION } from './version';
+
+/** How often each node prunes the claim log: rows go days late at most by this much, on a quiet schedule. */
+const CLAIM_PRUNE_MS = 3_600_000;
 
 /** A relayed request that the owner has not answered by now fails (the client retries; the owner may be gone). */
 const FORWARD_TIMEOUT_MS = 1_000;
@@ -67,6 +71,8 @@ export interface CoreRuntime {
   claimer: Claimer;
   /** LEAF_RANGE_LEASE_VALID_MS, in every lease answer. */
   leaseValidMs: number;
+  /** LEAF_CLAIM_LOG_DAYS, applied every CLAIM_PRUNE_MS. */
+  claimPruner: ClaimLogPruner;
   whenRegionChanged: () => Promise<LeafError>;
 }
 
@@ -224,6 +230,13 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     closeForwarder: relay.close,
     regionWatch,
     whenRegionChanged: () => regionChange,
+    claimPruner: new ClaimLogPruner({
+      log: store.claims,
+      clock: systemClock,
+      logger,
+      days: config.claimLog.days,
+      everyMs: CLAIM_PRUNE_MS,
+    }),
   };
   try {
     await Promise.all([segments.start(), formats.start(), snowflake?.start(), tokens.start(), ordered.start()]);
@@ -234,6 +247,7 @@ export async function openCore(config: LeafConfig, logger: Logger, hooks: CoreHo
     throw error;
   }
   regionWatch.start();
+  core.claimPruner.start();
   logger.log('info', 'runtime_ready', {
     dialect: store.dialect,
     tags: segments.status().tagsKnown,
@@ -255,6 +269,7 @@ async function recordClose(core: CoreRuntime): Promise<void> {
 export async function closeCore(core: CoreRuntime): Promise<void> {
   core.tokens.stop();
   core.regionWatch.stop();
+  core.claimPruner.stop();
   const giveBack = core.config.giveBack;
   const [given, givenFormats] = await Promise.all([
     core.segments.close({ giveBack }),

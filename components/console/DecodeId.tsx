@@ -3,34 +3,21 @@
 import { type FormEvent, useState } from 'react';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
-import { type DecodedId, type IdForm, api, isApiError } from './api';
+import { type DecodedId, type IdForm, api } from './api';
+import { useAnswer } from './useAnswer';
 import { showDecimal } from './display';
 
 /** "What is this ID?": an opaque ID's sequence number, a short form's value, its region (GET …/decode/{id}). */
 export function DecodeIdForm({ bizTag }: { bizTag: string }) {
   const [id, setId] = useState('');
   const [format, setFormat] = useState<IdForm>('decimal');
-  const [answer, setAnswer] = useState<DecodedId | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { answer, error, pending, run, fail } = useAnswer<DecodedId>();
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const text = id.trim();
-    if (text === '') {
-      setError('Paste an ID of this tag.');
-      return;
-    }
-    setPending(true);
-    setError(null);
-    try {
-      setAnswer(await api.decodeId(bizTag, text, format));
-    } catch (e) {
-      setAnswer(null);
-      setError(isApiError(e) ? e.message : String(e));
-    } finally {
-      setPending(false);
-    }
+    if (text === '') return fail('Paste an ID of this tag.');
+    void run(() => api.decodeId(bizTag, text, format));
   };
 
   return (
@@ -86,6 +73,23 @@ export function DecodeIdForm({ bizTag }: { bizTag: string }) {
               : answer.claimed
                 ? `yes: at or below max_id ${showDecimal(answer.maxId)}, so it may have been handed out`
                 : `no: above max_id ${showDecimal(answer.maxId)}, never handed out`}
+          </dd>
+          <dt>Issued</dt>
+          <dd data-testid="decode-issued">
+            {answer.issued.length === 0 ? (
+              'no claim in the log holds it (claimed before the log began or was pruned, or by a Java Leaf node)'
+            ) : (
+              <ul>
+                {answer.issued.map((c) => (
+                  <li key={`${c.claimer}-${c.claimedAt}-${c.first}`}>
+                    claimed by <span className="mono">{c.claimer}</span>
+                    {c.kind === 'lease' ? ' for a range lease' : ''} at {c.claimedAt}; handed out between {c.servedFrom}{' '}
+                    and{' '}
+                    {c.servedUntil ?? 'now (its process is not known to have stopped serving it: running, or killed)'}
+                  </li>
+                ))}
+              </ul>
+            )}
           </dd>
           <dt>Short forms</dt>
           <dd className="mono">

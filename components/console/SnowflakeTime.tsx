@@ -2,10 +2,10 @@
 
 import { type FormEvent, useState } from 'react';
 import { type SnowflakeFleet, decodeSnowflakeId, snowflakeAt } from '@/lib/client/snowflakeTime';
-import { momentOf } from '@/lib/snowflake/timeBounds';
 import { Field } from '../ui/Field';
 import { Notice } from '../ui/Notice';
 import { useHealth } from './queries';
+import { type TimeWindowText, TimeWindowFields, readWindow } from './TimeWindow';
 
 /**
  * Snowflake IDs and time, computed in the browser from the serving node's settings (as @leaf-ts/client does, no
@@ -83,44 +83,31 @@ function DecodeSnowflake({ fleet }: { fleet: SnowflakeFleet }) {
 }
 
 function IssuedBetween({ fleet }: { fleet: SnowflakeFleet }) {
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
+  const [window, setWindow] = useState<TimeWindowText>({ from: '', to: '' });
   const [answer, setAnswer] = useState<{ low: string; high: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const [a, b] = [momentOf(from), momentOf(to)];
-    if (a === null || b === null) {
-      setAnswer(null);
-      setError('Write each time as ISO 8601 with its zone (2026-12-07T18:00:00Z) or as ms since 1970.');
-      return;
-    }
-    if (b <= a) {
-      setAnswer(null);
-      setError('The window ends before it starts.');
-      return;
-    }
-    const low = snowflakeAt(fleet, a).firstAtOrAfter;
-    const high = snowflakeAt(fleet, b).lastBefore;
-    setError(null);
+    const read = readWindow(window);
+    const [low, high] =
+      typeof read === 'string'
+        ? [null, null]
+        : [snowflakeAt(fleet, read.fromMs).firstAtOrAfter, snowflakeAt(fleet, read.toMs).lastBefore];
     setAnswer(low === null || high === null ? null : { low: low.toString(), high: high.toString() });
-    if (low === null || high === null) setError('The window lies outside the layout’s time: no ID carries it.');
+    setError(
+      typeof read === 'string'
+        ? read
+        : low === null || high === null
+          ? 'The window lies outside the layout’s time: no ID carries it.'
+          : null,
+    );
   };
   return (
     <form onSubmit={onSubmit} noValidate data-testid="snowflake-between">
-      <Field
-        label="IDs issued from"
-        value={from}
-        onChange={(e) => setFrom(e.target.value)}
-        placeholder="2026-12-07T00:00:00Z"
-        inputClassName="mono"
-      />
-      <Field
-        label="until (not including)"
-        value={to}
-        onChange={(e) => setTo(e.target.value)}
-        placeholder="2026-12-08T00:00:00Z"
-        inputClassName="mono"
+      <TimeWindowFields
+        value={window}
+        onChange={setWindow}
+        labels={{ from: 'IDs issued from', to: 'until (not including)' }}
       />
       <div className="form-actions">
         <button type="submit">Find the IDs</button>

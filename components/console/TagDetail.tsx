@@ -8,6 +8,7 @@ import { AuditList } from './AuditList';
 import { BufferGauges } from './BufferGauges';
 import { RateChart, StepChart } from './Charts';
 import { DecodeIdForm } from './DecodeId';
+import { IssuedBetweenForm } from './IssuedBetween';
 import { DeleteTagForm, EditTagForm, RaiseMaxIdForm } from './EditTagForms';
 import { TagOrderingForm } from './Ordering';
 import { TagSemanticsForm } from './Semantics';
@@ -116,6 +117,7 @@ export function TagDetail({ bizTag }: { bizTag: string }) {
       <div className="two-col">
         <TryIt bizTag={tag.bizTag} />
         <DecodeIdForm bizTag={tag.bizTag} />
+        <IssuedBetweenForm bizTag={tag.bizTag} />
         <EditTagForm key={`edit-${tag.bizTag}`} tag={tag} />
         <RaiseMaxIdForm tag={tag} />
         <TagSemanticsForm tag={tag} />

@@ -61,12 +61,15 @@ import type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest } from './t
 import type { FormatDetail, FormatView } from '@/lib/admin/formatViews';
 import type { CreateFormatRequest, UpdateFormatRequest } from '@/lib/admin/formatSchema';
 import type { DecodedId } from '@/lib/admin/tagDecode';
+import type { IssuedAnswer } from '@/lib/admin/tagIssued';
 import type { IdForm } from '@/lib/opaque/shortForms';
 export type { FormatDetail, FormatPeriodView, FormatView } from '@/lib/admin/formatViews';
 export type { CreateFormatRequest, UpdateFormatRequest } from '@/lib/admin/formatSchema';
 
 export type { CreateTagRequest, CreateTokenRequest, UpdateTagRequest };
 export type { DecodedId } from '@/lib/admin/tagDecode';
+export type { IssuedAnswer } from '@/lib/admin/tagIssued';
+export type { ClaimWindow } from '@/lib/claims/issued';
 export type { IdForm } from '@/lib/opaque/shortForms';
 
 /** The query of GET /api/admin/tags: search, sort (`-` for descending), one page. */
@@ -150,6 +153,8 @@ export const api = {
   listTags: (params: TagListParams) => request<TagListPage>(tagListPath(params)),
   getTag: (bizTag: string) => request<TagDetail>(tagPath(bizTag)),
   getFleetHistory: (bizTag: string) => request<FleetTagHistory>(`${tagPath(bizTag)}/history/fleet`),
+  issued: (bizTag: string, from: string, to: string) =>
+    request<IssuedAnswer>(`${tagPath(bizTag)}/issued?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`),
   decodeId: (bizTag: string, id: string, format: IdForm) =>
     request<DecodedId>(`${tagPath(bizTag)}/decode/${encodeURIComponent(id)}?format=${format}`),
   createTag: (input: CreateTagRequest) =>

@@ -4,10 +4,13 @@ import type { ClaimLogStore } from '../claims/claimLogStore';
 import { type IssuedRange, idCount, issuedRanges } from '../claims/issued';
 import { LeafError, tagNotFound } from '../errors';
 import { parseMoment } from '../http/snowflakeTime';
+import type { EncodingName } from '../opaque/encoding';
 import type { TagStore } from '../segment/tagStore';
 
 export interface IssuedAnswer {
   tag: string;
+  /** An opaque tag's ranges are of sequence numbers: its IDs are their permutations (decode one to find its number). */
+  encoding: EncodingName;
   from: string;
   to: string;
   /** A superset of the IDs handed out in the window, exact to whole claims (docs/design.md#ids-that-tell-when). */
@@ -41,19 +44,21 @@ export function issuedWindow(search: string): { fromMs: number; toMs: number } {
 }
 
 export async function issuedBetween(
-  store: { tags: Pick<TagStore, 'getTag'>; claims: Pick<ClaimLogStore, 'rowsUpTo' | 'oldest'> },
+  store: { tags: Pick<TagStore, 'getTag' | 'getEncoding'>; claims: Pick<ClaimLogStore, 'rowsUpTo' | 'oldest'> },
   bizTag: string,
   window: { fromMs: number; toMs: number },
   retentionDays: number,
 ): Promise<IssuedAnswer> {
   if ((await store.tags.getTag(bizTag)) === undefined) throw tagNotFound(bizTag);
-  const [claims, oldest] = await Promise.all([
+  const [claims, oldest, encoding] = await Promise.all([
     claimsBetween(store.claims, bizTag, window.fromMs, window.toMs),
     store.claims.oldest(bizTag),
+    store.tags.getEncoding(bizTag),
   ]);
   const ranges = issuedRanges(claims);
   return {
     tag: bizTag,
+    encoding: encoding === null ? 'plain' : encoding.encoding,
     from: new Date(window.fromMs).toISOString(),
     to: new Date(window.toMs).toISOString(),
     ranges,

@@ -1,11 +1,13 @@
 /**
  * The claim log's retirement rule (lib/claims/retirement.ts) on hand-made rows: a process's segment ends at its first
  * later row serving past it, a lease's tail only where it leased, a close row ends the rest, a lease row ends at once;
- * windows and pruning follow from it.
+ * windows and pruning follow from it; the pruner runs on its interval and survives a failing store.
  */
 import { describe, expect, it } from 'vitest';
 import { type ClaimRow, liveBetween, prunable, retire, servedUntil } from '@/lib/claims/retirement';
 import { CLOSE_SERVING_FIRST } from '@/lib/claims/claimNote';
+import { ClaimLogPruner } from '@/lib/claims/pruner';
+import { FakeClock, flush } from '../support/fakes';
 
 let nextId = 1;
 function row(over: Partial<ClaimRow> & Pick<ClaimRow, 'first' | 'claimedAt'>): ClaimRow {
@@ -93,5 +95,44 @@ describe('liveBetween and prunable', () => {
     expect(prunable(rows, 1_000)).toEqual([rows[0]!.id]);
     expect(prunable([...rows, close], 1_000).sort()).toEqual([...rows.map((r) => r.id), close.id].sort());
     expect(prunable([...rows, close], 100)).toEqual([rows[0]!.id]); // the tails (100 ms) of the rest run past it
+  });
+});
+
+describe('ClaimLogPruner', () => {
+  it('deletes, every `everyMs`, the rows done before now − days; a failing store is logged, not thrown', async () => {
+    const clock = new FakeClock();
+    const day = 86_400_000;
+    const old = clock.now() - 2 * day;
+    const rows = [
+      row({ first: 1n, claimedAt: old }),
+      row({ first: 11n, claimedAt: old + 10, servingFirst: 1n }),
+      row({ first: 21n, claimedAt: old + 20, servingFirst: 11n }), // retires 1..10 (no lease: no tail)
+    ];
+    const deleted: number[][] = [];
+    const events: string[] = [];
+    let fail = false;
+    const pruner = new ClaimLogPruner({
+      log: {
+        rowsBefore: async (before) => {
+          if (fail) throw new Error('down');
+          return rows.filter((r) => r.claimedAt < before);
+        },
+        deleteRows: async (ids) => (deleted.push([...ids]), ids.length),
+      },
+      clock,
+      logger: { log: (_level, event) => events.push(event) },
+      days: 1,
+      everyMs: 3_600_000,
+    });
+    pruner.start();
+    clock.advance(3_600_000);
+    await flush();
+    expect(deleted).toEqual([[rows[0]!.id]]);
+    expect(events).toEqual(['claim_log_pruned']);
+    fail = true;
+    expect(await pruner.pruneOnce()).toBe(0);
+    expect(events).toEqual(['claim_log_pruned', 'claim_log_prune_failed']);
+    pruner.stop();
+    expect(clock.pendingTimers).toBe(0);
   });
 });

@@ -272,6 +272,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   }),
   Issued: shape<IssuedAnswer>()({
     tag,
+    encoding: oneOfValues(ENCODINGS),
     from: isoTime,
     to: isoTime,
     ranges: arrayOf(issuedRangeSchema),
