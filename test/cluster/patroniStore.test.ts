@@ -8,6 +8,7 @@
  *   synchronous_mode, or a single PostgreSQL — never asynchronous failover under leaf-ts.
  * One cluster for the file (synchronous first, then switched to asynchronous for the hazard).
  */
+import type { ClaimNote } from '../../lib/claims/claimNote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostProblems } from '@/lib/admin/hostHealth';
 import { PostgresStore } from '@/lib/store/postgres';
@@ -27,8 +28,20 @@ interface Claimed {
   at: number;
 }
 
+/** Every claim here writes its claim-log row, as a node's does (lib/claims/). */
+const NOTE: ClaimNote = {
+  claimer: 'patroni-test',
+  instance: 'patroni-test-1',
+  tailMs: 0,
+  region: 0,
+  regions: 1,
+  kind: 'segment',
+  servingFirst: null,
+  leasedMax: -1n,
+};
+
 async function claim(into: Claimed[]): Promise<void> {
-  const a = await store.tags.allocate(TAG);
+  const a = await store.tags.allocate(TAG, undefined, NOTE);
   const to = Number(a.maxId);
   into.push({ from: to - a.step + 1, to, at: Date.now() });
 }
@@ -123,7 +136,7 @@ describe('PostgreSQL store on Patroni, synchronous_mode', () => {
     expect(hosts.flatMap(hostProblems)).toEqual([]);
   });
 
-  it('the primary killed under claims and opaque creations: the store finds the new one, no acknowledged claim is handed out again, no tag lost its encoding', async () => {
+  it('the primary killed under claims and opaque creations: the store finds the new one, no acknowledged claim is handed out again or lost its log row, no tag lost its encoding', async () => {
     let killed = -1;
     // Opaque tags created one after another across the kill: each is its leaf_alloc and leaf_encoding rows in one
     // transaction, so on the new primary a tag exists with its encoding or not at all, and an acknowledged one exists.
@@ -167,6 +180,11 @@ describe('PostgreSQL store on Patroni, synchronous_mode', () => {
     // Patroni's ttl is 10 s here; the store must be writing again shortly after the promotion.
     expect(run.longestGapMs, 'a liveness bound: claims resume after the failover').toBeLessThan(90_000);
     expect(await maxIdOnPrimary()).toBeGreaterThanOrEqual(Math.max(...run.claims.map((c) => c.to)));
+    // Each acknowledged claim's log row committed with it, so it survived the failover with it.
+    const logged = new Set(
+      (await store.claims.rowsUpTo(TAG, Number.MAX_SAFE_INTEGER)).map((r) => `${r.first}-${r.last}`),
+    );
+    expect(run.claims.filter((c) => !logged.has(`${c.from}-${c.to}`))).toEqual([]);
     await cluster.restartNode(killed);
   }, 120_000);
 
