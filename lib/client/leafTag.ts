@@ -15,6 +15,8 @@ export interface LeaseSource {
   lease(tag: string, count: number): Promise<Lease>;
   /** IDs asked for now: a strict tag's (no lease may hold its IDs), or an opaque tag's (`increasing` false). */
   take(tag: string, count: number, increasing?: boolean): Promise<bigint[]>;
+  /** An opaque tag's batch, held like a lease: its IDs, and how long from asking they may go out (null: no limit). */
+  batch(tag: string, count: number): Promise<{ ids: bigint[]; validMs: number | null }>;
 }
 
 /** One tag in the client: the current lease and a standby fetched in the background (Leaf's double buffer). */
@@ -164,7 +166,7 @@ export class LeafTag {
   /** Whether `error` is a range lease refused for what the tag is; the tag's mode follows it. */
   private refusedRange(error: unknown): boolean {
     const code = (error as LeafClientError).code;
-    if (code === 'opaque_tag_range') this.batches ??= new OpaqueBatches(this.source, this.name);
+    if (code === 'opaque_tag_range') this.batches ??= new OpaqueBatches(this.source, this.name, this.monotonic);
     else if (code === 'strict_tag_range') this.setStrict(true);
     else return false;
     return true;

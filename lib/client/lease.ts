@@ -96,6 +96,15 @@ export function parseIds(text: string, tag: string, count: number, increasing = 
   return ids;
 }
 
+/** An opaque tag's batch, which the client holds like a lease: its IDs and how long from asking they may go out. */
+export function parseBatch(text: string, tag: string, count: number): { ids: bigint[]; validMs: number | null } {
+  const ids = parseIds(text, tag, count, false);
+  const { validMs = null } = JSON.parse(text) as { validMs?: unknown };
+  if (validMs !== null && (!Number.isSafeInteger(validMs) || (validMs as number) < 1))
+    throw bad("the batch's validMs is not a positive integer");
+  return { ids, validMs: validMs as number | null };
+}
+
 /** The `{"error":{"code","message"}}` of a non-200 answer, or a `bad_response` naming the status. */
 export function parseErrorAnswer(status: number, text: string): LeafClientError {
   try {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock';
 import { LeafClientError, closedError } from './errors';
-import { type Lease, parseErrorAnswer, parseIds, parseLease, parseOrdering } from './lease';
+import { type Lease, parseBatch, parseErrorAnswer, parseIds, parseLease, parseOrdering } from './lease';
 import type { OrderingAnswer } from './orderingWatch';
 
 /** What the client needs of an answer: the global `fetch`'s Response satisfies it. */
@@ -55,6 +55,15 @@ export class LeaseFetcher {
     return this.firstAnswer(`${count} IDs of "${tag}"`, (base) =>
       this.attempt(`${base}/api/id/segment/${encodeURIComponent(tag)}?count=${count}`, (text) =>
         parseIds(text, tag, count, increasing),
+      ),
+    );
+  }
+
+  /** An opaque tag's batch of `count`, held by the client: its IDs, and `validMs` when the node says it. */
+  batch(tag: string, count: number): Promise<{ ids: bigint[]; validMs: number | null }> {
+    return this.firstAnswer(`${count} IDs of "${tag}"`, (base) =>
+      this.attempt(`${base}/api/id/segment/${encodeURIComponent(tag)}?count=${count}`, (text) =>
+        parseBatch(text, tag, count),
       ),
     );
   }

@@ -17,6 +17,16 @@ interface OpaqueRuntime {
   segments: SegmentEngine;
   opaque?: OpaqueTags;
   stride?: RegionStride | null;
+  /** LEAF_RANGE_LEASE_VALID_MS: an opaque batch is @leaf-ts/client's lease (it holds it), so it says how long. */
+  leaseValidMs?: number;
+}
+
+/**
+ * An opaque tag's batch is taken as held: `@leaf-ts/client` keeps it in memory (an opaque tag has no range lease),
+ * so the claim log must count its segments as leased from (docs/design.md#ids-that-tell-when).
+ */
+function takeBatch(rt: OpaqueRuntime, bizTag: string, count: number): IdRanges | Promise<IdRanges> {
+  return rt.segments.takeRanges(bizTag, count, true);
 }
 
 /**
@@ -35,7 +45,7 @@ export function opaqueAnswer(
   if (renderer === null) return null;
   if (renderer !== undefined) return permuted(rt, renderer, bizTag, count, plain);
   // Not read yet: the IDs first (a claimed segment proves the tag's rows committed), then the encoding.
-  const ids = count === 0 ? rt.segments.nextId(bizTag) : rt.segments.takeRanges(bizTag, count);
+  const ids = count === 0 ? rt.segments.nextId(bizTag) : takeBatch(rt, bizTag, count);
   return Promise.resolve(ids).then((taken) =>
     opaque.read(bizTag).then((r) => {
       if (count === 0) {
@@ -43,7 +53,7 @@ export function opaqueAnswer(
         return r === null ? single(bizTag, id, plain, rt.stride) : single(bizTag, r.one(id, rt.stride), plain);
       }
       const ranges = taken as IdRanges;
-      return r === null ? batch(bizTag, ranges, rt.stride) : permutedBatch(bizTag, r, ranges, rt.stride);
+      return r === null ? batch(bizTag, ranges, rt.stride) : permutedBatch(rt, bizTag, r, ranges);
     }),
   );
 }
@@ -81,17 +91,13 @@ function permuted(
     if (typeof id !== 'object') return single(bizTag, renderer.one(id, stride), plain);
     return id.then((v) => single(bizTag, renderer.one(v, stride), plain));
   }
-  const ranges = segments.takeRanges(bizTag, count);
-  if (ranges instanceof Promise) return ranges.then((r) => permutedBatch(bizTag, renderer, r, stride));
-  return permutedBatch(bizTag, renderer, ranges, stride);
+  const ranges = takeBatch(rt, bizTag, count);
+  if (ranges instanceof Promise) return ranges.then((r) => permutedBatch(rt, bizTag, renderer, r));
+  return permutedBatch(rt, bizTag, renderer, ranges);
 }
 
 /** The batch body `batch` writes, the IDs permuted: written by the renderer, no string per ID. */
-function permutedBatch(
-  bizTag: string,
-  renderer: OpaqueRenderer,
-  ranges: IdRanges,
-  stride: RegionStride | null | undefined,
-): Answer {
-  return jsonText(renderer.manyText(ranges, stride, '{"tag":"' + bizTag + '","ids":["', '","', '"]}'));
+function permutedBatch(rt: OpaqueRuntime, bizTag: string, renderer: OpaqueRenderer, ranges: IdRanges): Answer {
+  const end = rt.leaseValidMs === undefined ? '"]}' : '"],"validMs":' + rt.leaseValidMs + '}';
+  return jsonText(renderer.manyText(ranges, rt.stride, '{"tag":"' + bizTag + '","ids":["', '","', end));
 }

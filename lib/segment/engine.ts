@@ -167,15 +167,18 @@ export class SegmentEngine {
     return ranges instanceof Promise ? ranges.then(expandRanges) : expandRanges(ranges);
   }
 
-  /** `count` IDs as inclusive ranges, one per segment touched: cheapest for the HTTP batch route. */
-  takeRanges(bizTag: string, count: number): IdRanges | Promise<IdRanges> {
+  /**
+   * `count` IDs as inclusive ranges, one per segment touched: cheapest for the HTTP batch route. `held`: the caller
+   * holds them like a range lease (an opaque tag's batch for @leaf-ts/client), which the claim log must know.
+   */
+  takeRanges(bizTag: string, count: number, held = false): IdRanges | Promise<IdRanges> {
     if (!Number.isSafeInteger(count) || count < 1) {
       throw new LeafError('invalid_count', 'count must be a whole number of at least 1.');
     }
     const out = newRanges();
     const buffer = this.buffers.get(bizTag);
-    if (buffer !== undefined && this.fill(buffer, count, out)) return out;
-    return this.takeSlow(bizTag, count, out);
+    if (buffer !== undefined && this.fill(buffer, count, out, held)) return out;
+    return this.takeSlow(bizTag, count, out, held);
   }
 
   /** Exactly `count` IDs as runs; one larger than a segment is claimed for itself (docs/design.md#range-leases). */
@@ -213,7 +216,7 @@ export class SegmentEngine {
   }
 
   /** Whether `out` got to `count` from the buffer. */
-  private fill(buffer: TagBuffer, count: number, out: IdRanges, lease = false): boolean {
+  private fill(buffer: TagBuffer, count: number, out: IdRanges, held = false): boolean {
     while (out.count < count) {
       const segment = buffer.servingSegment();
       if (segment === null) return false;
@@ -222,18 +225,18 @@ export class SegmentEngine {
       appendRun(out, first, first + n - 1, segment.base);
       segment.next = first + n;
       // Before the preload: a claim it sends may be the one that says this segment is done, and must know it leased.
-      if (lease) this.claims.noteLeased(buffer.bizTag, segment, first + n - 1);
+      if (held) this.claims.noteLeased(buffer.bizTag, segment, first + n - 1);
       this.loader.maybePreload(buffer, segment);
     }
     return true;
   }
 
-  private async takeSlow(bizTag: string, count: number, out: IdRanges, lease = false): Promise<IdRanges> {
+  private async takeSlow(bizTag: string, count: number, out: IdRanges, held = false): Promise<IdRanges> {
     if (this.frozen) throw engineClosed();
     let buffer = this.buffers.get(bizTag);
     if (buffer === undefined) buffer = await this.lookUpMissingTag(bizTag);
     try {
-      while (!this.fill(buffer, count, out, lease)) {
+      while (!this.fill(buffer, count, out, held)) {
         await this.loader.loaded(buffer);
         const now = this.buffers.get(bizTag);
         if (now === buffer) continue;

@@ -70,7 +70,8 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
     ),
   }),
   SegmentId: object({ tag, id: idText }),
-  SegmentIds: object({ tag, ids: arrayOf(idText) }),
+  // validMs on an opaque tag's batch: @leaf-ts/client holds it like a lease (docs/design.md#ids-that-tell-when).
+  SegmentIds: object({ tag, ids: arrayOf(idText), validMs: int }, ['validMs']),
   RangeLease: object(
     {
       tag,
