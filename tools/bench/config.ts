@@ -52,7 +52,7 @@ export const TARGET_CLIENT_IDS_PER_S = 100e6;
 /**
  * BENCH_ONLY: a comma list of row groups to run (default all): `http` (every HTTP row, MariaDB, PostgreSQL, Galera,
  * Redis, the direct claims), `dialects` (only MariaDB's and PostgreSQL's single and `?count=1000` rows and their direct
- * claims, side by side in one run, plus direct claims on a 3-node synchronous Patroni cluster: claims-patroni), `claims` (only the direct claims, on a SQLite file and a single MariaDB: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `opaque` (an opaque tag's rows beside them), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
+ * claims, side by side in one run, plus direct claims on a 3-node synchronous Patroni cluster: claims-patroni), `claims` (only the direct claims, on a SQLite file, a single MariaDB and a single PostgreSQL, each beside a twin that writes the claim log: no servers), `wide` (the 2^53 rows next to fast-single/fast-batch), `opaque` (an opaque tag's rows beside them), `formatted` (the formatted-ID rows beside them), `client` (LeafClient against the SQLite
  * fast lane), `restart` (IDs skipped per graceful restart, with and without give-back: restartRows.ts), `slow` (the fast
  * lane's single row with 200 slow clients held open beside it: slowClients.ts), `inproc` (the in-process rows). Groups left out are not started at all.
  */

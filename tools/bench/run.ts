@@ -35,7 +35,7 @@
  * BENCH_WARMUP (2 s before every run), BENCH_PIPELINING (1), BENCH_INPROC_MS (3000), BENCH_CLAIMS (2000 direct claims
  * per database), BENCH_CLAIM_CONCURRENCY (4), BENCH_ONLY (a comma list of row groups: http, claims, wide, client, restart, inproc;
  * default all; e.g. BENCH_ONLY=client,inproc starts only the SQLite fast-lane server, BENCH_ONLY=claims only a MariaDB
- * for the direct claims on SQLite and MariaDB, BENCH_ONLY=dialects MariaDB and PostgreSQL side by side and, for the direct
+ * and a PostgreSQL for the direct claims on SQLite, MariaDB and PostgreSQL (each beside its claim-log twin), BENCH_ONLY=dialects MariaDB and PostgreSQL side by side and, for the direct
  * claims only, a 3-node synchronous Patroni cluster (claims-patroni, started after the HTTP rows), and a partial run prints its table
  * without writing results.md), BENCH_REBUILD=1 forces
  * `next build` first (a build also runs when .next lacks the bench's constant route).
