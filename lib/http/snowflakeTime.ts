@@ -12,7 +12,7 @@ export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRunti
   if (!DECIMAL_ID.test(raw) || BigInt(raw) > MAX_SNOWFLAKE) {
     throw new LeafError('invalid_id', 'A snowflake ID is a decimal integer from 0 to 9223372036854775807.');
   }
-  const { snowflake } = await runtime();
+  const { snowflake, region: regionInfo } = await runtime();
   if (snowflake === null) throw snowflakeOff();
   const id = BigInt(raw);
   const { layout, epochMs } = snowflake;
@@ -30,6 +30,8 @@ export async function decodeSnowflake(runtime: () => IdRuntime | Promise<IdRunti
     id: id.toString(),
     layout: layout.text,
     layoutBits: layout.describe(),
+    // A regional preset's text names the preset only: with the count, a client splits the bits as the nodes do.
+    regions: regionInfo?.regions ?? 1,
     timestamp: new Date(d.timestampMs).toISOString(),
     timestampMs: d.timestampMs,
     region: d.region,

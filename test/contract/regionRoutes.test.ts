@@ -137,6 +137,11 @@ describe('a regional fleet answers IDs on every route', () => {
         expect(id <= BigInt(high.lastBefore!), `${id} ≤ before(${to})`).toBe(true);
         expect(decodeSnowflakeId({ ...fleet(low), region: index }, id).region).toBe(index);
       }
+      // The decode route names the count too, so what it answers is enough to split an ID's bits as the node does.
+      const decoded = await (await region.api(`/api/id/snowflake/${ids[0]}`, { auth: null })).json();
+      expect(decoded).toMatchObject({ regions: 2, region: index });
+      const named = { ...fleet(low), layout: decoded.layout, regions: decoded.regions, region: index };
+      expect(decodeSnowflakeId(named, ids[0]!).timestamp.toISOString()).toBe(decoded.timestamp);
       // The client's pure function, given what the route names, answers the same IDs.
       const local = snowflakeAt({ ...fleet(low), region: index }, new Date(from));
       expect([String(local.firstAtOrAfter), String(local.lastBefore)]).toEqual([low.firstAtOrAfter, low.lastBefore]);

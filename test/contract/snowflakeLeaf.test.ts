@@ -55,6 +55,7 @@ describe('Leaf preset and floor on a running server', () => {
       id,
       layout: 'leaf',
       layoutBits: '41 bits of 1 ms | 10 worker | 12 sequence',
+      regions: 1,
       timestamp: new Date(ts).toISOString(),
       timestampMs: ts,
       region: 0,

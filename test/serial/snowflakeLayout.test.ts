@@ -86,6 +86,7 @@ describe('snowflake layouts on real nodes (SQLite)', () => {
         id,
         layout: 'sonyflake',
         layoutBits: '39 bits of 10 ms | 8 sequence | 16 worker',
+        regions: 1,
         timestamp: new Date(DEFAULT_EPOCH_MS + theirs.timestamp * 10).toISOString(),
         timestampMs: DEFAULT_EPOCH_MS + theirs.timestamp * 10,
         region: 0,

@@ -92,6 +92,7 @@ export const ID_SCHEMAS: Record<string, JsonSchema> = {
     id: decimalId,
     layout: str,
     layoutBits: str,
+    regions: int,
     timestamp: isoTime,
     timestampMs: int,
     region: int,
