@@ -1,5 +1,6 @@
 /** The claim log's three questions, over its store (docs/design.md#ids-that-tell-when). */
 import type { ClaimLogStore } from './claimLogStore';
+import { holdsId } from './numbering';
 import { type LoggedClaim, liveBetween, prunable, retire } from './retirement';
 
 /** Claims made by `toMs` whose IDs can have been handed out at or after `fromMs`. */
@@ -18,13 +19,8 @@ export async function claimsHolding(
   bizTag: string,
   id: bigint,
 ): Promise<LoggedClaim[]> {
-  const holds = (c: LoggedClaim) => {
-    const offset = id - BigInt(c.region);
-    const p = offset / BigInt(c.regions);
-    return offset >= 0n && offset % BigInt(c.regions) === 0n && p >= c.first && p <= c.last;
-  };
   return retire(await log.rowsHolding(bizTag, id))
-    .filter(holds)
+    .filter((c) => holdsId(c, id))
     .sort((a, b) => a.claimedAt - b.claimedAt);
 }
 

@@ -2,6 +2,7 @@
  * From the claim log to answers (docs/design.md#ids-that-tell-when): a claim's IDs can have been handed out from its
  * claim until its claimer retired it, plus the time a lease taken from it may still be used.
  */
+import { byNumberingAndFirst, idAt } from './numbering';
 import { type LoggedClaim, servedUntil } from './retirement';
 
 /** IDs `first`, `first + stride`, …, `last`: a region's IDs are `stride` (its region count) apart. */
@@ -22,15 +23,11 @@ export interface ClaimWindow extends IssuedRange {
   servedUntil: string | null;
 }
 
-function idOf(position: bigint, c: LoggedClaim): bigint {
-  return position * BigInt(c.regions) + BigInt(c.region);
-}
-
 export function claimWindow(c: LoggedClaim): ClaimWindow {
   const until = servedUntil(c);
   return {
-    first: idOf(c.first, c).toString(),
-    last: idOf(c.last, c).toString(),
+    first: idAt(c.first, c.region, c.regions).toString(),
+    last: idAt(c.last, c.region, c.regions).toString(),
     stride: c.regions,
     kind: c.kind,
     claimer: c.claimer,
@@ -46,9 +43,7 @@ export function claimWindow(c: LoggedClaim): ClaimWindow {
  * given-back tail claimed again overlaps its first claim). Ordered by stride, region, then first ID.
  */
 export function issuedRanges(claims: readonly LoggedClaim[]): IssuedRange[] {
-  const sorted = [...claims].sort(
-    (a, b) => a.regions - b.regions || a.region - b.region || (a.first < b.first ? -1 : a.first > b.first ? 1 : 0),
-  );
+  const sorted = [...claims].sort(byNumberingAndFirst);
   const out: Array<{ first: bigint; last: bigint; region: number; regions: number }> = [];
   for (const c of sorted) {
     const open = out[out.length - 1];
@@ -57,8 +52,8 @@ export function issuedRanges(claims: readonly LoggedClaim[]): IssuedRange[] {
     } else out.push({ first: c.first, last: c.last, region: c.region, regions: c.regions });
   }
   return out.map((r) => ({
-    first: (r.first * BigInt(r.regions) + BigInt(r.region)).toString(),
-    last: (r.last * BigInt(r.regions) + BigInt(r.region)).toString(),
+    first: idAt(r.first, r.region, r.regions).toString(),
+    last: idAt(r.last, r.region, r.regions).toString(),
     stride: r.regions,
   }));
 }

@@ -4,6 +4,7 @@
  * the same process retires it; a close row retires all it has. One sweep per process, in the order of the rows.
  */
 import { CLOCK_GRAIN_MS, type ClaimKind } from './claimNote';
+import { byNumberingAndFirst } from './numbering';
 
 /** A leaf_claim row as stored. */
 export interface ClaimRow {
@@ -80,13 +81,7 @@ export function liveBetween(claims: readonly LoggedClaim[], fromMs: number, toMs
       const until = servedUntil(c);
       return c.claimedAt <= toMs && (until === null || until >= fromMs);
     })
-    .sort(
-      (a, b) =>
-        a.regions - b.regions ||
-        a.region - b.region ||
-        (a.first < b.first ? -1 : a.first > b.first ? 1 : 0) ||
-        a.claimedAt - b.claimedAt,
-    );
+    .sort((a, b) => byNumberingAndFirst(a, b) || a.claimedAt - b.claimedAt);
 }
 
 /** Rows older than `beforeMs` that can serve nothing any more; a close row goes once its process has no claim left. */

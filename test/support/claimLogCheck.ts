@@ -6,7 +6,8 @@
 import { claimsBetween } from '../../lib/claims/claimLog';
 import type { ClaimLogStore } from '../../lib/claims/claimLogStore';
 import { issuedRanges } from '../../lib/claims/issued';
-import { type LoggedClaim, servedUntil } from '../../lib/claims/retirement';
+import { holdsId as holds } from '../../lib/claims/numbering';
+import { servedUntil } from '../../lib/claims/retirement';
 
 /** One ID as a client saw it: asked for at `sentAt`, had it by `gotAt` (ms, the database host's clock). */
 export interface Served {
@@ -40,13 +41,6 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
-}
-
-function holds(c: LoggedClaim, id: bigint): boolean {
-  const offset = id - BigInt(c.region);
-  if (offset < 0n || offset % BigInt(c.regions) !== 0n) return false;
-  const p = offset / BigInt(c.regions);
-  return p >= c.first && p <= c.last;
 }
 
 function inRanges(ranges: ReturnType<typeof issuedRanges>, id: bigint): boolean {

@@ -1,12 +1,8 @@
 /** leaf_claim statements, written once for every dialect (SQLite runs them too); docs/design.md#ids-that-tell-when. */
 import { type SQL, sql } from 'drizzle-orm';
-import {
-  CLOSE_SERVING_FIRST,
-  CLOSE_TAG,
-  type ClaimLogValues,
-  type ClaimNote,
-  type Claimer,
-} from '../../claims/claimNote';
+import type { ClaimLogStore } from '../../claims/claimLogStore';
+import { CLOSE_SERVING_FIRST, CLOSE_TAG, type ClaimNote, type Claimer } from '../../claims/claimNote';
+import { positionOf } from '../../claims/numbering';
 import { MAX_ID } from '../../segment/id';
 import { DEFAULT_SEMANTICS, FLEET_DEFAULT_KEY } from '../../segment/semantics';
 import type { ClaimRow } from '../../claims/retirement';
@@ -15,14 +11,6 @@ const CLAIM = sql.identifier('leaf_claim');
 
 /** A BIGINT read as decimal text: drivers round values beyond 2^53 when they read numbers. */
 export type TextOf = (column: SQL) => SQL;
-
-/** The claim's row; `nowMs` the database clock, read inside the claim's transaction. */
-export function insertClaimSql({ bizTag, first, last, note }: ClaimLogValues, nowMs: SQL): SQL {
-  return sql`INSERT INTO ${CLAIM} (biz_tag, first_id, last_id, claimed_at, kind, claimer, instance, serving_first,
-      leased_max, tail_ms, region, regions)
-    VALUES (${bizTag}, ${first}, ${last}, ${nowMs}, ${note.kind}, ${note.claimer}, ${note.instance},
-      ${note.servingFirst}, ${note.leasedMax}, ${note.tailMs}, ${note.region}, ${note.regions})`;
-}
 
 /** The stored routine's 13 arguments (drizzle/postgres/0008, drizzle/mysql/0012), in its order. */
 export function loggedClaimArgs(bizTag: string, added: number, note: ClaimNote): unknown[] {
@@ -142,12 +130,6 @@ export function uniqueRows(rows: readonly ClaimRow[]): ClaimRow[] {
   return [...new Map(rows.map((r) => [r.id, r])).values()];
 }
 
-/** The position of `id` in numbering (`region`, `regions`), or null when the ID is not of it. */
-export function positionIn(id: bigint, region: number, regions: number): bigint | null {
-  const offset = id - BigInt(region);
-  return offset >= 0n && offset % BigInt(regions) === 0n ? offset / BigInt(regions) : null;
-}
-
 export interface RawNumbering {
   region: string | number;
   regions: string | number;
@@ -162,3 +144,61 @@ export function oldestOf(rows: readonly RawNumbering[]): number | null {
 
 /** Deletes go in chunks: one statement's parameter list stays small. */
 export const DELETE_CHUNK = 500;
+
+/** What the claim log needs of a database: reads, a write answering how many rows it changed, its text and clock. */
+export interface ClaimLogDb {
+  all<R>(query: SQL): Promise<R[]>;
+  run(query: SQL): Promise<number>;
+  text: TextOf;
+  /** The database clock in whole ms, cut down (the close row's time). */
+  nowMs: SQL;
+}
+
+/** leaf_claim, written once for every dialect over its ClaimLogDb; the claim's own row is written by its claim. */
+export class SqlClaimLog implements ClaimLogStore {
+  constructor(private readonly db: ClaimLogDb) {}
+
+  private async rows(query: SQL): Promise<ClaimRow[]> {
+    return (await this.db.all<RawClaimRow>(query)).map(claimRow);
+  }
+
+  rowsUpTo(bizTag: string, toMs: number): Promise<ClaimRow[]> {
+    return this.rows(rowsUpToSql(bizTag, toMs, this.db.text));
+  }
+
+  async rowsHolding(bizTag: string, id: bigint): Promise<ClaimRow[]> {
+    const { text } = this.db;
+    const numberings = await this.db.all<RawNumbering>(numberingsSql(bizTag, text));
+    const holding = (
+      await Promise.all(
+        numberings.map((n) => {
+          const position = positionOf(id, Number(n.region), Number(n.regions));
+          return position === null
+            ? []
+            : this.rows(holdingSql(bizTag, position, Number(n.region), Number(n.regions), text));
+        }),
+      )
+    ).flat();
+    const retirers = await Promise.all(holding.flatMap((c) => retirersSql(c, text).map((q) => this.rows(q))));
+    return uniqueRows([...holding, ...retirers.flat()]);
+  }
+
+  rowsBefore(beforeMs: number): Promise<ClaimRow[]> {
+    return this.rows(rowsBeforeSql(beforeMs, this.db.text));
+  }
+
+  async deleteRows(ids: readonly number[]): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += DELETE_CHUNK)
+      deleted += await this.db.run(deleteRowsSql(ids.slice(i, i + DELETE_CHUNK)));
+    return deleted;
+  }
+
+  async oldest(bizTag: string): Promise<number | null> {
+    return oldestOf(await this.db.all<RawNumbering>(numberingsSql(bizTag, this.db.text)));
+  }
+
+  async recordClose(claimer: Claimer): Promise<void> {
+    await this.db.run(insertCloseSql(claimer, this.db.nowMs));
+  }
+}
